@@ -22,6 +22,9 @@ TEST_TARGETS :=
 -include chaincode/chaincode.mk
 -include cmd/fabvote/fabvote.mk
 -include caliper-bench/caliper.mk
+-include bench/bench.mk
+-include reliability/reliability.mk
+-include network/docker.mk
 
 .DEFAULT_GOAL := help
 .PHONY: help test test-go vet fmt-check

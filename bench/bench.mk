@@ -1,0 +1,36 @@
+# bench/bench.mk — the end-to-end benchmark (docs/BENCHMARKS.md, "End-to-end").
+# Included by caliper-bench/caliper.mk (and safe to include again from the top Makefile).
+#
+#   make ballots VOTERS=40000   pre-generate the benchmark election and N ballots (cached in .cache/ballots)
+#   make bench                  every configuration side by side with fabvote bench (bench/run-matrix.sh;
+#                               BENCH_CONFIGS, TRIALS, VOTERS, RATE, MODE, SWEEP_RATES, PROFILE_CONFIGS)
+#   make bench-report           docs/BENCHMARKS.md end-to-end section + docs/bench/*.png from RESULTS
+#                               (default: the latest run in .cache/bench/results)
+#   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)
+
+ifndef FABVOTE_BENCH_MK
+FABVOTE_BENCH_MK := 1
+
+BENCH_ENV = ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) GO=$(GO)
+# VOTERS on the command line wins; otherwise the thesis's 40,000 (the CLI's
+# fragment exports VOTERS=1000 for the demo, which must not leak in here).
+BENCH_VOTERS ?= $(if $(filter command line environment,$(origin VOTERS)),$(VOTERS),40000)
+RESULTS  ?= $(ROOT)/.cache/bench/results/latest
+
+.PHONY: ballots bench bench-report bench-smoke
+
+ballots: fabvote
+	$(BENCH_ENV) VOTERS=$(BENCH_VOTERS) $(ROOT)/bench/ballots.sh
+
+bench: fabric fabric-stock fabvote
+	$(BENCH_ENV) VOTERS=$(BENCH_VOTERS) $(ROOT)/bench/run-matrix.sh
+
+bench-report:
+	$(BENCH_ENV) $(ROOT)/bench/report/report.sh $(RESULTS)
+
+bench-smoke: fabric fabvote caliper-install
+	$(BENCH_ENV) $(ROOT)/bench/smoke.sh
+
+TEST_TARGETS += bench-smoke caliper-unit
+
+endif

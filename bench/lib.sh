@@ -1,0 +1,96 @@
+# lib.sh — shared by bench/run-matrix.sh, bench/smoke.sh and caliper-bench/run.sh:
+# the benchmark configurations and the benchmark network's lifecycle.
+# Source it; it needs ROOT, BIN, RUN.
+#
+# The benchmark network is its own instance, apart from whatever else runs on
+# the machine: run dir $BENCH_RUN_DIR ($RUN/bench), ports from $BENCH_BASE_PORT
+# (11050), profile solo-org (one peer, one orderer, the ballot chaincode),
+# blocks of $BENCH_BATCH_SIZE (500) transactions or $BENCH_BATCH_TIMEOUT (2s).
+
+BENCH_RUN_DIR=${BENCH_RUN_DIR:-$RUN/bench}
+BENCH_BASE_PORT=${BENCH_BASE_PORT:-11050}
+BENCH_BATCH_SIZE=${BENCH_BATCH_SIZE:-500}
+BENCH_BATCH_TIMEOUT=${BENCH_BATCH_TIMEOUT:-2s}
+# The peer accepts this many concurrent gateway requests (upstream default 500).
+# Caliper holds one open per transaction until its commit, so at 300 tx/s with
+# a few seconds of latency it needs more; the same value for every configuration.
+BENCH_GATEWAY_LIMIT=${BENCH_GATEWAY_LIMIT:-10000}
+# pprof listeners (only while profiling: BENCH_PROFILE=1).
+BENCH_PPROF_PEER=${BENCH_PPROF_PEER:-127.0.0.1:11060}
+BENCH_PPROF_ORDERER=${BENCH_PPROF_ORDERER:-127.0.0.1:11061}
+BENCH_PPROF_CC=${BENCH_PPROF_CC:-127.0.0.1:11062}
+NET_SH=$ROOT/network/net.sh
+
+# Every configuration the matrix knows; BENCH_CONFIGS picks a subset.
+#   stock        upstream Fabric 2.5 (bin/stock), no patches
+#   fork-off     the fork with every switch off
+#   o1 o2 o3     one optimisation alone (SHA-256 simd, OpenSSL ECDSA, lockless commit gate)
+#   all          all three
+#   *-nobatch    the same with the chaincode's cross-transaction proof batching off
+BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 all stock-nobatch all-nobatch"
+
+bench_die() { printf 'bench: ERROR: %s\n' "$*" >&2; exit 1; }
+bench_log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# bench_config_env CONFIG prints the environment of CONFIG, one VAR=value a line.
+bench_config_env() {
+	local c=$1 base
+	base=${c%-nobatch}
+	case $base in
+	stock) echo "FABRIC_BIN=$BIN/stock" ;;
+	fork-off) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked ;;
+	o1) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked ;;
+	o2) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=locked ;;
+	o3) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=lockless ;;
+	all) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless ;;
+	*) bench_die "unknown configuration '$c' (known: $BENCH_ALL_CONFIGS)" ;;
+	esac
+	if [[ $c == *-nobatch ]]; then echo FABVOTE_PROOF_BATCH=off; fi
+	return 0
+}
+
+# bench_net_up CONFIG starts the benchmark network for CONFIG (stopping a
+# previous one first).
+bench_net_up() {
+	local c=$1 kv
+	bench_net_down
+	local -a envs=(
+		"ROOT=$ROOT" "RUN=$RUN" "NET_RUN_DIR=$BENCH_RUN_DIR" "PROFILE=solo-org" "BASE_PORT=$BENCH_BASE_PORT"
+		"BATCH_SIZE=$BENCH_BATCH_SIZE" "BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT"
+		"CHAINCODES=ballot=./chaincode/ballot/cmd/ballot-cc"
+		"CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE=$BENCH_GATEWAY_LIMIT"
+	)
+	local pass="FABVOTE_SHA256 FABVOTE_ECDSA FABVOTE_COMMIT_GATE FABVOTE_PROOF_BATCH FABVOTE_PROOF_BATCH_WAIT GOMAXPROCS GOGC GOMEMLIMIT GODEBUG CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE"
+	if [[ ${BENCH_PROFILE:-0} == 1 ]]; then
+		envs+=("CORE_PEER_PROFILE_ENABLED=true" "CORE_PEER_PROFILE_LISTENADDRESS=$BENCH_PPROF_PEER"
+			"ORDERER_GENERAL_PROFILE_ENABLED=true" "ORDERER_GENERAL_PROFILE_ADDRESS=$BENCH_PPROF_ORDERER"
+			"FABVOTE_PPROF_ADDR=$BENCH_PPROF_CC")
+		pass+=" CORE_PEER_PROFILE_ENABLED CORE_PEER_PROFILE_LISTENADDRESS ORDERER_GENERAL_PROFILE_ENABLED ORDERER_GENERAL_PROFILE_ADDRESS FABVOTE_PPROF_ADDR"
+	fi
+	while IFS= read -r kv; do envs+=("$kv"); done < <(bench_config_env "$c")
+	envs+=("NET_PASS_ENV=$pass")
+	bench_log "network up: configuration $c ($(bench_config_env "$c" | tr '\n' ' '))"
+	env -u FABVOTE_SHA256 -u FABVOTE_ECDSA -u FABVOTE_COMMIT_GATE -u FABVOTE_PROOF_BATCH "${envs[@]}" "$NET_SH" up >"$BENCH_RUN_DIR.up.log" 2>&1 ||
+		{ tail -n 40 "$BENCH_RUN_DIR.up.log" >&2; bench_die "network up failed for $c (log: $BENCH_RUN_DIR.up.log)"; }
+	BENCH_NETWORK=$BENCH_RUN_DIR/network.json
+	[[ -f $BENCH_NETWORK ]] || bench_die "no $BENCH_NETWORK after network up"
+}
+
+# bench_net_down stops the benchmark network if one is up.
+bench_net_down() {
+	if [[ -f $BENCH_RUN_DIR/state.env ]]; then
+		ROOT=$ROOT RUN=$RUN NET_RUN_DIR=$BENCH_RUN_DIR "$NET_SH" down >/dev/null 2>&1 ||
+			bench_log "warning: network down reported an error"
+	fi
+	return 0
+}
+
+# bench_ballots N prints the directory of the cached set of N ballots, making it if needed.
+bench_ballots() {
+	ROOT=$ROOT BIN=$BIN VOTERS=$1 "$ROOT/bench/ballots.sh"
+}
+
+# bench_open SETDIR opens the benchmark election on the benchmark network.
+bench_open() {
+	"$BIN/fabvote" election open --network "$BENCH_NETWORK" --manifest "$1/manifest.json" >&2
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# run-matrix.sh — every benchmark configuration side by side (`make bench`).
+#
+# For trial 1..TRIALS, for every configuration in BENCH_CONFIGS (the order
+# rotates by one each trial, so no configuration always runs first or last on a
+# warming machine): start a fresh benchmark network for it (bench/lib.sh), open
+# the benchmark election, cast the same cached ballots with `fabvote bench`,
+# keep the JSON report, stop the network. Every configuration therefore casts
+# exactly the same ballots onto an empty ledger.
+#
+# Variables (defaults in brackets):
+#   BENCH_CONFIGS   configurations [stock fork-off o1 o2 o3 all stock-nobatch all-nobatch]
+#   TRIALS          trials per configuration [3]
+#   VOTERS          ballots per run, from the cache (make ballots) [40000]
+#   RATE            fixed send rate, tx/s; 0 = closed loop [300]
+#   CONCURRENCY     closed-loop workers [64]
+#   MODE            full | skip-commit | skip-endorsement [full]
+#   SWEEP_RATES     if set, also a send-rate sweep per configuration on one
+#                   network: each rate for SWEEP_SECONDS on disjoint ballots
+#                   ("max" = closed loop) [empty]
+#   SWEEP_SECONDS   seconds per sweep point [15]
+#   SWEEP_TRIALS    trials of the sweep [1]
+#   PROFILE_CONFIGS configurations to CPU-profile (peer, orderer, chaincode;
+#                   30 s of pprof during trial 1's main run) [empty]
+#   OUT             results directory [.cache/bench/results/UTC-STAMP]; .cache/bench/results/latest links to it
+#   MAX_DURATION    bound on one fabvote bench run [30m]
+set -euo pipefail
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BIN=${BIN:-$ROOT/bin}
+RUN=${RUN:-$ROOT/run}
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+
+BENCH_CONFIGS=${BENCH_CONFIGS:-$BENCH_ALL_CONFIGS}
+TRIALS=${TRIALS:-3}
+VOTERS=${VOTERS:-40000}
+RATE=${RATE:-300}
+CONCURRENCY=${CONCURRENCY:-64}
+MODE=${MODE:-full}
+SWEEP_RATES=${SWEEP_RATES:-}
+SWEEP_SECONDS=${SWEEP_SECONDS:-15}
+SWEEP_TRIALS=${SWEEP_TRIALS:-1}
+PROFILE_CONFIGS=${PROFILE_CONFIGS:-}
+MAX_DURATION=${MAX_DURATION:-30m}
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=${OUT:-$ROOT/.cache/bench/results/$STAMP}
+FV=$BIN/fabvote
+
+[[ $TRIALS =~ ^[1-9][0-9]*$ ]] || bench_die "TRIALS=$TRIALS: want a positive number"
+case $MODE in full | skip-commit | skip-endorsement) ;; *) bench_die "MODE=$MODE: want full, skip-commit or skip-endorsement" ;; esac
+read -r -a CONFIGS <<<"$BENCH_CONFIGS"
+for c in "${CONFIGS[@]}"; do bench_config_env "$c" >/dev/null; done
+for c in "${CONFIGS[@]}"; do
+	case $c in stock*) [[ -x $BIN/stock/peer ]] || bench_die "$BIN/stock/peer missing: make fabric-stock" ;;
+	*) [[ -x $BIN/peer ]] || bench_die "$BIN/peer missing: make fabric" ;; esac
+done
+[[ -x $FV ]] || bench_die "$FV missing: make fabvote"
+
+SET=$(bench_ballots "$VOTERS" | tail -n1)
+BALLOTS=$SET/ballots.bin
+mkdir -p "$OUT/main" "$OUT/sweep" "$OUT/profiles" "$OUT/logs"
+ln -sfn "$OUT" "$(dirname "$OUT")/latest"
+trap 'bench_net_down' EXIT
+trap 'exit 130' INT TERM
+
+mode_flags=()
+case $MODE in skip-commit) mode_flags=(--skip-commit) ;; skip-endorsement) mode_flags=(--skip-endorsement --store "$OUT/prepared") ;; esac
+rate_flags() { # RATE -> flags
+	if [[ $1 == max || $1 == 0 ]]; then echo "--concurrency $CONCURRENCY"; else echo "--rate $1"; fi
+}
+
+# meta.json: what the report prints about the run.
+{
+	printf '{\n  "started": "%s",\n  "host": "%s",\n  "cpu": "%s",\n  "cpus": %s,\n' "$STAMP" "$(hostname)" \
+		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)"
+	printf '  "memGiB": %s,\n  "kernel": "%s",\n  "go": "%s",\n' "$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)" "$(uname -r)" "$(${GO:-go} version 2>/dev/null | cut -d' ' -f3 || true)"
+	printf '  "commit": "%s",\n  "configs": "%s",\n  "trials": %s,\n  "voters": %s,\n  "rate": "%s",\n  "concurrency": %s,\n  "mode": "%s",\n' \
+		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$BENCH_CONFIGS" "$TRIALS" "$VOTERS" "$RATE" "$CONCURRENCY" "$MODE"
+	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
+		"$SWEEP_RATES" "$SWEEP_SECONDS" "$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$BENCH_GATEWAY_LIMIT"
+	printf '  "command": "%s"\n}\n' "make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS"
+} >"$OUT/meta.json.tmp"
+mv "$OUT/meta.json.tmp" "$OUT/meta.json"
+
+profile_during() { # CONFIG DIR: sample pprof of peer, orderer, chaincode for 30 s, after 10 s
+	local c=$1 dir=$2
+	sleep 10
+	curl -sf -o "$dir/$c-peer.pprof" "http://$BENCH_PPROF_PEER/debug/pprof/profile?seconds=30" &
+	curl -sf -o "$dir/$c-orderer.pprof" "http://$BENCH_PPROF_ORDERER/debug/pprof/profile?seconds=30" &
+	curl -sf -o "$dir/$c-chaincode.pprof" "http://$BENCH_PPROF_CC/debug/pprof/profile?seconds=30" ||
+		echo "chaincode pprof not reachable at $BENCH_PPROF_CC (ballot-cc needs FABVOTE_PPROF_ADDR support)" >"$dir/$c-chaincode.missing"
+	wait
+}
+
+n=${#CONFIGS[@]}
+for ((t = 1; t <= TRIALS; t++)); do
+	for ((k = 0; k < n; k++)); do
+		c=${CONFIGS[$(((k + t - 1) % n))]}
+		profiling=0
+		[[ $t == 1 && " $PROFILE_CONFIGS " == *" $c "* ]] && profiling=1
+		BENCH_PROFILE=$profiling bench_net_up "$c"
+		bench_open "$SET"
+		# Binaries for pprof symbolisation.
+		if ((profiling)); then
+			while IFS= read -r kv; do [[ $kv == FABRIC_BIN=* ]] && fb=${kv#FABRIC_BIN=}; done < <(bench_config_env "$c")
+			printf '%s\n' "$fb/peer" "$fb/orderer" "$BENCH_RUN_DIR/ccbin/ballot" >"$OUT/profiles/$c.binaries"
+			cp "$BENCH_RUN_DIR/ccbin/ballot" "$OUT/profiles/$c-ballot-cc.bin" 2>/dev/null || true
+			profile_during "$c" "$OUT/profiles" &
+			ppid=$!
+		fi
+		bench_log "trial $t/$TRIALS: $c, $VOTERS ballots, $MODE, $(rate_flags "$RATE")"
+		# shellcheck disable=SC2046
+		"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(rate_flags "$RATE") --count "$VOTERS" \
+			"${mode_flags[@]}" --max-duration "$MAX_DURATION" --label "$c" --trial "$t" \
+			--json "$OUT/main/$c-t$t.json" >"$OUT/logs/main-$c-t$t.log" 2>&1 ||
+			bench_log "  $c trial $t: not every transaction succeeded (see $OUT/logs/main-$c-t$t.log)"
+		sed -n '/loop):/,$p' "$OUT/logs/main-$c-t$t.log" | grep -v '^report written' | sed 's/^/    /' >&2 || true
+		if ((profiling)); then wait "$ppid" || true; fi
+		bench_net_down
+	done
+done
+
+if [[ -n $SWEEP_RATES ]]; then
+	read -r -a RATES <<<"$SWEEP_RATES"
+	need=0
+	for r in "${RATES[@]}"; do
+		[[ $r == max ]] && need=$((need + 200 * SWEEP_SECONDS)) || need=$((need + r * SWEEP_SECONDS))
+	done
+	((need <= VOTERS)) || bench_die "the sweep needs $need ballots (rates x SWEEP_SECONDS), the set has $VOTERS"
+	for ((t = 1; t <= SWEEP_TRIALS; t++)); do
+		for ((k = 0; k < n; k++)); do
+			c=${CONFIGS[$(((k + t - 1) % n))]}
+			bench_net_up "$c"
+			bench_open "$SET"
+			off=0
+			for r in "${RATES[@]}"; do
+				if [[ $r == max ]]; then cnt=$((200 * SWEEP_SECONDS)); else cnt=$((r * SWEEP_SECONDS)); fi
+				bench_log "sweep trial $t: $c at $r tx/s, $cnt ballots from $off"
+				# shellcheck disable=SC2046
+				"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(rate_flags "$r") --count "$cnt" --offset "$off" \
+					--max-duration "$MAX_DURATION" --label "$c" --trial "$t" --quiet \
+					--json "$OUT/sweep/$c-r$r-t$t.json" >"$OUT/logs/sweep-$c-r$r-t$t.log" 2>&1 ||
+					bench_log "  $c at $r: not every transaction succeeded"
+				sed -n '/loop):/,/latency/p' "$OUT/logs/sweep-$c-r$r-t$t.log" | sed 's/^/    /' >&2 || true
+				off=$((off + cnt))
+			done
+			bench_net_down
+		done
+	done
+fi
+bench_log "results in $OUT; make bench-report RESULTS=$OUT writes docs/BENCHMARKS.md"

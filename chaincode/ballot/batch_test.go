@@ -1,0 +1,185 @@
+package ballot
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fabvote/fabvote/crypto/zkp"
+)
+
+// fakeVerify judges item C: even is valid, odd is invalid, with an error
+// naming the value, so a caller that got someone else's verdict is caught.
+func fakeVerify(calls *atomic.Int64, sizes *sync.Map) func([]zkp.BatchItem) []error {
+	return func(items []zkp.BatchItem) []error {
+		calls.Add(1)
+		sizes.Store(len(items), true)
+		errs := make([]error, len(items))
+		for i, it := range items {
+			if it.C.Bit(0) == 1 {
+				errs[i] = fmt.Errorf("invalid %d", it.C.Int64())
+			}
+		}
+		return errs
+	}
+}
+
+// waitAll fails the test instead of hanging if a caller never gets a verdict.
+func waitAll(t *testing.T, wg *sync.WaitGroup) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("deadlock: a caller never got its verdict")
+	}
+}
+
+func TestBatcherVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		max     int
+		callers int
+		wait    time.Duration
+	}{
+		{"max 1", 1, 50, time.Hour},
+		{"max 8", 8, 200, time.Millisecond},
+		{"max 64, long wait", 64, 300, time.Hour},
+		{"no wait", 16, 100, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int64
+			var sizes sync.Map
+			b := NewBatcher(tc.max, tc.wait)
+			b.verify = fakeVerify(&calls, &sizes)
+			var wg sync.WaitGroup
+			errs := make([]error, tc.callers)
+			for i := 0; i < tc.callers; i++ {
+				b.Enter()
+			}
+			for i := 0; i < tc.callers; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = b.Verify(nil, big.NewInt(int64(i)), nil)
+				}()
+			}
+			waitAll(t, &wg)
+			for i, err := range errs {
+				want := i%2 == 1
+				if (err != nil) != want || (err != nil && err.Error() != fmt.Sprintf("invalid %d", i)) {
+					t.Fatalf("caller %d got %v", i, err)
+				}
+			}
+			batches, items := b.BatchStats()
+			if items != uint64(tc.callers) || batches != uint64(calls.Load()) {
+				t.Fatalf("stats: %d batches, %d items; want %d items", batches, items, tc.callers)
+			}
+			sizes.Range(func(k, _ any) bool {
+				if k.(int) > tc.max {
+					t.Errorf("a batch of %d exceeds max %d", k.(int), tc.max)
+				}
+				return true
+			})
+		})
+	}
+}
+
+// A leader waiting for announced casts is released when they abandon, even
+// with an unbounded wait.
+func TestBatcherAbandonReleasesLeader(t *testing.T) {
+	var calls atomic.Int64
+	var sizes sync.Map
+	b := NewBatcher(64, time.Hour)
+	b.verify = fakeVerify(&calls, &sizes)
+	for i := 0; i < 5; i++ {
+		b.Enter()
+	}
+	var wg sync.WaitGroup
+	var err error
+	wg.Add(1)
+	go func() { defer wg.Done(); err = b.Verify(nil, big.NewInt(2), nil) }()
+	for i := 0; i < 4; i++ {
+		b.Abandon()
+	}
+	waitAll(t, &wg)
+	if err != nil || calls.Load() != 1 {
+		t.Fatalf("err %v, %d batches", err, calls.Load())
+	}
+}
+
+func TestBatcherVerifierFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		verify func([]zkp.BatchItem) []error
+	}{
+		{"panic", func([]zkp.BatchItem) []error { panic("boom") }},
+		{"short answer", func(items []zkp.BatchItem) []error { return make([]error, len(items)-1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBatcher(4, time.Hour)
+			b.verify = tc.verify
+			var wg sync.WaitGroup
+			errs := make([]error, 12)
+			for range errs {
+				b.Enter()
+			}
+			for i := range errs {
+				wg.Add(1)
+				go func() { defer wg.Done(); errs[i] = b.Verify(nil, big.NewInt(0), nil) }()
+			}
+			waitAll(t, &wg)
+			for i, err := range errs {
+				if err == nil {
+					t.Fatalf("caller %d accepted although the verifier failed", i)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	env := func(kv ...string) func(string) (string, bool) {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	cfg, err := ConfigFromEnv(env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := cfg.Verifier.(*Batcher); !ok || b.max != DefaultBatchMax || b.wait != DefaultBatchWait || cfg.MaxClockSkew != DefaultMaxClockSkew {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	cfg, err = ConfigFromEnv(env(EnvProofBatch, "off", EnvMaxClockSkew, "off", EnvAuthorityMSPs, "A, B"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg.Verifier.(*Batcher); ok || cfg.MaxClockSkew != 0 || len(cfg.AuthorityMSPs) != 2 || cfg.AuthorityMSPs[1] != "B" {
+		t.Fatalf("off: %+v", cfg)
+	}
+	cfg, err = ConfigFromEnv(env(EnvProofBatch, "128", EnvProofBatchWait, "5ms", EnvMaxClockSkew, "30s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := cfg.Verifier.(*Batcher); !ok || b.max != 128 || b.wait != 5*time.Millisecond || cfg.MaxClockSkew != 30*time.Second {
+		t.Fatalf("custom: %+v", cfg)
+	}
+	for _, bad := range [][]string{
+		{EnvProofBatch, "many"}, {EnvProofBatch, "-1"}, {EnvProofBatchWait, "soon"},
+		{EnvProofBatchWait, "5s"}, {EnvMaxClockSkew, "-1m"}, {EnvMaxClockSkew, "x"},
+	} {
+		if _, err := ConfigFromEnv(env(bad...)); err == nil {
+			t.Errorf("%s=%q accepted", bad[0], bad[1])
+		} else if !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("error %q does not name %s", err, bad[0])
+		}
+	}
+}

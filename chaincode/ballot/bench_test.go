@@ -1,0 +1,125 @@
+package ballot
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fabvote/fabvote/election"
+)
+
+// BenchmarkCastBallot measures a whole CastBallot (decode, window, token,
+// signature, duplicate read, proof, write) on the fake stub with 2048-bit N
+// and 4 candidates, with the proof checked directly or batched across
+// concurrent casts. Nothing is committed, so the same ballots can be cast
+// again. Per-op time under RunParallel is wall time / casts, i.e. the
+// inverse of the throughput on this machine's cores.
+//
+//	go test -run '^$' -bench CastBallot -benchtime 200x ./chaincode/ballot
+func BenchmarkCastBallot(b *testing.B) {
+	m, ballots := e1(b)
+	raw := make([][]byte, len(ballots))
+	for i, bl := range ballots {
+		raw[i] = bl.Marshal()
+	}
+	for _, bc := range []struct {
+		name string
+		v    func() election.ProofVerifier
+	}{
+		{"direct", func() election.ProofVerifier { return election.DirectVerifier{} }},
+		{"batch64-2ms", func() election.ProofVerifier { return NewBatcher(64, 2*time.Millisecond) }},
+		{"batch64-10ms", func() election.ProofVerifier { return NewBatcher(64, 10*time.Millisecond) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			w := newWorld()
+			c := New(Config{Verifier: bc.v(), MaxClockSkew: DefaultMaxClockSkew, Now: func() time.Time { return during }})
+			enc, _ := m.Marshal()
+			s := w.tx(during)
+			if err := c.OpenElection(txctx(s, authority), string(enc)); err != nil {
+				b.Fatal(err)
+			}
+			s.commit()
+			var next atomic.Int64
+			b.SetParallelism(16) // many casts in flight, as a loaded peer has
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(1)
+					s := w.tx(during)
+					if _, err := c.CastBallot(txctx(s, outsider), raw[int(i)%len(raw)]); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			if bt, ok := c.e.verifier.(*Batcher); ok {
+				batches, items := bt.BatchStats()
+				if batches > 0 {
+					b.ReportMetric(float64(items)/float64(batches), "proofs/batch")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLedgerProduct measures PublishResult's scan: read, decode and
+// multiply every stored ballot of an election (here 2000 records on the fake
+// stub). ns/op divided by 2000 is the cost per ballot; 40 000 ballots cost
+// 20× one op.
+//
+//	go test -run '^$' -bench LedgerProduct -benchtime 5x ./chaincode/ballot
+func BenchmarkLedgerProduct(b *testing.B) {
+	const n = 2000
+	m, ballots := e1(b)
+	p, err := election.Prepare(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := newWorld()
+	s := w.tx(during)
+	for i := 0; i < n; i++ {
+		key, _ := ballotKey(txctx(s, ""), "e1", fmt.Sprintf("%064x", i))
+		w.state[key] = (&election.Record{TxID: "tx", Ballot: ballots[i%len(ballots)].Marshal()}).Marshal()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, count, err := ledgerProduct(txctx(w.tx(after), trustee), p)
+		if err != nil || count != n {
+			b.Fatal(count, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/ballot")
+}
+
+// BenchmarkCastBallotCheapChecks measures everything a cast costs except the
+// proof: decoding, window, ciphertext range, token and signature
+// verification and the duplicate read (the ballot's voter has already voted,
+// so every cast ends with DUPLICATE just before the proof check).
+//
+//	go test -run '^$' -bench CastBallotCheapChecks ./chaincode/ballot
+func BenchmarkCastBallotCheapChecks(b *testing.B) {
+	m, ballots := e1(b)
+	w := newWorld()
+	c := New(Config{MaxClockSkew: DefaultMaxClockSkew, Now: func() time.Time { return during }})
+	enc, _ := m.Marshal()
+	s := w.tx(during)
+	if err := c.OpenElection(txctx(s, authority), string(enc)); err != nil {
+		b.Fatal(err)
+	}
+	s.commit()
+	raw := ballots[0].Marshal()
+	s = w.tx(during)
+	if _, err := c.CastBallot(txctx(s, outsider), raw); err != nil {
+		b.Fatal(err)
+	}
+	s.commit()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, err := c.CastBallot(txctx(w.tx(during), outsider), raw)
+		if election.CodeOf(err) != election.CodeDuplicate {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+# cmd/fabvote/fabvote.mk — the fabvote CLI, `make demo` and the end-to-end test.
+# Included by the top-level Makefile (ROOT, BIN, BUILD, RUN, GO come from there).
+#
+#   make fabvote      build bin/fabvote
+#   make demo         a whole election on a fresh solo-org network (VOTERS=1000 by default)
+#   make e2e-test     the end-to-end test on a real three-orgs network (in make test)
+
+VOTERS ?= 1000
+export VOTERS
+
+.PHONY: fabvote demo e2e-test
+
+fabvote:
+	$(GO) build -o $(BIN)/fabvote ./cmd/fabvote
+
+demo: fabric fabvote
+	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) $(ROOT)/scripts/demo.sh
+
+e2e-test: fabric fabvote
+	ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) GO=$(GO) $(ROOT)/scripts/e2e.sh
+
+TEST_TARGETS += e2e-test

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/easigner"
+	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/ledger"
+)
+
+// newFlags makes a flag set whose --help prints the synopsis and the flags.
+func newFlags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("fabvote "+name, flag.ContinueOnError)
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "usage: fabvote %s %s\n\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args; a flag error becomes a usage error, --help flag.ErrHelp.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+func required(fs *flag.FlagSet, names ...string) error {
+	for _, n := range names {
+		f := fs.Lookup(n)
+		if f == nil || f.Value.String() == "" {
+			return usagef("--%s is required", n)
+		}
+	}
+	return nil
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// netFlags select the network and the identity.
+type netFlags struct {
+	network, org, identity string
+	maxAttempts            int
+}
+
+func (n *netFlags) register(fs *flag.FlagSet, defaultIdentity string) {
+	fs.StringVar(&n.network, "network", "run/current/network.json", "network description written by `make network-up`")
+	fs.StringVar(&n.org, "org", "", "org name or MSP id to connect as (default: the command's natural org)")
+	fs.StringVar(&n.identity, "identity", defaultIdentity, "identity of the org in network.json (admin, user1, …)")
+	fs.IntVar(&n.maxAttempts, "max-attempts", 8, "attempts per transaction for retryable failures")
+}
+
+// connect opens the ledger client; defaultOrg is used when --org is empty.
+func (n *netFlags) connect(defaultOrg string) (*ledger.Client, error) {
+	net, err := gateway.LoadNetwork(n.network)
+	if err != nil {
+		return nil, err
+	}
+	org := n.org
+	if org == "" {
+		org = defaultOrg
+		if org != "" {
+			if _, err := net.Org(org); err != nil {
+				org = "" // the natural org is not in this network: use the first
+			}
+		}
+	}
+	conn, err := gateway.Connect(net, gateway.Options{Org: org, Identity: n.identity, MaxAttempts: n.maxAttempts})
+	if err != nil {
+		return nil, err
+	}
+	return ledger.New(conn), nil
+}
+
+// eaFlags locate the election authority's token key.
+type eaFlags struct {
+	keyFile                   string
+	module, token, pin, label string
+}
+
+func (e *eaFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&e.keyFile, "ea-key", "", "EA token key, PEM file (or use the --pkcs11-* flags)")
+	fs.StringVar(&e.module, "pkcs11-module", "", "PKCS#11 library holding the EA key, e.g. /usr/lib/softhsm/libsofthsm2.so")
+	fs.StringVar(&e.token, "pkcs11-token", "", "PKCS#11 token label")
+	fs.StringVar(&e.pin, "pkcs11-pin", "", "PKCS#11 user PIN (default: $FABVOTE_PKCS11_PIN)")
+	fs.StringVar(&e.label, "pkcs11-label", "fabvote-ea", "PKCS#11 key label")
+}
+
+func (e *eaFlags) pkcs11() bool { return e.module != "" }
+
+func (e *eaFlags) config() easigner.PKCS11Config {
+	pin := e.pin
+	if pin == "" {
+		pin = os.Getenv("FABVOTE_PKCS11_PIN")
+	}
+	return easigner.PKCS11Config{Module: e.module, Token: e.token, PIN: pin, KeyLabel: e.label}
+}
+
+// signer opens the EA key; close releases it.
+func (e *eaFlags) signer() (s crypto.Signer, closeFn func(), err error) {
+	switch {
+	case e.pkcs11() && e.keyFile != "":
+		return nil, nil, usagef("give either --ea-key or --pkcs11-module, not both")
+	case e.pkcs11():
+		ps, err := easigner.OpenPKCS11(e.config())
+		if err != nil {
+			return nil, nil, err
+		}
+		return ps, func() { ps.Close() }, nil
+	case e.keyFile != "":
+		k, err := easigner.LoadPEM(e.keyFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		return k, func() {}, nil
+	}
+	return nil, nil, usagef("the EA key is required: --ea-key FILE or --pkcs11-module/--pkcs11-token/--pkcs11-label")
+}
+
+// checkSignerMatches ensures the EA key is the manifest's token key.
+func checkSignerMatches(s crypto.Signer, m *election.Manifest) error {
+	der, err := easigner.PublicKeyDER(s)
+	if err != nil {
+		return err
+	}
+	if string(der) != string(m.TokenKey) {
+		return fmt.Errorf("the EA key is not the token key of election %q (wrong --ea-key or PKCS#11 label?)", m.ElectionID)
+	}
+	return nil
+}
+
+func loadManifest(path string) (*election.Manifest, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--manifest: %w", err)
+	}
+	m, err := election.ParseManifest(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--manifest %s: %w", path, err)
+	}
+	return m, data, nil
+}
+
+// parseTime accepts RFC 3339, "now", or a signed duration from now ("+10m", "-1h").
+func parseTime(flagName, s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "now":
+		return now.UTC().Truncate(time.Second), nil
+	case strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-"):
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return time.Time{}, usagef("--%s %q: not a duration like +10m or -1h", flagName, s)
+		}
+		return now.Add(d).UTC().Truncate(time.Second), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, usagef("--%s %q: want RFC 3339 (2026-11-22T08:00:00Z), now, or +DURATION", flagName, s)
+	}
+	return t.UTC(), nil
+}
+
+// signalContext is cancelled on SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

@@ -1,0 +1,143 @@
+package threshold
+
+import (
+	"math/big"
+
+	"github.com/fabvote/fabvote/crypto/paillier"
+)
+
+const (
+	// MaxTrustees bounds L. Δ = L! enters every exponent, so it is kept small;
+	// 64! has 296 bits.
+	MaxTrustees = 64
+
+	// ChallengeBits is the length of the Fiat–Shamir challenge e (SHA-256).
+	ChallengeBits = 256
+
+	// DomainTag separates the partial-decryption proof hash from every other
+	// hash in fabvote.
+	DomainTag = "fabvote/threshold/partial/v1"
+)
+
+var (
+	one  = big.NewInt(1)
+	two  = big.NewInt(2)
+	four = big.NewInt(4)
+)
+
+// PublicParams are the public output of the dealer. They go on the ledger in
+// the election manifest and hold no secret: N, the threshold K, the number of
+// trustees L, the verification base V and one verification key
+// V_i = V^{Δ s_i} mod N² per trustee (VerificationKeys[i-1] for trustee i).
+type PublicParams struct {
+	PublicKey        *paillier.PublicKey
+	K, L             int
+	V                *big.Int
+	VerificationKeys []*big.Int
+}
+
+// Delta returns Δ = L!.
+func (pp *PublicParams) Delta() *big.Int { return factorial(pp.L) }
+
+// VerificationKey returns V_i for trustee index i (1..L), or nil.
+func (pp *PublicParams) VerificationKey(i int) *big.Int {
+	if i < 1 || i > len(pp.VerificationKeys) {
+		return nil
+	}
+	return pp.VerificationKeys[i-1]
+}
+
+// Validate checks everything about the parameters that can be checked without
+// the factorisation of N: sizes, ranges and group membership. It cannot check
+// that N is a product of safe primes or that V generates the squares; that is
+// the trusted dealer's job.
+func (pp *PublicParams) Validate() error { return pp.validate(paillier.MinModulusBits) }
+
+func (pp *PublicParams) validate(minBits int) error {
+	if pp == nil {
+		return fieldError(ErrInvalidParams, "PublicParams", "nil")
+	}
+	if err := checkThreshold(pp.K, pp.L); err != nil {
+		return err
+	}
+	pk := pp.PublicKey
+	if pk == nil || pk.N == nil || pk.NSquared == nil {
+		return fieldError(ErrInvalidParams, "PublicKey", "missing")
+	}
+	n := pk.N
+	if n.Sign() <= 0 || n.Bit(0) == 0 {
+		return fieldError(ErrInvalidParams, "PublicKey.N", "not a positive odd integer")
+	}
+	if n.BitLen() < minBits {
+		return fieldError(ErrInvalidParams, "PublicKey.N", "%d bits, need at least %d", n.BitLen(), minBits)
+	}
+	if pk.NSquared.Cmp(new(big.Int).Mul(n, n)) != 0 {
+		return fieldError(ErrInvalidParams, "PublicKey.NSquared", "is not N²")
+	}
+	// Δ and 4Δ² must be invertible mod N; true for any real modulus, but a
+	// crafted N with a small factor must not reach a division by zero.
+	if new(big.Int).GCD(nil, nil, n, pp.Delta()).Cmp(one) != 0 || new(big.Int).GCD(nil, nil, n, two).Cmp(one) != 0 {
+		return fieldError(ErrInvalidParams, "PublicKey.N", "has a factor not larger than L")
+	}
+	if err := inZStarN2(pk, pp.V); err != nil {
+		return fieldError(ErrInvalidParams, "V", "%v", err)
+	}
+	if pp.V.Cmp(one) == 0 {
+		return fieldError(ErrInvalidParams, "V", "is 1")
+	}
+	if len(pp.VerificationKeys) != pp.L {
+		return fieldError(ErrInvalidParams, "VerificationKeys", "%d keys for L = %d", len(pp.VerificationKeys), pp.L)
+	}
+	for i, vi := range pp.VerificationKeys {
+		if err := inZStarN2(pk, vi); err != nil {
+			return fieldError(ErrInvalidParams, "VerificationKeys", "trustee %d: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+func checkThreshold(k, l int) error {
+	if l < 1 || l > MaxTrustees {
+		return fieldError(ErrInvalidParams, "L", "%d trustees, need 1..%d", l, MaxTrustees)
+	}
+	if k < 1 || k > l {
+		return fieldError(ErrInvalidParams, "K", "threshold %d, need 1..L (L = %d)", k, l)
+	}
+	return nil
+}
+
+// inZStarN2 reports whether 0 < x < N² and gcd(x, N) = 1.
+func inZStarN2(pk *paillier.PublicKey, x *big.Int) error {
+	if x == nil {
+		return errString("missing")
+	}
+	if x.Sign() <= 0 || x.Cmp(pk.NSquared) >= 0 {
+		return errString("not in (0, N²)")
+	}
+	if new(big.Int).GCD(nil, nil, x, pk.N).Cmp(one) != 0 {
+		return errString("not coprime to N")
+	}
+	return nil
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func factorial(n int) *big.Int {
+	f := big.NewInt(1)
+	for i := 2; i <= n; i++ {
+		f.Mul(f, big.NewInt(int64(i)))
+	}
+	return f
+}
+
+// proofRandBits is the length of the prover's nonce r: |N²| + |Δ| + 2·256.
+// The witness is x = Δ·s_i < Δ·N², the challenge e < 2^256, so e·x < 2^(rBits-256)
+// and the response z = r + e·x is within statistical distance 2^-256 of r.
+func (pp *PublicParams) proofRandBits() int {
+	return pp.PublicKey.NSquared.BitLen() + pp.Delta().BitLen() + 2*ChallengeBits
+}
+
+// proofZBits bounds the response: z < 2^rBits + 2^(rBits-256) < 2^(rBits+1).
+func (pp *PublicParams) proofZBits() int { return pp.proofRandBits() + 1 }

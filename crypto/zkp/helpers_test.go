@@ -1,0 +1,62 @@
+package zkp
+
+import (
+	"crypto/sha256"
+	"math/big"
+	"sync"
+	"testing"
+
+	"github.com/fabvote/fabvote/crypto/paillier"
+	"github.com/fabvote/fabvote/crypto/votecode"
+)
+
+var (
+	keyMu    sync.Mutex
+	keyCache = map[int]*paillier.PrivateKey{}
+)
+
+// testKey loads a fixed committed key (generating real keys in tests is slow).
+func testKey(tb testing.TB, bits int) *paillier.PrivateKey {
+	tb.Helper()
+	keyMu.Lock()
+	defer keyMu.Unlock()
+	if sk, ok := keyCache[bits]; ok {
+		return sk
+	}
+	path := map[int]string{2048: "testdata/key2048.pem", 3072: "testdata/key3072.pem"}[bits]
+	sk, err := paillier.ReadPrivateKeyFile(path)
+	if err != nil {
+		tb.Fatalf("loading %d-bit test key: %v", bits, err)
+	}
+	keyCache[bits] = sk
+	return sk
+}
+
+// testContext is a 4-candidate election for up to 10^6 voters.
+func testContext(tb testing.TB, sk *paillier.PrivateKey, voter string) *Context {
+	tb.Helper()
+	enc, err := votecode.New(1_000_000, 4)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Context{
+		ElectionID:   "election-test",
+		PublicKey:    &sk.PublicKey,
+		Messages:     enc.Messages(),
+		VoterKeyHash: sha256.Sum256([]byte(voter)),
+	}
+}
+
+// ballot encrypts Messages[choice] and proves it.
+func ballot(tb testing.TB, ctx *Context, choice int) (*big.Int, *ValidityProof) {
+	tb.Helper()
+	c, r, err := ctx.PublicKey.Encrypt(nil, ctx.Messages[choice])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pr, err := ProveValidity(nil, ctx, c, choice, r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c, pr
+}

@@ -1,0 +1,12 @@
+// Package e2e is fabvote's end-to-end test: a whole election and every
+// rejection case on a real network (peers, orderers, the ballot chaincode
+// service, the Fabric gateway and the fabvote binary), with no mocks.
+//
+// The test is behind the build tag e2e and needs a running network, so plain
+// `go test ./...` skips it; `make e2e-test` (scripts/e2e.sh) starts a
+// three-orgs network, runs it with
+//
+//	FABVOTE_E2E_NETWORK=…/network.json FABVOTE_BIN=bin/fabvote go test -tags e2e ./e2e/
+//
+// and stops the network.
+package e2e

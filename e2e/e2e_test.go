@@ -1,0 +1,603 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotstream"
+	"github.com/fabvote/fabvote/internal/easigner"
+	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/ledger"
+)
+
+const (
+	voters     = 50
+	candidates = "Alice,Bob,Carol,Dave"
+	// window is how long the main election accepts ballots; everything that
+	// needs the window open (50 casts, the rejection cases) must fit in it.
+	window = 90 * time.Second
+)
+
+type env struct {
+	t        *testing.T
+	bin      string
+	netPath  string
+	net      *gateway.Network
+	dir      string
+	ea       *ledger.Client // authority admin
+	voter    *ledger.Client // the gateway identity that submits voters' ballots
+	outsider *ledger.Client // a party org's identity (nil in solo-org)
+}
+
+func setup(t *testing.T) *env {
+	netPath := os.Getenv("FABVOTE_E2E_NETWORK")
+	bin := os.Getenv("FABVOTE_BIN")
+	if netPath == "" || bin == "" {
+		t.Skip("FABVOTE_E2E_NETWORK and FABVOTE_BIN are not set: run `make e2e-test`, which starts a network")
+	}
+	net, err := gateway.LoadNetwork(netPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, bin: bin, netPath: netPath, net: net, dir: t.TempDir()}
+	e.ea = e.connect("EAMSP", "admin")
+	e.voter = e.connect("EAMSP", "user1")
+	for _, o := range net.Orgs {
+		if o.MSPID != "EAMSP" {
+			e.outsider = e.connect(o.MSPID, "user1")
+			break
+		}
+	}
+	return e
+}
+
+func (e *env) connect(msp, id string) *ledger.Client {
+	c, err := gateway.Connect(e.net, gateway.Options{Org: msp, Identity: id})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return ledger.New(c)
+}
+
+// fv runs the fabvote binary; it returns combined output and the exit code.
+func (e *env) fv(args ...string) (string, int) {
+	e.t.Helper()
+	cmd := exec.Command(e.bin, args...)
+	cmd.Dir = e.dir
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("fabvote %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out), code
+}
+
+func (e *env) mustFV(args ...string) string {
+	e.t.Helper()
+	out, code := e.fv(args...)
+	if code != 0 {
+		e.t.Fatalf("fabvote %s: exit %d\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+func (e *env) path(p string) string { return filepath.Join(e.dir, p) }
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+// wantReject asserts that err is the contract's rejection with code.
+func wantReject(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	var re *gateway.RejectError
+	if !errors.As(err, &re) {
+		t.Fatalf("%s: got %v, want a contract rejection %s", what, err, code)
+	}
+	if re.Code != code {
+		t.Fatalf("%s: rejected with %s (%s), want %s", what, re.Code, re.Msg, code)
+	}
+	if !strings.Contains(re.Msg, "fabvote "+code+":") || len(re.Msg) < len("fabvote "+code+": ")+10 {
+		t.Fatalf("%s: error message %q is not a clear one", what, re.Msg)
+	}
+	t.Logf("%s: rejected as expected: %s", what, re.Msg)
+}
+
+func readManifest(t *testing.T, path string) *election.Manifest {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := election.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sibling returns a copy of m under another id and window (same keys).
+func sibling(t *testing.T, m *election.Manifest, id string, start, end time.Time) (*election.Manifest, []byte) {
+	c := *m
+	c.ElectionID, c.Title = id, id
+	c.Start, c.End = start.UTC().Truncate(time.Second), end.UTC().Truncate(time.Second)
+	b, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c, b
+}
+
+func newVoter(t *testing.T) (*ecdsa.PrivateKey, []byte) {
+	k, err := easigner.GeneratePEM(filepath.Join(t.TempDir(), "v.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := k.PublicKey.Bytes()
+	return k, pub
+}
+
+func token(t *testing.T, ea *ecdsa.PrivateKey, id string, pub []byte) []byte {
+	tok, err := election.IssueToken(rand.Reader, ea, id, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func resign(t *testing.T, b *election.Ballot, k *ecdsa.PrivateKey) []byte {
+	if err := b.Sign(k); err != nil {
+		t.Fatal(err)
+	}
+	return b.Marshal()
+}
+
+func TestElection(t *testing.T) {
+	e := setup(t)
+	c := ctx(t)
+	id := fmt.Sprintf("e2e-%d", time.Now().Unix())
+
+	// 1. The authority creates the election (3 trustees, any 2 decrypt).
+	e.mustFV("election", "create", "--id", id, "--candidates", candidates, "--max-voters", "1000",
+		"--trustees", "3", "--threshold", "2", "--out", "el")
+	mPath := e.path("el/manifest.json")
+	eaKey, err := easigner.LoadPEM(e.path("el/ea.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// 2. The test decides every voter's choice and generates the ballots in bulk.
+	var choiceLines []string
+	want := make([]uint64, 4)
+	for i := 0; i < voters; i++ {
+		ch := (i * 7 / 5) % 4 // deterministic, uneven
+		want[ch]++
+		choiceLines = append(choiceLines, strconv.Itoa(ch))
+	}
+	if err := os.WriteFile(e.path("choices.txt"), []byte(strings.Join(choiceLines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.mustFV("register", "--offline", "--manifest", mPath, "--voters", strconv.Itoa(voters), "--ea-key", e.path("el/ea.key"),
+		"--out", e.path("voters.jsonl"))
+	e.mustFV("ballot", "--bulk", "--manifest", mPath, "--voters-file", e.path("voters.jsonl"),
+		"--choices", e.path("choices.txt"), "--out", e.path("ballots.bin"), "--quiet")
+	firstVoter := readVoter(t, e.path("voters.jsonl"))
+	ballots := readStream(t, e.path("ballots.bin"))
+	if len(ballots) != voters {
+		t.Fatalf("bulk generation wrote %d ballots, want %d", len(ballots), voters)
+	}
+
+	// 3. Open, with a window that covers the casts and the rejection cases.
+	e.mustFV("election", "open", "--network", e.netPath, "--manifest", mPath, "--start", "-5s", "--end", "+"+window.String())
+	m := readManifest(t, mPath)
+	if out, code := e.fv("election", "open", "--network", e.netPath, "--manifest", mPath, "--end", "+1h"); code != 1 || !strings.Contains(out, "already open") {
+		t.Fatalf("opening the election again: exit %d\n%s", code, out)
+	}
+	if again := readManifest(t, mPath); !again.End.Equal(m.End) {
+		t.Fatal("a refused re-open rewrote the manifest file")
+	}
+
+	// Sibling elections with the same keys: one not yet open, one already closed.
+	early, earlyBytes := sibling(t, m, id+"-early", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
+	late, lateBytes := sibling(t, m, id+"-late", time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour))
+	for _, b := range [][]byte{earlyBytes, lateBytes} {
+		if _, err := e.ea.OpenElection(c, b); err != nil {
+			t.Fatalf("opening a sibling election: %v", err)
+		}
+	}
+
+	// 4. Cast all ballots through the CLI (real gateway, retries, receipts).
+	out := e.mustFV("cast", "--network", e.netPath, "--ballots", e.path("ballots.bin"), "--concurrency", "16",
+		"--receipts-out", e.path("receipts.jsonl"), "--quiet")
+	if !strings.Contains(out, fmt.Sprintf("%d committed, 0 not recorded", voters)) {
+		t.Fatalf("cast output:\n%s", out)
+	}
+	t.Logf("cast: %s", firstLine(out))
+	count := func(eid string) int {
+		n, err := e.voter.CountBallots(c, eid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(id); n != voters {
+		t.Fatalf("ledger holds %d ballots after casting, want %d", n, voters)
+	}
+	// A receipt checks out through the CLI.
+	receipt := firstLine(readFile(t, e.path("receipts.jsonl")))
+	os.WriteFile(e.path("r0.json"), []byte(receipt), 0o644)
+	if out := e.mustFV("receipt", "check", "--network", e.netPath, "--receipt", e.path("r0.json")); !strings.Contains(out, "OK: ") {
+		t.Fatalf("receipt check: %s", out)
+	}
+
+	// 5. Every rejection: a clear error at the client, and the ledger unchanged.
+	t.Run("rejections", func(t *testing.T) { rejections(t, e, m, eaKey, ballots, firstVoter, early, late) })
+	if n := count(id); n != voters {
+		t.Fatalf("after the rejection cases the ledger holds %d ballots, want %d", n, voters)
+	}
+	for _, s := range []*election.Manifest{early, late} {
+		if n := count(s.ElectionID); n != 0 {
+			t.Fatalf("election %s holds %d ballots, want 0", s.ElectionID, n)
+		}
+	}
+
+	// 6. Publishing before the window closes is refused.
+	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
+		"--share", e.path("el/trustee-2.key")); code == 0 || !strings.Contains(out, "open until") {
+		t.Fatalf("tally during the window: exit %d\n%s", code, out)
+	}
+
+	// 7. After the window: product, two trustees on their own, publish.
+	time.Sleep(time.Until(m.End) + 3*time.Second)
+	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--product-out", e.path("product.bin"))
+	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-2.key"), "--product", e.path("product.bin"), "--out", e.path("p2.bin"))
+	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-3.key"), "--product", e.path("product.bin"), "--out", e.path("p3.bin"))
+	// A party org (neither authority nor trustee) may not publish: build the
+	// correct result without publishing, then submit it as the outsider.
+	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"),
+		"--no-publish", "--result-out", e.path("result.json"))
+	resultBytes := []byte(readFile(t, e.path("result.json")))
+	if e.outsider != nil {
+		_, err := e.outsider.PublishResult(c, resultBytes)
+		wantReject(t, "result published by a party org", err, election.CodeAccess)
+		if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
+			t.Fatalf("after the refused publish, GetResult = %q, %v; want none", r, err)
+		}
+	} else {
+		t.Log("solo-org network: no second org, the non-authority publish case is covered by the chaincode's unit tests only")
+	}
+	out = e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"))
+	t.Logf("tally:\n%s", out)
+	if _, err := e.ea.PublishResult(c, resultBytes); err == nil {
+		t.Fatal("a second result was accepted")
+	} else {
+		wantReject(t, "second result", err, election.CodeExists)
+	}
+
+	// 8. The published counts are the choices the test made.
+	rb, err := e.voter.GetResult(c, id)
+	if err != nil || rb == nil {
+		t.Fatalf("GetResult: %q, %v", rb, err)
+	}
+	res, err := election.ParseResult(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if res.Counts[i] != want[i] {
+			t.Fatalf("published counts %v, the voters chose %v", res.Counts, want)
+		}
+	}
+	if res.BallotCount != voters {
+		t.Fatalf("ballot count %d, want %d", res.BallotCount, voters)
+	}
+
+	// 9. The independent audit passes, and names the counts it checked.
+	expect := fmt.Sprintf("%d,%d,%d,%d", want[0], want[1], want[2], want[3])
+	out, code := e.fv("verify", "--network", e.netPath, "--election", id, "--expect-counts", expect)
+	if code != 0 || !strings.Contains(out, "RESULT: PASS") {
+		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
+	// …and fails, with exit 1, when the expected counts differ.
+	wrong := fmt.Sprintf("%d,%d,%d,%d", want[0]+1, want[1], want[2], want[3])
+	out, code = e.fv("verify", "--network", e.netPath, "--election", id, "--expect-counts", wrong)
+	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "Alice") {
+		t.Fatalf("verify with wrong expected counts: exit %d\n%s", code, out)
+	}
+}
+
+func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.PrivateKey, cast [][]byte, first *offlineVoter, early, late *election.Manifest) {
+	c := ctx(t)
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() (*ecdsa.PrivateKey, []byte, *election.Ballot) {
+		k, pub := newVoter(t)
+		b, err := p.NewBallot(rand.Reader, k, token(t, eaKey, m.ElectionID, pub), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k, pub, b
+	}
+	// notRecorded asserts that the voter has no ballot in election id.
+	notRecorded := func(what, id string, pub []byte) {
+		_, err := e.voter.GetBallot(c, id, election.VoterKeyHashHex(pub))
+		var re *gateway.RejectError
+		if !errors.As(err, &re) || re.Code != election.CodeNotFound {
+			t.Fatalf("%s: the ledger holds a ballot for the voter (GetBallot err %v)", what, err)
+		}
+	}
+	// The bulk generator writes ballots in completion order: find the first voter's.
+	firstPub, _ := first.key.PublicKey.Bytes()
+	var firstCast *election.Ballot
+	var firstBytes []byte
+	for _, raw := range cast {
+		b, err := election.ParseBallot(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(b.VoterPub, firstPub) {
+			firstCast, firstBytes = b, raw
+		}
+	}
+	if firstCast == nil {
+		t.Fatal("the first offline voter's ballot is not in the ballot stream")
+	}
+
+	t.Run("double vote", func(t *testing.T) {
+		before, err := e.voter.GetBallot(c, m.ElectionID, election.VoterKeyHashHex(firstCast.VoterPub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.voter.CastBallot(c, firstBytes)
+		wantReject(t, "the same ballot again", err, election.CodeDuplicate)
+		// The same registered voter, a new ballot for another candidate.
+		again, err := p.NewBallot(rand.Reader, first.key, first.token, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.voter.CastBallot(c, again.Marshal())
+		wantReject(t, "a second ballot of the same voter", err, election.CodeDuplicate)
+		after, err := e.voter.GetBallot(c, m.ElectionID, election.VoterKeyHashHex(firstCast.VoterPub))
+		if err != nil || after.BallotHash != before.BallotHash || after.TxID != before.TxID {
+			t.Fatalf("the stored ballot changed: %+v -> %+v (%v)", before, after, err)
+		}
+		// Through the CLI too: exit status 1 and the code in the message.
+		os.WriteFile(e.path("dup.bin"), firstBytes, 0o600)
+		out, code := e.fv("cast", "--network", e.netPath, "--ballot", e.path("dup.bin"))
+		if code != 1 || !strings.Contains(out, "fabvote DUPLICATE:") {
+			t.Fatalf("CLI double vote: exit %d\n%s", code, out)
+		}
+	})
+
+	t.Run("before the window", func(t *testing.T) {
+		ep, _ := election.Prepare(early)
+		k, pub := newVoter(t)
+		b, err := ep.NewBallot(rand.Reader, k, token(t, eaKey, early.ElectionID, pub), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.voter.CastBallot(c, b.Marshal())
+		wantReject(t, "vote before the window", err, election.CodeWindow)
+		notRecorded("vote before the window", early.ElectionID, pub)
+	})
+
+	t.Run("after the window", func(t *testing.T) {
+		lp, _ := election.Prepare(late)
+		k, pub := newVoter(t)
+		b, err := lp.NewBallot(rand.Reader, k, token(t, eaKey, late.ElectionID, pub), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.voter.CastBallot(c, b.Marshal())
+		wantReject(t, "vote after the window", err, election.CodeWindow)
+		notRecorded("vote after the window", late.ElectionID, pub)
+	})
+
+	t.Run("token from another election", func(t *testing.T) {
+		k, pub, b := fresh()
+		b.Token = token(t, eaKey, early.ElectionID, pub)
+		_, err := e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "token of another election", err, election.CodeToken)
+		notRecorded("token of another election", m.ElectionID, pub)
+	})
+
+	t.Run("token for another key", func(t *testing.T) {
+		k, pub, b := fresh()
+		_, otherPub := newVoter(t)
+		b.Token = token(t, eaKey, m.ElectionID, otherPub)
+		_, err := e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "token of another key", err, election.CodeToken)
+		notRecorded("token of another key", m.ElectionID, pub)
+		notRecorded("token of another key", m.ElectionID, otherPub)
+	})
+
+	t.Run("token not from the authority", func(t *testing.T) {
+		k, pub, b := fresh()
+		rogue, _ := newVoter(t)
+		b.Token = token(t, rogue, m.ElectionID, pub)
+		_, err := e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "token signed by a non-authority key", err, election.CodeToken)
+		notRecorded("token signed by a non-authority key", m.ElectionID, pub)
+	})
+
+	t.Run("ballot copied from another voter", func(t *testing.T) {
+		// A registered voter takes a cast ballot's ciphertext and proof as
+		// their own: the proof binds the original voter's key, so it fails.
+		k, pub, b := fresh()
+		b.Ciphertext, b.Proof = firstCast.Ciphertext, firstCast.Proof
+		_, err := e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "copied ciphertext and proof", err, election.CodeProof)
+		notRecorded("copied ciphertext and proof", m.ElectionID, pub)
+	})
+
+	t.Run("mauled proof", func(t *testing.T) {
+		k, pub, b := fresh()
+		b.Proof[len(b.Proof)/2] ^= 0x01
+		_, err := e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "mauled proof", err, election.CodeProof)
+		notRecorded("mauled proof", m.ElectionID, pub)
+	})
+
+	t.Run("forged proof for a double-weight vote", func(t *testing.T) {
+		// Encrypt 2 votes for candidate 0 and attach the proof of an honest
+		// ballot of the same voter: a cheater's best try without a real proof.
+		k, pub, b := fresh()
+		c2, _, err := p.PublicKey.Encrypt(rand.Reader, big.NewInt(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Ciphertext = p.PublicKey.EncodeCiphertext(c2)
+		_, err = e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "forged proof", err, election.CodeProof)
+		notRecorded("forged proof", m.ElectionID, pub)
+	})
+
+	t.Run("bad signature", func(t *testing.T) {
+		_, pub, b := fresh()
+		other, _ := newVoter(t)
+		_, err := e.voter.CastBallot(c, resign(t, b, other))
+		wantReject(t, "signature by another key", err, election.CodeSignature)
+		notRecorded("signature by another key", m.ElectionID, pub)
+	})
+
+	t.Run("non-authority opens an election", func(t *testing.T) {
+		if e.outsider == nil {
+			t.Skip("the network has one org only (solo-org); run e2e on three-orgs for this case")
+		}
+		s, sb := sibling(t, m, m.ElectionID+"-party", time.Now(), time.Now().Add(time.Hour))
+		_, err := e.outsider.OpenElection(c, sb)
+		wantReject(t, "OpenElection by a party org", err, election.CodeAccess)
+		_, err = e.voter.GetManifest(c, s.ElectionID)
+		var re *gateway.RejectError
+		if !errors.As(err, &re) || re.Code != election.CodeNoElection {
+			t.Fatalf("after the refused open, GetManifest: %v; want NO_ELECTION", err)
+		}
+	})
+
+	t.Run("open the same election twice", func(t *testing.T) {
+		mb, _ := m.Marshal()
+		_, err := e.ea.OpenElection(c, mb)
+		wantReject(t, "second OpenElection", err, election.CodeExists)
+		got, err := e.voter.GetManifest(c, m.ElectionID)
+		if err != nil || !bytes.Equal(got, mb) {
+			t.Fatalf("the manifest on the ledger changed (%v)", err)
+		}
+	})
+
+	t.Run("oversize payload", func(t *testing.T) {
+		big := make([]byte, election.MaxBallotSize+1)
+		big[0] = election.BallotVersion
+		_, err := e.voter.CastBallot(c, big)
+		wantReject(t, "oversize ballot", err, election.CodeSize)
+		huge := bytes.Repeat([]byte("A"), 4*election.MaxBallotSize)
+		_, err = e.voter.CastBallot(c, huge)
+		wantReject(t, "oversize base64 ballot", err, election.CodeSize)
+	})
+
+	t.Run("malformed input", func(t *testing.T) {
+		_, pub, b := fresh()
+		enc := b.Marshal()
+		cases := map[string][]byte{
+			"truncated ballot":   enc[:len(enc)-10],
+			"trailing bytes":     append(append([]byte(nil), enc...), 0),
+			"not base64 text":    []byte("this is not a ballot"),
+			"wrong version byte": append([]byte{2}, enc[1:]...),
+		}
+		for name, in := range cases {
+			_, err := e.voter.CastBallot(c, in)
+			wantReject(t, name, err, election.CodeDecode)
+		}
+		notRecorded("malformed input", m.ElectionID, pub)
+		// A bad query argument is named too.
+		_, err := e.voter.GetBallot(c, m.ElectionID, "not-hex")
+		wantReject(t, "GetBallot with a bad hash", err, election.CodeArgument)
+	})
+
+	t.Run("unknown election", func(t *testing.T) {
+		_, _, b := fresh()
+		k, _ := newVoter(t)
+		b.ElectionID = m.ElectionID + "-nope"
+		_, err := e.voter.CastBallot(c, resign(t, b, k))
+		wantReject(t, "ballot for an unknown election", err, election.CodeNoElection)
+	})
+}
+
+// offlineVoter is one line of `register --offline` output.
+type offlineVoter struct {
+	key   *ecdsa.PrivateKey
+	token []byte
+}
+
+func readVoter(t *testing.T, path string) *offlineVoter {
+	var l struct {
+		VoterID string `json:"voterID"`
+		Key     []byte `json:"key"`
+		Token   []byte `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(firstLine(readFile(t, path))), &l); err != nil {
+		t.Fatal(err)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(l.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &offlineVoter{key: k.(*ecdsa.PrivateKey), token: l.Token}
+}
+
+func readStream(t *testing.T, path string) [][]byte {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ballotstream.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for {
+		b, err := r.Next()
+		if err != nil {
+			break
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func readFile(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

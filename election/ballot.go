@@ -1,0 +1,183 @@
+package election
+
+import (
+	"crypto/ecdsa"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"regexp"
+)
+
+// BallotVersion is the first byte of every encoded ballot.
+const BallotVersion = 1
+
+// Limits. MaxBallotSize bounds the encoding for the largest manifest Validate
+// accepts (64 candidates, 4096-bit N, 256-bit challenges: a proof of
+// 64·(1024+32+512) bytes); anything longer is rejected before it is parsed.
+const (
+	MaxElectionIDLen = 64
+	MaxBallotSize    = 104 * 1024
+)
+
+var electionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// ValidElectionID reports whether id is a well-formed election id.
+func ValidElectionID(id string) bool {
+	return id != "" && len(id) <= MaxElectionIDLen && electionIDRE.MatchString(id)
+}
+
+// checkElectionID allows 1..64 characters from [A-Za-z0-9._-], starting with
+// a letter or digit: safe in ledger composite keys, file names and logs.
+func checkElectionID(id string) error {
+	if !ValidElectionID(id) {
+		return errorf(CodeDecode, "electionID %q must be 1..%d characters of [A-Za-z0-9._-] starting with a letter or digit", truncate(id, 80), MaxElectionIDLen)
+	}
+	return nil
+}
+
+// Ballot is one voter's encrypted vote. Every field is the exact byte string
+// that is signed and stored; Marshal is the canonical encoding.
+type Ballot struct {
+	ElectionID string
+	VoterPub   []byte // 65-byte uncompressed P-256 point
+	Token      []byte // authority's signature over TokenDigest(ElectionID, VoterPub), r‖s
+	Ciphertext []byte // Paillier ciphertext, exactly CiphertextLen bytes
+	Proof      []byte // zkp.ValidityProof.Marshal, fixed length for the manifest
+	Signature  []byte // voter's signature over SigningDigest, r‖s
+}
+
+// SigningDigest is SHA-256 over lp("fabvote/ballot/v1"), then every field but
+// the signature, each length-prefixed, in encoding order.
+func (b *Ballot) SigningDigest() [32]byte {
+	return digest([]byte(BallotDomain), []byte(b.ElectionID), b.VoterPub, b.Token, b.Ciphertext, b.Proof)
+}
+
+// Sign sets b.Signature with the voter's key.
+func (b *Ballot) Sign(voter *ecdsa.PrivateKey) error {
+	sig, err := signDigest(nil, voter, b.SigningDigest())
+	if err != nil {
+		return fmt.Errorf("election: signing ballot: %w", err)
+	}
+	b.Signature = sig
+	return nil
+}
+
+// VerifySignature checks the voter's signature against VoterPub.
+func (b *Ballot) VerifySignature() error {
+	pub, err := ParseVoterPub(b.VoterPub)
+	if err != nil {
+		return err
+	}
+	return verifySig(pub, b.SigningDigest(), b.Signature, "signature", CodeSignature)
+}
+
+// Hash is SHA-256 of the canonical encoding: the ballot hash on receipts.
+func (b *Ballot) Hash() [32]byte { return sha256.Sum256(b.Marshal()) }
+
+// Marshal returns the canonical encoding:
+// 0x01 ‖ lp(electionID) ‖ lp(voterPub) ‖ lp(token) ‖ lp(ciphertext) ‖ lp(proof) ‖ lp(signature)
+// with lp(x) = 4-byte big-endian len(x) ‖ x.
+func (b *Ballot) Marshal() []byte {
+	fields := [][]byte{[]byte(b.ElectionID), b.VoterPub, b.Token, b.Ciphertext, b.Proof, b.Signature}
+	n := 1
+	for _, f := range fields {
+		n += 4 + len(f)
+	}
+	out := make([]byte, 1, n)
+	out[0] = BallotVersion
+	for _, f := range fields {
+		out = binary.BigEndian.AppendUint32(out, uint32(len(f)))
+		out = append(out, f...)
+	}
+	return out
+}
+
+// ParseBallot decodes the canonical encoding. It checks, before anything
+// costly: total size, version, each length prefix against what remains and
+// against the field's fixed or maximum length, no trailing bytes, the
+// election id's alphabet, the voter key being a point on P-256 and both
+// signatures being canonical low-S r‖s. Ciphertext and proof lengths depend on
+// the manifest and are checked by Prepared.CheckBallot.
+// Errors: SIZE for oversize input, DECODE for everything else.
+func ParseBallot(data []byte) (*Ballot, error) {
+	if len(data) > MaxBallotSize {
+		return nil, errorf(CodeSize, "ballot has %d bytes, the limit is %d", len(data), MaxBallotSize)
+	}
+	if len(data) == 0 {
+		return nil, errorf(CodeDecode, "ballot is empty")
+	}
+	if data[0] != BallotVersion {
+		return nil, errorf(CodeDecode, "ballot version is %d, want %d", data[0], BallotVersion)
+	}
+	rest := data[1:]
+	type spec struct {
+		name  string
+		exact int // 0: variable
+		max   int
+	}
+	specs := [6]spec{
+		{name: "electionID", max: MaxElectionIDLen},
+		{name: "voterPub", exact: VoterPubLen},
+		{name: "token", exact: SignatureLen},
+		{name: "ciphertext", max: MaxBallotSize},
+		{name: "proof", max: MaxBallotSize},
+		{name: "signature", exact: SignatureLen},
+	}
+	var fields [6][]byte
+	for i, s := range specs {
+		if len(rest) < 4 {
+			return nil, errorf(CodeDecode, "ballot truncated before the length of %s", s.name)
+		}
+		l := binary.BigEndian.Uint32(rest)
+		rest = rest[4:]
+		if s.exact != 0 && l != uint32(s.exact) {
+			return nil, errorf(CodeDecode, "%s has length %d, want %d", s.name, l, s.exact)
+		}
+		if s.exact == 0 && l > uint32(s.max) {
+			return nil, errorf(CodeDecode, "%s has length %d, more than %d", s.name, l, s.max)
+		}
+		if uint32(len(rest)) < l {
+			return nil, errorf(CodeDecode, "ballot truncated inside %s (%d of %d bytes)", s.name, len(rest), l)
+		}
+		// Copy: the ballot must not alias the caller's buffer.
+		fields[i] = append([]byte(nil), rest[:l]...)
+		rest = rest[l:]
+	}
+	if len(rest) != 0 {
+		return nil, errorf(CodeDecode, "ballot has %d trailing bytes", len(rest))
+	}
+	b := &Ballot{
+		ElectionID: string(fields[0]),
+		VoterPub:   fields[1],
+		Token:      fields[2],
+		Ciphertext: fields[3],
+		Proof:      fields[4],
+		Signature:  fields[5],
+	}
+	if err := checkElectionID(b.ElectionID); err != nil {
+		return nil, err
+	}
+	if len(b.Ciphertext) == 0 {
+		return nil, errorf(CodeDecode, "ciphertext is empty")
+	}
+	if len(b.Proof) == 0 {
+		return nil, errorf(CodeDecode, "proof is empty")
+	}
+	if _, _, err := parseSig(b.Token, "token"); err != nil {
+		return nil, err
+	}
+	if _, _, err := parseSig(b.Signature, "signature"); err != nil {
+		return nil, err
+	}
+	if _, err := ParseVoterPub(b.VoterPub); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,416 @@
+package election_test
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"encoding/binary"
+	"math/big"
+	"sync"
+	"testing"
+
+	"github.com/fabvote/fabvote/crypto/zkp"
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/election/electiontest"
+)
+
+var (
+	fx       = electiontest.Load()
+	fixOnce  sync.Once
+	fixM     *election.Manifest
+	fixP     *election.Prepared
+	fixBall  []*election.Ballot // fixBall[i]: voter i, choice i%4
+	p256N, _ = new(big.Int).SetString("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551", 16)
+)
+
+// fixtures returns a manifest and four valid ballots (voters 0..3), made once.
+func fixtures(t testing.TB) (*election.Manifest, *election.Prepared, []*election.Ballot) {
+	t.Helper()
+	fixOnce.Do(func() {
+		fixM = fx.Manifest("e1")
+		var err error
+		fixP, err = election.Prepare(fixM)
+		if err != nil {
+			panic(err)
+		}
+		for i := 0; i < 4; i++ {
+			fixBall = append(fixBall, fx.Ballot(fixM, fx.Voters[i], i%4))
+		}
+	})
+	return fixM, fixP, fixBall
+}
+
+func clone(b *election.Ballot) *election.Ballot {
+	c, err := election.ParseBallot(b.Marshal())
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted, want error %s", code)
+	}
+	if got := election.CodeOf(err); got != code {
+		t.Fatalf("error code %q (%v), want %s", got, err, code)
+	}
+}
+
+func TestBallotRoundTrip(t *testing.T) {
+	m, p, ballots := fixtures(t)
+	for i, b := range ballots {
+		enc := b.Marshal()
+		got, err := election.ParseBallot(enc)
+		if err != nil {
+			t.Fatalf("ballot %d: %v", i, err)
+		}
+		if !bytes.Equal(got.Marshal(), enc) {
+			t.Fatalf("ballot %d: re-encoding differs", i)
+		}
+		if err := election.CheckBallot(m, got); err != nil {
+			t.Fatalf("ballot %d: CheckBallot: %v", i, err)
+		}
+		if len(got.Proof) != p.ProofLen() {
+			t.Fatalf("ballot %d: proof %d bytes, ProofLen %d", i, len(got.Proof), p.ProofLen())
+		}
+		// The ciphertext decrypts to the chosen candidate's encoding.
+		c, _ := p.PublicKey.DecodeCiphertext(got.Ciphertext)
+		pt, err := fx.Paillier.Decrypt(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := p.Encoding.Encode(i % 4)
+		if pt.Cmp(want) != 0 {
+			t.Fatalf("ballot %d decrypts to %v, want %v", i, pt, want)
+		}
+	}
+}
+
+// field offsets in the canonical encoding, for surgical corruption.
+func fieldOffsets(enc []byte) (offs [6]int) {
+	pos := 1
+	for i := 0; i < 6; i++ {
+		offs[i] = pos
+		pos += 4 + int(binary.BigEndian.Uint32(enc[pos:]))
+	}
+	return
+}
+
+func TestParseBallotRejects(t *testing.T) {
+	_, _, ballots := fixtures(t)
+	good := ballots[0].Marshal()
+	offs := fieldOffsets(good)
+	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	withField := func(i int, val []byte) []byte {
+		b := clone(ballots[0])
+		switch i {
+		case 0:
+			b.ElectionID = string(val)
+		case 1:
+			b.VoterPub = val
+		case 2:
+			b.Token = val
+		case 3:
+			b.Ciphertext = val
+		case 4:
+			b.Proof = val
+		case 5:
+			b.Signature = val
+		}
+		return b.Marshal()
+	}
+	highS := func(sig []byte) []byte {
+		s := new(big.Int).SetBytes(sig[32:])
+		out := append([]byte(nil), sig[:32]...)
+		return append(out, new(big.Int).Sub(p256N, s).FillBytes(make([]byte, 32))...)
+	}
+	offCurve := append([]byte(nil), ballots[0].VoterPub...)
+	offCurve[64] ^= 1
+	compressed := append([]byte(nil), ballots[0].VoterPub...)
+	compressed[0] = 2
+	zeroR := append(make([]byte, 32), ballots[0].Signature[32:]...)
+
+	cases := []struct {
+		name string
+		in   []byte
+		code string
+	}{
+		{"oversize", make([]byte, election.MaxBallotSize+1), election.CodeSize},
+		{"empty", nil, election.CodeDecode},
+		{"bad version", mod(func(b []byte) []byte { b[0] = 2; return b }), election.CodeDecode},
+		{"truncated in a length", good[:offs[1]+2], election.CodeDecode},
+		{"truncated in the proof", good[:offs[4]+100], election.CodeDecode},
+		{"truncated by one byte", good[:len(good)-1], election.CodeDecode},
+		{"trailing byte", append(append([]byte(nil), good...), 0), election.CodeDecode},
+		{"length prefix too long", mod(func(b []byte) []byte { binary.BigEndian.PutUint32(b[offs[3]:], 1<<31); return b }), election.CodeDecode},
+		{"voterPub 64 bytes", withField(1, ballots[0].VoterPub[:64]), election.CodeDecode},
+		{"voterPub compressed prefix", withField(1, compressed), election.CodeDecode},
+		{"voterPub not on the curve", withField(1, offCurve), election.CodeDecode},
+		{"token 63 bytes", withField(2, ballots[0].Token[:63]), election.CodeDecode},
+		{"token high-S", withField(2, highS(ballots[0].Token)), election.CodeDecode},
+		{"signature 65 bytes", withField(5, append(append([]byte(nil), ballots[0].Signature...), 1)), election.CodeDecode},
+		{"signature high-S", withField(5, highS(ballots[0].Signature)), election.CodeDecode},
+		{"signature r = 0", withField(5, zeroR), election.CodeDecode},
+		{"empty ciphertext", withField(3, nil), election.CodeDecode},
+		{"empty proof", withField(4, nil), election.CodeDecode},
+		{"election id with NUL", withField(0, []byte("e\x001")), election.CodeDecode},
+		{"election id too long", withField(0, bytes.Repeat([]byte("a"), 65)), election.CodeDecode},
+		{"election id empty", withField(0, nil), election.CodeDecode},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := election.ParseBallot(tc.in)
+			wantCode(t, err, tc.code)
+		})
+	}
+}
+
+// The high-S twin of a valid signature verifies mathematically; only the
+// canonical-form rule stops it from being a second encoding of the ballot.
+func TestHighSTwinWouldVerify(t *testing.T) {
+	_, _, ballots := fixtures(t)
+	b := ballots[0]
+	pub, err := election.ParseVoterPub(b.VoterPub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := b.SigningDigest()
+	r := new(big.Int).SetBytes(b.Signature[:32])
+	s := new(big.Int).SetBytes(b.Signature[32:])
+	if !ecdsa.Verify(pub, d[:], r, new(big.Int).Sub(p256N, s)) {
+		t.Fatal("the high-S twin does not verify; the canonical-S test above proves nothing")
+	}
+}
+
+func resign(t *testing.T, b *election.Ballot, voter *ecdsa.PrivateKey) *election.Ballot {
+	t.Helper()
+	if err := b.Sign(voter); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCheckBallotRejects(t *testing.T) {
+	m, p, ballots := fixtures(t)
+	v0, v1 := fx.Voters[0], fx.Voters[1]
+	pub0, _ := v0.PublicKey.Bytes()
+
+	other := fx.Manifest("e2")
+	tokenOtherElection, err := election.IssueToken(rand.Reader, fx.EA, other.ElectionID, pub0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name string
+		make func() *election.Ballot
+		code string
+	}{
+		{"token for another election", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Token = tokenOtherElection
+			return resign(t, b, v0)
+		}, election.CodeToken},
+		{"token for another key", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Token = ballots[1].Token // voter 1's token
+			return resign(t, b, v0)
+		}, election.CodeToken},
+		{"token from another authority", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Token, _ = election.IssueToken(rand.Reader, v1, m.ElectionID, pub0)
+			return resign(t, b, v0)
+		}, election.CodeToken},
+		{"bad voter signature", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Signature = clone(ballots[1]).Signature
+			return b
+		}, election.CodeSignature},
+		{"signed by another key", func() *election.Ballot {
+			return resign(t, clone(ballots[0]), v1)
+		}, election.CodeSignature},
+		{"ballot copied from another voter", func() *election.Ballot {
+			// Voter 1 takes voter 0's ciphertext and proof, puts them under
+			// their own key and token and signs: only the proof's binding to
+			// voter 0's key stops it.
+			b := clone(ballots[0])
+			b.VoterPub = clone(ballots[1]).VoterPub
+			b.Token = clone(ballots[1]).Token
+			return resign(t, b, v1)
+		}, election.CodeProof},
+		{"mauled proof (one bit of z_0)", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Proof[len(b.Proof)/4-1] ^= 1
+			return resign(t, b, v0)
+		}, election.CodeProof},
+		{"mauled proof (e_k)", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Proof[p.PublicKey.CiphertextLen()] ^= 0x80
+			return resign(t, b, v0)
+		}, election.CodeProof},
+		{"proof of another ballot", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Proof = clone(ballots[1]).Proof
+			return resign(t, b, v0)
+		}, election.CodeProof},
+		{"ciphertext for two votes (c·Enc(M^1)) with the old proof", func() *election.Ballot {
+			b := clone(ballots[0])
+			c, _ := p.PublicKey.DecodeCiphertext(b.Ciphertext)
+			m1, _ := p.Encoding.Encode(1)
+			c2, _, _ := p.PublicKey.Encrypt(rand.Reader, m1)
+			b.Ciphertext = p.PublicKey.EncodeCiphertext(p.PublicKey.Add(c, c2))
+			return resign(t, b, v0)
+		}, election.CodeProof},
+		{"proof too short", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Proof = b.Proof[:len(b.Proof)-1]
+			return resign(t, b, v0)
+		}, election.CodeProof},
+		{"ciphertext not below N²", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Ciphertext = bytes.Repeat([]byte{0xff}, len(b.Ciphertext))
+			return resign(t, b, v0)
+		}, election.CodeCiphertext},
+		{"ciphertext zero", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Ciphertext = make([]byte, len(b.Ciphertext))
+			return resign(t, b, v0)
+		}, election.CodeCiphertext},
+		{"ciphertext = N (not a unit)", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Ciphertext = p.PublicKey.N.FillBytes(make([]byte, len(b.Ciphertext)))
+			return resign(t, b, v0)
+		}, election.CodeCiphertext},
+		{"ciphertext one byte short", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Ciphertext = b.Ciphertext[1:]
+			return resign(t, b, v0)
+		}, election.CodeCiphertext},
+		{"ballot for another election", func() *election.Ballot {
+			return fx.Ballot(other, v0, 0)
+		}, election.CodeNoElection},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.make()
+			// Every malformed ballot still decodes: the rejection comes from the check named.
+			if _, err := election.ParseBallot(b.Marshal()); err != nil {
+				t.Fatalf("test ballot does not decode: %v", err)
+			}
+			wantCode(t, p.CheckBallot(b, nil), tc.code)
+		})
+	}
+}
+
+// A batching verifier and the direct one agree on valid and invalid proofs.
+func TestProofVerifierBatchAgrees(t *testing.T) {
+	_, p, ballots := fixtures(t)
+	var items []zkp.BatchItem
+	for i, b := range ballots {
+		c, err := p.CheckShape(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, proof, err := p.ParseProof(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 { // bind to the wrong voter: invalid
+			ctx = p.ProofContext(ballots[3].VoterPub)
+		}
+		items = append(items, zkp.BatchItem{Ctx: ctx, C: c, Proof: proof})
+	}
+	errs := zkp.VerifyBatch(rand.Reader, items)
+	for i, err := range errs {
+		direct := election.DirectVerifier{}.Verify(items[i].Ctx, items[i].C, items[i].Proof)
+		if (err == nil) != (direct == nil) || (i == 2) != (err != nil) {
+			t.Fatalf("item %d: batch %v, direct %v", i, err, direct)
+		}
+	}
+}
+
+func TestNewBallotRejectsBadInput(t *testing.T) {
+	m, _, ballots := fixtures(t)
+	tok := ballots[0].Token
+	cases := []struct {
+		name   string
+		voter  *ecdsa.PrivateKey
+		token  []byte
+		choice int
+	}{
+		{"choice negative", fx.Voters[0], tok, -1},
+		{"choice too large", fx.Voters[0], tok, len(m.Candidates)},
+		{"token of another voter", fx.Voters[1], tok, 0},
+		{"no token", fx.Voters[0], nil, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := election.NewBallot(rand.Reader, m, tc.voter, tc.token, tc.choice); err == nil {
+				t.Fatal("NewBallot accepted bad input")
+			}
+		})
+	}
+}
+
+func TestIssueTokenSignerForms(t *testing.T) {
+	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	for _, s := range []struct {
+		name string
+		raw  bool
+	}{{"asn1", false}, {"raw r||s", true}} {
+		t.Run(s.name, func(t *testing.T) {
+			tok, err := election.IssueToken(rand.Reader, rawSigner{fx.EA, s.raw}, "e1", pub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := election.VerifyToken(&fx.EA.PublicKey, "e1", pub, tok); err != nil {
+				t.Fatal(err)
+			}
+			if err := election.VerifyToken(&fx.EA.PublicKey, "e2", pub, tok); election.CodeOf(err) != election.CodeToken {
+				t.Fatalf("token verified for another election: %v", err)
+			}
+		})
+	}
+	if _, err := election.IssueToken(rand.Reader, fx.EA, "bad id!", pub); err == nil {
+		t.Fatal("IssueToken accepted a bad election id")
+	}
+	if _, err := election.IssueToken(rand.Reader, fx.EA, "e1", pub[:64]); err == nil {
+		t.Fatal("IssueToken accepted a bad voter key")
+	}
+}
+
+func TestDigestsAreDomainSeparated(t *testing.T) {
+	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	// Moving a byte between fields must change the digest (length prefixes).
+	if election.TokenDigest("e1", pub) == election.TokenDigest("e", append([]byte("1"), pub...)) {
+		t.Fatal("token digest is not injective over its fields")
+	}
+	b := &election.Ballot{ElectionID: "e1", VoterPub: pub}
+	if b.SigningDigest() == election.TokenDigest("e1", pub) {
+		t.Fatal("ballot and token digests collide")
+	}
+}
+
+func TestCodeOf(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{election.Errorf(election.CodeDuplicate, "x"), election.CodeDuplicate},
+		{errString("rpc error: code = Aborted desc = failed to endorse: chaincode response 500, fabvote WINDOW: too late"), election.CodeWindow},
+		{errString("fabvote is great: fabvote PROOF: bad"), election.CodeProof},
+		{errString("something else"), ""},
+	}
+	for _, tc := range cases {
+		if got := election.CodeOf(tc.err); got != tc.want {
+			t.Errorf("CodeOf(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

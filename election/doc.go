@@ -1,0 +1,25 @@
+// Package election holds the fabvote protocol objects that the ballot
+// chaincode, the CLI and the auditor must agree on byte for byte: the election
+// manifest, the authority's eligibility token, the ballot, the stored ballot
+// record and the published result, with their canonical encodings and checks.
+//
+// It exists as its own package so that the chaincode (which accepts ballots)
+// and `fabvote verify` (which re-checks them from the ledger alone) run the
+// very same code, and so that one place defines what "canonical" means.
+//
+// Encodings (docs/PROTOCOL.md has the full tables):
+//
+//   - Manifest and Result: encoding/json of the Go struct (deterministic: fields
+//     in declaration order, byte slices in standard base64, times in RFC 3339
+//     UTC). Parsers reject unknown fields, trailing data and any byte string
+//     that is not exactly what Marshal would produce for the parsed value.
+//   - Ballot: version byte 0x01, then six fields each prefixed by a 4-byte
+//     big-endian length: electionID, voterPub (65-byte uncompressed P-256
+//     point), token (64-byte r‖s), ciphertext (CiphertextLen bytes), proof
+//     (zkp fixed length), signature (64-byte r‖s). Signatures must be low-S.
+//   - Digests are SHA-256 over length-prefixed fields, the first of which is a
+//     domain tag: "fabvote/token/v1" for tokens, "fabvote/ballot/v1" for the
+//     voter's signature.
+//
+// Every rejection is an *Error whose Code tells the reasons apart.
+package election

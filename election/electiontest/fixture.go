@@ -1,0 +1,184 @@
+// Package electiontest provides fixed keys and ready-made manifests, tokens
+// and ballots for tests of the election package, the ballot chaincode and the
+// CLI. Real key sizes (2048-bit N) are used, but the expensive parts — safe
+// primes and the authority's and voters' keys — are committed in
+// fixture.json, so tests stay fast and fuzz seed corpora stay valid.
+//
+// Never use these keys outside tests: their secrets are public.
+package electiontest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/fabvote/fabvote/crypto/paillier"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/election"
+)
+
+//go:embed fixture.json
+var fixtureJSON []byte
+
+// fixtureFile is the on-disk form of the fixture (all hex).
+type fixtureFile struct {
+	Comment string   `json:"comment"`
+	P       string   `json:"p"` // safe primes, 1024 bits each
+	Q       string   `json:"q"`
+	EA      string   `json:"ea"`     // P-256 private scalar
+	Voters  []string `json:"voters"` // P-256 private scalars
+}
+
+// Fixture holds the fixed test keys.
+type Fixture struct {
+	P, Q     *big.Int
+	Paillier *paillier.PrivateKey
+	EA       *ecdsa.PrivateKey
+	Voters   []*ecdsa.PrivateKey
+}
+
+var (
+	once    sync.Once
+	loaded  *Fixture
+	loadErr error
+)
+
+// Load parses the embedded fixture once. It panics if the fixture is corrupt,
+// which is a bug in the repository, not a test failure.
+func Load() *Fixture {
+	once.Do(func() { loaded, loadErr = parse(fixtureJSON) })
+	if loadErr != nil {
+		panic("electiontest: " + loadErr.Error())
+	}
+	return loaded
+}
+
+func parse(b []byte) (*Fixture, error) {
+	var ff fixtureFile
+	if err := json.Unmarshal(b, &ff); err != nil {
+		return nil, err
+	}
+	f := &Fixture{}
+	var ok1, ok2 bool
+	f.P, ok1 = new(big.Int).SetString(ff.P, 16)
+	f.Q, ok2 = new(big.Int).SetString(ff.Q, 16)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("bad primes")
+	}
+	var err error
+	if f.Paillier, err = paillier.NewPrivateKeyFromPrimes(f.P, f.Q); err != nil {
+		return nil, err
+	}
+	if f.EA, err = ecKey(ff.EA); err != nil {
+		return nil, err
+	}
+	for _, v := range ff.Voters {
+		k, err := ecKey(v)
+		if err != nil {
+			return nil, err
+		}
+		f.Voters = append(f.Voters, k)
+	}
+	return f, nil
+}
+
+func ecKey(h string) (*ecdsa.PrivateKey, error) {
+	d, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, err
+	}
+	return ecdsa.ParseRawPrivateKey(elliptic.P256(), d)
+}
+
+// Fixed times of the default voting window.
+var (
+	Start = time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
+	End   = time.Date(2026, 11, 1, 20, 0, 0, 0, time.UTC)
+)
+
+// Candidates is the default candidate list (4, as in the benchmark).
+var Candidates = []string{"Alice", "Bob", "Carol", "Dave"}
+
+// Manifest returns a valid single-key manifest for electionID with the
+// fixture's Paillier and authority keys, 4 candidates, MaxVoters 1000, the
+// window [Start, End), authority "AuthorityMSP" and trustee "TrusteeMSP".
+func (f *Fixture) Manifest(electionID string) *election.Manifest {
+	pkb, err := f.Paillier.Public().MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	tok, err := x509.MarshalPKIXPublicKey(&f.EA.PublicKey)
+	if err != nil {
+		panic(err)
+	}
+	return &election.Manifest{
+		Version:       election.ManifestVersion,
+		ElectionID:    electionID,
+		Title:         "Test election " + electionID,
+		Candidates:    append([]string(nil), Candidates...),
+		EncodingBits:  10,
+		MaxVoters:     1000,
+		PaillierKey:   pkb,
+		TokenKey:      tok,
+		AuthorityMSP:  "AuthorityMSP",
+		TrusteeMSPs:   []string{"TrusteeMSP"},
+		Start:         Start,
+		End:           End,
+		ChallengeBits: 128,
+	}
+}
+
+// ThresholdManifest returns Manifest(electionID) with the key dealt as k-of-l
+// trustee shares (a fresh dealing of the fixture's primes), and the shares.
+func (f *Fixture) ThresholdManifest(electionID string, k, l int) (*election.Manifest, *threshold.PublicParams, []*threshold.KeyShare) {
+	pp, shares, err := threshold.DealFromPrimes(rand.Reader, f.P, f.Q, k, l)
+	if err != nil {
+		panic(err)
+	}
+	b, err := pp.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	m := f.Manifest(electionID)
+	m.Threshold = b
+	return m, pp, shares
+}
+
+// Token issues the authority's token for voter i in m's election.
+func (f *Fixture) Token(m *election.Manifest, voter *ecdsa.PrivateKey) []byte {
+	pub, err := voter.PublicKey.Bytes()
+	if err != nil {
+		panic(err)
+	}
+	t, err := election.IssueToken(rand.Reader, f.EA, m.ElectionID, pub)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Ballot returns a valid ballot of voter for candidate choice in m.
+func (f *Fixture) Ballot(m *election.Manifest, voter *ecdsa.PrivateKey, choice int) *election.Ballot {
+	b, err := election.NewBallot(rand.Reader, m, voter, f.Token(m, voter), choice)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// NewVoter returns a fresh random voter key (for tests that need many voters).
+func NewVoter() *ecdsa.PrivateKey {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}

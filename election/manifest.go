@@ -1,0 +1,311 @@
+package election
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"regexp"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fabvote/fabvote/crypto/paillier"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/votecode"
+	"github.com/fabvote/fabvote/crypto/zkp"
+)
+
+// ManifestVersion is the only manifest version this code accepts.
+const ManifestVersion = 1
+
+// Manifest limits.
+const (
+	MaxManifestSize   = 256 * 1024
+	MinCandidates     = 2
+	MaxCandidates     = 64
+	MaxNameLen        = 200 // title and candidate names, bytes of UTF-8
+	MinModulusBits    = 2048
+	MaxModulusBits    = 4096
+	MinChallengeBits  = 128
+	MaxChallengeBits  = 256
+	MaxMSPIDLen       = 128
+	MaxTrusteeMSPs    = 64
+	DefaultChallenge  = 128
+	maxEncodedKeySize = 64 * 1024
+)
+
+// Manifest describes one election. It is written once to the ledger and is
+// immutable afterwards; its canonical encoding is Marshal's output.
+type Manifest struct {
+	Version       int       `json:"version"`
+	ElectionID    string    `json:"electionID"`
+	Title         string    `json:"title"`
+	Candidates    []string  `json:"candidates"`
+	EncodingBits  uint      `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
+	MaxVoters     uint64    `json:"maxVoters"`
+	PaillierKey   []byte    `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
+	Threshold     []byte    `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
+	TokenKey      []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
+	AuthorityMSP  string    `json:"authorityMSP"`
+	TrusteeMSPs   []string  `json:"trusteeMSPs"`
+	Start         time.Time `json:"start"` // voting window [Start, End), UTC
+	End           time.Time `json:"end"`
+	ChallengeBits int       `json:"challengeBits"`
+}
+
+var mspIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Marshal validates m and returns its canonical JSON encoding. Times are
+// normalised to UTC; nil slices are encoded as empty.
+func (m *Manifest) Marshal() ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m.marshal()
+}
+
+func (m *Manifest) marshal() ([]byte, error) {
+	c := *m
+	c.Start, c.End = c.Start.UTC(), c.End.UTC()
+	if c.Threshold == nil {
+		c.Threshold = []byte{}
+	}
+	if c.TrusteeMSPs == nil {
+		c.TrusteeMSPs = []string{}
+	}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return nil, wrapf(CodeManifest, err, "encoding manifest")
+	}
+	return b, nil
+}
+
+// ParseManifest decodes and validates a manifest. It accepts only the
+// canonical encoding: no unknown or duplicate-cased fields, no trailing data,
+// no whitespace, times in UTC — exactly Marshal's output for the result.
+func ParseManifest(b []byte) (*Manifest, error) {
+	if len(b) > MaxManifestSize {
+		return nil, errorf(CodeSize, "manifest has %d bytes, the limit is %d", len(b), MaxManifestSize)
+	}
+	m := new(Manifest)
+	if err := strictJSON(b, m); err != nil {
+		return nil, wrapf(CodeDecode, err, "manifest")
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	canon, err := m.marshal()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(canon, b) {
+		return nil, errorf(CodeDecode, "manifest is not in canonical form (re-encode it with Manifest.Marshal)")
+	}
+	return m, nil
+}
+
+// strictJSON decodes exactly one JSON value with no unknown fields and no trailing data.
+func strictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the JSON value")
+	}
+	if _, err := dec.Token(); err == nil {
+		return fmt.Errorf("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func manifestErr(format string, args ...any) *Error { return errorf(CodeManifest, format, args...) }
+
+func checkName(field, s string) error {
+	if s == "" {
+		return manifestErr("%s is empty", field)
+	}
+	if len(s) > MaxNameLen {
+		return manifestErr("%s has %d bytes, the limit is %d", field, len(s), MaxNameLen)
+	}
+	if !utf8.ValidString(s) {
+		return manifestErr("%s is not valid UTF-8", field)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return manifestErr("%s contains a control character", field)
+		}
+	}
+	return nil
+}
+
+func checkMSPID(field, s string) error {
+	if s == "" || len(s) > MaxMSPIDLen || !mspIDRE.MatchString(s) {
+		return manifestErr("%s %q must be 1..%d characters of [A-Za-z0-9._-]", field, truncate(s, 80), MaxMSPIDLen)
+	}
+	return nil
+}
+
+// Validate checks every field. It parses the keys, so it is not free; the
+// chaincode runs it once per manifest and caches the outcome (see Prepare).
+func (m *Manifest) Validate() error {
+	_, err := m.prepare()
+	return err
+}
+
+func (m *Manifest) prepare() (*Prepared, error) {
+	if m == nil {
+		return nil, manifestErr("manifest is missing")
+	}
+	if m.Version != ManifestVersion {
+		return nil, manifestErr("version is %d, want %d", m.Version, ManifestVersion)
+	}
+	if err := checkElectionID(m.ElectionID); err != nil {
+		return nil, manifestErr("electionID: %s", err.(*Error).Msg)
+	}
+	if err := checkName("title", m.Title); err != nil {
+		return nil, err
+	}
+	if len(m.Candidates) < MinCandidates || len(m.Candidates) > MaxCandidates {
+		return nil, manifestErr("candidates: %d, want %d..%d", len(m.Candidates), MinCandidates, MaxCandidates)
+	}
+	seen := make(map[string]int, len(m.Candidates))
+	for i, c := range m.Candidates {
+		if err := checkName(fmt.Sprintf("candidates[%d]", i), c); err != nil {
+			return nil, err
+		}
+		if j, dup := seen[c]; dup {
+			return nil, manifestErr("candidates[%d] %q repeats candidates[%d]", i, truncate(c, 40), j)
+		}
+		seen[c] = i
+	}
+	if m.MaxVoters == 0 {
+		return nil, manifestErr("maxVoters is 0")
+	}
+	// 2^b > MaxVoters  ⇔  b ≥ bit length of MaxVoters.
+	if need := uint(bits.Len64(m.MaxVoters)); m.EncodingBits < need || m.EncodingBits > votecode.MaxBits {
+		return nil, manifestErr("encodingBits is %d, want %d..%d so that 2^encodingBits > maxVoters = %d", m.EncodingBits, need, votecode.MaxBits, m.MaxVoters)
+	}
+	enc := votecode.Encoding{Bits: m.EncodingBits, Candidates: len(m.Candidates)}
+	if err := enc.Validate(); err != nil {
+		return nil, manifestErr("encoding: %v", err)
+	}
+
+	if len(m.PaillierKey) == 0 || len(m.PaillierKey) > maxEncodedKeySize {
+		return nil, manifestErr("paillierKey is empty or longer than %d bytes", maxEncodedKeySize)
+	}
+	pk, err := paillier.ParsePublicKey(m.PaillierKey)
+	if err != nil {
+		return nil, manifestErr("paillierKey: %v", err)
+	}
+	if nb := pk.N.BitLen(); nb < MinModulusBits || nb > MaxModulusBits {
+		return nil, manifestErr("paillierKey: N has %d bits, want %d..%d", nb, MinModulusBits, MaxModulusBits)
+	}
+	// Every tally (< M^p) must be below N, or counts would wrap modulo N.
+	if err := enc.FitsModulus(pk.N); err != nil {
+		return nil, manifestErr("encodingBits × candidates = %d bits does not fit below N (%d bits)", m.EncodingBits*uint(len(m.Candidates)), pk.N.BitLen())
+	}
+
+	var pp *threshold.PublicParams
+	if len(m.Threshold) > 0 {
+		if len(m.Threshold) > maxEncodedKeySize {
+			return nil, manifestErr("threshold parameters longer than %d bytes", maxEncodedKeySize)
+		}
+		pp, err = threshold.ParsePublicParams(m.Threshold)
+		if err != nil {
+			return nil, manifestErr("threshold: %v", err)
+		}
+		if err := pp.Validate(); err != nil {
+			return nil, manifestErr("threshold: %v", err)
+		}
+		if pp.PublicKey.N.Cmp(pk.N) != 0 {
+			return nil, manifestErr("threshold: modulus differs from paillierKey")
+		}
+	}
+
+	if len(m.TokenKey) == 0 || len(m.TokenKey) > maxEncodedKeySize {
+		return nil, manifestErr("tokenKey is empty or too long")
+	}
+	anyKey, err := x509.ParsePKIXPublicKey(m.TokenKey)
+	if err != nil {
+		return nil, manifestErr("tokenKey: %v", err)
+	}
+	tokenKey, ok := anyKey.(*ecdsa.PublicKey)
+	if !ok || tokenKey.Curve != p256 {
+		return nil, manifestErr("tokenKey is %T, want an ECDSA P-256 key", anyKey)
+	}
+
+	if err := checkMSPID("authorityMSP", m.AuthorityMSP); err != nil {
+		return nil, err
+	}
+	if len(m.TrusteeMSPs) > MaxTrusteeMSPs {
+		return nil, manifestErr("trusteeMSPs: %d entries, the limit is %d", len(m.TrusteeMSPs), MaxTrusteeMSPs)
+	}
+	seenMSP := map[string]bool{}
+	for i, id := range m.TrusteeMSPs {
+		if err := checkMSPID(fmt.Sprintf("trusteeMSPs[%d]", i), id); err != nil {
+			return nil, err
+		}
+		if seenMSP[id] {
+			return nil, manifestErr("trusteeMSPs[%d] %q is listed twice", i, id)
+		}
+		seenMSP[id] = true
+	}
+
+	if m.Start.IsZero() || m.End.IsZero() {
+		return nil, manifestErr("start and end must both be set")
+	}
+	if m.Start.Year() < 2000 || m.End.Year() > 9999 {
+		return nil, manifestErr("start/end outside years 2000..9999")
+	}
+	if !m.End.After(m.Start) {
+		return nil, manifestErr("end %s is not after start %s", m.End.UTC().Format(time.RFC3339), m.Start.UTC().Format(time.RFC3339))
+	}
+	if m.ChallengeBits < MinChallengeBits || m.ChallengeBits > MaxChallengeBits || m.ChallengeBits%8 != 0 {
+		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
+	}
+
+	p := &Prepared{
+		Manifest:  m,
+		PublicKey: pk,
+		Threshold: pp,
+		Encoding:  enc,
+		TokenKey:  tokenKey,
+		Messages:  enc.Messages(),
+	}
+	// Let zkp check the context it will be handed (key size vs challenge length, …).
+	if err := p.ProofContext(make([]byte, VoterPubLen)).Check(); err != nil {
+		return nil, manifestErr("proof context: %v", err)
+	}
+	// zkp's fixed proof length: p · (|N²| + t/8 + |N|) bytes.
+	p.proofLen = len(p.Messages) * (pk.CiphertextLen() + m.ChallengeBits/8 + pk.ModulusLen())
+	return p, nil
+}
+
+// PublicKey parses the manifest's Paillier key.
+func (m *Manifest) PublicKey() (*paillier.PublicKey, error) {
+	pk, err := paillier.ParsePublicKey(m.PaillierKey)
+	if err != nil {
+		return nil, manifestErr("paillierKey: %v", err)
+	}
+	return pk, nil
+}
+
+// Encoding returns the vote encoding (M = 2^EncodingBits, one digit per candidate).
+func (m *Manifest) Encoding() votecode.Encoding {
+	return votecode.Encoding{Bits: m.EncodingBits, Candidates: len(m.Candidates)}
+}
+
+// ProofContext returns the validity-proof context for voterPub. It parses the
+// manifest; code that checks many ballots should Prepare once instead.
+func (m *Manifest) ProofContext(voterPub []byte) (*zkp.Context, error) {
+	p, err := Prepare(m)
+	if err != nil {
+		return nil, err
+	}
+	return p.ProofContext(voterPub), nil
+}

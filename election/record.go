@@ -1,0 +1,88 @@
+package election
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+)
+
+// Ledger object types (the first attribute of fabvote's composite keys):
+//
+//	("manifest", electionID)                 → canonical manifest JSON
+//	("ballot",   electionID, hex(SHA-256(voterPub))) → Record encoding
+//	("result",   electionID)                 → canonical result JSON
+const (
+	ObjManifest = "manifest"
+	ObjBallot   = "ballot"
+	ObjResult   = "result"
+)
+
+// RecordVersion is the first byte of a stored ballot record.
+const RecordVersion = 1
+
+// MaxTxIDLen bounds the transaction id stored with a ballot (Fabric's are 64 hex digits).
+const MaxTxIDLen = 128
+
+// Record is the value stored under a ballot key: the ballot and the id of the
+// transaction that cast it, so that a receipt can be answered from one key.
+// Encoding: 0x01 ‖ 2-byte big-endian len(txID) ‖ txID ‖ canonical ballot.
+type Record struct {
+	TxID   string
+	Ballot []byte // canonical ballot encoding, exactly as submitted
+}
+
+// Marshal returns the record encoding.
+func (r *Record) Marshal() []byte {
+	out := make([]byte, 0, 3+len(r.TxID)+len(r.Ballot))
+	out = append(out, RecordVersion)
+	out = binary.BigEndian.AppendUint16(out, uint16(len(r.TxID)))
+	out = append(out, r.TxID...)
+	return append(out, r.Ballot...)
+}
+
+// ParseRecord decodes a stored record. It does not parse the ballot.
+func ParseRecord(b []byte) (*Record, error) {
+	if len(b) > MaxBallotSize+3+MaxTxIDLen {
+		return nil, errorf(CodeSize, "ballot record has %d bytes", len(b))
+	}
+	if len(b) < 3 || b[0] != RecordVersion {
+		return nil, errorf(CodeDecode, "ballot record: bad header")
+	}
+	n := int(binary.BigEndian.Uint16(b[1:3]))
+	if n > MaxTxIDLen || len(b) < 3+n {
+		return nil, errorf(CodeDecode, "ballot record: bad txID length %d", n)
+	}
+	return &Record{TxID: string(b[3 : 3+n]), Ballot: append([]byte(nil), b[3+n:]...)}, nil
+}
+
+// BallotHash is the hash on a receipt: SHA-256 of the canonical ballot bytes.
+func BallotHash(ballot []byte) [32]byte { return sha256.Sum256(ballot) }
+
+// VoterKeyHashHex is the ballot key's last attribute: lower-case hex of VoterKeyHash.
+func VoterKeyHashHex(voterPub []byte) string {
+	h := VoterKeyHash(voterPub)
+	return hex.EncodeToString(h[:])
+}
+
+// Receipt is what GetBallot returns (JSON): enough for a voter to check that
+// the ballot recorded under their key is the one they cast.
+type Receipt struct {
+	ElectionID   string `json:"electionID"`
+	VoterKeyHash string `json:"voterKeyHash"` // lower-case hex
+	BallotHash   string `json:"ballotHash"`   // lower-case hex of SHA-256(ballot bytes)
+	TxID         string `json:"txID"`
+}
+
+// BallotEntry is one ballot in a ListBallots page.
+type BallotEntry struct {
+	VoterKeyHash string `json:"voterKeyHash"`
+	TxID         string `json:"txID"`
+	Ballot       []byte `json:"ballot"` // canonical encoding (base64 in JSON)
+}
+
+// BallotPage is what ListBallots returns (JSON). An empty Bookmark means the
+// last page has been read.
+type BallotPage struct {
+	Ballots  []BallotEntry `json:"ballots"`
+	Bookmark string        `json:"bookmark"`
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# fabric/build.sh — builds the fabvote fork of Hyperledger Fabric from the pinned
+# upstream module plus our patch series. No upstream source lives in this
+# repository: every tree is made under $BUILD from the Go module cache.
+#
+#   build.sh verify          check the pinned module's hash (download it if missing)
+#   build.sh stock           unpatched upstream          -> $BIN/stock/{peer,orderer,...}
+#   build.sh fork            upstream + ext + patches    -> $BIN/{peer,orderer,...}
+#   build.sh check-patches   the series applies cleanly to a fresh copy
+#   build.sh test            upstream unit tests of the packages the patches touch,
+#                            in every mode of every switch, on the patched tree
+#   build.sh bench           in-tree BCCSP benchmarks (Go vs OpenSSL ECDSA, SHA-256)
+#   build.sh workspace DIR   a git repository with one commit per patch, for
+#                            editing the series (see docs/FORK.md)
+#   build.sh export DIR      rewrite fabric/patches from such a workspace
+#
+# Environment: ROOT (repository root), BUILD, BIN, GO; FABRIC_GO_TAGS (extra build
+# tags, default none, as upstream's GO_TAGS).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=${ROOT:-$(dirname "$HERE")}
+BUILD=${BUILD:-$ROOT/build}
+BIN=${BIN:-$ROOT/bin}
+GO=${GO:-go}
+FABRIC_GO_TAGS=${FABRIC_GO_TAGS:-}
+
+# shellcheck source=/dev/null
+. "$HERE/UPSTREAM"
+: "${MODULE:?UPSTREAM lacks MODULE}" "${VERSION:?UPSTREAM lacks VERSION}" "${SUM:?UPSTREAM lacks SUM}"
+
+# The upstream module ships vendor/modules.txt without the vendored code, so
+# every go command in a tree runs with -mod=mod. GOWORK=off keeps a go.work
+# elsewhere from leaking in. GOFLAGS from the caller (e.g. -buildvcs=false) stay.
+export GOWORK=off
+export GOFLAGS="${GOFLAGS:-} -mod=mod -buildvcs=false"
+export CGO_ENABLED=${CGO_ENABLED:-1}
+
+CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
+
+# Our own packages, copied into the tree so patches can import them as
+# github.com/hyperledger/fabric/fabvote/<name>. They import only the standard
+# library and third-party modules (checked below), never each other.
+EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless)
+EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless)
+
+# In-tree test files: fabric/testdata/overlay/<path> is copied to <tree>/<path>.
+OVERLAY=$HERE/testdata/overlay
+
+log() { printf 'fabric: %s\n' "$*" >&2; }
+die() { printf 'fabric: error: %s\n' "$*" >&2; exit 1; }
+
+# h1 computes the go.sum "h1:" hash of a module directory: SHA-256 over the
+# sorted lines "<sha256 of file>  <module>@<version>/<path>\n", base64-encoded.
+h1() {
+	local dir=$1 prefix=$2 hex
+	hex=$(cd "$dir" && find . -type f -printf '%P\0' | LC_ALL=C sort -z |
+		xargs -0 sha256sum | sed "s|  |  $prefix/|" | sha256sum | cut -d' ' -f1)
+	printf 'h1:%s\n' "$(printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" | base64)"
+}
+
+# moddir prints the module cache directory of the pinned upstream after checking
+# both the recorded hash and the files themselves against the pin.
+moddir() {
+	local json dir sum got
+	json=$(cd / && GOFLAGS=-mod=mod "$GO" mod download -json "$MODULE@$VERSION") ||
+		die "cannot download $MODULE@$VERSION"
+	dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"$json")
+	sum=$(sed -n 's/^[[:space:]]*"Sum": "\(.*\)",\{0,1\}$/\1/p' <<<"$json")
+	[ -n "$dir" ] && [ -d "$dir" ] || die "go mod download gave no directory for $MODULE@$VERSION"
+	[ "$sum" = "$SUM" ] || die "$MODULE@$VERSION: module cache Sum $sum, pinned $SUM (fabric/UPSTREAM)"
+	got=$(h1 "$dir" "$MODULE@$VERSION")
+	[ "$got" = "$SUM" ] || die "$MODULE@$VERSION: files in $dir hash to $got, pinned $SUM: the module cache was modified"
+	printf '%s\n' "$dir"
+}
+
+patches() { find "$HERE/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort; }
+
+# copy_tree DEST: a fresh, writable copy of the pinned upstream at DEST.
+copy_tree() {
+	local src dest=$1
+	src=$(moddir)
+	rm -rf "$dest"
+	mkdir -p "$(dirname "$dest")"
+	cp -R "$src" "$dest"
+	chmod -R u+w "$dest"
+}
+
+# add_ext DEST: copy our extension packages and the in-tree test overlay.
+add_ext() {
+	local dest=$1 i src dst bad files
+	for i in "${!EXT_SRC[@]}"; do
+		src=$ROOT/${EXT_SRC[$i]}
+		dst=$dest/${EXT_DST[$i]}
+		if ! compgen -G "$src/*.go" >/dev/null; then
+			log "warning: extension package ${EXT_SRC[$i]} has no Go files yet; not copied"
+			continue
+		fi
+		# Only the package's own files: its tests run in the root module.
+		mapfile -t files < <(find "$src" -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' | LC_ALL=C sort)
+		bad=$(grep -l '"github.com/fabvote/fabvote' "${files[@]}" || true)
+		[ -z "$bad" ] || die "extension package files import the root module: $bad"
+		mkdir -p "$dst"
+		cp "${files[@]}" "$dst/"
+	done
+	if [ -d "$OVERLAY" ]; then
+		cp -R "$OVERLAY/." "$dest/"
+	fi
+}
+
+# apply_patches DEST: apply the series in order; stop at the first failure.
+apply_patches() {
+	local dest=$1 p
+	while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		patch -d "$dest" -p1 --forward --batch --no-backup-if-mismatch --quiet <"$p" ||
+			die "patch $(basename "$p") does not apply cleanly"
+	done < <(patches)
+}
+
+# stamp: a digest of everything that shapes the patched tree.
+stamp() {
+	{
+		cat "$HERE/UPSTREAM" "$HERE/build.sh"
+		patches | while IFS= read -r p; do printf '%s\n' "$p"; cat "$p"; done
+		for s in "${EXT_SRC[@]}"; do
+			[ ! -d "$ROOT/$s" ] || find "$ROOT/$s" -type f | LC_ALL=C sort | xargs sha256sum
+		done
+		[ ! -d "$OVERLAY" ] || find "$OVERLAY" -type f | LC_ALL=C sort | xargs sha256sum
+	} | sha256sum | cut -d' ' -f1
+}
+
+build_bins() {
+	local tree=$1 out=$2 version=$3 ldflags pkgs=() c
+	for c in "${CMDS[@]}"; do pkgs+=("./cmd/$c"); done
+	ldflags="-X $MODULE/common/metadata.Version=$version -X $MODULE/common/metadata.CommitSHA=$COMMIT"
+	mkdir -p "$out"
+	log "building ${CMDS[*]} -> $out"
+	(cd "$tree" && "$GO" build -trimpath -tags "$FABRIC_GO_TAGS" -ldflags "$ldflags" -o "$out/" "${pkgs[@]}")
+}
+
+cmd_stock() {
+	local tree=$BUILD/fabric-stock s
+	s=$(sha256sum <"$HERE/UPSTREAM" | cut -d' ' -f1)
+	if [ ! -f "$tree/.fabvote-stamp" ] || [ "$(cat "$tree/.fabvote-stamp")" != "$s" ]; then
+		log "copying pristine $MODULE@$VERSION -> $tree"
+		copy_tree "$tree"
+		echo "$s" >"$tree/.fabvote-stamp"
+	fi
+	build_bins "$tree" "$BIN/stock" "$RELEASE"
+	# sampleconfig is not patched: the stock build provides it too when the
+	# fork has not been built yet.
+	if [ ! -d "$BUILD/config" ]; then
+		mkdir -p "$BUILD/config"
+		cp -R "$tree/sampleconfig/." "$BUILD/config/"
+	fi
+}
+
+# prepare_fork: (re)make $BUILD/fabric when the pin, the patches, the build
+# script or our packages changed. The go build cache is keyed by file content,
+# so a fresh copy costs only the packages whose files really changed.
+prepare_fork() {
+	local tree=$BUILD/fabric s tmp
+	s=$(stamp)
+	if [ -f "$tree/.fabvote-stamp" ] && [ "$(cat "$tree/.fabvote-stamp")" = "$s" ]; then
+		return 0
+	fi
+	log "preparing patched tree $tree"
+	tmp=$BUILD/.fabric.tmp
+	copy_tree "$tmp"
+	add_ext "$tmp"
+	apply_patches "$tmp"
+	echo "$s" >"$tmp/.fabvote-stamp"
+	rm -rf "$tree"
+	mv "$tmp" "$tree"
+	rm -rf "$BUILD/config"
+	mkdir -p "$BUILD/config"
+	cp -R "$tree/sampleconfig/." "$BUILD/config/"
+}
+
+cmd_fork() {
+	prepare_fork
+	build_bins "$BUILD/fabric" "$BIN" "$RELEASE"
+}
+
+cmd_check_patches() {
+	local tmp n
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabvote-check.XXXXXX")
+	trap 'rm -rf "$tmp"' RETURN
+	copy_tree "$tmp/fabric"
+	add_ext "$tmp/fabric"
+	n=0
+	while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		head -c 200 "$p" | grep -q '[A-Za-z]' || die "$(basename "$p") has no header"
+		patch -d "$tmp/fabric" -p1 --forward --batch --dry-run --quiet <"$p" >/dev/null ||
+			die "patch $(basename "$p") does not apply cleanly to a fresh copy"
+		patch -d "$tmp/fabric" -p1 --forward --batch --no-backup-if-mismatch <"$p" >"$tmp/out" 2>&1 ||
+			die "patch $(basename "$p") failed: $(cat "$tmp/out")"
+		if grep -qi 'fuzz\|offset' "$tmp/out"; then
+			die "patch $(basename "$p") applies only with fuzz/offset: $(cat "$tmp/out")"
+		fi
+		n=$((n + 1))
+	done < <(patches)
+	if find "$tmp/fabric" -name '*.rej' -o -name '*.orig' | grep -q .; then
+		die "reject or backup files left after applying the series"
+	fi
+	log "all $n patches apply cleanly to a fresh copy of $MODULE@$VERSION"
+}
+
+case "${1:-}" in
+verify) moddir >/dev/null && log "$MODULE@$VERSION matches $SUM" ;;
+stock) cmd_stock ;;
+fork) cmd_fork ;;
+check-patches) cmd_check_patches ;;
+test) . "$HERE/test.sh" && cmd_test ;;
+bench) . "$HERE/test.sh" && cmd_bench ;;
+workspace) . "$HERE/test.sh" && cmd_workspace "${2:?usage: build.sh workspace DIR}" ;;
+export) . "$HERE/test.sh" && cmd_export "${2:?usage: build.sh export DIR}" ;;
+*) sed -n '2,17p' "$0" >&2; exit 2 ;;
+esac

@@ -1,0 +1,34 @@
+# fabric/fabric.mk — the fork's make targets; the logic lives in fabric/build.sh.
+#
+#   make fabric                 pinned upstream + patches -> bin/peer, bin/orderer, ...
+#   make fabric-stock           pinned upstream, unpatched -> bin/stock/...
+#   make fabric-check-patches   the series applies cleanly to a fresh copy (in make test)
+#   make fabric-test            upstream unit tests of the touched packages, every
+#                               switch mode, on the patched tree (in make test)
+#   make fabric-bench           in-tree BCCSP/SHA-256 benchmarks, Go vs OpenSSL / simd
+#   make fabric-verify          check the pinned module's hash only
+
+FABRIC_SH := $(ROOT)/fabric/build.sh
+FABRIC_ENV = ROOT=$(ROOT) BUILD=$(BUILD) BIN=$(BIN) GO=$(GO)
+
+.PHONY: fabric fabric-stock fabric-check-patches fabric-test fabric-bench fabric-verify
+
+fabric:
+	$(FABRIC_ENV) $(FABRIC_SH) fork
+
+fabric-stock:
+	$(FABRIC_ENV) $(FABRIC_SH) stock
+
+fabric-check-patches:
+	$(FABRIC_ENV) $(FABRIC_SH) check-patches
+
+fabric-test:
+	$(FABRIC_ENV) $(FABRIC_SH) test
+
+fabric-bench:
+	$(FABRIC_ENV) $(FABRIC_SH) bench
+
+fabric-verify:
+	$(FABRIC_ENV) $(FABRIC_SH) verify
+
+TEST_TARGETS += fabric-check-patches fabric-test

@@ -1,0 +1,150 @@
+# fabric/test.sh — sourced by fabric/build.sh: the upstream unit tests of the
+# patched tree, the in-tree benchmarks, and the patch workspace. Uses the
+# functions and variables build.sh defines.
+
+# Upstream packages whose unit tests run on the patched tree. Every package a
+# patch touches is here, plus the in-tree fabvote test files (fabric/testdata/
+# overlay). Each entry: "<package>;<-run regexp or empty>;<-skip regexp or empty>".
+# docs/FORK.md explains what is left out and why.
+FABRIC_TEST_PKGS=(
+	"./bccsp/sw;;"
+	"./protoutil;;"
+	"./common/util;;"
+	"./core/endorser;;"
+	"./core/ledger;;"
+	"./core/ledger/kvledger/txmgmt/txmgr;;TestTxSimulatorUnsupportedTxCouchDBQuery"
+	# The chaincode package's own tests: the ginkgo suite (CheckInvocation,
+	# the handler) and the framework test that invokes through a real ledger.
+	"./core/chaincode;^(TestChaincode|TestCCFramework)$;"
+	# The ledger as a whole (ledger, block store, state DB, txmgr together).
+	"./core/ledger/kvledger;;CouchDB"
+)
+
+# Switch modes: every package runs in the default mode of every switch, and
+# again with each switch that affects it set to its other value.
+FABRIC_TEST_MODES=(
+	"FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked|all"
+	"FABVOTE_SHA256=simd|./bccsp/sw ./protoutil ./common/util ./core/endorser"
+	"FABVOTE_ECDSA=openssl|./bccsp/sw ./core/endorser"
+	"FABVOTE_COMMIT_GATE=lockless|./core/ledger/kvledger/txmgmt/txmgr ./core/ledger/kvledger ./core/endorser ./core/chaincode"
+)
+
+# The ECDSA semantics test (fabric/testdata/overlay/bccsp/sw) also runs on
+# the stock tree: passing there and on the patched tree in both ECDSA modes
+# shows that the fork's answers and errors are stock Fabric's.
+STOCK_SEMANTICS_TEST=bccsp/sw/fabvote_ecdsa_semantics_test.go
+
+FABRIC_TEST_TIMEOUT=${FABRIC_TEST_TIMEOUT:-20m}
+
+cmd_test() {
+	local tree=$BUILD/fabric entry pkg run skip mode envs pkgs args failed=0 start
+	prepare_fork
+	start=$(date +%s)
+	for mode in "${FABRIC_TEST_MODES[@]}"; do
+		envs=${mode%%|*}
+		pkgs=${mode#*|}
+		for entry in "${FABRIC_TEST_PKGS[@]}"; do
+			IFS=";" read -r pkg run skip <<<"$entry"
+			if [ "$pkgs" != all ] && [[ " $pkgs " != *" $pkg "* ]]; then
+				continue
+			fi
+			args=(-count=1 -timeout "$FABRIC_TEST_TIMEOUT")
+			[ -z "$run" ] || args+=(-run "$run")
+			[ -z "$skip" ] || args+=(-skip "$skip")
+			log "test [$envs] $pkg ${run:+-run $run }${skip:+-skip $skip}"
+			# shellcheck disable=SC2086
+			if ! (cd "$tree" && env $envs "$GO" test "${args[@]}" "$pkg"); then
+				log "FAILED: [$envs] $pkg"
+				failed=1
+			fi
+		done
+	done
+	cmd_stock_semantics || failed=1
+	log "upstream tests took $(($(date +%s) - start)) s"
+	[ "$failed" = 0 ] || die "upstream unit tests failed on the patched tree"
+}
+
+cmd_stock_semantics() {
+	local stock=$BUILD/fabric-stock rc=0
+	if [ ! -d "$stock" ]; then
+		log "building the stock tree for the ECDSA semantics test"
+		cmd_stock
+	fi
+	cp "$OVERLAY/$STOCK_SEMANTICS_TEST" "$stock/$STOCK_SEMANTICS_TEST"
+	log "test [stock tree] ./bccsp/sw -run TestFabvoteECDSA"
+	(cd "$stock" && "$GO" test -count=1 -run 'TestFabvoteECDSA' ./bccsp/sw) || rc=1
+	rm -f "$stock/$STOCK_SEMANTICS_TEST"
+	[ "$rc" = 0 ] || log "FAILED: ECDSA semantics on the stock tree"
+	return "$rc"
+}
+
+# cmd_bench: the in-tree BCCSP benchmarks in both settings of O-I and O-II,
+# alternating the settings FABRIC_BENCH_ROUNDS times (default 3) so that
+# load from other processes hits both alike; then the extension packages'
+# own benchmarks (both implementations in one process).
+cmd_bench() {
+	local tree=$BUILD/fabric round e
+	prepare_fork
+	log "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, $(uname -r), $("$GO" version)"
+	(cd "$tree" && "$GO" test -c -o "$BUILD/bccsp-sw.test" ./bccsp/sw)
+	for round in $(seq 1 "${FABRIC_BENCH_ROUNDS:-3}"); do
+		for e in "FABVOTE_ECDSA=go FABVOTE_SHA256=stdlib" "FABVOTE_ECDSA=openssl FABVOTE_SHA256=simd"; do
+			log "round $round: $e"
+			# shellcheck disable=SC2086
+			(cd "$tree/bccsp/sw" && env $e "$BUILD/bccsp-sw.test" -test.run '^$' -test.bench 'BenchmarkFabvote' \
+				-test.benchtime "${FABRIC_BENCHTIME:-1s}") | grep '^Benchmark'
+		done
+	done
+	(cd "$ROOT" && "$GO" test -count=1 -run '^$' -bench . -benchtime "${FABRIC_BENCHTIME:-1s}" ./fabric/ext/sha256x ./fabric/ext/osslecdsa)
+}
+
+# cmd_workspace DIR: a git repository holding the pinned upstream plus our
+# packages as its first commit and one commit per patch, the commit message
+# being the patch's file name, a blank line and its header. Edit, commit (or
+# amend, or rebase), then run `build.sh export DIR` to rewrite the series.
+git_ws() { git -C "$1" -c user.name=fabvote -c user.email=fabvote@localhost -c core.autocrlf=false "${@:2}"; }
+
+cmd_workspace() {
+	local ws=$1 p
+	[ ! -e "$ws" ] || die "$ws exists; remove it or choose another directory"
+	copy_tree "$ws"
+	add_ext "$ws"
+	git_ws "$ws" init -q
+	git_ws "$ws" add -A
+	git_ws "$ws" commit -q -m "upstream $MODULE@$VERSION + fabvote packages"
+	git_ws "$ws" tag fabvote-base
+	while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		patch -d "$ws" -p1 --forward --batch --no-backup-if-mismatch --quiet <"$p" ||
+			die "patch $(basename "$p") does not apply"
+		git_ws "$ws" add -A
+		{
+			basename "$p"
+			echo
+			awk '/^diff --git /{exit} {print}' "$p"
+		} | git_ws "$ws" commit -q -F -
+	done < <(patches)
+	log "workspace $ws: $(git_ws "$ws" rev-list --count fabvote-base..HEAD) patch commits on tag fabvote-base"
+}
+
+# cmd_export DIR: rewrite fabric/patches from the workspace's commits.
+cmd_export() {
+	local ws=$1 c name tmp n=0
+	git_ws "$ws" rev-parse -q --verify fabvote-base >/dev/null || die "$ws is not a workspace (no tag fabvote-base)"
+	[ -z "$(git_ws "$ws" status --porcelain)" ] || die "$ws has uncommitted changes"
+	tmp=$(mktemp -d "$HERE/patches/.export.XXXXXX")
+	trap 'rm -rf "$tmp"' RETURN
+	for c in $(git_ws "$ws" rev-list --reverse fabvote-base..HEAD); do
+		name=$(git_ws "$ws" log -1 --format=%s "$c")
+		[[ "$name" =~ ^[0-9]{4}-[a-z0-9-]+\.patch$ ]] || die "commit $c: subject $name is not NNNN-name.patch"
+		{
+			git_ws "$ws" log -1 --format=%b "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+			echo
+			git_ws "$ws" diff --no-color --no-ext-diff --no-renames --src-prefix=a/ --dst-prefix=b/ "$c^" "$c"
+		} >"$tmp/$name"
+		n=$((n + 1))
+	done
+	rm -f "$HERE"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	mv "$tmp"/*.patch "$HERE/patches/"
+	log "exported $n patches to $HERE/patches"
+}

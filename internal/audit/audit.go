@@ -1,0 +1,351 @@
+// Package audit re-checks an election from what is on the ledger alone: the
+// manifest, every stored ballot and the published result. It is the logic of
+// `fabvote verify` and the ballot-checking half of `fabvote tally`, kept free
+// of any network code so that every failure kind can be unit-tested on
+// synthetic data.
+//
+// What it checks: every ballot decodes canonically, is stored under the hash
+// of its own voter key, belongs to the election, carries a valid authority
+// token, voter signature and validity proof, and no voter key appears twice;
+// the product of the valid ciphertexts equals the published product; the
+// published ballot count equals the number of valid ballots; and the
+// decryption (single-key proof or trustees' partial decryptions) and the
+// counts verify. What it cannot check from the ledger alone: the voting
+// window (the chaincode enforced it on the transaction timestamp) and
+// eligibility beyond the authority's token.
+package audit
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync"
+
+	"github.com/fabvote/fabvote/crypto/paillier"
+	"github.com/fabvote/fabvote/crypto/zkp"
+	"github.com/fabvote/fabvote/election"
+)
+
+// Failure kinds. Each failure in a report has exactly one.
+const (
+	KindManifest      = "MANIFEST"       // manifest missing or invalid
+	KindBallotDecode  = "BALLOT_DECODE"  // stored ballot bytes do not decode
+	KindBallotKey     = "BALLOT_KEY"     // stored under a key that is not the hash of its voter key
+	KindBallotInvalid = "BALLOT_INVALID" // election id, ciphertext, token, signature or proof fails (Code says which)
+	KindDuplicate     = "DUPLICATE"      // two ballots for one voter key
+	KindResultMissing = "RESULT_MISSING" // no result published
+	KindResultDecode  = "RESULT_DECODE"  // result bytes do not decode
+	KindResultCount   = "RESULT_COUNT"   // ballotCount differs from the number of valid ballots
+	KindResultProduct = "RESULT_PRODUCT" // product differs from the product of the valid ballots
+	KindResult        = "RESULT"         // decryption proof, partials or counts fail
+	KindSource        = "SOURCE"         // reading the ledger failed
+)
+
+// Failure is one thing that does not check out.
+type Failure struct {
+	Kind    string
+	Code    string // protocol error code for ballot failures (TOKEN, SIGNATURE, PROOF, …)
+	Subject string // which object: "ballot <voterKeyHash> (tx <id>)", "result", …
+	Err     string
+}
+
+func (f Failure) String() string {
+	kind := f.Kind
+	if f.Code != "" {
+		kind += "/" + f.Code
+	}
+	return fmt.Sprintf("[%s] %s: %s", kind, f.Subject, f.Err)
+}
+
+// BallotSource streams the ledger's ballot entries to fn, in any order,
+// stopping at fn's first error.
+type BallotSource func(fn func(election.BallotEntry) error) error
+
+// Tally is the outcome of checking every stored ballot.
+type Tally struct {
+	Entries  int      // ballot entries read
+	Valid    int      // ballots that pass every check
+	Product  *big.Int // product of the valid ciphertexts mod N² (1 if none)
+	Failures []Failure
+}
+
+// Options tune CheckBallots.
+type Options struct {
+	Workers   int            // 0: one per CPU
+	BatchSize int            // proofs per batch verification; 0: 64
+	Progress  func(done int) // called after each batch with the number of entries checked (optional)
+}
+
+type job struct {
+	entries []election.BallotEntry
+}
+
+type partial struct {
+	product  *big.Int
+	valid    int
+	failures []Failure
+	keys     [][32]byte // voter key hashes of ballots that passed the per-ballot checks
+}
+
+// CheckBallots verifies every entry of src under p and multiplies the valid
+// ciphertexts. Verification runs on every core, with proofs checked in
+// batches (zkp.VerifyBatch, which still names each invalid proof). Memory
+// stays bounded by the batch size times the number of workers, plus 32 bytes
+// per voter for the duplicate check.
+func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 64
+	}
+	jobs := make(chan job, opts.Workers)
+	results := make(chan partial, opts.Workers)
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- checkChunk(p, j.entries)
+			}
+		}()
+	}
+	t := &Tally{Product: big.NewInt(1)}
+	seen := make(map[[32]byte]struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range results {
+			t.Product = p.PublicKey.Add(t.Product, r.product)
+			t.Failures = append(t.Failures, r.failures...)
+			for _, k := range r.keys {
+				// A voter key that got past the per-ballot checks twice: count
+				// it once (the first) and report the second as a duplicate.
+				if _, dup := seen[k]; dup {
+					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: "ballot " + hex.EncodeToString(k[:]), Err: "a second ballot for this voter key is on the ledger"})
+					continue
+				}
+				seen[k] = struct{}{}
+			}
+			t.Valid += r.valid
+			t.Entries += r.valid + len(r.failures)
+			if opts.Progress != nil {
+				opts.Progress(t.Entries)
+			}
+		}
+	}()
+	var chunk []election.BallotEntry
+	srcErr := src(func(e election.BallotEntry) error {
+		chunk = append(chunk, e)
+		if len(chunk) == opts.BatchSize {
+			jobs <- job{chunk}
+			chunk = nil
+		}
+		return nil
+	})
+	if len(chunk) > 0 && srcErr == nil {
+		jobs <- job{chunk}
+	}
+	close(jobs)
+	wg.Wait()
+	close(results)
+	<-done
+	if srcErr != nil {
+		return t, fmt.Errorf("reading ballots from the ledger: %w", srcErr)
+	}
+	// A duplicate's ciphertext was multiplied in by its worker; take the
+	// duplicates out again so the product covers each voter key once.
+	if dups := countKind(t.Failures, KindDuplicate); dups > 0 {
+		return recount(p, t, src, opts)
+	}
+	return t, nil
+}
+
+func countKind(fs []Failure, kind string) int {
+	n := 0
+	for _, f := range fs {
+		if f.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// recount handles the (should-never-happen) case of duplicate voter keys by a
+// second, sequential pass that keeps only the first ballot of each key.
+func recount(p *election.Prepared, t *Tally, src BallotSource, opts Options) (*Tally, error) {
+	out := &Tally{Product: big.NewInt(1), Entries: t.Entries}
+	seen := make(map[[32]byte]struct{})
+	err := src(func(e election.BallotEntry) error {
+		r := checkChunk(p, []election.BallotEntry{e})
+		out.Failures = append(out.Failures, r.failures...)
+		if r.valid == 0 {
+			return nil
+		}
+		k := r.keys[0]
+		if _, dup := seen[k]; dup {
+			out.Failures = append(out.Failures, Failure{Kind: KindDuplicate, Subject: subject(e), Err: "a second ballot for this voter key is on the ledger; only the first is counted"})
+			return nil
+		}
+		seen[k] = struct{}{}
+		out.Product = p.PublicKey.Add(out.Product, r.product)
+		out.Valid++
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("reading ballots from the ledger: %w", err)
+	}
+	return out, nil
+}
+
+func subject(e election.BallotEntry) string {
+	s := "ballot " + e.VoterKeyHash
+	if e.TxID != "" {
+		s += " (tx " + e.TxID + ")"
+	}
+	return s
+}
+
+func ballotFailure(e election.BallotEntry, kind string, err error) Failure {
+	return Failure{Kind: kind, Code: election.CodeOf(err), Subject: subject(e), Err: err.Error()}
+}
+
+// checkChunk runs the per-ballot checks on entries and batch-verifies the proofs.
+func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
+	out := partial{product: big.NewInt(1)}
+	type pending struct {
+		e   election.BallotEntry
+		key [32]byte
+		c   *big.Int
+	}
+	var items []zkp.BatchItem
+	var pend []pending
+	for _, e := range entries {
+		b, err := election.ParseBallot(e.Ballot)
+		if err != nil {
+			out.failures = append(out.failures, ballotFailure(e, KindBallotDecode, err))
+			continue
+		}
+		key := election.VoterKeyHash(b.VoterPub)
+		if hex.EncodeToString(key[:]) != e.VoterKeyHash {
+			out.failures = append(out.failures, ballotFailure(e, KindBallotKey,
+				fmt.Errorf("stored under key %s, but its voter key hashes to %s", e.VoterKeyHash, hex.EncodeToString(key[:]))))
+			continue
+		}
+		c, err := p.CheckShape(b)
+		if err == nil {
+			err = p.CheckToken(b)
+		}
+		if err == nil {
+			err = b.VerifySignature()
+		}
+		var ctx *zkp.Context
+		var proof *zkp.ValidityProof
+		if err == nil {
+			ctx, proof, err = p.ParseProof(b)
+		}
+		if err != nil {
+			out.failures = append(out.failures, ballotFailure(e, KindBallotInvalid, err))
+			continue
+		}
+		items = append(items, zkp.BatchItem{Ctx: ctx, C: c, Proof: proof})
+		pend = append(pend, pending{e: e, key: key, c: c})
+	}
+	errs := zkp.VerifyBatch(rand.Reader, items)
+	cs := make([]*big.Int, 0, len(pend))
+	for i, pd := range pend {
+		if errs[i] != nil {
+			err := &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + errs[i].Error(), Err: errs[i]}
+			out.failures = append(out.failures, ballotFailure(pd.e, KindBallotInvalid, err))
+			continue
+		}
+		cs = append(cs, pd.c)
+		out.keys = append(out.keys, pd.key)
+		out.valid++
+	}
+	if len(cs) > 0 {
+		out.product = productSeq(p.PublicKey, cs)
+	}
+	return out
+}
+
+func productSeq(pk *paillier.PublicKey, cs []*big.Int) *big.Int {
+	acc := big.NewInt(1)
+	for _, c := range cs {
+		acc = pk.Add(acc, c)
+	}
+	return acc
+}
+
+// Report is the outcome of a full audit.
+type Report struct {
+	ElectionID string
+	Manifest   *election.Manifest
+	Tally      *Tally
+	Result     *election.Result
+	Failures   []Failure
+}
+
+// OK reports whether the audit passed.
+func (r *Report) OK() bool { return len(r.Failures) == 0 }
+
+// Ledger is what an audit reads.
+type Ledger struct {
+	Manifest []byte       // GetManifest
+	Ballots  BallotSource // ListBallots, every page
+	Result   []byte       // GetResult; nil if none is published
+}
+
+// ErrNoResult is returned by a ledger reader when no result is published.
+var ErrNoResult = errors.New("no result published")
+
+// Run audits an election. It returns a report even when the audit fails; the
+// error is only for failures to read the ledger.
+func Run(l *Ledger, opts Options) *Report {
+	rep := &Report{}
+	m, err := election.ParseManifest(l.Manifest)
+	if err != nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
+		return rep
+	}
+	rep.Manifest, rep.ElectionID = m, m.ElectionID
+	p, err := election.Prepare(m)
+	if err != nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
+		return rep
+	}
+	t, err := CheckBallots(p, l.Ballots, opts)
+	rep.Tally = t
+	if t != nil {
+		rep.Failures = append(rep.Failures, t.Failures...)
+	}
+	if err != nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "ballots", Err: err.Error()})
+		return rep
+	}
+	if l.Result == nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResultMissing, Subject: "result", Err: "no result is published for this election"})
+		return rep
+	}
+	res, err := election.ParseResult(l.Result)
+	if err != nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResultDecode, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
+		return rep
+	}
+	rep.Result = res
+	if res.BallotCount != uint64(t.Valid) {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: fmt.Sprintf("ballotCount is %d, but the ledger holds %d valid ballots", res.BallotCount, t.Valid)})
+	}
+	want := p.PublicKey.EncodeCiphertext(t.Product)
+	if string(res.Product) != string(want) {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResultProduct, Subject: "result", Err: fmt.Sprintf("the published product is not the product of the %d valid ballots on the ledger", t.Valid)})
+	}
+	if err := p.VerifyResult(res); err != nil {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResult, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
+	}
+	return rep
+}

@@ -1,0 +1,161 @@
+// Package ledger is the typed client of the ballot chaincode: one method per
+// contract function, with the argument and result encodings of
+// docs/PROTOCOL.md (raw canonical bytes in, JSON out), on top of a gateway
+// connection. The CLI, the end-to-end test and the load generator share it so
+// that the wire format lives in one place.
+package ledger
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/gateway"
+)
+
+// Client calls the ballot chaincode.
+type Client struct {
+	Conn *gateway.Conn
+}
+
+// New wraps a gateway connection.
+func New(c *gateway.Conn) *Client { return &Client{Conn: c} }
+
+// OpenElection submits a canonical manifest.
+func (c *Client) OpenElection(ctx context.Context, manifest []byte) (*gateway.Receipt, error) {
+	return c.Conn.Submit(ctx, "OpenElection", manifest)
+}
+
+// CastReceipt is a cast ballot's receipt.
+type CastReceipt struct {
+	election.Receipt
+	Block    uint64 `json:"block"`
+	Attempts int    `json:"attempts,omitempty"`
+}
+
+// CastBallot submits a canonical ballot and waits for its commit. If a retry
+// meets DUPLICATE because an earlier attempt did commit, the stored ballot is
+// compared with ours and, when identical, reported as cast.
+func (c *Client) CastBallot(ctx context.Context, ballot []byte) (*CastReceipt, error) {
+	r, err := c.Conn.Submit(ctx, "CastBallot", ballot)
+	if err != nil {
+		var re *gateway.RejectError
+		if errors.As(err, &re) && re.Code == election.CodeDuplicate && re.Attempts > 1 {
+			if rc, ok := c.sameBallotStored(ctx, ballot); ok {
+				return rc, nil
+			}
+		}
+		return nil, err
+	}
+	var rec election.Receipt
+	if err := json.Unmarshal(r.Result, &rec); err != nil {
+		return nil, fmt.Errorf("CastBallot committed in tx %s, but its receipt does not decode: %w", r.TxID, err)
+	}
+	return &CastReceipt{Receipt: rec, Block: r.Block, Attempts: r.Attempts}, nil
+}
+
+func (c *Client) sameBallotStored(ctx context.Context, ballot []byte) (*CastReceipt, bool) {
+	b, err := election.ParseBallot(ballot)
+	if err != nil {
+		return nil, false
+	}
+	rec, err := c.GetBallot(ctx, b.ElectionID, election.VoterKeyHashHex(b.VoterPub))
+	if err != nil {
+		return nil, false
+	}
+	h := election.BallotHash(ballot)
+	if rec.BallotHash != hex.EncodeToString(h[:]) {
+		return nil, false
+	}
+	return &CastReceipt{Receipt: *rec}, true
+}
+
+// GetBallot returns the receipt of the ballot stored for a voter key hash.
+func (c *Client) GetBallot(ctx context.Context, electionID, voterKeyHashHex string) (*election.Receipt, error) {
+	out, err := c.Conn.Evaluate(ctx, "GetBallot", []byte(electionID), []byte(voterKeyHashHex))
+	if err != nil {
+		return nil, err
+	}
+	var rec election.Receipt
+	if err := json.Unmarshal(out, &rec); err != nil {
+		return nil, fmt.Errorf("GetBallot answer does not decode: %w", err)
+	}
+	return &rec, nil
+}
+
+// DefaultPageSize is the ListBallots page size used by Ballots.
+const DefaultPageSize = 200
+
+// ListBallots returns one page.
+func (c *Client) ListBallots(ctx context.Context, electionID string, pageSize int, bookmark string) (*election.BallotPage, error) {
+	out, err := c.Conn.Evaluate(ctx, "ListBallots", []byte(electionID), []byte(strconv.Itoa(pageSize)), []byte(bookmark))
+	if err != nil {
+		return nil, err
+	}
+	var page election.BallotPage
+	if err := json.Unmarshal(out, &page); err != nil {
+		return nil, fmt.Errorf("ListBallots page does not decode: %w", err)
+	}
+	return &page, nil
+}
+
+// Ballots streams every ballot entry of an election, page by page.
+func (c *Client) Ballots(ctx context.Context, electionID string, pageSize int) audit.BallotSource {
+	if pageSize <= 0 {
+		pageSize = DefaultPageSize
+	}
+	return func(fn func(election.BallotEntry) error) error {
+		bookmark := ""
+		for {
+			page, err := c.ListBallots(ctx, electionID, pageSize, bookmark)
+			if err != nil {
+				return err
+			}
+			for _, e := range page.Ballots {
+				if err := fn(e); err != nil {
+					return err
+				}
+			}
+			if page.Bookmark == "" || len(page.Ballots) == 0 {
+				return nil
+			}
+			if page.Bookmark == bookmark {
+				return fmt.Errorf("ListBallots returned the same bookmark twice")
+			}
+			bookmark = page.Bookmark
+		}
+	}
+}
+
+// CountBallots counts an election's ballots on the ledger.
+func (c *Client) CountBallots(ctx context.Context, electionID string) (int, error) {
+	n := 0
+	err := c.Ballots(ctx, electionID, 1000)(func(election.BallotEntry) error { n++; return nil })
+	return n, err
+}
+
+// GetManifest returns the manifest bytes on the ledger.
+func (c *Client) GetManifest(ctx context.Context, electionID string) ([]byte, error) {
+	return c.Conn.Evaluate(ctx, "GetManifest", []byte(electionID))
+}
+
+// GetResult returns the published result bytes, or (nil, nil) if none is
+// published yet.
+func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, error) {
+	out, err := c.Conn.Evaluate(ctx, "GetResult", []byte(electionID))
+	var re *gateway.RejectError
+	if errors.As(err, &re) && re.Code == election.CodeNotFound {
+		return nil, nil
+	}
+	return out, err
+}
+
+// PublishResult submits a canonical result.
+func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Receipt, error) {
+	return c.Conn.Submit(ctx, "PublishResult", result)
+}

@@ -1,0 +1,320 @@
+// Command ccaas-builder is fabvote's Fabric external builder for chaincode run
+// as a service (package type "ccaas").
+//
+// Fabric's own ccaas_builder lives in a module that cannot be fetched here,
+// and the job is small: the chaincode package holds only connection.json (the
+// address of the running chaincode service and the TLS material the peer uses
+// to dial it); the peer never starts a process. One binary serves the three
+// builder steps, chosen by the name it is invoked as (bin/detect, bin/build,
+// bin/release are links to it) or by its first argument:
+//
+//	detect  SOURCE_DIR METADATA_DIR           exit 0 if metadata.json has type "ccaas"
+//	build   SOURCE_DIR METADATA_DIR OUTPUT_DIR  validate connection.json, copy it (and META-INF) to OUTPUT_DIR
+//	release OUTPUT_DIR RELEASE_DIR            copy connection.json to RELEASE_DIR/chaincode/server/
+//
+// A fourth step is for the network scripts, not the peer: "connection -address
+// … -root-cert F -client-cert F -client-key F -out F" writes a mutual-TLS
+// connection.json with the PEM files inlined (shell has no JSON encoder).
+//
+// build checks connection.json as strictly as the peer will (address present,
+// TLS material present and PEM-encoded when required, dial_timeout parseable),
+// so a bad package fails at install with a clear message, not at first invoke.
+package main
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// PackageType is the metadata.json type this builder accepts.
+const PackageType = "ccaas"
+
+// Exit code for "not mine" from detect (any non-zero code means no).
+const exitNotDetected = 1
+
+func main() {
+	step := filepath.Base(os.Args[0])
+	args := os.Args[1:]
+	switch step {
+	case "detect", "build", "release":
+	default:
+		if len(args) == 0 {
+			fmt.Fprintln(os.Stderr, "usage: ccaas-builder detect|build|release DIR...")
+			os.Exit(2)
+		}
+		step, args = args[0], args[1:]
+	}
+	var err error
+	switch step {
+	case "detect":
+		if len(args) != 2 {
+			err = errors.New("detect: want SOURCE_DIR METADATA_DIR")
+			break
+		}
+		var ok bool
+		ok, err = Detect(args[1])
+		if err == nil && !ok {
+			os.Exit(exitNotDetected)
+		}
+	case "build":
+		if len(args) != 3 {
+			err = errors.New("build: want SOURCE_DIR METADATA_DIR OUTPUT_DIR")
+			break
+		}
+		err = Build(args[0], args[2])
+	case "connection":
+		err = writeConnection(args)
+	case "release":
+		if len(args) != 2 {
+			err = errors.New("release: want OUTPUT_DIR RELEASE_DIR")
+			break
+		}
+		err = Release(args[0], args[1])
+	default:
+		err = fmt.Errorf("unknown step %q (want detect, build, release or connection)", step)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ccaas-builder:", err)
+		os.Exit(2)
+	}
+}
+
+// Detect reports whether metadataDir/metadata.json declares a ccaas package.
+func Detect(metadataDir string) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(metadataDir, "metadata.json"))
+	if err != nil {
+		return false, err
+	}
+	var md struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &md); err != nil {
+		return false, fmt.Errorf("metadata.json: %w", err)
+	}
+	return strings.EqualFold(md.Type, PackageType), nil
+}
+
+// Connection mirrors the connection.json the peer reads from the release
+// directory (Fabric's ChaincodeServerUserData).
+type Connection struct {
+	Address            string          `json:"address"`
+	DialTimeout        json.RawMessage `json:"dial_timeout,omitempty"`
+	TLSRequired        bool            `json:"tls_required"`
+	ClientAuthRequired bool            `json:"client_auth_required"`
+	ClientKey          string          `json:"client_key,omitempty"`
+	ClientCert         string          `json:"client_cert,omitempty"`
+	RootCert           string          `json:"root_cert,omitempty"`
+}
+
+// ParseConnection decodes and validates connection.json; errors name the field.
+func ParseConnection(b []byte) (*Connection, error) {
+	var c Connection
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("connection.json: %w", err)
+	}
+	if strings.TrimSpace(c.Address) == "" {
+		return nil, errors.New("connection.json: address is empty")
+	}
+	if len(c.DialTimeout) > 0 {
+		var v any
+		if err := json.Unmarshal(c.DialTimeout, &v); err != nil {
+			return nil, fmt.Errorf("connection.json: dial_timeout: %w", err)
+		}
+		switch d := v.(type) {
+		case string:
+			if _, err := time.ParseDuration(d); err != nil {
+				return nil, fmt.Errorf("connection.json: dial_timeout: %w", err)
+			}
+		case float64:
+		default:
+			return nil, errors.New("connection.json: dial_timeout: want a duration string or nanoseconds")
+		}
+	}
+	if !c.TLSRequired {
+		if c.ClientAuthRequired {
+			return nil, errors.New("connection.json: client_auth_required is set but tls_required is not")
+		}
+		return &c, nil
+	}
+	checks := []struct {
+		field, value string
+		need         bool
+	}{
+		{"root_cert", c.RootCert, true},
+		{"client_cert", c.ClientCert, c.ClientAuthRequired},
+		{"client_key", c.ClientKey, c.ClientAuthRequired},
+	}
+	for _, ch := range checks {
+		if !ch.need {
+			continue
+		}
+		if ch.value == "" {
+			return nil, fmt.Errorf("connection.json: %s is empty", ch.field)
+		}
+		if blk, _ := pem.Decode([]byte(ch.value)); blk == nil {
+			return nil, fmt.Errorf("connection.json: %s is not PEM", ch.field)
+		}
+	}
+	return &c, nil
+}
+
+// Build validates sourceDir/connection.json and copies it, and META-INF if
+// present, into outputDir.
+func Build(sourceDir, outputDir string) error {
+	src := filepath.Join(sourceDir, "connection.json")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	if _, err := ParseConnection(b); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	if err := os.MkdirAll(outputDir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(outputDir, "connection.json"), b); err != nil {
+		return err
+	}
+	meta := filepath.Join(sourceDir, "META-INF")
+	if fi, err := os.Stat(meta); err == nil && fi.IsDir() {
+		return copyTree(meta, filepath.Join(outputDir, "META-INF"))
+	}
+	return nil
+}
+
+// Release copies outputDir/connection.json to releaseDir/chaincode/server/,
+// where the peer looks for it.
+func Release(outputDir, releaseDir string) error {
+	b, err := os.ReadFile(filepath.Join(outputDir, "connection.json"))
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	dir := filepath.Join(releaseDir, "chaincode", "server")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "connection.json"), b)
+}
+
+// writeFile writes atomically (temp file + rename) with mode 0600: the
+// file holds the peer's TLS client key.
+func writeFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ccaas-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		default:
+			return fmt.Errorf("build: META-INF/%s: only regular files and directories are allowed", rel)
+		}
+	})
+}
+
+// writeConnection implements the "connection" step.
+func writeConnection(args []string) error {
+	fs := flag.NewFlagSet("connection", flag.ContinueOnError)
+	address := fs.String("address", "", "chaincode service address host:port")
+	rootCert := fs.String("root-cert", "", "PEM file: CA of the chaincode service's TLS certificate")
+	clientCert := fs.String("client-cert", "", "PEM file: the peer's TLS client certificate")
+	clientKey := fs.String("client-key", "", "PEM file: the peer's TLS client key")
+	dialTimeout := fs.String("dial-timeout", "10s", "dial timeout")
+	out := fs.String("out", "", "output file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("connection: -out is required")
+	}
+	c, err := NewConnection(*address, *dialTimeout, *rootCert, *clientCert, *clientKey)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(*out, append(b, '\n'))
+}
+
+// NewConnection builds a mutual-TLS Connection from PEM files and validates it.
+func NewConnection(address, dialTimeout, rootCertFile, clientCertFile, clientKeyFile string) (*Connection, error) {
+	read := func(flagName, path string) (string, error) {
+		if path == "" {
+			return "", fmt.Errorf("connection: -%s is required", flagName)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("connection: -%s: %w", flagName, err)
+		}
+		return string(b), nil
+	}
+	c := &Connection{Address: address, TLSRequired: true, ClientAuthRequired: true}
+	if dialTimeout != "" {
+		c.DialTimeout = json.RawMessage(fmt.Sprintf("%q", dialTimeout))
+	}
+	var err error
+	if c.RootCert, err = read("root-cert", rootCertFile); err != nil {
+		return nil, err
+	}
+	if c.ClientCert, err = read("client-cert", clientCertFile); err != nil {
+		return nil, err
+	}
+	if c.ClientKey, err = read("client-key", clientKeyFile); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConnection(b)
+}

@@ -1,0 +1,1018 @@
+#!/usr/bin/env bash
+# net.sh — fabvote's single-host Fabric network as native processes (no Docker).
+#
+#   net.sh up [PROFILE]          start a network (refuses if one is already up in its run dir)
+#   net.sh down                  stop every process it started and remove the run dir
+#   net.sh status                list nodes, pids, ports
+#   net.sh kill NODE             SIGKILL one node (fault injection); ledgers stay
+#   net.sh stop NODE             SIGTERM (then SIGKILL after NET_STOP_TIMEOUT s) one node
+#   net.sh start NODE            start one stopped node again and wait until it is ready
+#   net.sh restart NODE          stop + start
+#   net.sh nodes                 print node names, one a line
+#   net.sh pid NODE              print the pid of a running node
+#   net.sh logs NODE [N]         last N (50) lines of a node's log
+#   net.sh peer ORG ARGS...      run the peer CLI as ORG's admin against ORG's peer
+#   net.sh invoke CC JSON        submit a transaction endorsed by every peer; waits for commit
+#   net.sh query CC JSON [ORG]   evaluate on ORG's peer (default: the first org)
+#   net.sh height [ORG]          channel height on ORG's peer
+#   net.sh leader                the orderer that leads the channel's Raft cluster
+#   net.sh env [ORG]             export lines for using the peer CLI as ORG's admin: eval "$(net.sh env ea)"
+#
+# Node names: orderer0..2, peer0.ea, peer0.party1, peer0.party2, cc.<chaincode>.<peer>.
+# Everything is configured by environment variables; see network/README.md.
+set -euo pipefail
+
+NET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=${ROOT:-$(cd "$NET_DIR/.." && pwd)}
+FABRIC_BIN=${FABRIC_BIN:-$ROOT/bin}
+FABRIC_CFG_SRC=${FABRIC_CFG_SRC:-$ROOT/build/config}
+RUN=${RUN:-$ROOT/run}
+GO=${GO:-go}
+CHANNEL=${CHANNEL:-fabvote}
+BASE_PORT=${BASE_PORT:-7050}
+BATCH_SIZE=${BATCH_SIZE:-500}
+BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
+BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
+BATCH_ABSOLUTE_BYTES=${BATCH_ABSOLUTE_BYTES:-10 MB}
+CHAINCODES=${CHAINCODES-ballot=./chaincode/ballot/cmd/ballot-cc}
+CC_VERSION=${CC_VERSION:-1.0}
+NET_LOG_SPEC=${NET_LOG_SPEC:-info}
+NET_WAIT=${NET_WAIT:-90}
+NET_STOP_TIMEOUT=${NET_STOP_TIMEOUT:-10}
+# Variables passed from the caller's environment to every node, besides every
+# FABVOTE_* variable (the fork's switches FABVOTE_SHA256, FABVOTE_ECDSA,
+# FABVOTE_COMMIT_GATE, ...): Go runtime knobs and the loader path.
+NET_PASS_ENV=${NET_PASS_ENV:-GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH}
+# Extra KEY=VALUE settings (space-separated) for every node, e.g.
+# NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
+NET_NODE_ENV=${NET_NODE_ENV:-}
+
+log() { printf '[net %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { printf '[net] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- run dir
+
+# resolve_run_dir sets PROFILE and RUN_DIR. Precedence: NET_RUN_DIR, PROFILE,
+# the run/current link, solo-org.
+resolve_run_dir() {
+	if [[ -n ${NET_RUN_DIR:-} ]]; then
+		RUN_DIR=$NET_RUN_DIR
+		[[ -z ${PROFILE:-} && -f $RUN_DIR/profile ]] && PROFILE=$(<"$RUN_DIR/profile")
+		PROFILE=${PROFILE:-solo-org}
+	elif [[ -n ${PROFILE:-} ]]; then
+		RUN_DIR=$RUN/$PROFILE
+	elif [[ -e $RUN/current ]]; then
+		RUN_DIR=$(readlink -f "$RUN/current")
+		PROFILE=$(<"$RUN_DIR/profile")
+	else
+		PROFILE=solo-org
+		RUN_DIR=$RUN/$PROFILE
+	fi
+	case $PROFILE in
+	solo-org | three-orgs) ;;
+	*) die "PROFILE=$PROFILE: want solo-org or three-orgs" ;;
+	esac
+	RUN_DIR=$(realpath -m "$RUN_DIR")
+	RUN=$(realpath -m "$RUN")
+}
+
+# load_state reads the settings the network was started with.
+load_state() {
+	[[ -f $RUN_DIR/state.env ]] || die "no network in $RUN_DIR (run 'make network-up' first)"
+	# shellcheck disable=SC1091
+	. "$RUN_DIR/state.env"
+}
+
+# ---------------------------------------------------------------- topology
+
+# set_topology defines the orgs and orderers of $PROFILE and the port plan:
+#   orderer i:  BASE_PORT+10i (gRPC), +1 (admin / channel participation), +2 (operations)
+#   peer j:     BASE_PORT+100+10j (gRPC, gateway), +1 (chaincode callback), +2 (operations),
+#               +3.. (one chaincode service per chaincode, at most 7)
+set_topology() {
+	case $PROFILE in
+	solo-org) ORGS=(ea) ORDERERS=(orderer0) ;;
+	three-orgs) ORGS=(ea party1 party2) ORDERERS=(orderer0 orderer1 orderer2) ;;
+	esac
+	ORDERER_DOMAIN=orderer.fabvote.local
+	ORDERER_MSPID=OrdererMSP
+}
+org_mspid() {
+	case $1 in
+	ea) echo EAMSP ;; party1) echo Party1MSP ;; party2) echo Party2MSP ;;
+	*) die "unknown org $1" ;;
+	esac
+}
+org_domain() { echo "$1.fabvote.local"; }
+org_index() {
+	local i
+	for i in "${!ORGS[@]}"; do [[ ${ORGS[$i]} == "$1" ]] && { echo "$i"; return; }; done
+	die "org $1 is not in profile $PROFILE (orgs: ${ORGS[*]})"
+}
+orderer_index() { echo "${1#orderer}"; }
+orderer_port() { echo $((BASE_PORT + 10 * $(orderer_index "$1"))); }
+orderer_admin_port() { echo $(($(orderer_port "$1") + 1)); }
+orderer_ops_port() { echo $(($(orderer_port "$1") + 2)); }
+peer_port() { echo $((BASE_PORT + 100 + 10 * $(org_index "$1"))); }
+peer_cc_port() { echo $(($(peer_port "$1") + 1)); }
+peer_ops_port() { echo $(($(peer_port "$1") + 2)); }
+peer_name() { echo "peer0.$1"; }
+ccaas_port() { echo $(($(peer_port "$1") + 3 + $2)); } # org, chaincode index
+
+crypto_peer_org() { echo "$RUN_DIR/crypto/peerOrganizations/$(org_domain "$1")"; }
+crypto_peer() { echo "$(crypto_peer_org "$1")/peers/peer0.$(org_domain "$1")"; }
+crypto_ccaas() { echo "$(crypto_peer_org "$1")/peers/ccaas0.$(org_domain "$1")"; }
+crypto_user() { echo "$(crypto_peer_org "$1")/users/$2@$(org_domain "$1")"; }
+org_tlsca() { echo "$(crypto_peer_org "$1")/tlsca/tlsca.$(org_domain "$1")-cert.pem"; }
+crypto_orderer_org() { echo "$RUN_DIR/crypto/ordererOrganizations/$ORDERER_DOMAIN"; }
+crypto_orderer() { echo "$(crypto_orderer_org)/orderers/$1.$ORDERER_DOMAIN"; }
+orderer_tlsca() { echo "$(crypto_orderer_org)/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem"; }
+orderer_admin_tls() { echo "$(crypto_orderer_org)/users/Admin@$ORDERER_DOMAIN/tls"; }
+
+# parse_chaincodes fills CC_NAMES and CC_PATHS from CHAINCODES ("name=./go/pkg ...").
+parse_chaincodes() {
+	CC_NAMES=() CC_PATHS=()
+	local entry
+	for entry in ${CHAINCODES//,/ }; do
+		[[ $entry == *=* ]] || die "CHAINCODES entry '$entry': want name=./go/package/path"
+		local name=${entry%%=*} path=${entry#*=}
+		[[ $name =~ ^[a-z][a-z0-9_-]*$ ]] || die "CHAINCODES entry '$entry': name must match [a-z][a-z0-9_-]*"
+		[[ -n $path ]] || die "CHAINCODES entry '$entry': empty package path"
+		CC_NAMES+=("$name") CC_PATHS+=("$path")
+	done
+	((${#CC_NAMES[@]} <= 7)) || die "CHAINCODES: at most 7 chaincodes (ports per peer)"
+}
+
+# ---------------------------------------------------------------- processes
+
+node_dir() { echo "$RUN_DIR/nodes/$1"; }
+pid_file() { echo "$RUN_DIR/pids/$1.pid"; }
+log_file() { echo "$RUN_DIR/logs/$1.log"; }
+
+# node_pid prints the pid of NODE if that process is alive and still runs the
+# node's binary (a recycled pid or a zombie does not count).
+node_pid() {
+	local f pid exe want
+	f=$(pid_file "$1")
+	[[ -f $f ]] || return 1
+	pid=$(<"$f")
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	exe=${exe% (deleted)}
+	want=$(head -n1 "$(node_dir "$1")/cmd")
+	[[ $exe == "$(readlink -f "$want")" ]] || return 1
+	echo "$pid"
+}
+
+# pid_alive PID: the process exists and is not a zombie.
+pid_alive() {
+	local st
+	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ -n $st && $st != Z && $st != X ]]
+}
+
+all_nodes() { [[ -f $RUN_DIR/nodes.list ]] && cat "$RUN_DIR/nodes.list"; return 0; }
+
+show_log() {
+	local f
+	f=$(log_file "$1")
+	printf '[net] ---- last %s lines of %s ----\n' "${2:-50}" "$f" >&2
+	tail -n "${2:-50}" "$f" >&2 2>/dev/null || true
+	printf '[net] ---- end of %s ----\n' "$1" >&2
+}
+
+# fail_node prints the node's log tail and exits.
+fail_node() {
+	show_log "$1"
+	die "$2"
+}
+
+write_file() { # path content: atomic
+	local tmp
+	tmp=$(mktemp "$1.XXXXXX")
+	printf '%s\n' "$2" >"$tmp"
+	mv -f "$tmp" "$1"
+}
+
+# define_node NAME PORT BINARY ARGS... ; the environment comes from NODE_ENV (array).
+define_node() {
+	local name=$1 port=$2
+	shift 2
+	local dir
+	dir=$(node_dir "$name")
+	mkdir -p "$dir"
+	write_file "$dir/cmd" "$(printf '%s\n' "$@")"
+	write_file "$dir/env" "$(printf '%s\n' "${NODE_ENV[@]}")"
+	write_file "$dir/port" "$port"
+	grep -qxF "$name" "$RUN_DIR/nodes.list" 2>/dev/null || echo "$name" >>"$RUN_DIR/nodes.list"
+}
+
+# base_env prints the environment every node starts with: from the caller only
+# PATH, HOME, TMPDIR, every FABVOTE_* variable and those named in NET_PASS_ENV;
+# then the KEY=VALUE entries of NET_NODE_ENV.
+base_env() {
+	echo "PATH=$PATH"
+	echo "HOME=${HOME:-/root}"
+	[[ -n ${TMPDIR:-} ]] && echo "TMPDIR=$TMPDIR"
+	local v
+	for v in $(compgen -e | grep '^FABVOTE_' || true) $NET_PASS_ENV; do
+		[[ -n ${!v+x} ]] && echo "$v=${!v}"
+	done
+	for v in $NET_NODE_ENV; do
+		[[ $v == [A-Za-z_]*=* ]] || die "NET_NODE_ENV entry '$v': want KEY=VALUE"
+		echo "$v"
+	done
+	return 0
+}
+
+start_node() {
+	local name=$1 dir pid log
+	dir=$(node_dir "$name")
+	[[ -f $dir/cmd ]] || die "unknown node '$name'; nodes: $(all_nodes | tr '\n' ' ')"
+	if pid=$(node_pid "$name"); then die "$name is already running (pid $pid)"; fi
+	local envs cmd
+	mapfile -t envs <"$dir/env"
+	mapfile -t cmd <"$dir/cmd"
+	log=$(log_file "$name")
+	mkdir -p "$RUN_DIR/logs" "$RUN_DIR/pids"
+	printf '==== %s start %s\n' "$(date -u +%FT%TZ)" "$name" >>"$log"
+	# setsid: the node outlives this script and its terminal; $! is the node's pid
+	# because neither setsid (not a group leader here) nor env fork.
+	(cd "$dir" && exec setsid env -i "${envs[@]}" "${cmd[@]}" >>"$log" 2>&1 </dev/null) &
+	pid=$!
+	write_file "$(pid_file "$name")" "$pid"
+	# Until the exec chain (subshell, setsid, env) reaches the node's binary,
+	# node_pid does not recognise the process; wait for that moment so that
+	# stop/kill right after start find it.
+	local i
+	for ((i = 0; i < 100; i++)); do
+		node_pid "$name" >/dev/null && break
+		pid_alive "$pid" || fail_node "$name" "$name exited during start-up"
+		sleep 0.05
+	done
+	node_pid "$name" >/dev/null || fail_node "$name" "$name (pid $pid) did not exec $(head -n1 "$dir/cmd")"
+	wait_listening "$name"
+}
+
+# wait_listening waits until NODE accepts TCP connections on its port.
+wait_listening() {
+	local name=$1 port deadline pid
+	port=$(<"$(node_dir "$name")/port")
+	pid=$(<"$(pid_file "$name")")
+	deadline=$((SECONDS + NET_WAIT))
+	while ((SECONDS < deadline)); do
+		# pid_alive, not node_pid: for a moment after the fork the process is
+		# still the shell, setsid or env on its way to exec the node's binary.
+		pid_alive "$pid" || fail_node "$name" "$name exited during start-up"
+		port_listening "$port" && return 0
+		sleep 0.2
+	done
+	fail_node "$name" "$name did not listen on 127.0.0.1:$port within ${NET_WAIT}s"
+}
+
+stop_node() { # NAME SIGNAL
+	local name=$1 sig=${2:-TERM} pid i
+	[[ -d $(node_dir "$name") ]] || die "unknown node '$name'; nodes: $(all_nodes | tr '\n' ' ')"
+	if ! pid=$(node_pid "$name"); then
+		rm -f "$(pid_file "$name")"
+		return 0
+	fi
+	kill "-$sig" "$pid" 2>/dev/null || true
+	for ((i = 0; i < NET_STOP_TIMEOUT * 10; i++)); do
+		node_pid "$name" >/dev/null || break
+		sleep 0.1
+	done
+	if node_pid "$name" >/dev/null; then
+		log "$name (pid $pid) ignored SIG$sig for ${NET_STOP_TIMEOUT}s; sending SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || true
+		for ((i = 0; i < 50; i++)); do
+			node_pid "$name" >/dev/null || break
+			sleep 0.1
+		done
+	fi
+	node_pid "$name" >/dev/null && die "$name (pid $pid) survived SIGKILL"
+	printf '==== %s stopped %s with SIG%s\n' "$(date -u +%FT%TZ)" "$name" "$sig" >>"$(log_file "$name")"
+	rm -f "$(pid_file "$name")"
+}
+
+# port_listening PORT: some socket listens on PORT (read from /proc, so the
+# check does not open a connection that the node would log as a failed TLS handshake).
+port_listening() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	grep -qE "^ *[0-9]+: [0-9A-F]+:$hex [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+ports_free() {
+	local p busy=()
+	for p in "$@"; do
+		port_listening "$p" && busy+=("$p")
+	done
+	((${#busy[@]} == 0)) || die "ports in use on 127.0.0.1: ${busy[*]} (another network? set BASE_PORT)"
+}
+
+# ---------------------------------------------------------------- CLI helpers
+
+# peer_cli ORG ARGS...: the peer CLI as ORG's admin, against ORG's peer.
+peer_cli() {
+	local org=$1
+	shift
+	env -i PATH="$PATH" HOME="${HOME:-/root}" \
+		FABRIC_CFG_PATH="$(node_dir "$(peer_name "${ORGS[0]}")")" \
+		FABRIC_LOGGING_SPEC="${NET_CLI_LOG_SPEC:-warning}" \
+		CORE_PEER_LOCALMSPID="$(org_mspid "$org")" \
+		CORE_PEER_MSPCONFIGPATH="$(crypto_user "$org" Admin)/msp" \
+		CORE_PEER_ADDRESS="127.0.0.1:$(peer_port "$org")" \
+		CORE_PEER_TLS_ENABLED=true \
+		CORE_PEER_TLS_ROOTCERT_FILE="$(org_tlsca "$org")" \
+		"$FABRIC_BIN/peer" "$@"
+}
+
+# orderer_flags: the first running orderer (so the CLI still works while one is down).
+orderer_flags() {
+	local o use=${ORDERERS[0]}
+	for o in "${ORDERERS[@]}"; do
+		if node_pid "$o" >/dev/null; then
+			use=$o
+			break
+		fi
+	done
+	echo -o "127.0.0.1:$(orderer_port "$use")" --tls --cafile "$(orderer_tlsca)"
+}
+
+all_peer_flags() {
+	local org
+	for org in "${ORGS[@]}"; do
+		echo --peerAddresses "127.0.0.1:$(peer_port "$org")" --tlsRootCertFiles "$(org_tlsca "$org")"
+	done
+}
+
+# retry N CMD...: run CMD up to N times, 2 s apart (the orderer may still be electing a leader).
+retry() {
+	local n=$1 i out
+	shift
+	for ((i = 1; i <= n; i++)); do
+		if out=$("$@" 2>&1); then
+			[[ -n $out ]] && printf '%s\n' "$out"
+			return 0
+		fi
+		((i < n)) && sleep 2
+	done
+	printf '%s\n' "$out" >&2
+	return 1
+}
+
+# http_get PORT PATH: plain HTTP GET on 127.0.0.1 (operations endpoints), body and headers.
+http_get() {
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&3
+		cat <&3
+	) 2>/dev/null
+}
+
+# raft_leader prints the running orderer that leads the channel's Raft cluster.
+raft_leader() {
+	local o m
+	for o in "${ORDERERS[@]}"; do
+		node_pid "$o" >/dev/null || continue
+		m=$(http_get "$(orderer_ops_port "$o")" /metrics) || continue
+		if [[ $m == *"consensus_etcdraft_is_leader{channel=\"$CHANNEL\"} 1"* ]]; then
+			echo "$o"
+			return 0
+		fi
+	done
+	return 1
+}
+
+wait_raft_leader() {
+	local deadline=$((SECONDS + NET_WAIT))
+	until raft_leader >/dev/null; do
+		((SECONDS < deadline)) || fail_node "${ORDERERS[0]}" "no Raft leader for channel $CHANNEL within ${NET_WAIT}s"
+		sleep 0.3
+	done
+}
+
+# wait_orderer_ready ORDERER: the channel has a Raft leader and ORDERER has
+# heard from it (its consensus_etcdraft_active_nodes gauge is non-zero). A
+# restarted follower that has not yet heard from the leader answers
+# broadcasts with SERVICE_UNAVAILABLE "no Raft leader".
+wait_orderer_ready() {
+	local o=$1 m deadline=$((SECONDS + NET_WAIT))
+	wait_raft_leader
+	while :; do
+		m=$(http_get "$(orderer_ops_port "$o")" /metrics) || m=
+		if [[ $m == *"consensus_etcdraft_active_nodes{channel=\"$CHANNEL\"} "[1-9]* ]]; then
+			return 0
+		fi
+		((SECONDS < deadline)) || fail_node "$o" "$o did not rejoin the Raft cluster of $CHANNEL within ${NET_WAIT}s"
+		node_pid "$o" >/dev/null || fail_node "$o" "$o exited"
+		sleep 0.3
+	done
+}
+
+channel_height() { # ORG
+	local out
+	out=$(peer_cli "$1" channel getinfo -c "$CHANNEL" 2>/dev/null) || return 1
+	out=${out#*\"height\":}
+	echo "${out%%,*}"
+}
+
+# ---------------------------------------------------------------- up
+
+abs_dir() {
+	if [[ -d $1 ]]; then
+		(cd "$1" && pwd)
+	elif [[ $1 != /* && -d $ROOT/$1 ]]; then
+		(cd "$ROOT/$1" && pwd)
+	else
+		return 1
+	fi
+}
+
+gen_crypto_config() {
+	local org
+	{
+		echo "OrdererOrgs:"
+		echo "  - Name: Orderer"
+		echo "    Domain: $ORDERER_DOMAIN"
+		echo "    EnableNodeOUs: true"
+		echo "    Specs:"
+		for o in "${ORDERERS[@]}"; do
+			echo "      - Hostname: $o"
+			echo "        SANS: [localhost, 127.0.0.1]"
+		done
+		echo "PeerOrgs:"
+		for org in "${ORGS[@]}"; do
+			echo "  - Name: $(org_mspid "$org")"
+			echo "    Domain: $(org_domain "$org")"
+			echo "    EnableNodeOUs: true"
+			echo "    Specs:"
+			echo "      - Hostname: peer0"
+			echo "        SANS: [localhost, 127.0.0.1]"
+			echo "      # TLS server identity of the chaincode services that serve peer0"
+			echo "      - Hostname: ccaas0"
+			echo "        SANS: [localhost, 127.0.0.1]"
+			echo "    Users:"
+			echo "      Count: 2"
+		done
+	} >"$RUN_DIR/crypto-config.yaml"
+}
+
+gen_configtx() {
+	local org o msp
+	{
+		echo "# Generated by network/net.sh for profile $PROFILE."
+		echo "Organizations:"
+		echo "  - &OrdererOrg"
+		echo "    Name: $ORDERER_MSPID"
+		echo "    ID: $ORDERER_MSPID"
+		echo "    MSPDir: $(crypto_orderer_org)/msp"
+		echo "    Policies:"
+		echo "      Readers: {Type: Signature, Rule: \"OR('$ORDERER_MSPID.member')\"}"
+		echo "      Writers: {Type: Signature, Rule: \"OR('$ORDERER_MSPID.member')\"}"
+		echo "      Admins: {Type: Signature, Rule: \"OR('$ORDERER_MSPID.admin')\"}"
+		echo "    OrdererEndpoints:"
+		for o in "${ORDERERS[@]}"; do echo "      - 127.0.0.1:$(orderer_port "$o")"; done
+		for org in "${ORGS[@]}"; do
+			msp=$(org_mspid "$org")
+			echo "  - &$msp"
+			echo "    Name: $msp"
+			echo "    ID: $msp"
+			echo "    MSPDir: $(crypto_peer_org "$org")/msp"
+			echo "    Policies:"
+			echo "      Readers: {Type: Signature, Rule: \"OR('$msp.admin', '$msp.peer', '$msp.client')\"}"
+			echo "      Writers: {Type: Signature, Rule: \"OR('$msp.admin', '$msp.client')\"}"
+			echo "      Admins: {Type: Signature, Rule: \"OR('$msp.admin')\"}"
+			echo "      Endorsement: {Type: Signature, Rule: \"OR('$msp.peer')\"}"
+			echo "    AnchorPeers:"
+			echo "      - {Host: 127.0.0.1, Port: $(peer_port "$org")}"
+		done
+		cat <<EOF
+Capabilities:
+  Channel: &ChannelCapabilities {V2_0: true}
+  Orderer: &OrdererCapabilities {V2_0: true}
+  Application: &ApplicationCapabilities {V2_5: true}
+Application: &ApplicationDefaults
+  Organizations:
+  Policies:
+    Readers: {Type: ImplicitMeta, Rule: "ANY Readers"}
+    Writers: {Type: ImplicitMeta, Rule: "ANY Writers"}
+    Admins: {Type: ImplicitMeta, Rule: "MAJORITY Admins"}
+    LifecycleEndorsement: {Type: ImplicitMeta, Rule: "MAJORITY Endorsement"}
+    Endorsement: {Type: ImplicitMeta, Rule: "MAJORITY Endorsement"}
+  Capabilities: *ApplicationCapabilities
+Orderer: &OrdererDefaults
+  OrdererType: etcdraft
+  BatchTimeout: $BATCH_TIMEOUT
+  BatchSize:
+    MaxMessageCount: $BATCH_SIZE
+    AbsoluteMaxBytes: $BATCH_ABSOLUTE_BYTES
+    PreferredMaxBytes: $BATCH_PREFERRED_BYTES
+  EtcdRaft:
+    Consenters:
+EOF
+		for o in "${ORDERERS[@]}"; do
+			echo "      - Host: 127.0.0.1"
+			echo "        Port: $(orderer_port "$o")"
+			echo "        ClientTLSCert: $(crypto_orderer "$o")/tls/server.crt"
+			echo "        ServerTLSCert: $(crypto_orderer "$o")/tls/server.crt"
+		done
+		cat <<EOF
+    Options:
+      TickInterval: 500ms
+      ElectionTick: 10
+      HeartbeatTick: 1
+      MaxInflightBlocks: 5
+      SnapshotIntervalSize: 16 MB
+  Organizations:
+  Policies:
+    Readers: {Type: ImplicitMeta, Rule: "ANY Readers"}
+    Writers: {Type: ImplicitMeta, Rule: "ANY Writers"}
+    Admins: {Type: ImplicitMeta, Rule: "MAJORITY Admins"}
+    BlockValidation: {Type: ImplicitMeta, Rule: "ANY Writers"}
+  Capabilities: *OrdererCapabilities
+Channel: &ChannelDefaults
+  Policies:
+    Readers: {Type: ImplicitMeta, Rule: "ANY Readers"}
+    Writers: {Type: ImplicitMeta, Rule: "ANY Writers"}
+    Admins: {Type: ImplicitMeta, Rule: "MAJORITY Admins"}
+  Capabilities: *ChannelCapabilities
+Profiles:
+  FabvoteChannel:
+    <<: *ChannelDefaults
+    Orderer:
+      <<: *OrdererDefaults
+      Organizations: [*OrdererOrg]
+    Application:
+      <<: *ApplicationDefaults
+      Organizations:
+EOF
+		for org in "${ORGS[@]}"; do echo "        - *$(org_mspid "$org")"; done
+	} >"$RUN_DIR/configtx/configtx.yaml"
+}
+
+# merge_config KIND(core|orderer) NODE: node's config dir with the merged yaml.
+merge_config() {
+	local kind=$1 name=$2 dir
+	dir=$(node_dir "$name")
+	mkdir -p "$dir"
+	"$RUN_DIR/tools/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" \
+		-override "$NET_DIR/config/$kind.yaml" -out "$dir/$kind.yaml" ||
+		die "cfgmerge of $kind.yaml for $name failed"
+}
+
+define_orderer() {
+	local o=$1 tls
+	tls=$(crypto_orderer "$o")/tls
+	NODE_NAME=$o NODE_HOME=$(node_dir "$o") NODE_PORT=$(orderer_port "$o") \
+		NODE_ADMIN_PORT=$(orderer_admin_port "$o") NODE_OPS_PORT=$(orderer_ops_port "$o") \
+		NODE_TLS_DIR=$tls NODE_MSP_DIR=$(crypto_orderer "$o")/msp NODE_MSPID=$ORDERER_MSPID \
+		merge_config orderer "$o"
+	mkdir -p "$(node_dir "$o")/data"
+	mapfile -t NODE_ENV < <(base_env)
+	NODE_ENV+=("FABRIC_CFG_PATH=$(node_dir "$o")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
+	define_node "$o" "$(orderer_port "$o")" "$FABRIC_BIN/orderer"
+}
+
+define_peer() {
+	local org=$1 name
+	name=$(peer_name "$org")
+	NODE_NAME=$name NODE_HOME=$(node_dir "$name") NODE_PORT=$(peer_port "$org") \
+		NODE_CC_PORT=$(peer_cc_port "$org") NODE_OPS_PORT=$(peer_ops_port "$org") \
+		NODE_TLS_DIR=$(crypto_peer "$org")/tls NODE_MSP_DIR=$(crypto_peer "$org")/msp \
+		NODE_MSPID=$(org_mspid "$org") FABVOTE_CCAAS_BUILDER=$RUN_DIR/builder \
+		merge_config core "$name"
+	mkdir -p "$(node_dir "$name")/data"
+	mapfile -t NODE_ENV < <(base_env)
+	NODE_ENV+=("FABRIC_CFG_PATH=$(node_dir "$name")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
+	define_node "$name" "$(peer_port "$org")" "$FABRIC_BIN/peer" node start
+}
+
+build_tools() {
+	mkdir -p "$RUN_DIR/tools" "$RUN_DIR/builder/bin" "$RUN_DIR/ccbin"
+	(cd "$ROOT" && "$GO" build -o "$RUN_DIR/tools/" ./network/cmd/cfgmerge ./network/cmd/ccaas-builder ./network/cmd/netready) ||
+		die "building network/cmd tools failed"
+	cp "$RUN_DIR/tools/ccaas-builder" "$RUN_DIR/builder/bin/ccaas-builder"
+	local step
+	for step in detect build release; do ln -sf ccaas-builder "$RUN_DIR/builder/bin/$step"; done
+}
+
+create_channel() {
+	log "generating crypto material and the channel genesis block"
+	"$FABRIC_BIN/cryptogen" generate --config="$RUN_DIR/crypto-config.yaml" --output="$RUN_DIR/crypto" >/dev/null ||
+		die "cryptogen failed"
+	mkdir -p "$RUN_DIR/configtx"
+	gen_configtx
+	"$FABRIC_BIN/configtxgen" -configPath "$RUN_DIR/configtx" -profile FabvoteChannel \
+		-channelID "$CHANNEL" -outputBlock "$RUN_DIR/configtx/$CHANNEL.block" 2>"$RUN_DIR/configtx/configtxgen.log" || {
+		cat "$RUN_DIR/configtx/configtxgen.log" >&2
+		die "configtxgen failed"
+	}
+}
+
+join_orderers() {
+	local o admin
+	admin=$(orderer_admin_tls)
+	for o in "${ORDERERS[@]}"; do
+		log "joining $o to channel $CHANNEL (channel participation API)"
+		retry 5 "$FABRIC_BIN/osnadmin" channel join --channelID "$CHANNEL" \
+			--config-block "$RUN_DIR/configtx/$CHANNEL.block" -o "127.0.0.1:$(orderer_admin_port "$o")" \
+			--ca-file "$(orderer_tlsca)" --client-cert "$admin/client.crt" --client-key "$admin/client.key" >/dev/null ||
+			fail_node "$o" "osnadmin channel join failed on $o"
+	done
+	# Wait until the channel has a Raft leader: an orderer answers
+	# status=active, consensusRelation=consenter once it is part of the cluster.
+	local deadline=$((SECONDS + NET_WAIT)) out
+	for o in "${ORDERERS[@]}"; do
+		while :; do
+			out=$("$FABRIC_BIN/osnadmin" channel list --channelID "$CHANNEL" -o "127.0.0.1:$(orderer_admin_port "$o")" \
+				--ca-file "$(orderer_tlsca)" --client-cert "$admin/client.crt" --client-key "$admin/client.key" 2>&1) || true
+			[[ $out == *'"status": "active"'* ]] && break
+			((SECONDS < deadline)) || fail_node "$o" "$o did not become active on $CHANNEL: $out"
+			sleep 0.5
+		done
+	done
+	for o in "${ORDERERS[@]}"; do wait_orderer_ready "$o"; done
+}
+
+join_peers() {
+	local org h deadline
+	for org in "${ORGS[@]}"; do
+		log "joining $(peer_name "$org") to channel $CHANNEL"
+		retry 5 peer_cli "$org" channel join -b "$RUN_DIR/configtx/$CHANNEL.block" >/dev/null ||
+			fail_node "$(peer_name "$org")" "peer channel join failed on $(peer_name "$org")"
+	done
+	for org in "${ORGS[@]}"; do
+		deadline=$((SECONDS + NET_WAIT))
+		until h=$(channel_height "$org") && [[ $h =~ ^[0-9]+$ ]] && ((h >= 1)); do
+			((SECONDS < deadline)) || fail_node "$(peer_name "$org")" "$(peer_name "$org") has no ledger for $CHANNEL"
+			sleep 0.5
+		done
+	done
+}
+
+# ---------------------------------------------------------------- chaincode
+
+# package_cc NAME ORG: a ccaas package whose connection.json points ORG's peer
+# at ORG's chaincode service; prints its path.
+package_cc() {
+	local name=$1 org=$2 idx=$3 dir pkg
+	dir=$RUN_DIR/packages/$name.$org
+	mkdir -p "$dir/src"
+	local peer_tls
+	peer_tls=$(crypto_peer "$org")/tls
+	"$RUN_DIR/tools/ccaas-builder" connection -address "127.0.0.1:$(ccaas_port "$org" "$idx")" \
+		-root-cert "$(org_tlsca "$org")" -client-cert "$peer_tls/server.crt" -client-key "$peer_tls/server.key" \
+		-out "$dir/src/connection.json" || die "writing connection.json for $name/$org failed"
+	printf '{"type":"ccaas","label":"%s_%s"}\n' "$name" "$CC_VERSION" >"$dir/src/metadata.json"
+	tar -C "$dir/src" -czf "$dir/src/code.tar.gz" connection.json
+	pkg=$dir/$name.tgz
+	tar -C "$dir/src" -czf "$pkg" metadata.json code.tar.gz
+	echo "$pkg"
+}
+
+deploy_cc() { # INDEX
+	local idx=$1 name=${CC_NAMES[$1]} path=${CC_PATHS[$1]} org pkg pid ccnode
+	log "deploying chaincode $name ($path)"
+	(cd "$ROOT" && "$GO" build -o "$RUN_DIR/ccbin/$name" "$path") || die "go build $path failed (CHAINCODES entry $name)"
+	declare -A pkgid
+	for org in "${ORGS[@]}"; do
+		pkg=$(package_cc "$name" "$org" "$idx")
+		pid=$(peer_cli "$org" lifecycle chaincode calculatepackageid "$pkg") || die "calculatepackageid failed for $pkg"
+		pkgid[$org]=$pid
+		ccnode=cc.$name.$(peer_name "$org")
+		local tls
+		tls=$(crypto_ccaas "$org")/tls
+		mapfile -t NODE_ENV < <(base_env)
+		NODE_ENV+=("CHAINCODE_ID=$pid" "CHAINCODE_SERVER_ADDRESS=127.0.0.1:$(ccaas_port "$org" "$idx")"
+			"CHAINCODE_TLS_CERT_FILE=$tls/server.crt" "CHAINCODE_TLS_KEY_FILE=$tls/server.key"
+			"CHAINCODE_TLS_CLIENT_CA_FILE=$(org_tlsca "$org")")
+		define_node "$ccnode" "$(ccaas_port "$org" "$idx")" "$RUN_DIR/ccbin/$name"
+		start_node "$ccnode"
+		retry 3 peer_cli "$org" lifecycle chaincode install "$pkg" >/dev/null ||
+			fail_node "$(peer_name "$org")" "install of $name on $(peer_name "$org") failed"
+	done
+	local common=(--channelID "$CHANNEL" --name "$name" --version "$CC_VERSION" --sequence 1)
+	for org in "${ORGS[@]}"; do
+		# shellcheck disable=SC2046
+		retry 5 peer_cli "$org" lifecycle chaincode approveformyorg $(orderer_flags) "${common[@]}" \
+			--package-id "${pkgid[$org]}" >/dev/null ||
+			fail_node "$(peer_name "$org")" "approveformyorg of $name by $(org_mspid "$org") failed"
+	done
+	local ready
+	ready=$(peer_cli "${ORGS[0]}" lifecycle chaincode checkcommitreadiness "${common[@]}" --output json) ||
+		die "checkcommitreadiness of $name failed"
+	[[ $ready != *false* ]] || die "chaincode $name not approved by every org: $ready"
+	# shellcheck disable=SC2046
+	retry 5 peer_cli "${ORGS[0]}" lifecycle chaincode commit $(orderer_flags) "${common[@]}" $(all_peer_flags) >/dev/null ||
+		fail_node "$(peer_name "${ORGS[0]}")" "commit of chaincode $name failed"
+	for org in "${ORGS[@]}"; do
+		local deadline=$((SECONDS + NET_WAIT))
+		until peer_cli "$org" lifecycle chaincode querycommitted --channelID "$CHANNEL" --name "$name" >/dev/null 2>&1; do
+			((SECONDS < deadline)) || fail_node "$(peer_name "$org")" "$name not committed on $(peer_name "$org")"
+			sleep 0.5
+		done
+	done
+	echo "$name" >>"$RUN_DIR/chaincodes.list"
+}
+
+# ---------------------------------------------------------------- network.json
+
+json_str() { # escape for JSON (paths and names only: no control characters)
+	local s=${1//\\/\\\\}
+	printf '"%s"' "${s//\"/\\\"}"
+}
+
+write_network_json() {
+	local org o first=1 out cc ccs=""
+	while read -r cc; do
+		[[ -n $cc ]] && ccs+="${ccs:+, }$(json_str "$cc")"
+	done < <(cat "$RUN_DIR/chaincodes.list" 2>/dev/null)
+	out="{
+  \"profile\": $(json_str "$PROFILE"),
+  \"channel\": $(json_str "$CHANNEL"),
+  \"runDir\": $(json_str "$RUN_DIR"),
+  \"basePort\": $BASE_PORT,
+  \"batch\": {\"maxMessageCount\": $BATCH_SIZE, \"timeout\": $(json_str "$BATCH_TIMEOUT"), \"preferredMaxBytes\": $(json_str "$BATCH_PREFERRED_BYTES")},
+  \"chaincodes\": [$ccs],
+  \"orgs\": ["
+	for org in "${ORGS[@]}"; do
+		((first)) || out+=","
+		first=0
+		local admin user1 user2
+		admin=$(crypto_user "$org" Admin)/msp
+		user1=$(crypto_user "$org" User1)/msp
+		user2=$(crypto_user "$org" User2)/msp
+		out+="
+    {
+      \"name\": $(json_str "$org"),
+      \"mspID\": $(json_str "$(org_mspid "$org")"),
+      \"domain\": $(json_str "$(org_domain "$org")"),
+      \"tlsCACert\": $(json_str "$(org_tlsca "$org")"),
+      \"peers\": [{
+        \"name\": $(json_str "$(peer_name "$org")"),
+        \"endpoint\": \"127.0.0.1:$(peer_port "$org")\",
+        \"tlsCACert\": $(json_str "$(org_tlsca "$org")"),
+        \"serverNameOverride\": $(json_str "peer0.$(org_domain "$org")"),
+        \"operationsEndpoint\": \"127.0.0.1:$(peer_ops_port "$org")\"
+      }],
+      \"identities\": {
+        \"admin\": {\"cert\": $(json_str "$admin/signcerts/Admin@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$admin/keystore/priv_sk")},
+        \"user1\": {\"cert\": $(json_str "$user1/signcerts/User1@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$user1/keystore/priv_sk")},
+        \"user2\": {\"cert\": $(json_str "$user2/signcerts/User2@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$user2/keystore/priv_sk")}
+      }
+    }"
+	done
+	out+="
+  ],
+  \"orderers\": ["
+	first=1
+	for o in "${ORDERERS[@]}"; do
+		((first)) || out+=","
+		first=0
+		out+="
+    {
+      \"name\": $(json_str "$o"),
+      \"mspID\": $(json_str "$ORDERER_MSPID"),
+      \"endpoint\": \"127.0.0.1:$(orderer_port "$o")\",
+      \"tlsCACert\": $(json_str "$(orderer_tlsca)"),
+      \"serverNameOverride\": $(json_str "$o.$ORDERER_DOMAIN"),
+      \"adminEndpoint\": \"127.0.0.1:$(orderer_admin_port "$o")\",
+      \"operationsEndpoint\": \"127.0.0.1:$(orderer_ops_port "$o")\"
+    }"
+	done
+	out+="
+  ],
+  \"ordererAdmin\": {\"cert\": $(json_str "$(orderer_admin_tls)/client.crt"), \"key\": $(json_str "$(orderer_admin_tls)/client.key"), \"tlsCACert\": $(json_str "$(orderer_tlsca)")}
+}
+"
+	write_file "$RUN_DIR/network.json" "$out"
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_up() {
+	[[ -n ${1:-} ]] && PROFILE=$1
+	PROFILE=${PROFILE:-solo-org}
+	resolve_run_dir
+	set_topology
+	parse_chaincodes
+	local n
+	if [[ -f $RUN_DIR/nodes.list ]]; then
+		while read -r n; do
+			if node_pid "$n" >/dev/null; then
+				die "a $PROFILE network is already up in $RUN_DIR ($n is running); run 'make network-down' first"
+			fi
+		done <"$RUN_DIR/nodes.list"
+	fi
+	# Nodes run in their own directories: make the paths absolute (relative
+	# paths are taken from the current directory, else from the repository root).
+	FABRIC_BIN=$(abs_dir "$FABRIC_BIN") || die "FABRIC_BIN=$FABRIC_BIN: no such directory: run 'make fabric' (or set FABRIC_BIN)"
+	FABRIC_CFG_SRC=$(abs_dir "$FABRIC_CFG_SRC") || die "FABRIC_CFG_SRC=$FABRIC_CFG_SRC: no such directory: run 'make fabric' (or set FABRIC_CFG_SRC)"
+	local tool
+	for tool in peer orderer cryptogen configtxgen osnadmin; do
+		[[ -x $FABRIC_BIN/$tool ]] || die "$FABRIC_BIN/$tool not found: run 'make fabric' (or set FABRIC_BIN)"
+	done
+	for tool in core.yaml orderer.yaml; do
+		[[ -f $FABRIC_CFG_SRC/$tool ]] || die "$FABRIC_CFG_SRC/$tool not found: run 'make fabric' (or set FABRIC_CFG_SRC)"
+	done
+	local ports=() o org i
+	for o in "${ORDERERS[@]}"; do ports+=("$(orderer_port "$o")" "$(orderer_admin_port "$o")" "$(orderer_ops_port "$o")"); done
+	for org in "${ORGS[@]}"; do
+		ports+=("$(peer_port "$org")" "$(peer_cc_port "$org")" "$(peer_ops_port "$org")")
+		for i in "${!CC_NAMES[@]}"; do ports+=("$(ccaas_port "$org" "$i")"); done
+	done
+	ports_free "${ports[@]}"
+
+	# Stale leftovers of a network whose processes are gone are removed; a
+	# non-empty directory that is not a run dir is never touched.
+	if [[ -d $RUN_DIR && -n $(ls -A "$RUN_DIR") && ! -f $RUN_DIR/profile ]]; then
+		die "$RUN_DIR exists and is not a network run dir; choose another NET_RUN_DIR"
+	fi
+	rm -rf "$RUN_DIR"
+	mkdir -p "$RUN_DIR"/{nodes,logs,pids,configtx}
+	UP_DONE=0
+	trap up_exit EXIT
+	echo "$PROFILE" >"$RUN_DIR/profile"
+	: >"$RUN_DIR/nodes.list"
+	# Everything net.sh needs later (down, kill, start) without the caller's environment.
+	{
+		printf 'PROFILE=%q\nFABRIC_BIN=%q\nFABRIC_CFG_SRC=%q\nCHANNEL=%q\nBASE_PORT=%q\n' \
+			"$PROFILE" "$FABRIC_BIN" "$FABRIC_CFG_SRC" "$CHANNEL" "$BASE_PORT"
+		printf 'BATCH_SIZE=%q\nBATCH_TIMEOUT=%q\nBATCH_PREFERRED_BYTES=%q\nCHAINCODES=%q\n' \
+			"$BATCH_SIZE" "$BATCH_TIMEOUT" "$BATCH_PREFERRED_BYTES" "$CHAINCODES"
+	} >"$RUN_DIR/state.env"
+	log "profile $PROFILE in $RUN_DIR, binaries $FABRIC_BIN, base port $BASE_PORT"
+
+	build_tools
+	gen_crypto_config
+	create_channel
+	for o in "${ORDERERS[@]}"; do define_orderer "$o"; done
+	for org in "${ORGS[@]}"; do define_peer "$org"; done
+	for o in "${ORDERERS[@]}"; do start_node "$o"; done
+	join_orderers
+	for org in "${ORGS[@]}"; do start_node "$(peer_name "$org")"; done
+	join_peers
+	: >"$RUN_DIR/chaincodes.list"
+	for i in "${!CC_NAMES[@]}"; do deploy_cc "$i"; done
+	write_network_json
+	if ((${#CC_NAMES[@]} > 0)); then
+		log "waiting until every org's gateway can gather endorsements (service discovery)"
+		"$RUN_DIR/tools/netready" -network "$RUN_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
+			fail_node "$(peer_name "${ORGS[0]}")" "the gateways are not ready"
+	fi
+	if [[ ${NET_SET_CURRENT:-1} == 1 ]]; then
+		ln -sfn "$RUN_DIR" "$RUN/current.tmp" && mv -T "$RUN/current.tmp" "$RUN/current"
+	fi
+	UP_DONE=1
+	log "network up: $(wc -l <"$RUN_DIR/nodes.list") processes; description in $RUN_DIR/network.json"
+}
+
+# up_exit: a failed 'up' stops what it started (unless NET_KEEP_ON_FAILURE=1)
+# and keeps the run dir with the logs; the next 'up' removes it.
+up_exit() {
+	local rc=$?
+	((UP_DONE)) && return 0
+	if [[ ${NET_KEEP_ON_FAILURE:-0} == 1 ]]; then
+		log "network-up failed; nodes left running (NET_KEEP_ON_FAILURE=1); logs in $RUN_DIR/logs"
+		exit "$rc"
+	fi
+	log "network-up failed; stopping the nodes it started; logs kept in $RUN_DIR/logs"
+	local nodes=() i
+	mapfile -t nodes < <(all_nodes)
+	for ((i = ${#nodes[@]} - 1; i >= 0; i--)); do
+		(stop_node "${nodes[$i]}" TERM) || true
+	done
+	exit $((rc == 0 ? 1 : rc))
+}
+
+cmd_down() {
+	resolve_run_dir
+	if [[ ! -d $RUN_DIR ]]; then
+		log "no network in $RUN_DIR"
+		return 0
+	fi
+	[[ -f $RUN_DIR/profile ]] || die "$RUN_DIR is not a network run dir (no profile file); not removing it"
+	local nodes=() n i alive=()
+	mapfile -t nodes < <(all_nodes)
+	# Reverse start order: chaincode services, peers, orderers.
+	for ((i = ${#nodes[@]} - 1; i >= 0; i--)); do
+		stop_node "${nodes[$i]}" TERM
+	done
+	for n in "${nodes[@]}"; do node_pid "$n" >/dev/null && alive+=("$n"); done
+	((${#alive[@]} == 0)) || die "still running after down: ${alive[*]}"
+	if [[ -L $RUN/current && $(readlink -f "$RUN/current") == "$(readlink -f "$RUN_DIR")" ]]; then
+		rm -f "$RUN/current"
+	fi
+	rm -rf "$RUN_DIR"
+	log "network down: stopped ${#nodes[@]} processes, removed $RUN_DIR"
+}
+
+cmd_status() {
+	resolve_run_dir
+	[[ -f $RUN_DIR/nodes.list ]] || { echo "no network in $RUN_DIR"; return 0; }
+	local n pid
+	printf '%-32s %-8s %-8s %s\n' NODE PID PORT STATE
+	while read -r n; do
+		if pid=$(node_pid "$n"); then
+			printf '%-32s %-8s %-8s %s\n' "$n" "$pid" "$(<"$(node_dir "$n")/port")" running
+		else
+			printf '%-32s %-8s %-8s %s\n' "$n" - "$(<"$(node_dir "$n")/port")" stopped
+		fi
+	done <"$RUN_DIR/nodes.list"
+}
+
+# wait_ready NODE: after a restart, an orderer is ready when the channel has a
+# Raft leader again and it has heard from it; a peer when it answers for the
+# channel (its ledger is open); a chaincode service when it listens.
+wait_ready() {
+	set_topology
+	case $1 in
+	orderer*) wait_orderer_ready "$1" ;;
+	peer0.*)
+		local org=${1#peer0.} h deadline=$((SECONDS + NET_WAIT))
+		until h=$(channel_height "$org") && [[ $h =~ ^[0-9]+$ ]]; do
+			((SECONDS < deadline)) || fail_node "$1" "$1 does not answer for channel $CHANNEL within ${NET_WAIT}s"
+			node_pid "$1" >/dev/null || fail_node "$1" "$1 exited"
+			sleep 0.3
+		done
+		# and, with other orgs, until every gateway can again gather endorsements
+		if ((${#ORGS[@]} > 1)) && [[ -s $RUN_DIR/chaincodes.list && -f $RUN_DIR/network.json ]]; then
+			"$RUN_DIR/tools/netready" -network "$RUN_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
+				fail_node "$1" "gateways cannot gather endorsements after restarting $1"
+		fi
+		;;
+	esac
+}
+
+main() {
+	local sub=${1:-}
+	[[ -n $sub ]] || {
+		sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 2
+	}
+	shift
+	case $sub in
+	up) cmd_up "$@" ;;
+	down) cmd_down ;;
+	status) cmd_status ;;
+	nodes) resolve_run_dir && all_nodes ;;
+	kill | stop | start | restart | pid | logs)
+		[[ -n ${1:-} ]] || die "usage: net.sh $sub NODE"
+		resolve_run_dir
+		load_state
+		case $sub in
+		kill) stop_node "$1" KILL && log "killed $1 (SIGKILL)" ;;
+		stop) stop_node "$1" TERM && log "stopped $1" ;;
+		start) start_node "$1" && wait_ready "$1" && log "started $1 (pid $(node_pid "$1"))" ;;
+		restart) stop_node "$1" TERM && start_node "$1" && wait_ready "$1" && log "restarted $1 (pid $(node_pid "$1"))" ;;
+		pid) node_pid "$1" || die "$1 is not running" ;;
+		logs) show_log "$1" "${2:-50}" 2>&1 ;;
+		esac
+		;;
+	leader)
+		resolve_run_dir
+		load_state
+		set_topology
+		raft_leader || die "no running orderer leads channel $CHANNEL"
+		;;
+	peer | invoke | query | height | env)
+		resolve_run_dir
+		load_state
+		set_topology
+		case $sub in
+		peer)
+			[[ -n ${1:-} ]] || die "usage: net.sh peer ORG ARGS..."
+			peer_cli "$@"
+			;;
+		invoke)
+			(($# == 2)) || die "usage: net.sh invoke CHAINCODE JSON"
+			# shellcheck disable=SC2046
+			NET_CLI_LOG_SPEC=${NET_CLI_LOG_SPEC:-warning:chaincodeCmd=info} \
+				peer_cli "${ORGS[0]}" chaincode invoke $(orderer_flags) -C "$CHANNEL" -n "$1" -c "$2" \
+				$(all_peer_flags) --waitForEvent
+			;;
+		query)
+			(($# >= 2)) || die "usage: net.sh query CHAINCODE JSON [ORG]"
+			peer_cli "${3:-${ORGS[0]}}" chaincode query -C "$CHANNEL" -n "$1" -c "$2"
+			;;
+		height) channel_height "${1:-${ORGS[0]}}" ;;
+		env)
+			local org=${1:-${ORGS[0]}}
+			org_index "$org" >/dev/null
+			printf 'export FABRIC_CFG_PATH=%q\n' "$(node_dir "$(peer_name "${ORGS[0]}")")"
+			printf 'export CORE_PEER_LOCALMSPID=%q\n' "$(org_mspid "$org")"
+			printf 'export CORE_PEER_MSPCONFIGPATH=%q\n' "$(crypto_user "$org" Admin)/msp"
+			printf 'export CORE_PEER_ADDRESS=%q\n' "127.0.0.1:$(peer_port "$org")"
+			printf 'export CORE_PEER_TLS_ENABLED=true\n'
+			printf 'export CORE_PEER_TLS_ROOTCERT_FILE=%q\n' "$(org_tlsca "$org")"
+			printf 'export ORDERER_ADDRESS=%q ORDERER_CA=%q\n' "127.0.0.1:$(orderer_port orderer0)" "$(orderer_tlsca)"
+			;;
+		esac
+		;;
+	*) die "unknown command '$sub' (up, down, status, nodes, kill, stop, start, restart, pid, logs, peer, invoke, query, height, leader, env)" ;;
+	esac
+}
+
+main "$@"
