@@ -2,6 +2,8 @@ module github.com/fabvote/fabvote
 
 go 1.26
 
+require github.com/minio/sha256-simd v1.0.1
+
 require (
 	github.com/didiercrunch/paillier v0.0.0-20180810105046-753322e473bf // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
@@ -18,7 +20,6 @@ require (
 	github.com/klauspost/cpuid/v2 v2.2.3 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/miekg/pkcs11 v1.1.1 // indirect
-	github.com/minio/sha256-simd v1.0.1 // indirect
 	github.com/syndtr/goleveldb v1.0.1-0.20210305035536-64b5b1c73954 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20190905194746-02993c407bfb // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect

@@ -11,7 +11,8 @@
 # Variables (defaults in brackets):
 #   BENCH_CONFIGS   configurations [stock fork-off o1 o2 o3 all stock-nobatch all-nobatch]
 #   TRIALS          trials per configuration [3]
-#   VOTERS          ballots per run, from the cache (make ballots) [40000]
+#   VOTERS          size of the cached ballot set to use (make ballots) [40000]
+#   COUNT           ballots cast per main run, the first COUNT of the set [VOTERS]
 #   RATE            fixed send rate, tx/s; 0 = closed loop [300]
 #   CONCURRENCY     closed-loop workers [64]
 #   MODE            full | skip-commit | skip-endorsement [full]
@@ -20,8 +21,10 @@
 #                   ("max" = closed loop) [empty]
 #   SWEEP_SECONDS   seconds per sweep point [15]
 #   SWEEP_TRIALS    trials of the sweep [1]
-#   PROFILE_CONFIGS configurations to CPU-profile (peer, orderer, chaincode;
-#                   30 s of pprof during trial 1's main run) [empty]
+#   PROFILE_CONFIGS configurations to CPU-profile (peer, orderer, chaincode:
+#                   pprof during trial 1's main run) [empty]
+#   PROFILE_DELAY   seconds from the start of the run to the profile [10]
+#   PROFILE_SECONDS length of the profile [30]
 #   OUT             results directory [.cache/bench/results/UTC-STAMP]; .cache/bench/results/latest links to it
 #   MAX_DURATION    bound on one fabvote bench run [30m]
 set -euo pipefail
@@ -34,6 +37,7 @@ RUN=${RUN:-$ROOT/run}
 BENCH_CONFIGS=${BENCH_CONFIGS:-$BENCH_ALL_CONFIGS}
 TRIALS=${TRIALS:-3}
 VOTERS=${VOTERS:-40000}
+COUNT=${COUNT:-$VOTERS}
 RATE=${RATE:-300}
 CONCURRENCY=${CONCURRENCY:-64}
 MODE=${MODE:-full}
@@ -41,12 +45,15 @@ SWEEP_RATES=${SWEEP_RATES:-}
 SWEEP_SECONDS=${SWEEP_SECONDS:-15}
 SWEEP_TRIALS=${SWEEP_TRIALS:-1}
 PROFILE_CONFIGS=${PROFILE_CONFIGS:-}
+PROFILE_DELAY=${PROFILE_DELAY:-10}
+PROFILE_SECONDS=${PROFILE_SECONDS:-30}
 MAX_DURATION=${MAX_DURATION:-30m}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/.cache/bench/results/$STAMP}
 FV=$BIN/fabvote
 
 [[ $TRIALS =~ ^[1-9][0-9]*$ ]] || bench_die "TRIALS=$TRIALS: want a positive number"
+[[ $COUNT =~ ^[1-9][0-9]*$ ]] && ((COUNT <= VOTERS)) || bench_die "COUNT=$COUNT: want 1..VOTERS ($VOTERS)"
 case $MODE in full | skip-commit | skip-endorsement) ;; *) bench_die "MODE=$MODE: want full, skip-commit or skip-endorsement" ;; esac
 read -r -a CONFIGS <<<"$BENCH_CONFIGS"
 for c in "${CONFIGS[@]}"; do bench_config_env "$c" >/dev/null; done
@@ -75,24 +82,51 @@ rate_flags() { # RATE -> flags
 		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)"
 	printf '  "memGiB": %s,\n  "kernel": "%s",\n  "go": "%s",\n' "$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)" "$(uname -r)" "$(${GO:-go} version 2>/dev/null | cut -d' ' -f3 || true)"
 	printf '  "commit": "%s",\n  "configs": "%s",\n  "trials": %s,\n  "voters": %s,\n  "rate": "%s",\n  "concurrency": %s,\n  "mode": "%s",\n' \
-		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$BENCH_CONFIGS" "$TRIALS" "$VOTERS" "$RATE" "$CONCURRENCY" "$MODE"
+		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$BENCH_CONFIGS" "$TRIALS" "$COUNT" "$RATE" "$CONCURRENCY" "$MODE"
+	printf '  "ballotSet": %s,\n' "$VOTERS"
+	printf '  "profileDelay": %s,\n  "profileSeconds": %s,\n' "$PROFILE_DELAY" "$PROFILE_SECONDS"
 	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
 		"$SWEEP_RATES" "$SWEEP_SECONDS" "$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$BENCH_GATEWAY_LIMIT"
-	printf '  "command": "%s"\n}\n' "make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS"
+	printf '  "command": "%s"\n}\n' "make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS"
 } >"$OUT/meta.json.tmp"
 mv "$OUT/meta.json.tmp" "$OUT/meta.json"
 
-profile_during() { # CONFIG DIR: sample pprof of peer, orderer, chaincode for 30 s, after 10 s
-	local c=$1 dir=$2
-	sleep 10
-	curl -sf -o "$dir/$c-peer.pprof" "http://$BENCH_PPROF_PEER/debug/pprof/profile?seconds=30" &
-	curl -sf -o "$dir/$c-orderer.pprof" "http://$BENCH_PPROF_ORDERER/debug/pprof/profile?seconds=30" &
-	curl -sf -o "$dir/$c-chaincode.pprof" "http://$BENCH_PPROF_CC/debug/pprof/profile?seconds=30" ||
-		echo "chaincode pprof not reachable at $BENCH_PPROF_CC (ballot-cc needs FABVOTE_PPROF_ADDR support)" >"$dir/$c-chaincode.missing"
+profile_during() { # CONFIG DIR: pprof of peer, orderer, chaincode for PROFILE_SECONDS, after PROFILE_DELAY
+	local c=$1 dir=$2 s=$PROFILE_SECONDS
+	sleep "$PROFILE_DELAY"
+	echo "{\"delay\": $PROFILE_DELAY, \"seconds\": $s}" >"$dir/$c.window.json"
+	curl -sf -o "$dir/$c-peer.pprof" "http://$BENCH_PPROF_PEER/debug/pprof/profile?seconds=$s" &
+	curl -sf -o "$dir/$c-orderer.pprof" "http://$BENCH_PPROF_ORDERER/debug/pprof/profile?seconds=$s" &
+	curl -sf -o "$dir/$c-chaincode.pprof" "http://$BENCH_PPROF_CC/debug/pprof/profile?seconds=$s" ||
+		echo "$c: chaincode pprof not reachable at $BENCH_PPROF_CC (ballot-cc has no pprof listener yet: FABVOTE_PPROF_ADDR)" >"$dir/$c-chaincode.missing"
 	wait
 }
 
+# cpu_snapshot: "node cpu-seconds" for every process of the benchmark network (from /proc).
+CLK_TCK=$(getconf CLK_TCK)
+cpu_snapshot() {
+	local f node pid st
+	for f in "$BENCH_RUN_DIR"/pids/*.pid; do
+		[[ -f $f ]] || continue
+		node=$(basename "$f" .pid)
+		pid=$(<"$f")
+		st=$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null) || continue
+		echo "$node $(((${st% *} + ${st#* })))"
+	done
+}
+# cpu_delta BEFORE AFTER OUT: JSON {node: cpu seconds used between the snapshots}
+cpu_delta() {
+	python3 - "$1" "$2" "$CLK_TCK" >"$3" <<'PY'
+import json, sys
+def rd(s):
+    return {l.split()[0]: int(l.split()[1]) for l in s.strip().splitlines() if l.strip()}
+a, b, tck = rd(sys.argv[1]), rd(sys.argv[2]), int(sys.argv[3])
+print(json.dumps({k: round((b[k] - a.get(k, 0)) / tck, 2) for k in b}, indent=1))
+PY
+}
+
 n=${#CONFIGS[@]}
+mkdir -p "$OUT/cpu"
 for ((t = 1; t <= TRIALS; t++)); do
 	for ((k = 0; k < n; k++)); do
 		c=${CONFIGS[$(((k + t - 1) % n))]}
@@ -108,12 +142,14 @@ for ((t = 1; t <= TRIALS; t++)); do
 			profile_during "$c" "$OUT/profiles" &
 			ppid=$!
 		fi
-		bench_log "trial $t/$TRIALS: $c, $VOTERS ballots, $MODE, $(rate_flags "$RATE")"
+		bench_log "trial $t/$TRIALS: $c, $COUNT ballots, $MODE, $(rate_flags "$RATE")"
+		cpu0=$(cpu_snapshot)
 		# shellcheck disable=SC2046
-		"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(rate_flags "$RATE") --count "$VOTERS" \
+		"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(rate_flags "$RATE") --count "$COUNT" \
 			"${mode_flags[@]}" --max-duration "$MAX_DURATION" --label "$c" --trial "$t" \
 			--json "$OUT/main/$c-t$t.json" >"$OUT/logs/main-$c-t$t.log" 2>&1 ||
 			bench_log "  $c trial $t: not every transaction succeeded (see $OUT/logs/main-$c-t$t.log)"
+		cpu_delta "$cpu0" "$(cpu_snapshot)" "$OUT/cpu/$c-t$t.json"
 		sed -n '/loop):/,$p' "$OUT/logs/main-$c-t$t.log" | grep -v '^report written' | sed 's/^/    /' >&2 || true
 		if ((profiling)); then wait "$ppid" || true; fi
 		bench_net_down

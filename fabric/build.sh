@@ -139,7 +139,8 @@ build_bins() {
 	(cd "$tree" && "$GO" build -trimpath -tags "$FABRIC_GO_TAGS" -ldflags "$ldflags" -o "$out/" "${pkgs[@]}")
 }
 
-cmd_stock() {
+# prepare_stock: (re)make the pristine tree $BUILD/fabric-stock when the pin changed.
+prepare_stock() {
 	local tree=$BUILD/fabric-stock s
 	s=$(sha256sum <"$HERE/UPSTREAM" | cut -d' ' -f1)
 	if [ ! -f "$tree/.fabvote-stamp" ] || [ "$(cat "$tree/.fabvote-stamp")" != "$s" ]; then
@@ -147,7 +148,11 @@ cmd_stock() {
 		copy_tree "$tree"
 		echo "$s" >"$tree/.fabvote-stamp"
 	fi
-	build_bins "$tree" "$BIN/stock" "$RELEASE"
+}
+
+cmd_stock() {
+	local tree=$BUILD/fabric-stock
+	locked eval 'prepare_stock; build_bins "$BUILD/fabric-stock" "$BIN/stock" "$RELEASE"'
 	# sampleconfig is not patched: the stock build provides it too when the
 	# fork has not been built yet.
 	if [ ! -d "$BUILD/config" ]; then
@@ -156,10 +161,22 @@ cmd_stock() {
 	fi
 }
 
+# locked CMD...: run CMD holding $BUILD/.fabric.lock, so that two builds (or a
+# build and a test run) never re-make the same tree at once.
+locked() {
+	mkdir -p "$BUILD"
+	(
+		flock 9
+		"$@"
+	) 9>"$BUILD/.fabric.lock"
+}
+
 # prepare_fork: (re)make $BUILD/fabric when the pin, the patches, the build
 # script or our packages changed. The go build cache is keyed by file content,
 # so a fresh copy costs only the packages whose files really changed.
-prepare_fork() {
+prepare_fork() { locked prepare_fork_unlocked; }
+
+prepare_fork_unlocked() {
 	local tree=$BUILD/fabric s tmp
 	s=$(stamp)
 	if [ -f "$tree/.fabvote-stamp" ] && [ "$(cat "$tree/.fabvote-stamp")" = "$s" ]; then
@@ -179,8 +196,7 @@ prepare_fork() {
 }
 
 cmd_fork() {
-	prepare_fork
-	build_bins "$BUILD/fabric" "$BIN" "$RELEASE"
+	locked eval 'prepare_fork_unlocked; build_bins "$BUILD/fabric" "$BIN" "$RELEASE"'
 }
 
 cmd_check_patches() {
@@ -188,6 +204,8 @@ cmd_check_patches() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabvote-check.XXXXXX")
 	trap 'rm -rf "$tmp"' RETURN
 	copy_tree "$tmp/fabric"
+	# The copy must be the pinned content, and the hash must see a change.
+	[ "$(h1 "$tmp/fabric" "$MODULE@$VERSION")" = "$SUM" ] || die "the copy of the module does not hash to $SUM"
 	add_ext "$tmp/fabric"
 	n=0
 	while IFS= read -r p; do
@@ -204,6 +222,9 @@ cmd_check_patches() {
 	done < <(patches)
 	if find "$tmp/fabric" -name '*.rej' -o -name '*.orig' | grep -q .; then
 		die "reject or backup files left after applying the series"
+	fi
+	if [ "$n" -gt 0 ] && [ "$(h1 "$tmp/fabric" "$MODULE@$VERSION")" = "$SUM" ]; then
+		die "the patched copy still hashes to the pin: the tamper check would not notice a change"
 	fi
 	log "all $n patches apply cleanly to a fresh copy of $MODULE@$VERSION"
 }

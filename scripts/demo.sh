@@ -102,7 +102,7 @@ say "re-using ${first%%,*}'s one-time code is refused: $(tail -1 reuse.err)"
 kill "$EA_PID"
 wait "$EA_PID" 2>/dev/null || true
 EA_PID=
-sed 's/^/   /' ea-serve.log | tail -4
+sed 's/^/   /' ea-serve.log
 
 step "registering the other $BULK voters OFFLINE in bulk (the EA signs their tokens locally, as in the benchmark) and making their ballots on every core"
 "$FV" ballot --bulk --manifest "$M" --voters "$BULK" --ea-key election/ea.key --choices random --out ballots.bin | tee gen.out

@@ -260,13 +260,13 @@ def profile_breakdown(prof):
             "shares": {c: 100.0 * v / total for c, v in shares.items()}}, None
 
 
-def profile_section(results):
-    profs = sorted(glob.glob(os.path.join(results, "profiles", "*.pprof")))
-    missing = sorted(glob.glob(os.path.join(results, "profiles", "*.missing")))
+def profile_section(results, meta):
+    profs = sorted(p for d in results for p in glob.glob(os.path.join(d, "profiles", "*.pprof")))
+    missing = sorted(p for d in results for p in glob.glob(os.path.join(d, "profiles", "*.missing")))
     if not profs:
         return ["No CPU profiles in this run (run `make bench PROFILE_CONFIGS=\"stock all\"`)."] + \
             [f"- {open(m).read().strip()}" for m in missing]
-    lines = ["CPU samples of each process (pprof, 30 s starting 10 s into trial 1's main run), by category.",
+    lines = [f"CPU samples of each process (pprof, {meta.get('profileSeconds', 30)} s starting {meta.get('profileDelay', 10)} s into trial 1's main run), by category.",
              "ECDSA, SHA-256, Paillier, ledger and GC claim a sample if any frame of its stack is theirs (in that order);",
              "the rest go by the innermost non-runtime frame. CPU s / wall s is the process's average core use.", "",
              "| configuration | process | CPU s / wall s | " + " | ".join(CATEGORY_NAMES) + " |",
@@ -284,6 +284,42 @@ def profile_section(results):
     for miss in missing:
         lines.append("")
         lines.append(f"- {open(miss).read().strip()}")
+    return lines
+
+
+def cpu_section(mains):
+    """CPU seconds per 1000 committed transactions, per process, from /proc
+    snapshots around each main run (bench/run-matrix.sh cpu/*.json)."""
+    rows = {}
+    for r in mains:
+        c, t = r.get("label") or "unlabelled", r.get("trial", 0)
+        p = os.path.join(os.path.dirname(os.path.dirname(r["_file"])), "cpu", f"{c}-t{t}.json")
+        if not os.path.exists(p) or r["succeeded"] == 0:
+            continue
+        with open(p) as f:
+            cpu = json.load(f)
+        per = {"peer": 0.0, "orderer": 0.0, "chaincode": 0.0}
+        for node, sec in cpu.items():
+            kind = "chaincode" if node.startswith("cc.") else "peer" if node.startswith("peer") else "orderer" if node.startswith("orderer") else None
+            if kind:
+                per[kind] += sec
+        per["client"] = r.get("clientCPUSeconds", 0.0)
+        k = 1000.0 / r["succeeded"]
+        wall = r["seconds"]
+        cores = r.get("host", {}).get("cpus", 2)
+        row = {x: v * k for x, v in per.items()}
+        row["busy"] = 100.0 * sum(per.values()) / (wall * cores) if wall else None
+        rows.setdefault(c, []).append(row)
+    if not rows:
+        return []
+    lines = ["CPU time of each process during the main run (from /proc, whole run), in CPU seconds per 1000 committed",
+             "transactions; *busy* is the four processes' CPU time over (run time × cores): well below 100 % means",
+             "the rest of the machine (other work on a shared host) took the difference.", "",
+             "| configuration | trials | peer | orderer | chaincode | load generator | busy |", "|---|---|---|---|---|---|---|"]
+    for c in sorted(rows, key=order_key):
+        rs = rows[c]
+        cell = lambda key: fmt(stats([x[key] for x in rs]), 2)
+        lines.append(f"| `{c}` | {len(rs)} | {cell('peer')} | {cell('orderer')} | {cell('chaincode')} | {cell('client')} | {fmt(stats([x['busy'] for x in rs]), 0)} % |")
     return lines
 
 
@@ -307,31 +343,36 @@ def caliper_section(dirs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="+", help="results directories of bench/run-matrix.sh; their reports are pooled")
     ap.add_argument("--caliper", action="append", default=[])
     ap.add_argument("--doc", default="docs/BENCHMARKS.md")
     ap.add_argument("--plots", default="docs/bench")
     a = ap.parse_args()
-    res = os.path.realpath(a.results)
-    if not os.path.isdir(res):
-        sys.exit(f"report: no results directory {a.results} (run make bench first)")
-    meta = {}
-    if os.path.exists(os.path.join(res, "meta.json")):
-        with open(os.path.join(res, "meta.json")) as f:
-            meta = json.load(f)
-    mains = load(os.path.join(res, "main", "*.json"))
-    sweeps = load(os.path.join(res, "sweep", "*.json"))
+    dirs = [os.path.realpath(r) for r in a.results]
+    metas, mains, sweeps = [], [], []
+    for res in dirs:
+        if not os.path.isdir(res):
+            sys.exit(f"report: no results directory {res} (run make bench first)")
+        m = {}
+        if os.path.exists(os.path.join(res, "meta.json")):
+            with open(os.path.join(res, "meta.json")) as f:
+                m = json.load(f)
+        metas.append(m)
+        mains += load(os.path.join(res, "main", "*.json"))
+        sweeps += load(os.path.join(res, "sweep", "*.json"))
     if not mains and not sweeps:
-        sys.exit(f"report: no JSON reports in {res}/main or {res}/sweep")
+        sys.exit(f"report: no JSON reports in {dirs}")
+    meta = metas[0]
+    res = dirs[0]
 
     L = [BEGIN, "## End-to-end", ""]
     L += ["Everything in this section is generated by `make bench-report` from the JSON reports of",
-          f"one `make bench` run (results directory `{os.path.basename(res)}`, kept under `.cache/bench/results/`).", ""]
+          f"{len(dirs)} `make bench` run(s) (results directories " + ", ".join(f"`{os.path.basename(d)}`" for d in dirs) + " under `.cache/bench/results/`), pooled.", ""]
     if meta:
         L += [f"- Machine: {meta.get('cpu', '?')}, {meta.get('cpus', '?')} CPUs, {meta.get('memGiB', '?')} GiB, Linux {meta.get('kernel', '?')}, {meta.get('go', '?')}; commit `{meta.get('commit', '?')}`; started {meta.get('started', '?')}.",
-              f"- Command: `{meta.get('command', '?')}`",
+              "- Commands: " + "; ".join(f"`{m.get('command', '?')}`" for m in metas),
               f"- Network: solo-org (one peer, one orderer, the ballot chaincode as a service), blocks of {meta.get('batchSize', '?')} transactions or {meta.get('batchTimeout', '?')} batch timeout, a fresh network (empty ledger) for every trial; peer gateway concurrency limit {meta.get('gatewayLimit', '?')}.",
-              f"- Workload: the same {meta.get('voters', '?')} pre-generated ballots (`make ballots VOTERS={meta.get('voters', '?')}`: election bench-2048, N = 2048 bits, 4 candidates, every proof verified) for every configuration and trial; mode {meta.get('mode', '?')}; send rate {meta.get('rate', '?')} tx/s (0 = closed loop with {meta.get('concurrency', '?')} in flight).",
+              f"- Workload: the same {meta.get('voters', '?')} pre-generated ballots per run (the first of the cached set of `make ballots VOTERS={meta.get('ballotSet', meta.get('voters', '?'))}`: election bench-2048, N = 2048 bits, 4 candidates, every proof verified) for every configuration and trial; mode {meta.get('mode', '?')}; send rate {meta.get('rate', '?')} tx/s (0 = closed loop with {meta.get('concurrency', '?')} in flight).",
               "- Configurations run in alternating order (rotated by one each trial).", ""]
     L += ["Definitions: latency is from building the proposal to the commit event of the transaction's block",
           "(client clock); steady TPS counts the transactions committed between the commit of the 10th and the 90th",
@@ -347,7 +388,10 @@ def main():
         L += sweep_table(pts) + [""]
         rel = os.path.relpath(os.path.realpath(a.plots), os.path.dirname(os.path.realpath(a.doc)))
         L += plot_sweep(pts, a.plots, rel) + [""]
-    L += ["### CPU profile under load", ""] + profile_section(res) + [""]
+    cpu = cpu_section(mains)
+    if cpu:
+        L += ["### CPU per process", ""] + cpu + [""]
+    L += ["### CPU profile under load", ""] + profile_section(dirs, meta) + [""]
     cal = caliper_section(a.caliper)
     if cal:
         L += ["### Caliper runs", "", "From `caliper-bench/run.sh` (Caliper 0.6.0, fabric-gateway 1.5.0 binding); Caliper's own CPU use shares the 2 cores.", ""] + cal + [""]
@@ -365,7 +409,7 @@ def main():
     with open(tmp, "w") as f:
         f.write(new)
     os.replace(tmp, a.doc)
-    print(f"report: wrote the end-to-end section of {a.doc} from {len(mains)} main and {len(sweeps)} sweep reports in {res}")
+    print(f"report: wrote the end-to-end section of {a.doc} from {len(mains)} main and {len(sweeps)} sweep reports in {', '.join(dirs)}")
 
 
 if __name__ == "__main__":

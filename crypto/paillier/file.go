@@ -23,9 +23,31 @@ func WritePrivateKeyFile(path string, sk *PrivateKey) error {
 	return writeFileAtomic(path, pem.EncodeToMemory(&pem.Block{Type: PrivateKeyPEMType, Bytes: der}), 0o600)
 }
 
-// ReadPrivateKeyFile reads a file written by WritePrivateKeyFile.
+// ReadPrivateKeyFile reads a file written by WritePrivateKeyFile. Like ssh
+// with its private keys (and threshold.ReadKeyShareFile), it refuses a file
+// that group or others may read or write: such a key must be considered
+// exposed, so it is better to stop than to decrypt with it.
 func ReadPrivateKeyFile(path string) (*PrivateKey, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("paillier: reading key file: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s: mode %04o lets group or others access the private key, want 0600", ErrInvalidKey, path, perm)
+	}
 	der, err := readPEMFile(path, PrivateKeyPEMType)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePrivateKey(der)
+}
+
+// ParsePrivateKeyPEM parses the contents of a private key file (one PEM
+// block of type PrivateKeyPEMType, nothing else) without the file-mode check
+// of ReadPrivateKeyFile: for keys that are not secret, such as the fixed
+// test keys committed to the repository, or bytes obtained elsewhere.
+func ParsePrivateKeyPEM(data []byte) (*PrivateKey, error) {
+	der, err := decodePEM(data, "private key PEM", PrivateKeyPEMType)
 	if err != nil {
 		return nil, err
 	}
@@ -55,15 +77,21 @@ func readPEMFile(path, typ string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paillier: reading key file: %w", err)
 	}
+	return decodePEM(data, path, typ)
+}
+
+// decodePEM returns the bytes of the single PEM block of type typ in data;
+// what names the source in errors.
+func decodePEM(data []byte, what, typ string) ([]byte, error) {
 	block, rest := pem.Decode(data)
 	if block == nil {
-		return nil, fmt.Errorf("%w: %s: no PEM block", ErrInvalidKey, path)
+		return nil, fmt.Errorf("%w: %s: no PEM block", ErrInvalidKey, what)
 	}
 	if block.Type != typ {
-		return nil, fmt.Errorf("%w: %s: PEM type %q, want %q", ErrInvalidKey, path, block.Type, typ)
+		return nil, fmt.Errorf("%w: %s: PEM type %q, want %q", ErrInvalidKey, what, block.Type, typ)
 	}
 	if len(block.Headers) != 0 || len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %s: unexpected PEM headers or trailing data", ErrInvalidKey, path)
+		return nil, fmt.Errorf("%w: %s: unexpected PEM headers or trailing data", ErrInvalidKey, what)
 	}
 	return block.Bytes, nil
 }

@@ -3,6 +3,7 @@ package paillier
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
@@ -199,7 +200,10 @@ func TestPrivateKeyFile(t *testing.T) {
 	if err := WritePublicKeyFile(pubPath, &sk.PublicKey); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadPrivateKeyFile(pubPath); !errors.Is(err, ErrInvalidKey) {
+	if err := os.Chmod(pubPath, 0o600); err != nil { // so that the PEM type is what fails
+		t.Fatal(err)
+	}
+	if _, err := ReadPrivateKeyFile(pubPath); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "PEM type") {
 		t.Fatalf("public key file read as private: err = %v", err)
 	}
 	if pk, err := ReadPublicKeyFile(pubPath); err != nil || pk.N.Cmp(sk.N) != 0 {
@@ -208,4 +212,68 @@ func TestPrivateKeyFile(t *testing.T) {
 	if err := WritePrivateKeyFile(filepath.Join(dir, "missing", "k"), sk); err == nil {
 		t.Fatal("writing into a missing directory succeeded")
 	}
+}
+
+// TestReadPrivateKeyFileRefusesOpenModes: a private key file that group or
+// others may access is refused (the key must be considered exposed), one of
+// mode 0600 or 0400 is read.
+func TestReadPrivateKeyFileRefusesOpenModes(t *testing.T) {
+	sk := fixedKey(t, "key2048")
+	for _, tc := range []struct {
+		mode os.FileMode
+		ok   bool
+	}{
+		{0o600, true},
+		{0o400, true},
+		{0o640, false},
+		{0o604, false},
+		{0o644, false},
+		{0o660, false},
+		{0o666, false},
+	} {
+		t.Run(fmt.Sprintf("%04o", tc.mode), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "tally.key")
+			if err := WritePrivateKeyFile(path, sk); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadPrivateKeyFile(path)
+			switch {
+			case tc.ok && (err != nil || got.N.Cmp(sk.N) != 0):
+				t.Fatalf("mode %04o: %v", tc.mode, err)
+			case !tc.ok && (!errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "mode")):
+				t.Fatalf("mode %04o: err = %v, want a refusal naming the mode", tc.mode, err)
+			}
+		})
+	}
+}
+
+func TestParsePrivateKeyPEM(t *testing.T) {
+	sk := fixedKey(t, "key2048")
+	data, err := os.ReadFile("testdata/key2048.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParsePrivateKeyPEM(data)
+	if err != nil || got.N.Cmp(sk.N) != 0 {
+		t.Fatalf("ParsePrivateKeyPEM: %v", err)
+	}
+	for name, bad := range map[string][]byte{
+		"empty":         nil,
+		"trailing data": append(append([]byte(nil), data...), 'x'),
+		"public key":    pem.EncodeToMemory(&pem.Block{Type: PublicKeyPEMType, Bytes: must(sk.PublicKey.MarshalBinary())}),
+	} {
+		if _, err := ParsePrivateKeyPEM(bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("%s: err = %v, want ErrInvalidKey", name, err)
+		}
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -99,7 +99,10 @@
 // and overall a cheating prover gets an invalid ballot accepted with
 // probability at most q_H·2^-t + 2^-λ per submission (the weights are drawn
 // fresh by each verifier after the ballot is fixed, so 2^-λ cannot be ground
-// offline). The same bound holds for a batch containing invalid ballots.
+// offline). A batch that fails is bisected (below), so an invalid ballot in
+// a batch of n meets up to ⌈log2 n⌉+1 combined checks, each with fresh
+// weights, and by the union bound gets through with probability at most
+// (⌈log2 n⌉+1)·2^-λ (below 2^-60 for n = 256), still per submission.
 // Small-order elements do not weaken this bound because they all lie in R,
 // which μ kills, and C_N (the only component the statement is about) has no
 // element of order below min(p, q).
@@ -124,8 +127,9 @@
 //
 // When a batch fails, VerifyBatch splits it in halves and re-checks each
 // half with fresh weights, down to single ballots, so exactly the invalid
-// ballots get an error, each naming its index. Every re-check is an
-// independent weighted check, so the 2^-λ bound holds for each of them.
+// ballots get an error, each naming its index (a valid ballot passes every
+// check it is in; an invalid one slips through only with the union bound
+// above).
 //
 // # Decryption proof (single key)
 //
@@ -133,4 +137,30 @@
 // C = (1+N)^T · R^N mod N² (ProveDecryption); VerifyDecryption checks the ranges
 // and re-encrypts: one exponentiation by N. R reveals nothing beyond T: it is
 // the product of the ballots' nonces, and T is published anyway.
+//
+// # Review (2026-11-22)
+//
+// A second reading of the argument above, line by line, found it sound;
+// what it found worth recording:
+//
+//   - Extraction with the squared relation. Two accepting transcripts
+//     (a, e, z), (a, e', z') give (z/z')^(2N) = u^(2(e-e')); as N is odd and
+//     0 < |e-e'| < 2^t < min(p, q), gcd(2(e-e'), N) = 1, so with
+//     α·2(e-e') + β·N = 1 the witness is u = ((z/z')^(2α)·u^β)^N: squaring
+//     costs nothing in special soundness.
+//   - Malleability. Besides z ↦ N-z (closed by z < N/2), z_k ↦ z_k·x for a
+//     square root x ≠ ±1 of 1 mod N keeps every equation true. Computing such
+//     an x factors N, so only the key holder can do it, and a ballot's
+//     proof is covered by the voter's signature anyway.
+//   - Agreement is conditional. Whoever knows the factors can build x of
+//     small odd order d in Z*_N (d | (p-1)(q-1)) and multiply one z_k by it: the
+//     statement stays true, the naive verifier rejects, and a weighted check
+//     accepts with probability 1/d. TestLowOrderGapNeedsFactorisation shows
+//     it with the test key (d = 11). With a single key that party is the
+//     election authority, which can already mint tokens; threshold keys use
+//     safe primes and have no such d. Generating single keys from safe
+//     primes too would make agreement unconditional.
+//   - The three verifiers are run on the same honest, mauled and random
+//     proofs (alone and inside batches of honest ballots) by
+//     TestVerifiersAgree and FuzzVerifiersAgree.
 package zkp

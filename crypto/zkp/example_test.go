@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math/big"
+	"os"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/votecode"
@@ -14,7 +15,11 @@ import (
 // chaincode parses the fixed-length proof and verifies it; at the end the
 // tally is decrypted with a proof anyone can check.
 func Example() {
-	sk, err := paillier.ReadPrivateKeyFile("testdata/key2048.pem") // a fixed test key
+	data, err := os.ReadFile("testdata/key2048.pem") // a fixed test key, public in the repository
+	if err != nil {
+		panic(err)
+	}
+	sk, err := paillier.ParsePrivateKeyPEM(data)
 	if err != nil {
 		panic(err)
 	}

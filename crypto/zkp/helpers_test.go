@@ -3,6 +3,7 @@ package zkp
 import (
 	"crypto/sha256"
 	"math/big"
+	"os"
 	"sync"
 	"testing"
 
@@ -24,12 +25,22 @@ func testKey(tb testing.TB, bits int) *paillier.PrivateKey {
 		return sk
 	}
 	path := map[int]string{2048: "testdata/key2048.pem", 3072: "testdata/key3072.pem"}[bits]
-	sk, err := paillier.ReadPrivateKeyFile(path)
+	sk, err := readTestKey(path)
 	if err != nil {
 		tb.Fatalf("loading %d-bit test key: %v", bits, err)
 	}
 	keyCache[bits] = sk
 	return sk
+}
+
+// readTestKey parses a committed test key. The files are world-readable in a
+// checkout (their secrets are public), which ReadPrivateKeyFile refuses.
+func readTestKey(path string) (*paillier.PrivateKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return paillier.ParsePrivateKeyPEM(data)
 }
 
 // testContext is a 4-candidate election for up to 10^6 voters.

@@ -281,26 +281,30 @@ func TestContextCheck(t *testing.T) {
 // the real branch. Over 12 proofs with 3 simulated branches each, both signs
 // appear in simulated branches except with probability 2·2^-36.
 func TestSignDoesNotRevealChoice(t *testing.T) {
+	// z_k^N = ±a_k·u_k^e_k: the sign must be a fair coin in the real branch
+	// (choice 0) as well as in the simulated ones, or it would point at the vote.
 	ctx := testContext(t, testKey(t, 2048), "frank")
 	pk := ctx.PublicKey
-	seen := map[bool]bool{}
-	for i := 0; i < 12; i++ {
+	seen := map[bool]map[bool]bool{true: {}, false: {}} // real branch? → signs seen
+	for i := 0; i < 20; i++ {
 		c, pr := ballot(t, ctx, 0)
-		for k := 1; k < len(ctx.Messages); k++ {
+		for k := 0; k < len(ctx.Messages); k++ {
 			lhs := new(big.Int).Exp(pr.Z[k], pk.N, pk.NSquared)
 			rhs := shiftedCiphertext(pk, c, ctx.Messages[k])
 			rhs.Exp(rhs, pr.E[k], pk.NSquared).Mul(rhs, pr.A[k]).Mod(rhs, pk.NSquared)
 			switch {
 			case lhs.Cmp(rhs) == 0:
-				seen[true] = true
+				seen[k == 0][true] = true
 			case new(big.Int).Add(lhs, rhs).Cmp(pk.NSquared) == 0:
-				seen[false] = true
+				seen[k == 0][false] = true
 			default:
 				t.Fatalf("branch %d: z^N is neither a·u^e nor its negation", k)
 			}
 		}
 	}
-	if !seen[true] || !seen[false] {
-		t.Fatalf("simulated branches only ever had sign %v", seen)
+	for real, signs := range seen {
+		if !signs[true] || !signs[false] {
+			t.Fatalf("real branch %v: only ever had sign %v in 20 ballots", real, signs)
+		}
 	}
 }

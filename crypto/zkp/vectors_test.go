@@ -10,7 +10,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/votecode"
 )
 
@@ -76,7 +75,7 @@ var vectorInputs = []vector{
 // generate computes a vector's expected values from its inputs.
 func generate(t *testing.T, in vector) (vector, *Context, *big.Int, *ValidityProof) {
 	t.Helper()
-	sk, err := paillier.ReadPrivateKeyFile("testdata/" + in.KeyFile)
+	sk, err := readTestKey("testdata/" + in.KeyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
@@ -44,6 +45,9 @@ type Report struct {
 	Timeline       []int             `json:"timeline"` // successes per second
 	Env            map[string]string `json:"env"`      // FABVOTE_* and GOMAXPROCS of this process
 	Host           Host              `json:"host"`
+	// ClientCPUSeconds is this process's CPU time (user + system) when the
+	// report was made: the load generator's own cost.
+	ClientCPUSeconds float64 `json:"clientCPUSeconds"`
 	// Network describes the system under test (set by the caller).
 	Network map[string]string `json:"network,omitempty"`
 	// Setup is the skip-endorsement setup phase (endorse and store), if it ran in this invocation.
@@ -94,6 +98,10 @@ func NewReport(r *Run, mode Mode, cfg Config, workload string, trim float64) *Re
 	rep.EndorseLatency = Summarize(end)
 	rep.Steady = SteadyWindow(r.Samples, r.Start, trim)
 	rep.Timeline = Timeline(r.Samples, r.Start)
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		rep.ClientCPUSeconds = round3(time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds())
+	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "FABVOTE_") || k == "GOMAXPROCS" {

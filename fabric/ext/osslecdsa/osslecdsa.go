@@ -3,8 +3,9 @@
 // crypto/ecdsa, selected at process start by an environment variable:
 //
 //	FABVOTE_ECDSA=go        crypto/ecdsa (the default: stock behaviour)
-//	FABVOTE_ECDSA=openssl   OpenSSL's libcrypto, loaded with dlopen through
-//	                        github.com/golang-fips/openssl/v2
+//	FABVOTE_ECDSA=openssl   OpenSSL's libcrypto (3.x; 1.1.1 works too),
+//	                        loaded at run time with dlopen
+//	FABVOTE_OPENSSL_LIB     optional: the libcrypto to load (soname or path)
 //
 // Every endorsement, transaction and block that a Fabric peer handles is
 // checked with several ECDSA verifications, and OpenSSL's P-256 code is
@@ -47,8 +48,21 @@ import (
 // EnvVar names the environment variable read at process start.
 const EnvVar = "FABVOTE_ECDSA"
 
-// Libraries are the libcrypto sonames tried, in order, by Load.
+// LibEnvVar names an optional environment variable with the libcrypto to
+// load (a soname or a path, passed to dlopen); when set, it is the only
+// library Load tries.
+const LibEnvVar = "FABVOTE_OPENSSL_LIB"
+
+// Libraries are the libcrypto sonames Load tries, in order, when LibEnvVar
+// is unset.
 var Libraries = []string{"libcrypto.so.3", "libcrypto.so.1.1"}
+
+func libraries() []string {
+	if lib := strings.TrimSpace(os.Getenv(LibEnvVar)); lib != "" {
+		return []string{lib}
+	}
+	return Libraries
+}
 
 // Impl names an ECDSA implementation.
 type Impl uint8
@@ -109,7 +123,8 @@ var (
 func Load() error {
 	loadOnce.Do(func() {
 		var errs []string
-		for _, lib := range Libraries {
+		libs := libraries()
+		for _, lib := range libs {
 			err := loadLibrary(lib)
 			if err == nil {
 				loadedAs = lib
@@ -117,7 +132,7 @@ func Load() error {
 			}
 			errs = append(errs, err.Error())
 		}
-		loadErr = fmt.Errorf("osslecdsa: cannot load OpenSSL: %s", strings.Join(errs, "; "))
+		loadErr = fmt.Errorf("osslecdsa: cannot load OpenSSL (%s): %s", strings.Join(libs, ", "), strings.Join(errs, "; "))
 	})
 	return loadErr
 }

@@ -8,6 +8,8 @@ import (
 	"crypto/sha512"
 	"fmt"
 	"math/big"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -268,11 +270,11 @@ func BenchmarkVerify(b *testing.B) {
 	}
 	for _, impl := range []Impl{Go, OpenSSL} {
 		b.Run(impl.String(), func(b *testing.B) {
-			for b.Loop() {
+			reportCPU(b, func() {
 				if !VerifyWith(impl, &key.PublicKey, d, r, s) {
 					b.Fatal("verify failed")
 				}
-			}
+			})
 		})
 	}
 	// Without the key cache: why the cache exists.
@@ -283,12 +285,12 @@ func BenchmarkVerify(b *testing.B) {
 		var rb, sb [32]byte
 		r.FillBytes(rb[:])
 		s.FillBytes(sb[:])
-		for b.Loop() {
+		reportCPU(b, func() {
 			k, err := newECKey(x[:], y[:], nil)
 			if err != nil || k.verify(d, rb[:], sb[:]) != 1 {
 				b.Fatal("verify failed", err)
 			}
-		}
+		})
 	})
 }
 
@@ -298,11 +300,80 @@ func BenchmarkSign(b *testing.B) {
 	d := digest("bench")
 	for _, impl := range []Impl{Go, OpenSSL} {
 		b.Run(impl.String(), func(b *testing.B) {
-			for b.Loop() {
+			reportCPU(b, func() {
 				if _, _, err := SignWith(impl, key, d); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
+	}
+}
+
+// fallbackChild marks the re-executed test process of TestFallbackWhenOpenSSLMissing.
+const fallbackChild = "FABVOTE_OSSLECDSA_TEST_CHILD"
+
+// When OpenSSL is selected but cannot be loaded, the process uses Go and
+// LoadError says why. Load runs once per process, so the check runs in a
+// child process started with a library name that does not exist.
+func TestFallbackWhenOpenSSLMissing(t *testing.T) {
+	if os.Getenv(fallbackChild) == "1" {
+		if Active() != Go {
+			t.Fatalf("Active() = %v, want go", Active())
+		}
+		err := LoadError()
+		if err == nil || !strings.Contains(err.Error(), "libcrypto-fabvote-missing.so") {
+			t.Fatalf("LoadError() = %v, want one naming the missing library", err)
+		}
+		key := newKey(t, elliptic.P256())
+		d := digest("fallback")
+		r, s, err := Sign(key, d)
+		if err != nil || !Verify(&key.PublicKey, d, r, s) {
+			t.Fatalf("Sign/Verify after the fallback: %v", err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFallbackWhenOpenSSLMissing$", "-test.count=1")
+	cmd.Env = append(os.Environ(), fallbackChild+"=1", EnvVar+"=openssl", LibEnvVar+"=libcrypto-fabvote-missing.so")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+}
+
+// Many goroutines share the cached OpenSSL key objects (as the peer's
+// validation goroutines do); every answer must still be right.
+func TestConcurrentUse(t *testing.T) {
+	mustLoad(t)
+	keys := []*ecdsa.PrivateKey{newKey(t, elliptic.P256()), newKey(t, elliptic.P256())}
+	d := digest("concurrent")
+	type sig struct{ r, s *big.Int }
+	sigs := make([]sig, len(keys))
+	for i, k := range keys {
+		r, s, err := SignWith(OpenSSL, k, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs[i] = sig{r, s}
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for i := 0; i < 40; i++ {
+				k, sg := (g+i)%2, (g+i/2)%2
+				if got, want := VerifyWith(OpenSSL, &keys[k].PublicKey, d, sigs[sg].r, sigs[sg].s), k == sg; got != want {
+					errs <- fmt.Errorf("goroutine %d: key %d, signature %d: %v, want %v", g, k, sg, got, want)
+					return
+				}
+				if _, _, err := SignWith(OpenSSL, keys[k], d); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

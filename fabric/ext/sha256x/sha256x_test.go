@@ -151,9 +151,7 @@ func BenchmarkSum256(b *testing.B) {
 			data := make([]byte, n)
 			b.Run(fmt.Sprintf("%s/%dB", impl, n), func(b *testing.B) {
 				b.SetBytes(int64(n))
-				for b.Loop() {
-					Sum256Impl(impl, data)
-				}
+				reportCPU(b, func() { Sum256Impl(impl, data) })
 			})
 		}
 	}
@@ -166,11 +164,11 @@ func BenchmarkNewWriteSum(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dB", impl, n), func(b *testing.B) {
 				b.SetBytes(int64(n))
 				buf := make([]byte, 0, Size)
-				for b.Loop() {
+				reportCPU(b, func() {
 					h := NewImpl(impl)
 					h.Write(data)
 					buf = h.Sum(buf[:0])
-				}
+				})
 			})
 		}
 	}

@@ -1,0 +1,41 @@
+# network/docker.mk — the Docker network for operators (network/docker-compose.yaml).
+# Included by the top-level Makefile (ROOT, BIN, BUILD, RUN, GO come from there).
+# docs/OPERATORS.md explains operation; network/docker/*.sh do the work.
+#
+#   make docker-images      fabvote/{runtime,peer,orderer,ballot-cc,tools} from our binaries
+#                           (BASE_IMAGE=debian:bookworm-slim to use a registry's base)
+#   make docker-artifacts   crypto material, genesis block, node configs, packages (once)
+#   make docker-up          images if missing + artifacts + start + channel + chaincode + network.json
+#   make docker-down        stop; ledgers (volumes) stay
+#   make docker-clean       also remove the volumes and the generated material
+#   make docker-test        end to end: dockerd if needed, images, up, 200-voter election, restart, down
+
+DOCKER_DIR_SH := $(ROOT)/network/docker
+# What docker-images needs built first; `make docker-test DOCKER_DEPS=` skips it.
+DOCKER_DEPS ?= fabric
+DOCKER_ENV = ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) RUN=$(RUN) GO=$(GO)
+
+.PHONY: docker-images docker-artifacts docker-up docker-down docker-clean docker-test docker-compose-check
+
+docker-images: $(DOCKER_DEPS)
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/build-images.sh
+
+docker-artifacts: $(DOCKER_DEPS)
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/artifacts.sh generate
+
+docker-up: $(DOCKER_DEPS)
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/dockernet.sh up
+
+docker-down:
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/dockernet.sh down
+
+docker-clean:
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/dockernet.sh clean
+
+# The committed compose file is what gen-compose.sh prints.
+docker-compose-check:
+	@diff -u $(ROOT)/network/docker-compose.yaml <($(DOCKER_DIR_SH)/gen-compose.sh) || \
+		{ echo "network/docker-compose.yaml is stale: network/docker/gen-compose.sh > network/docker-compose.yaml"; exit 1; }
+
+docker-test: docker-compose-check $(DOCKER_DEPS)
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/test.sh

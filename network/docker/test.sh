@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# test.sh — `make docker-test`: the Docker network end to end.
+#
+#  1. installs docker.io and docker-compose (apt-get) if missing, and starts
+#     dockerd if no engine answers (it stops what it started at the end);
+#  2. builds the images (build-images.sh; the base is made once, see there);
+#  3. brings up its own network (project fabvote-test, material in
+#     build/docker-test, host ports 37050... so a developer's network is left alone);
+#  4. runs a 200-voter election from the host with the fabvote CLI and the
+#     host-side network.json: create, bulk ballots, open, cast (receipts),
+#     receipt check, tally (waits for the window to close), verify with the
+#     expected counts;
+#  5. restarts peer0.party1's container and checks that its ledger height is
+#     unchanged, that the audit passes against that peer (every ballot is still
+#     on its ledger), and that the tools container's fabvote audits too;
+#  6. removes the network and its volumes.
+# On any failure it prints `compose ps` and the logs of every container.
+#
+# Variables: DOCKER_TEST_VOTERS (200), DOCKER_TEST_WINDOW (voting window in
+# seconds; by default from the measured ballot rate), DOCKER_TEST_KEEP=1 (leave
+# the network up), plus lib.sh's.
+set -euo pipefail
+export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-fabvote-test}
+export FABVOTE_DOCKER_DIR=${FABVOTE_DOCKER_DIR:-${BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}/docker-test}
+export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-37}
+# shellcheck source=network/docker/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+VOTERS=${DOCKER_TEST_VOTERS:-200}
+DNET=$DOCKER_SRC/dockernet.sh
+WORKDIR=$FABVOTE_DOCKER_DIR.work
+T0=$SECONDS
+STARTED_DOCKERD=
+NET_STARTED=0
+
+step() { printf '\n[docker-test +%ds] == %s\n' "$((SECONDS - T0))" "$*"; }
+fail() { printf '[docker-test] FAIL: %s\n' "$*" >&2; exit 1; }
+
+cleanup() {
+	local rc=$?
+	set +e
+	if ((NET_STARTED)); then
+		if ((rc != 0)); then
+			printf '\n[docker-test] ---- compose ps ----\n' >&2
+			"$DNET" ps >&2
+			printf '\n[docker-test] ---- logs of every container ----\n' >&2
+			"$DNET" logs --tail=200 >&2
+		fi
+		if [[ ${DOCKER_TEST_KEEP:-0} == 1 ]]; then
+			echo "[docker-test] network left up (DOCKER_TEST_KEEP=1): $FABVOTE_DOCKER_DIR/network.json"
+		else
+			step "removing the network and its volumes"
+			"$DNET" clean || rc=1
+		fi
+	fi
+	if [[ -n $STARTED_DOCKERD ]]; then
+		step "stopping the dockerd this test started (pid $STARTED_DOCKERD)"
+		kill "$STARTED_DOCKERD" 2>/dev/null
+		for _ in $(seq 60); do kill -0 "$STARTED_DOCKERD" 2>/dev/null || break; sleep 0.5; done
+		kill -0 "$STARTED_DOCKERD" 2>/dev/null && echo "[docker-test] dockerd $STARTED_DOCKERD still running" >&2
+	fi
+	if ((rc == 0)); then
+		printf '[docker-test] PASS in %d s\n' "$((SECONDS - T0))"
+	else
+		printf '[docker-test] FAILED (exit %d) after %d s\n' "$rc" "$((SECONDS - T0))" >&2
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ensure_docker() {
+	local pkgs=()
+	command -v dockerd >/dev/null || pkgs+=(docker.io)
+	{ docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null; } || pkgs+=(docker-compose)
+	command -v docker >/dev/null || pkgs+=(docker.io)
+	if ((${#pkgs[@]})); then
+		((EUID == 0)) || fail "missing ${pkgs[*]}; install them (apt-get install ${pkgs[*]}) or run as root"
+		step "installing ${pkgs[*]}"
+		apt-get update -qq >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null || fail "apt-get install ${pkgs[*]} failed"
+	fi
+	if ! docker_ready; then
+		((EUID == 0)) || fail "no Docker engine answers and not root to start dockerd"
+		step "starting dockerd (no engine was running)"
+		local log=$BUILD/docker/dockerd.log
+		mkdir -p "$BUILD/docker"
+		setsid dockerd >"$log" 2>&1 </dev/null &
+		STARTED_DOCKERD=$!
+		for _ in $(seq 120); do
+			docker_ready && break
+			kill -0 "$STARTED_DOCKERD" 2>/dev/null || { tail -20 "$log" >&2; fail "dockerd exited"; }
+			sleep 0.5
+		done
+		docker_ready || { tail -20 "$log" >&2; fail "dockerd did not answer within 60 s"; }
+	fi
+}
+
+step "Docker engine and compose"
+ensure_docker
+"$DOCKER" version --format 'engine {{.Server.Version}}, client {{.Client.Version}}'
+
+step "building the images"
+"$DOCKER_SRC/build-images.sh"
+FV=$BUILD/docker/gobin/fabvote # built from this tree by build-images.sh
+
+step "bringing up the network (project $COMPOSE_PROJECT_NAME, ports ${FABVOTE_PORT_PREFIX}050...)"
+"$DNET" clean >/dev/null 2>&1 || true # leftovers of an interrupted run
+NET_STARTED=1
+"$DNET" up
+NET=$FABVOTE_DOCKER_DIR/network.json
+"$DNET" ps
+
+rm -rf "$WORKDIR"
+mkdir -p "$WORKDIR"
+cd "$WORKDIR"
+ID=docker-test-$(date -u +%H%M%S)
+step "election $ID: 4 candidates, $VOTERS voters, from the host through 127.0.0.1:${FABVOTE_PORT_PREFIX}150"
+"$FV" election create --id "$ID" --candidates Alice,Bob,Carol,Dave --max-voters "$VOTERS" --out election
+"$FV" ballot --bulk --quiet --manifest election/manifest.json --voters "$VOTERS" --ea-key election/ea.key \
+	--choices random --out ballots.bin | tee gen.out
+RATE=$(sed -n 's/.*(\([0-9.]*\) ballots\/s).*/\1/p' gen.out)
+# The window is fixed when the election opens and must hold every cast;
+# casting costs about as much per ballot as making one (the proof checks).
+WINDOW=${DOCKER_TEST_WINDOW:-$(awk -v n="$VOTERS" -v r="${RATE:-5}" 'BEGIN { r = (r > 0.5 ? r : 0.5); printf "%d", 40 + n / (1.5 * r) }')}
+"$FV" election open --network "$NET" --manifest election/manifest.json --start now --end "+${WINDOW}s"
+
+step "casting $VOTERS ballots (window ${WINDOW}s)"
+"$FV" cast --network "$NET" --ballots ballots.bin --quiet --concurrency 32 --receipts-out receipts.jsonl | tee cast.out
+[[ $(wc -l <receipts.jsonl) -eq $VOTERS ]] || fail "$(wc -l <receipts.jsonl) receipts for $VOTERS ballots"
+head -1 receipts.jsonl >receipt-1.json
+"$FV" receipt check --network "$NET" --receipt receipt-1.json
+if "$FV" cast --network "$NET" --ballots ballots.bin --limit 1 --quiet >double.out 2>&1; then
+	cat double.out
+	fail "a second cast of an already cast ballot was accepted"
+fi
+grep -q DUPLICATE double.out || { cat double.out; fail "a second cast failed, but not as DUPLICATE"; }
+echo "a second cast of an already cast ballot is rejected: $(grep -m1 -o 'fabvote DUPLICATE.*' double.out)"
+
+step "tally (waits for the window to close) and audit"
+"$FV" tally --network "$NET" --manifest election/manifest.json --paillier-key election/paillier.key --wait --quiet \
+	--result-out result.json | tee tally.out
+EXPECT=$(awk -F, '$1 ~ /^[0-9a-f]+$/ && $2 ~ /^[0-9]+$/ { c[$2]++ } END { for (i = 0; i < 4; i++) printf "%s%d", (i ? "," : ""), c[i] + 0 }' ballots.bin.choices.csv)
+"$FV" verify --network "$NET" --election "$ID" --expect-counts "$EXPECT" | tee verify-before.out
+
+step "restarting peer0.party1's container: its ledger and ballots must survive"
+H_EA=$("$DNET" height ea)
+H1=$("$DNET" height party1)
+[[ $H1 =~ ^[0-9]+$ && $H1 == "$H_EA" ]] || fail "heights before restart: ea $H_EA, party1 $H1"
+CID1=$("$DOCKER" ps -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
+	--filter "label=com.docker.compose.service=peer0.party1.fabvote.local")
+START1=$("$DOCKER" inspect --format '{{.State.StartedAt}}' "$CID1")
+"$DNET" restart peer0.party1.fabvote.local
+START2=$("$DOCKER" inspect --format '{{.State.StartedAt}}' "$CID1")
+[[ $START1 != "$START2" ]] || fail "peer0.party1's container was not restarted (started at $START1)"
+H2=$("$DNET" height party1)
+echo "peer0.party1 ledger height: $H1 before, $H2 after the restart"
+[[ $H2 == "$H1" ]] || fail "peer0.party1 ledger height changed across the restart: $H1 -> $H2"
+# Reads through party1's gateway are served by peer0.party1's own ledger.
+"$FV" verify --network "$NET" --org party1 --election "$ID" --expect-counts "$EXPECT" | tee verify-after.out
+"$FV" receipt check --network "$NET" --org party1 --receipt receipt-1.json
+step "the tools container's fabvote against the same network (network.container.json)"
+"$DNET" tools bash -c "fabvote verify --network \"\$FABVOTE_NETWORK\" --org party2 --election $ID --expect-counts $EXPECT" | tail -3
+
+step "summary"
+echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
+echo "peer0.party1 restart: ledger height $H1 kept, audit PASS on its ledger"

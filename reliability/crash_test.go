@@ -1,0 +1,388 @@
+//go:build reliability
+
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ledger"
+)
+
+// envInt reads a positive integer knob.
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// castRun is the outcome of casting a ballot set at a steady rate.
+type castRun struct {
+	committed   map[string][]byte // voter key hash -> ballot, every ballot seen committed
+	retries     int64             // extra attempts inside the gateway client (Attempts-1 summed)
+	secondPass  int               // ballots cast again after the first pass failed them
+	firstFailed int               // ballots whose first pass ended in an error
+	errSamples  map[string]int    // first-pass error classes
+	commitTimes []time.Time       // completion time of every commit
+	commits     []span            // submission start and commit time of every first-pass commit
+	duration    time.Duration
+}
+
+// castSteady casts every ballot at rate per second (open loop, at most
+// inFlight at once) through the gateway client with its retries; at fault
+// (fraction of the ballots sent) it calls inject in its own goroutine. Then
+// it casts again every ballot that did not commit, reconciling DUPLICATE
+// answers with the ledger (an attempt that committed although the client saw
+// an error).
+func castSteady(t *testing.T, lc, again *ledger.Client, ballots [][]byte, rate float64, inFlight int, fault float64, inject func()) *castRun {
+	t.Helper()
+	ctx := testCtx(t, 20*time.Minute)
+	run := &castRun{committed: map[string][]byte{}, errSamples: map[string]int{}}
+	var mu sync.Mutex
+	failed := map[int]error{}
+	sem := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	var injected sync.WaitGroup
+	faultAt := int(float64(len(ballots)) * fault)
+	interval := time.Duration(float64(time.Second) / rate)
+	start := time.Now()
+	var retries atomic.Int64
+	for i, b := range ballots {
+		if i == faultAt && inject != nil {
+			injected.Add(1)
+			go func() { defer injected.Done(); inject() }()
+		}
+		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
+			time.Sleep(d)
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		vkh := voterHash(t, b)
+		go func(i int, b []byte) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			sent := time.Now()
+			cctx, cancel := context.WithTimeout(ctx, callTimeout)
+			rc, err := lc.CastBallot(cctx, b)
+			cancel()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed[i] = err
+				run.errSamples[errClass(err)]++
+				return
+			}
+			retries.Add(int64(max(rc.Attempts-1, 0)))
+			run.committed[vkh] = b
+			run.commitTimes = append(run.commitTimes, time.Now())
+			run.commits = append(run.commits, span{sent, time.Now()})
+		}(i, b)
+	}
+	wg.Wait()
+	injected.Wait()
+	run.firstFailed = len(failed)
+	// Second pass: what did not commit is cast again (16 at a time) through again.
+	if again == nil {
+		again = lc
+	}
+	idx := make([]int, 0, len(failed))
+	for i := range failed {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	run.secondPass = len(idx)
+	work := make(chan int)
+	var pass2 sync.WaitGroup
+	var stuck atomic.Value
+	for w := 0; w < 16; w++ {
+		pass2.Add(1)
+		go func() {
+			defer pass2.Done()
+			for i := range work {
+				b := ballots[i]
+				vkh, id := voterHashErr(b)
+				var err error
+				for attempt := 0; attempt < 5; attempt++ {
+					var rc *ledger.CastReceipt
+					cctx, cancel := context.WithTimeout(ctx, callTimeout)
+					rc, err = again.CastBallot(cctx, b)
+					cancel()
+					if err == nil {
+						retries.Add(int64(max(rc.Attempts-1, 0)))
+						break
+					}
+					if isDuplicate(err) {
+						// An earlier attempt committed although its client saw an error.
+						rec, gerr := again.GetBallot(ctx, id, vkh)
+						if gerr == nil && rec.BallotHash == ballotHashHex(b) {
+							err = nil
+							break
+						}
+					}
+					time.Sleep(2 * time.Second)
+				}
+				if err != nil {
+					stuck.Store(fmt.Sprintf("ballot %d still not committed after the second pass: %v", i, err))
+					continue
+				}
+				mu.Lock()
+				run.committed[vkh] = b
+				run.commitTimes = append(run.commitTimes, time.Now())
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range idx {
+		work <- i
+	}
+	close(work)
+	pass2.Wait()
+	if v := stuck.Load(); v != nil {
+		t.Fatal(v)
+	}
+	run.retries = retries.Load()
+	run.duration = time.Since(start)
+	sort.Slice(run.commitTimes, func(i, j int) bool { return run.commitTimes[i].Before(run.commitTimes[j]) })
+	return run
+}
+
+// voterHashErr returns a ballot's voter key hash and election id ("" if it does not decode).
+func voterHashErr(b []byte) (vkh, id string) {
+	p, err := election.ParseBallot(b)
+	if err != nil {
+		return "", ""
+	}
+	return election.VoterKeyHashHex(p.VoterPub), p.ElectionID
+}
+
+type span struct{ sent, done time.Time }
+
+// callTimeout bounds one CastBallot call (all its attempts). The gateway
+// client waits for a commit status with the caller's context, so without a
+// bound a transaction lost in a fault (e.g. broadcast to a Raft leader that
+// was killed before it replicated) waits for as long as the caller's context
+// lasts. RELIABILITY_CALL_TIMEOUT (seconds) changes it.
+var callTimeout = func() time.Duration {
+	if v, err := strconv.Atoi(os.Getenv("RELIABILITY_CALL_TIMEOUT")); err == nil && v > 0 {
+		return time.Duration(v) * time.Second
+	}
+	return 30 * time.Second
+}()
+
+// recovery: the time from the kill to the first commit of a ballot sent after
+// the kill, and the longest gap between two commits of the run.
+func (r *castRun) recovery(kill time.Time) (firstAfter, longestGap time.Duration) {
+	firstAfter = -1
+	for _, c := range r.commits {
+		if !c.sent.Before(kill) && (firstAfter < 0 || c.done.Sub(kill) < firstAfter) {
+			firstAfter = c.done.Sub(kill)
+		}
+	}
+	for i := 1; i < len(r.commitTimes); i++ {
+		longestGap = max(longestGap, r.commitTimes[i].Sub(r.commitTimes[i-1]))
+	}
+	return firstAfter, longestGap
+}
+
+func errClass(err error) string {
+	s := err.Error()
+	for _, k := range []string{"context deadline exceeded", "gave up after", "DUPLICATE", "Unavailable", "DeadlineExceeded", "RESOURCE_EXHAUSTED", "ResourceExhausted", "committed as invalid", "chaincode", "connection"} {
+		if strings.Contains(s, k) {
+			return k
+		}
+	}
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
+
+type crashCase struct {
+	name string
+	node func(n *testNet) string // node to kill -9
+}
+
+// crashBallots returns the ballot set for the crash scenarios: a pre-generated
+// one (RELIABILITY_BALLOT_DIR with ballots.bin, choices.csv, manifest.json;
+// RELIABILITY_ELECTION_DIR with paillier.key or trustee-1.key and
+// trustee-2.key, default: the ballot dir without its "-N" suffix, as
+// `make ballots` lays them out), or one generated once into
+// run/rel-cache/crash-N and reused by later runs. The manifest is copied into
+// a temporary directory, because `election open` rewrites the window.
+func crashBallots(t *testing.T, bin string, need int) *electionFix {
+	t.Helper()
+	bdir := os.Getenv("RELIABILITY_BALLOT_DIR")
+	var e *electionFix
+	if bdir == "" {
+		cache := filepath.Join(root, "run", "rel-cache", fmt.Sprintf("crash-%d", need))
+		id := fmt.Sprintf("rel-crash-%d", need)
+		if _, err := os.Stat(filepath.Join(cache, "ballots.bin.choices.csv")); err == nil {
+			e = &electionFix{bin: bin, dir: cache, id: id, manifest: filepath.Join(cache, "el", "manifest.json"),
+				tallyArgs: []string{"--share", filepath.Join(cache, "el", "trustee-1.key"), "--share", filepath.Join(cache, "el", "trustee-3.key")}}
+			e.ballots = readStream(t, filepath.Join(cache, "ballots.bin"))
+			e.choice = readChoices(t, filepath.Join(cache, "ballots.bin.choices.csv"))
+			t.Logf("reusing %d cached ballots of %s in %s", len(e.ballots), id, cache)
+		} else {
+			_ = os.RemoveAll(cache)
+			if err := os.MkdirAll(cache, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			e = generateElection(t, bin, cache, id, need)
+		}
+	} else {
+		edir := os.Getenv("RELIABILITY_ELECTION_DIR")
+		if edir == "" {
+			edir = strings.TrimRight(strings.TrimRightFunc(filepath.Clean(bdir), func(r rune) bool { return r >= '0' && r <= '9' }), "-")
+		}
+		e = &electionFix{bin: bin, dir: t.TempDir(), manifest: filepath.Join(bdir, "manifest.json")}
+		e.ballots = readStream(t, filepath.Join(bdir, "ballots.bin"))
+		e.choice = readChoices(t, filepath.Join(bdir, "choices.csv"))
+		if k := filepath.Join(edir, "paillier.key"); fileExists(k) {
+			e.tallyArgs = []string{"--paillier-key", k}
+		} else {
+			e.tallyArgs = []string{"--share", filepath.Join(edir, "trustee-1.key"), "--share", filepath.Join(edir, "trustee-2.key")}
+		}
+		e.id = readManifestFile(t, e.manifest).ElectionID
+		t.Logf("using %d pre-generated ballots of %s from %s (keys from %s)", len(e.ballots), e.id, bdir, edir)
+	}
+	if len(e.ballots) < need {
+		t.Fatalf("the ballot set holds %d ballots, the scenarios need %d", len(e.ballots), need)
+	}
+	// Work on a copy of the manifest.
+	work := t.TempDir()
+	b, err := os.ReadFile(e.manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(work, "manifest.json")
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := *e
+	c.manifest, c.dir = cp, work
+	return &c
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// TestCrash casts RELIABILITY_BALLOTS ballots per scenario at RELIABILITY_RATE
+// per second and kills one node with SIGKILL when half are sent: the peer and
+// then the chaincode service on solo-org (one election, disjoint ballots),
+// the Raft leader among three orderers on three-orgs. RELIABILITY_CRASH
+// selects scenarios (peer,chaincode,leader).
+func TestCrash(t *testing.T) {
+	per := envInt(t, "RELIABILITY_BALLOTS", 1000)
+	rate := float64(envInt(t, "RELIABILITY_RATE", 25))
+	pick := os.Getenv("RELIABILITY_CRASH")
+	if pick == "" {
+		pick = "peer,chaincode,leader"
+	}
+	want := map[string]bool{}
+	for _, s := range strings.Split(pick, ",") {
+		want[strings.TrimSpace(s)] = true
+	}
+	bin := fabvoteBin(t)
+	type plan struct {
+		profile string
+		slot    int
+		cases   []crashCase
+	}
+	plans := []plan{
+		{"solo-org", 2, []crashCase{
+			{"peer", func(*testNet) string { return "peer0.ea" }},
+			{"chaincode", func(*testNet) string { return "cc.ballot.peer0.ea" }},
+		}},
+		{"three-orgs", 3, []crashCase{
+			{"leader", func(n *testNet) string { return n.mustNetsh("leader") }},
+		}},
+	}
+	most := 0
+	for _, p := range plans {
+		k := 0
+		for _, c := range p.cases {
+			if want[c.name] {
+				k++
+			}
+		}
+		most = max(most, k)
+	}
+	if most == 0 {
+		t.Fatalf("RELIABILITY_CRASH=%q selects no scenario (peer, chaincode, leader)", pick)
+	}
+	set := crashBallots(t, bin, most*per)
+	for _, p := range plans {
+		var cases []crashCase
+		for _, c := range p.cases {
+			if want[c.name] {
+				cases = append(cases, c)
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		t.Run(p.profile, func(t *testing.T) {
+			n := startNet(t, "crash-"+p.profile, p.profile, p.slot, "ballot=./chaincode/ballot/cmd/ballot-cc")
+			lc := ledger.New(n.connect("EAMSP", "user1", "ballot", 12))
+			// One window for every scenario of this network: the planned casting time plus the faults and second passes.
+			window := time.Duration(len(cases)) * (time.Duration(float64(per)/rate*float64(time.Second)) + 60*time.Second)
+			set.open(t, n.netJSON, window+30*time.Second)
+			all := map[string][]byte{}
+			for k, c := range cases {
+				ballots := set.ballots[k*per : (k+1)*per]
+				var kill, back time.Time
+				node := c.node(n) // before the run: the Raft leader at that moment
+				var injectErr error
+				inject := func() {
+					kill = time.Now()
+					if out, err := n.netsh("kill", node); err != nil {
+						injectErr = fmt.Errorf("net.sh kill %s: %v\n%s", node, err, tail(out, 20))
+					}
+					time.Sleep(2 * time.Second) // down for a moment while ballots keep arriving
+					if out, err := n.netsh("start", node); err != nil && injectErr == nil {
+						injectErr = fmt.Errorf("net.sh start %s: %v\n%s", node, err, tail(out, 20))
+					}
+					back = time.Now()
+				}
+				run := castSteady(t, lc, nil, ballots, rate, 64, 0.5, inject)
+				if injectErr != nil {
+					t.Fatal(injectErr)
+				}
+				first, gap := run.recovery(kill)
+				t.Logf("CRASH %s: killed %s (kill -9), start returned %s after the kill; %d ballots at %.0f/s in %s: %d committed, "+
+					"%d gateway-client retries, %d failed the first pass %v and were cast again; first commit of a ballot sent after the kill: %s after it; longest commit gap %s",
+					c.name, node, back.Sub(kill).Round(time.Millisecond), per, rate,
+					run.duration.Round(time.Second), len(run.committed), run.retries, run.firstFailed, run.errSamples,
+					first.Round(time.Millisecond), gap.Round(time.Millisecond))
+				if len(run.committed) != per {
+					t.Fatalf("%d of %d ballots committed", len(run.committed), per)
+				}
+				for k, v := range run.committed {
+					all[k] = v
+				}
+				checkLedger(t, lc, set.id, all)
+			}
+			admin := ledger.New(n.connect("EAMSP", "admin", "ballot", 12))
+			committed := map[string]bool{}
+			for vkh := range all {
+				committed[vkh] = true
+			}
+			set.tallyAndVerify(t, admin, n.netJSON, committed)
+		})
+	}
+}

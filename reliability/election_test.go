@@ -1,0 +1,243 @@
+//go:build reliability
+
+package reliability
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotstream"
+	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/ledger"
+)
+
+const candidates = "Alice,Bob,Carol,Dave"
+
+// electionFix is an election made with the fabvote CLI: manifest, trustee
+// shares (3, any 2 decrypt), voters and their ballots generated in bulk.
+type electionFix struct {
+	bin, dir, id, manifest string
+	ballots                [][]byte
+	choice                 map[string]int // voter key hash (hex) -> candidate index
+	tallyArgs              []string       // key material for `fabvote tally`
+}
+
+// newElection creates the election and its ballots with the CLI (not opened yet).
+func newElection(t *testing.T, bin, id string, voters int) *electionFix {
+	t.Helper()
+	return generateElection(t, bin, t.TempDir(), id, voters)
+}
+
+// generateElection is newElection in a given directory.
+func generateElection(t *testing.T, bin, dir, id string, voters int) *electionFix {
+	t.Helper()
+	e := &electionFix{bin: bin, dir: dir, id: id, manifest: filepath.Join(dir, "el", "manifest.json"),
+		tallyArgs: []string{"--share", filepath.Join(dir, "el", "trustee-1.key"), "--share", filepath.Join(dir, "el", "trustee-3.key")}}
+	t0 := time.Now()
+	fv(t, bin, dir, "election", "create", "--id", id, "--candidates", candidates,
+		"--max-voters", strconv.Itoa(voters+10), "--trustees", "3", "--threshold", "2", "--out", "el")
+	fv(t, bin, dir, "register", "--offline", "--manifest", e.manifest, "--voters", strconv.Itoa(voters),
+		"--ea-key", filepath.Join(dir, "el", "ea.key"), "--out", filepath.Join(dir, "voters.jsonl"))
+	fv(t, bin, dir, "ballot", "--bulk", "--manifest", e.manifest, "--voters-file", filepath.Join(dir, "voters.jsonl"),
+		"--out", filepath.Join(dir, "ballots.bin"), "--quiet")
+	e.ballots = readStream(t, filepath.Join(dir, "ballots.bin"))
+	if len(e.ballots) != voters {
+		t.Fatalf("ballot --bulk wrote %d ballots, want %d", len(e.ballots), voters)
+	}
+	e.choice = readChoices(t, filepath.Join(dir, "ballots.bin.choices.csv"))
+	if len(e.choice) != voters {
+		t.Fatalf("choices record has %d voters, want %d", len(e.choice), voters)
+	}
+	t.Logf("election %s: %d ballots generated in %s", id, voters, time.Since(t0).Round(time.Millisecond))
+	return e
+}
+
+// readChoices reads a `ballot --bulk` choices record (voter key hash, choice).
+func readChoices(t *testing.T, path string) map[string]int {
+	t.Helper()
+	choice := map[string]int{}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		vkh, c, ok := strings.Cut(strings.TrimSpace(sc.Text()), ",")
+		if !ok {
+			continue
+		}
+		ci, err := strconv.Atoi(c)
+		if err != nil {
+			continue // header
+		}
+		choice[vkh] = ci
+	}
+	return choice
+}
+
+// open opens the election on the network for window from now.
+func (e *electionFix) open(t *testing.T, netJSON string, window time.Duration) time.Time {
+	t.Helper()
+	fv(t, e.bin, e.dir, "election", "open", "--network", netJSON, "--manifest", e.manifest,
+		"--start", "-5s", "--end", "+"+window.Round(time.Second).String())
+	return time.Now().Add(window)
+}
+
+// tallyAndVerify waits for the window to close, tallies with two trustee
+// shares, publishes, and runs `fabvote verify` with the counts the voters of
+// the committed ballots chose. It returns the published result.
+func (e *electionFix) tallyAndVerify(t *testing.T, c *ledger.Client, netJSON string, committed map[string]bool) *election.Result {
+	t.Helper()
+	out := fv(t, e.bin, e.dir, append([]string{"tally", "--network", netJSON, "--manifest", e.manifest, "--wait", "--quiet"}, e.tallyArgs...)...)
+	t.Logf("tally %s:\n%s", e.id, tail(out, 8))
+	want := make([]int, len(strings.Split(candidates, ",")))
+	for vkh := range committed {
+		want[e.choice[vkh]]++
+	}
+	var sw []string
+	for _, w := range want {
+		sw = append(sw, strconv.Itoa(w))
+	}
+	out = fv(t, e.bin, e.dir, "verify", "--network", netJSON, "--election", e.id, "--expect-counts", strings.Join(sw, ","))
+	if !strings.Contains(out, "RESULT: PASS") {
+		t.Fatalf("fabvote verify %s did not pass:\n%s", e.id, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rb, err := c.GetResult(ctx, e.id)
+	if err != nil {
+		t.Fatalf("GetResult %s: %v", e.id, err)
+	}
+	res, err := election.ParseResult(rb)
+	if err != nil {
+		t.Fatalf("published result of %s: %v", e.id, err)
+	}
+	if res.BallotCount != uint64(len(committed)) {
+		t.Fatalf("published ballot count %d, the client saw %d ballots committed", res.BallotCount, len(committed))
+	}
+	var sum uint64
+	for _, n := range res.Counts {
+		sum += n
+	}
+	if sum != uint64(len(committed)) {
+		t.Fatalf("published counts %v sum to %d, want %d committed ballots", res.Counts, sum, len(committed))
+	}
+	t.Logf("%s: verify PASS, counts %v = the choices of the %d committed ballots", e.id, res.Counts, len(committed))
+	return res
+}
+
+func readStream(t *testing.T, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ballotstream.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out [][]byte
+	for {
+		b, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, append([]byte(nil), b...))
+	}
+}
+
+func voterHash(t *testing.T, ballot []byte) string {
+	b, err := election.ParseBallot(ballot)
+	if err != nil {
+		t.Fatalf("ballot does not decode: %v", err)
+	}
+	return election.VoterKeyHashHex(b.VoterPub)
+}
+
+func ballotHashHex(ballot []byte) string {
+	h := sha256.Sum256(ballot)
+	return hex.EncodeToString(h[:])
+}
+
+// checkLedger asserts that every ballot the client saw committed is on the
+// ledger unchanged, that the ledger holds no other ballot of the election and
+// no voter twice.
+func checkLedger(t *testing.T, c *ledger.Client, id string, committed map[string][]byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	seen := map[string]bool{}
+	bookmark := ""
+	total := 0
+	for {
+		page, err := c.ListBallots(ctx, id, 500, bookmark)
+		if err != nil {
+			t.Fatalf("ListBallots %s: %v", id, err)
+		}
+		for _, r := range page.Ballots {
+			total++
+			b, err := election.ParseBallot(r.Ballot)
+			if err != nil {
+				t.Fatalf("ledger ballot does not decode: %v", err)
+			}
+			vkh := election.VoterKeyHashHex(b.VoterPub)
+			if seen[vkh] {
+				t.Fatalf("voter %s has two ballots on the ledger", vkh)
+			}
+			seen[vkh] = true
+			mine, ok := committed[vkh]
+			if !ok {
+				t.Fatalf("the ledger holds a ballot of voter %s that the client never saw committed", vkh)
+			}
+			if ballotHashHex(mine) != ballotHashHex(r.Ballot) {
+				t.Fatalf("voter %s: the ledger's ballot differs from the one cast", vkh)
+			}
+		}
+		if page.Bookmark == "" || len(page.Ballots) == 0 {
+			break
+		}
+		bookmark = page.Bookmark
+	}
+	for vkh := range committed {
+		if !seen[vkh] {
+			t.Fatalf("ballot of voter %s was committed (receipt) but is not on the ledger", vkh)
+		}
+	}
+	if total != len(committed) {
+		t.Fatalf("ledger holds %d ballots of %s, the client saw %d committed", total, id, len(committed))
+	}
+	t.Logf("%s: ledger holds exactly the %d committed ballots, one per voter", id, total)
+}
+
+// isDuplicate reports a DUPLICATE rejection.
+func isDuplicate(err error) bool {
+	var re *gateway.RejectError
+	return errors.As(err, &re) && re.Code == election.CodeDuplicate
+}
+
+var _ = fmt.Sprint
+
+func parseID(b []byte) (string, error) {
+	p, err := election.ParseBallot(b)
+	if err != nil {
+		return "", err
+	}
+	return p.ElectionID, nil
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# fuzz-smoke.sh — run every Go fuzz target of the module for a fixed time.
+#
+# Targets are discovered, not listed: every `func FuzzXxx(` in the test files
+# that `go list ./...` reports for each package, so a target added anywhere in
+# the module is fuzzed without editing this script. Each target runs on its own
+# (go test -fuzz accepts one target per run) with its committed seed corpus
+# (testdata/fuzz/<Target>), for FUZZTIME. A crash fails the run; the table at
+# the end names each target, its executions and its result.
+#
+#   FUZZTIME=30s reliability/fuzz-smoke.sh            # all targets
+#   FUZZ_MATCH=election reliability/fuzz-smoke.sh     # only packages matching a regexp
+#
+# Environment: GO (go), FUZZTIME (30s), FUZZMINIMIZE (200x: minimising a new
+# input may otherwise take 60 s), FUZZ_MATCH (regexp on the import path),
+# FUZZ_LOG_DIR (run/fuzz-smoke: one log per target).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZTIME=${FUZZTIME:-30s}
+FUZZMINIMIZE=${FUZZMINIMIZE:-200x}
+FUZZ_MATCH=${FUZZ_MATCH:-.}
+LOG_DIR=${FUZZ_LOG_DIR:-run/fuzz-smoke}
+mkdir -p "$LOG_DIR"
+
+targets=()
+while IFS='|' read -r dir pkg files; do
+	[[ -n "$files" ]] || continue
+	[[ "$pkg" =~ $FUZZ_MATCH ]] || continue
+	IFS=',' read -r -a fs <<<"$files"
+	for f in "${fs[@]}"; do
+		[[ -n "$f" ]] || continue
+		while read -r name; do
+			targets+=("$pkg $name")
+		done < <(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$dir/$f")
+	done
+done < <($GO list -f '{{.Dir}}|{{.ImportPath}}|{{join .TestGoFiles ","}},{{join .XTestGoFiles ","}}' ./...)
+
+if ((${#targets[@]} == 0)); then
+	echo "fuzz-smoke: no fuzz targets found (go list ./... and grep 'func Fuzz')" >&2
+	exit 1
+fi
+echo "fuzz-smoke: ${#targets[@]} targets, $FUZZTIME each (logs in $LOG_DIR)"
+
+rows=()
+failed=0
+start_all=$(date +%s)
+for t in "${targets[@]}"; do
+	pkg=${t% *}
+	name=${t#* }
+	log="$LOG_DIR/$(echo "$pkg" | tr '/' '_').$name.log"
+	t0=$(date +%s)
+	echo "--- $pkg $name"
+	rc=0
+	$GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZE" "$pkg" >"$log" 2>&1 || rc=$?
+	secs=$(($(date +%s) - t0))
+	# The last progress line carries the cumulative count: "fuzz: elapsed: 30s, execs: 123456 (4115/sec), ...".
+	execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | awk '{print $2}' || true)
+	execs=${execs:-0}
+	if ((rc == 0)); then
+		result=ok
+	else
+		result=FAIL
+		failed=$((failed + 1))
+		echo "FAIL: $pkg $name (exit $rc); its log:" >&2
+		tail -40 "$log" >&2
+	fi
+	rows+=("$(printf '%-52s %-28s %12s %6ss  %s' "$pkg" "$name" "$execs" "$secs" "$result")")
+done
+total=$(($(date +%s) - start_all))
+
+echo
+printf '%-52s %-28s %12s %7s  %s\n' package target execs time result
+for r in "${rows[@]}"; do echo "$r"; done
+echo "fuzz-smoke: ${#targets[@]} targets, $failed failed, ${total}s in all"
+if ((failed > 0)); then
+	echo "fuzz-smoke: a failing input is written to the package's testdata/fuzz/<Target>/; reproduce with go test -run '<Target>/<file>' <pkg>" >&2
+	exit 1
+fi

@@ -1,0 +1,201 @@
+//go:build reliability
+
+package reliability
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabvote/fabvote/internal/gateway"
+)
+
+// root is the repository root (go test runs in reliability/).
+var root = func() string {
+	d, err := filepath.Abs("..")
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()
+
+// testNet is one network started with network/net.sh for one test.
+type testNet struct {
+	t       *testing.T
+	name    string
+	runDir  string
+	env     []string // what net.sh needs to find this network again
+	netJSON string
+	net     *gateway.Network
+}
+
+// portSlot gives each test its own port range above REL_BASE_PORT (default 37050).
+func portSlot(t *testing.T, slot int) int {
+	base := 37050
+	if v := os.Getenv("REL_BASE_PORT"); v != "" {
+		b, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("REL_BASE_PORT=%q: %v", v, err)
+		}
+		base = b
+	}
+	return base + 1000*slot
+}
+
+// startNet brings a network up (profile, chaincodes, extra node environment)
+// and registers its teardown; on failure it prints every node's log tail.
+func startNet(t *testing.T, name, profile string, slot int, chaincodes string, extraEnv ...string) *testNet {
+	t.Helper()
+	runDir := filepath.Join(root, "run", "rel-"+name)
+	n := &testNet{t: t, name: name, runDir: runDir}
+	n.env = []string{
+		"PROFILE=" + profile,
+		"NET_RUN_DIR=" + runDir,
+		"BASE_PORT=" + strconv.Itoa(portSlot(t, slot)),
+		"NET_SET_CURRENT=0",
+		"CHAINCODES=" + chaincodes,
+	}
+	n.env = append(n.env, extraEnv...)
+	// A network of an earlier, interrupted run in the same directory goes first.
+	if _, err := os.Stat(filepath.Join(runDir, "state.env")); err == nil {
+		_, _ = n.netsh("down")
+	}
+	t0 := time.Now()
+	if out, err := n.netsh("up"); err != nil {
+		n.dumpLogs(60)
+		_, _ = n.netsh("down")
+		t.Fatalf("net.sh up (%s): %v\n%s", name, err, tail(out, 60))
+	}
+	t.Logf("network %s (%s) up in %s", name, profile, time.Since(t0).Round(time.Second))
+	t.Cleanup(func() {
+		if t.Failed() {
+			n.dumpLogs(40)
+		}
+		if os.Getenv("REL_KEEP") == "1" {
+			t.Logf("REL_KEEP=1: network %s left running in %s", name, runDir)
+			return
+		}
+		if out, err := n.netsh("down"); err != nil {
+			t.Errorf("net.sh down (%s): %v\n%s", name, err, tail(out, 20))
+		}
+	})
+	n.netJSON = filepath.Join(runDir, "network.json")
+	net, err := gateway.LoadNetwork(n.netJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.net = net
+	return n
+}
+
+// netsh runs network/net.sh with this network's environment.
+func (n *testNet) netsh(args ...string) (string, error) {
+	cmd := exec.Command(filepath.Join(root, "network", "net.sh"), args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), n.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (n *testNet) mustNetsh(args ...string) string {
+	n.t.Helper()
+	out, err := n.netsh(args...)
+	if err != nil {
+		n.t.Fatalf("net.sh %s: %v\n%s", strings.Join(args, " "), err, tail(out, 40))
+	}
+	return strings.TrimSpace(out)
+}
+
+// logs returns the paths of every node log of this network.
+func (n *testNet) logs() []string {
+	m, _ := filepath.Glob(filepath.Join(n.runDir, "logs", "*.log"))
+	return m
+}
+
+// dumpLogs prints the last lines of every node's log to the test output.
+func (n *testNet) dumpLogs(lines int) {
+	for _, p := range n.logs() {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		n.t.Logf("==== %s (last %d lines) ====\n%s", filepath.Base(p), lines, tail(string(b), lines))
+	}
+}
+
+// connect opens a gateway connection (org name or MSP id, identity, chaincode).
+func (n *testNet) connect(org, identity, chaincode string, attempts int) *gateway.Conn {
+	n.t.Helper()
+	c, err := gateway.Connect(n.net, gateway.Options{Org: org, Identity: identity, Chaincode: chaincode,
+		MaxAttempts: attempts, CommitTimeout: 60 * time.Second})
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	n.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// countLines counts lines of the node log that contain s.
+func countInLog(path, s string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	c := 0
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), s) {
+			c++
+		}
+	}
+	return c
+}
+
+func tail(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return c
+}
+
+// fabvoteBin builds cmd/fabvote once into the test's temp dir.
+func fabvoteBin(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "fabvote")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/fabvote")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/fabvote: %v\n%s", err, b)
+	}
+	return out
+}
+
+// fv runs the fabvote CLI in dir and fails the test on a non-zero exit.
+func fv(t *testing.T, bin, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("fabvote %s: %v\n%s", strings.Join(args, " "), err, tail(string(out), 40))
+	}
+	return string(out)
+}
+
+var _ = fmt.Sprintf
