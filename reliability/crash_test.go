@@ -287,7 +287,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // the Raft leader among three orderers on three-orgs. RELIABILITY_CRASH
 // selects scenarios (peer,chaincode,leader).
 func TestCrash(t *testing.T) {
-	per := envInt(t, "RELIABILITY_BALLOTS", 1000)
+	per := envInt(t, "RELIABILITY_BALLOTS", 500)
 	rate := float64(envInt(t, "RELIABILITY_RATE", 25))
 	pick := os.Getenv("RELIABILITY_CRASH")
 	if pick == "" {

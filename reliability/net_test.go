@@ -36,9 +36,9 @@ type testNet struct {
 	net     *gateway.Network
 }
 
-// portSlot gives each test its own port range above REL_BASE_PORT (default 37050).
+// portSlot gives each test its own port range above REL_BASE_PORT (default 13050: below the kernel's ephemeral range, 32768 and up).
 func portSlot(t *testing.T, slot int) int {
-	base := 37050
+	base := 13050
 	if v := os.Getenv("REL_BASE_PORT"); v != "" {
 		b, err := strconv.Atoi(v)
 		if err != nil {

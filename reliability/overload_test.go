@@ -52,7 +52,7 @@ func TestOverload(t *testing.T) {
 	if os.Getenv("RELIABILITY_OVERLOAD") != "1" {
 		t.Skip("RELIABILITY_OVERLOAD=1 runs the 2x saturation overload (several minutes and thousands of ballots)")
 	}
-	satN := envInt(t, "RELIABILITY_SAT_BALLOTS", 600)
+	satN := envInt(t, "RELIABILITY_SAT_BALLOTS", 1500)
 	total := envInt(t, "RELIABILITY_OVERLOAD_BALLOTS", 4000)
 	bin := fabvoteBin(t)
 	set := crashBallots(t, bin, total)
@@ -62,16 +62,18 @@ func TestOverload(t *testing.T) {
 	retry := ledger.New(n.connect("EAMSP", "user2", "ballot", 12))
 	all := map[string][]byte{}
 
-	sat := castSteady(t, once, retry, set.ballots[:satN], 10000, 64, 0, nil)
+	satConc := envInt(t, "RELIABILITY_SAT_CONCURRENCY", 400) // below gatewayService 500
+	sat := castSteady(t, once, retry, set.ballots[:satN], 10000, satConc, 0, nil)
 	s := sat.throughput()
 	p50, p99 := sat.latencies()
-	t.Logf("OVERLOAD saturation: %d ballots, 64 in flight: %.1f commits/s, latency p50 %s p99 %s, first-pass failures %d %v",
-		satN, s, p50.Round(time.Millisecond), p99.Round(time.Millisecond), sat.firstFailed, sat.errSamples)
+	t.Logf("OVERLOAD saturation: %d ballots, %d in flight: %.1f commits/s, latency p50 %s p99 %s, first-pass failures %d %v",
+		satN, satConc, s, p50.Round(time.Millisecond), p99.Round(time.Millisecond), sat.firstFailed, sat.errSamples)
 	for k, v := range sat.committed {
 		all[k] = v
 	}
 	rate := 2 * s
-	left := set.ballots[satN:total]
+	const afterN = 20
+	left := set.ballots[satN : total-afterN]
 	count := min(len(left), int(rate*60))
 	over := castSteady(t, once, retry, left[:count], rate, 20000, 0, nil)
 	op50, op99 := over.latencies()
@@ -87,10 +89,10 @@ func TestOverload(t *testing.T) {
 	}
 	checkLedger(t, once, set.id, all)
 	// Recovery: a cast after the overload commits as fast as under saturation.
-	after := castSteady(t, once, retry, set.ballots[satN+count:min(satN+count+20, total)], 2, 4, 0, nil)
+	after := castSteady(t, once, retry, set.ballots[satN+count:satN+count+afterN], 2, 4, 0, nil)
 	ap50, _ := after.latencies()
 	t.Logf("OVERLOAD after: 20 ballots at 2/s: latency p50 %s (saturation p50 %s)", ap50.Round(time.Millisecond), p50.Round(time.Millisecond))
-	if after.firstFailed > 0 || ap50 > 2*p50+time.Second {
+	if after.firstFailed > 0 || len(after.commits) != afterN || ap50 > 2*p50+time.Second {
 		t.Fatalf("the network did not recover: %d failures, p50 %s", after.firstFailed, ap50)
 	}
 }

@@ -10,16 +10,16 @@
 #   make reliability-overload        2x the saturation rate for 60 s (not in make test)
 #   make reliability                 isolation, access, limits, crash
 #
-# Knobs: RELIABILITY_BALLOTS (ballots cast per crash scenario; 1000 here, 5000 for
+# Knobs: RELIABILITY_BALLOTS (ballots cast per crash scenario; 500 in make test, 5000 for
 # the documented run), RELIABILITY_BALLOT_DIR (a pre-generated ballot set, e.g.
 # .cache/ballots/bench-2048-10000 from `make ballots`), RELIABILITY_DEPS
 # (what to build first; `RELIABILITY_DEPS=` skips make fabric), REL_BASE_PORT.
 
 FUZZTIME            ?= 30s
 FUZZMINIMIZE        ?= 200x
-RELIABILITY_BALLOTS ?= 1000
+RELIABILITY_BALLOTS ?= 500
 RELIABILITY_DEPS    ?= fabric
-REL_BASE_PORT       ?= 37050
+REL_BASE_PORT       ?= 13050
 REL_TAGS            := -tags reliability
 REL_GOTEST          = $(GO) test $(REL_TAGS) -count=1 -v -timeout 30m ./reliability/
 

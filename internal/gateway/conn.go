@@ -239,8 +239,18 @@ func (c *Conn) submitOnce(ctx context.Context, fn string, args [][]byte) (*Recei
 	if err != nil {
 		return nil, classify(fn, err)
 	}
-	st, err := commit.StatusWithContext(ctx)
+	// Wait for the commit under its own deadline: a transaction the orderer
+	// lost (say, a Raft leader killed before replicating it) never commits,
+	// and waiting on the caller's context alone would hang forever.
+	wait, cancel := context.WithTimeout(ctx, c.opts.CommitTimeout)
+	defer cancel()
+	st, err := commit.StatusWithContext(wait)
 	if err != nil {
+		if ctx.Err() == nil && wait.Err() != nil {
+			// Our deadline, not the caller's: the transaction may still commit,
+			// and a retry then meets DUPLICATE, which the caller reconciles.
+			return nil, &TransientError{Fn: fn, Err: fmt.Errorf("no commit status within %v for transaction %s: %w", c.opts.CommitTimeout, tx.TransactionID(), err)}
+		}
 		return nil, classify(fn, err)
 	}
 	if !st.Successful {
@@ -282,6 +292,11 @@ func (e *TransientError) Unwrap() error { return e.Err }
 // staleSnapshot is the lockless gate's retryable error text (txmgr/lockless.ErrStaleSnapshot).
 const staleSnapshot = "simulation overlapped a ledger commit"
 
+// peerOverloaded is the text of the peer's refusal when its endorsement or
+// gateway concurrency limit is reached; it arrives as codes.Unknown, not
+// ResourceExhausted, so it is recognised by its text.
+const peerOverloaded = "exceeding concurrency limit"
+
 // IsRetryable reports whether err is worth another attempt.
 func IsRetryable(err error) bool {
 	var te *TransientError
@@ -301,7 +316,8 @@ func classify(fn string, err error) error {
 	if code, msg := contractCode(text); code != "" {
 		return &RejectError{Fn: fn, Code: code, Msg: msg}
 	}
-	if strings.Contains(text, staleSnapshot) || strings.Contains(text, "MVCC_READ_CONFLICT") {
+	if strings.Contains(text, staleSnapshot) || strings.Contains(text, "MVCC_READ_CONFLICT") ||
+		strings.Contains(text, peerOverloaded) {
 		return &TransientError{Fn: fn, Err: err}
 	}
 	switch status.Code(err) {

@@ -25,6 +25,7 @@ func TestClassify(t *testing.T) {
 		{"deadline", status.Error(codes.DeadlineExceeded, "timeout"), "", true},
 		{"stale", status.Error(codes.Unknown, "lockless: the simulation overlapped a ledger commit and must be retried"), "", true},
 		{"lowercase is not a code", errors.New("fabvote duplicate: x"), "", false},
+		{"peer overloaded", status.Error(codes.Unknown, "too many requests for /gateway.Gateway, exceeding concurrency limit (500)"), "", true},
 		{"other", status.Error(codes.PermissionDenied, "access denied"), "", false},
 	}
 	for _, tc := range tests {

@@ -2,10 +2,16 @@
 // (CCAAS) with mutual TLS. Its listener and TLS files come from the
 // CHAINCODE_* variables (package ccserver), its behaviour from the FABVOTE_*
 // variables (package ballot: proof batching, clock skew, authority MSPs).
+//
+// FABVOTE_PPROF_ADDR, when set to a loopback host:port, serves net/http/pprof
+// there so the benchmark can profile the chaincode beside the peer and orderer.
 package main
 
 import (
 	"fmt"
+	"net"
+	"net/http"
+	_ "net/http/pprof" // registers /debug/pprof on http.DefaultServeMux
 	"os"
 
 	"github.com/fabvote/fabvote/chaincode/ballot"
@@ -25,9 +31,33 @@ func run() error {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "ballot-cc:", cfg)
+	if addr, ok := os.LookupEnv("FABVOTE_PPROF_ADDR"); ok && addr != "" {
+		if err := servePprof(addr); err != nil {
+			return err
+		}
+	}
 	cc, err := ballot.NewChaincode(cfg)
 	if err != nil {
 		return err
 	}
 	return ccserver.Run(cc)
+}
+
+// servePprof listens on addr, which must be a loopback address: the profile
+// endpoint is unauthenticated and must never be reachable from another host.
+func servePprof(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("FABVOTE_PPROF_ADDR %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("FABVOTE_PPROF_ADDR %q: profiling is served on loopback addresses only", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("FABVOTE_PPROF_ADDR: %v", err)
+	}
+	fmt.Fprintln(os.Stderr, "ballot-cc: pprof on", ln.Addr())
+	go func() { _ = http.Serve(ln, nil) }()
+	return nil
 }
