@@ -5,7 +5,7 @@
 #     dockerd if no engine answers (it stops what it started at the end);
 #  2. builds the images (build-images.sh; the base is made once, see there);
 #  3. brings up its own network (project fabvote-test, material in
-#     build/docker-test, host ports 37050... so a developer's network is left alone);
+#     build/docker-test, host ports 19050... below the ephemeral range so a developer's network is left alone);
 #  4. runs a 200-voter election from the host with the fabvote CLI and the
 #     host-side network.json: create, bulk ballots, open, cast (receipts),
 #     receipt check, tally (waits for the window to close), verify with the
@@ -22,7 +22,7 @@
 set -euo pipefail
 export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-fabvote-test}
 export FABVOTE_DOCKER_DIR=${FABVOTE_DOCKER_DIR:-${BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}/docker-test}
-export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-37}
+export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-19}
 # shellcheck source=network/docker/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
