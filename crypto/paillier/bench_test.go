@@ -3,6 +3,7 @@ package paillier
 import (
 	"crypto/rand"
 	"fmt"
+	"github.com/fabvote/fabvote/internal/benchcpu"
 	"math/big"
 	mrand "math/rand/v2"
 	"testing"
@@ -35,11 +36,11 @@ func BenchmarkProduct(b *testing.B) {
 	sk := fixedKey(b, "key2048")
 	cs := productInput(b, &sk.PublicKey, 1_000_000, 1<<14)
 	b.ResetTimer()
-	start := processCPU(b)
+	start := benchcpu.Now(b)
 	for b.Loop() {
 		sk.Product(cs)
 	}
-	reportCPU(b, start, len(cs))
+	benchcpu.Report(b, start, len(cs))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/ciphertext")
 }
 
@@ -48,31 +49,31 @@ func BenchmarkDecrypt(b *testing.B) {
 		sk := fixedKey(b, name)
 		c, _, _ := sk.Encrypt(nil, big.NewInt(987654321))
 		b.Run(fmt.Sprintf("N=%d/CRT", sk.N.BitLen()), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				if _, err := sk.Decrypt(c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 		b.Run(fmt.Sprintf("N=%d/textbook", sk.N.BitLen()), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				if _, err := sk.DecryptTextbook(c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 		b.Run(fmt.Sprintf("N=%d/with-nonce", sk.N.BitLen()), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				if _, _, err := sk.DecryptWithNonce(c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 	}
 }
@@ -81,13 +82,13 @@ func BenchmarkEncrypt(b *testing.B) {
 	for _, name := range []string{"key2048", "key3072"} {
 		sk := fixedKey(b, name)
 		b.Run(fmt.Sprintf("N=%d", sk.N.BitLen()), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				if _, _, err := sk.Encrypt(nil, big.NewInt(1)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 	}
 }
@@ -96,13 +97,13 @@ func BenchmarkEncrypt(b *testing.B) {
 func BenchmarkGenerateKey(b *testing.B) {
 	for _, bits := range []int{2048, 3072} {
 		b.Run(fmt.Sprintf("N=%d", bits), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				if _, err := GenerateKey(rand.Reader, bits); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package zkp
 
 import (
 	"fmt"
+	"github.com/fabvote/fabvote/internal/benchcpu"
 	"math/big"
 	"testing"
 )
@@ -10,7 +11,7 @@ func BenchmarkEncryptAndProve(b *testing.B) {
 	for _, bits := range []int{2048, 3072} {
 		b.Run(fmt.Sprintf("N=%d", bits), func(b *testing.B) {
 			ctx := testContext(b, testKey(b, bits), "voter")
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				c, r, err := ctx.PublicKey.Encrypt(nil, ctx.Messages[1])
 				if err != nil {
@@ -20,7 +21,7 @@ func BenchmarkEncryptAndProve(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 	}
 }
@@ -34,13 +35,13 @@ func BenchmarkVerifyValidity(b *testing.B) {
 			f    func(*Context, *big.Int, *ValidityProof) error
 		}{{"naive", VerifyValidityNaive}, {"optimized", VerifyValidity}} {
 			b.Run(fmt.Sprintf("N=%d/%s", bits, v.name), func(b *testing.B) {
-				start := processCPU(b)
+				start := benchcpu.Now(b)
 				for b.Loop() {
 					if err := v.f(ctx, c, pr); err != nil {
 						b.Fatal(err)
 					}
 				}
-				reportCPU(b, start, 1)
+				benchcpu.Report(b, start, 1)
 			})
 		}
 	}
@@ -57,7 +58,7 @@ func BenchmarkVerifyBatch(b *testing.B) {
 			items[i] = BatchItem{Ctx: ctx, C: c, Proof: pr}
 		}
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				for i, err := range VerifyBatch(nil, items) {
 					if err != nil {
@@ -65,7 +66,7 @@ func BenchmarkVerifyBatch(b *testing.B) {
 					}
 				}
 			}
-			reportCPU(b, start, size)
+			benchcpu.Report(b, start, size)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/ballot")
 		})
 	}

@@ -2,6 +2,7 @@ package arith
 
 import (
 	"fmt"
+	"github.com/fabvote/fabvote/internal/benchcpu"
 	"math/big"
 	"testing"
 )
@@ -17,18 +18,18 @@ func BenchmarkMultiExp(b *testing.B) {
 			exps[i] = randInt(b, 64)
 		}
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				MultiExp(bases, exps, m)
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 		b.Run(fmt.Sprintf("n=%d/separate", n), func(b *testing.B) {
-			start := processCPU(b)
+			start := benchcpu.Now(b)
 			for b.Loop() {
 				naive(bases, exps, m)
 			}
-			reportCPU(b, start, 1)
+			benchcpu.Report(b, start, 1)
 		})
 	}
 }
@@ -39,9 +40,9 @@ func BenchmarkExpN(b *testing.B) {
 	n.SetBit(n, 0, 1)
 	n2 := new(big.Int).Mul(n, n)
 	x := new(big.Int).Mod(randInt(b, 2048), n)
-	start := processCPU(b)
+	start := benchcpu.Now(b)
 	for b.Loop() {
 		Exp(x, n, n2)
 	}
-	reportCPU(b, start, 1)
+	benchcpu.Report(b, start, 1)
 }
