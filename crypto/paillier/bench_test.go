@@ -3,10 +3,11 @@ package paillier
 import (
 	"crypto/rand"
 	"fmt"
-	"github.com/fabvote/fabvote/internal/benchcpu"
 	"math/big"
 	mrand "math/rand/v2"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/benchcpu"
 )
 
 // productInput returns n elements of Z*_{N²} drawn from a pool of distinct

@@ -2,9 +2,10 @@ package zkp
 
 import (
 	"fmt"
-	"github.com/fabvote/fabvote/internal/benchcpu"
 	"math/big"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/benchcpu"
 )
 
 func BenchmarkEncryptAndProve(b *testing.B) {

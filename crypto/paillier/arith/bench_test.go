@@ -2,9 +2,10 @@ package arith
 
 import (
 	"fmt"
-	"github.com/fabvote/fabvote/internal/benchcpu"
 	"math/big"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/benchcpu"
 )
 
 // BenchmarkMultiExp: n bases modulo a 4096-bit modulus (N² for 2048-bit N),
