@@ -43,6 +43,11 @@ NET_STOP_TIMEOUT=${NET_STOP_TIMEOUT:-10}
 # FABVOTE_* variable (the fork's switches FABVOTE_SHA256, FABVOTE_ECDSA,
 # FABVOTE_COMMIT_GATE, ...): Go runtime knobs and the loader path.
 NET_PASS_ENV=${NET_PASS_ENV:-GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH}
+# Only the election authority's MSP may open elections on this network's ballot
+# chaincode services (package ballot: FABVOTE_AUTHORITY_MSPS). Without it any
+# channel member could open a new election id naming itself the authority.
+# Set FABVOTE_AUTHORITY_MSPS= (empty) to lift the restriction.
+export FABVOTE_AUTHORITY_MSPS=${FABVOTE_AUTHORITY_MSPS-EAMSP}
 # Extra KEY=VALUE settings (space-separated) for every node, e.g.
 # NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
 NET_NODE_ENV=${NET_NODE_ENV:-}
