@@ -110,8 +110,9 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// wantReject asserts that err is the contract's rejection with code.
-func wantReject(t *testing.T, what string, err error, code string) {
+// wantReject asserts that err is the contract's rejection with code and
+// returns its message.
+func wantReject(t *testing.T, what string, err error, code string) string {
 	t.Helper()
 	var re *gateway.RejectError
 	if !errors.As(err, &re) {
@@ -124,6 +125,7 @@ func wantReject(t *testing.T, what string, err error, code string) {
 		t.Fatalf("%s: error message %q is not a clear one", what, re.Msg)
 	}
 	t.Logf("%s: rejected as expected: %s", what, re.Msg)
+	return re.Msg
 }
 
 func readManifest(t *testing.T, path string) *election.Manifest {
@@ -263,7 +265,14 @@ func TestElection(t *testing.T) {
 		}
 	}
 
-	// 6. Publishing before the window closes is refused.
+	// The audit FAILs, naming the missing result, while none is published.
+	if out, code := e.fv("verify", "--network", e.netPath, "--election", id); code != 1 ||
+		!strings.Contains(out, "RESULT_MISSING") || !strings.Contains(out, "RESULT: FAIL") {
+		t.Fatalf("verify before the result is published: exit %d, want 1 naming RESULT_MISSING\n%s", code, out)
+	}
+
+	// 6. Publishing before the window closes is refused by the CLI (the
+	// chaincode's own refusal is the rejection case "result before the window closes").
 	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
 		"--share", e.path("el/trustee-2.key")); code == 0 || !strings.Contains(out, "open until") {
 		t.Fatalf("tally during the window: exit %d\n%s", code, out)
@@ -274,27 +283,25 @@ func TestElection(t *testing.T) {
 	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--product-out", e.path("product.bin"))
 	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-2.key"), "--product", e.path("product.bin"), "--out", e.path("p2.bin"))
 	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-3.key"), "--product", e.path("product.bin"), "--out", e.path("p3.bin"))
-	// A party org (neither authority nor trustee) may not publish: build the
-	// correct result without publishing, then submit it as the outsider.
+	// The correct result, built without publishing: the rejection cases
+	// below submit it (or a tampered copy) directly.
 	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"),
 		"--no-publish", "--result-out", e.path("result.json"))
 	resultBytes := []byte(readFile(t, e.path("result.json")))
-	if e.outsider != nil {
-		_, err := e.outsider.PublishResult(c, resultBytes)
-		wantReject(t, "result published by a party org", err, election.CodeAccess)
-		if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
-			t.Fatalf("after the refused publish, GetResult = %q, %v; want none", r, err)
-		}
-	} else {
-		t.Log("solo-org network: no second org, the non-authority publish case is covered by the chaincode's unit tests only")
-	}
+	t.Run("publish rejections", func(t *testing.T) { publishRejections(t, e, id, resultBytes, want) })
 	out = e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"))
 	t.Logf("tally:\n%s", out)
-	if _, err := e.ea.PublishResult(c, resultBytes); err == nil {
-		t.Fatal("a second result was accepted")
-	} else {
-		wantReject(t, "second result", err, election.CodeExists)
+	published, err := e.voter.GetResult(c, id)
+	if err != nil || published == nil {
+		t.Fatalf("GetResult after publishing: %q, %v", published, err)
 	}
+	t.Run("second result", func(t *testing.T) {
+		_, err := e.ea.PublishResult(c, resultBytes)
+		wantReject(t, "second result", err, election.CodeExists)
+		if again, err := e.voter.GetResult(c, id); err != nil || !bytes.Equal(again, published) {
+			t.Fatalf("the published result changed after a second publish (%v)", err)
+		}
+	})
 
 	// 8. The published counts are the choices the test made.
 	rb, err := e.voter.GetResult(c, id)
@@ -323,10 +330,109 @@ func TestElection(t *testing.T) {
 	// …and fails, with exit 1, when the expected counts differ.
 	wrong := fmt.Sprintf("%d,%d,%d,%d", want[0]+1, want[1], want[2], want[3])
 	out, code = e.fv("verify", "--network", e.netPath, "--election", id, "--expect-counts", wrong)
-	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "Alice") {
+	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "EXPECTED_COUNTS") || !strings.Contains(out, "Alice") {
 		t.Fatalf("verify with wrong expected counts: exit %d\n%s", code, out)
 	}
+	// …and when the auditor's copy of the manifest is not the ledger's.
+	forged := *m
+	forged.Title = "not the election on the ledger"
+	fb, err := forged.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.path("forged-manifest.json"), fb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = e.fv("verify", "--network", e.netPath, "--manifest", e.path("forged-manifest.json"))
+	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "[MANIFEST]") || !strings.Contains(out, "differs from the manifest on the ledger") {
+		t.Fatalf("verify with a manifest that differs from the ledger's: exit %d\n%s", code, out)
+	}
 }
+
+// publishRejections submits results that the chaincode must refuse, after
+// the window has closed and before the real result is published. Each case
+// reads the result key afterwards: nothing may be written.
+func publishRejections(t *testing.T, e *env, id string, good []byte, want []uint64) {
+	c := ctx(t)
+	noResult := func(what string) {
+		t.Helper()
+		if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
+			t.Fatalf("%s: after the refused publish, GetResult = %.80q, %v; want none", what, r, err)
+		}
+	}
+	res, err := election.ParseResult(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// from is a candidate with at least one vote, to is another one.
+	from := 0
+	for want[from] == 0 {
+		from++
+	}
+	to := (from + 1) % len(want)
+	tampered := func(edit func(r *election.Result)) []byte {
+		r := *res
+		r.Counts = append([]uint64(nil), res.Counts...)
+		edit(&r)
+		b, err := r.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	t.Run("non-authority publishes", func(t *testing.T) {
+		if e.outsider == nil {
+			t.Skip("the network has one org only (solo-org); run e2e on three-orgs for this case")
+		}
+		// A party org (neither authority nor trustee) submits the correct result.
+		_, err := e.outsider.PublishResult(c, good)
+		wantReject(t, "result published by a party org", err, election.CodeAccess)
+		noResult("result published by a party org")
+	})
+
+	t.Run("counts moved between candidates", func(t *testing.T) {
+		// Same sum and ballot count, one vote moved: the tally's digits disagree.
+		b := tampered(func(r *election.Result) { r.Counts[from]--; r.Counts[to]++ })
+		msg := wantReject(t, "tampered counts", rejection(e.ea.PublishResult(c, b)), election.CodeResult)
+		if !strings.Contains(msg, "but the tally says") {
+			t.Fatalf("the rejection does not name the wrong count: %s", msg)
+		}
+		noResult("tampered counts")
+	})
+
+	t.Run("ballot count short by one", func(t *testing.T) {
+		// Consistent on its own (counts sum to ballotCount) but one ballot short
+		// of the ledger: the chaincode counts the ledger's ballots itself.
+		b := tampered(func(r *election.Result) { r.Counts[from]--; r.BallotCount-- })
+		msg := wantReject(t, "short ballot count", rejection(e.ea.PublishResult(c, b)), election.CodeResult)
+		if !strings.Contains(msg, fmt.Sprintf("the ledger holds %d ballots", voters)) {
+			t.Fatalf("the rejection does not name the ledger's ballot count: %s", msg)
+		}
+		noResult("short ballot count")
+	})
+
+	t.Run("malformed result", func(t *testing.T) {
+		cases := []struct {
+			name string
+			in   []byte
+			code string
+		}{
+			{"not JSON", []byte("this is not a result"), election.CodeDecode},
+			{"truncated JSON", good[:len(good)/2], election.CodeDecode},
+			{"non-canonical encoding", append(append([]byte(nil), good...), ' '), election.CodeDecode},
+			{"oversize payload", bytes.Repeat([]byte("A"), election.MaxResultSize+1), election.CodeSize},
+		}
+		for _, tc := range cases {
+			_, err := e.ea.PublishResult(c, tc.in)
+			wantReject(t, tc.name, err, tc.code)
+		}
+		noResult("malformed result")
+	})
+}
+
+// rejection drops a call's first result, for wantReject.
+func rejection[T any](_ T, err error) error { return err }
 
 func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.PrivateKey, cast [][]byte, first *offlineVoter, early, late *election.Manifest) {
 	c := ctx(t)
@@ -348,6 +454,14 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		var re *gateway.RejectError
 		if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 			t.Fatalf("%s: the ledger holds a ballot for the voter (GetBallot err %v)", what, err)
+		}
+	}
+	// unchanged asserts that the election still holds exactly the cast ballots.
+	unchanged := func(what string) {
+		t.Helper()
+		n, err := e.voter.CountBallots(c, m.ElectionID)
+		if err != nil || n != voters {
+			t.Fatalf("%s: the election holds %d ballots (%v), want the %d cast before", what, n, err, voters)
 		}
 	}
 	// The bulk generator writes ballots in completion order: find the first voter's.
@@ -516,6 +630,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		huge := bytes.Repeat([]byte("A"), 4*election.MaxBallotSize)
 		_, err = e.voter.CastBallot(c, huge)
 		wantReject(t, "oversize base64 ballot", err, election.CodeSize)
+		unchanged("oversize payload")
 	})
 
 	t.Run("malformed input", func(t *testing.T) {
@@ -532,6 +647,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 			wantReject(t, name, err, election.CodeDecode)
 		}
 		notRecorded("malformed input", m.ElectionID, pub)
+		unchanged("malformed input")
 		// A bad query argument is named too.
 		_, err := e.voter.GetBallot(c, m.ElectionID, "not-hex")
 		wantReject(t, "GetBallot with a bad hash", err, election.CodeArgument)
@@ -543,6 +659,26 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.ElectionID = m.ElectionID + "-nope"
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "ballot for an unknown election", err, election.CodeNoElection)
+		_, err = e.voter.GetManifest(c, b.ElectionID)
+		wantReject(t, "the unknown election after the refused ballot", err, election.CodeNoElection)
+		unchanged("ballot for an unknown election")
+	})
+
+	t.Run("result before the window closes", func(t *testing.T) {
+		// A correct result of the ballots cast so far, computed by the
+		// authority's own trustees but submitted while the window is open.
+		mPath := e.path("el/manifest.json")
+		e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
+			"--share", e.path("el/trustee-2.key"), "--no-publish", "--result-out", e.path("early-result.json"), "--quiet")
+		if left := time.Until(m.End); left < 10*time.Second {
+			t.Fatalf("only %s of the voting window is left: raise the test's window constant", left.Round(time.Second))
+		}
+		_, err := e.ea.PublishResult(c, []byte(readFile(t, e.path("early-result.json"))))
+		wantReject(t, "result during the voting window", err, election.CodeWindow)
+		if r, err := e.voter.GetResult(c, m.ElectionID); err != nil || r != nil {
+			t.Fatalf("after the refused publish, GetResult = %.80q, %v; want none", r, err)
+		}
+		unchanged("result during the voting window")
 	})
 }
 

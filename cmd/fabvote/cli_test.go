@@ -1,0 +1,160 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
+)
+
+// captureStderr runs fn with os.Stderr sent to a file and returns what was
+// written. The flag package prints --help to os.Stderr, not to run's writer.
+func captureStderr(t *testing.T, fn func()) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := os.Stderr
+	os.Stderr = f
+	defer func() { os.Stderr = old }()
+	fn()
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestEveryCommand checks the command-line contract of each command: --help
+// exits 0 and prints the command's synopsis; an unknown flag, a stray
+// argument, a missing required flag and a badly typed value exit 2 with a
+// message that names the flag and points to --help. None of these cases
+// touches the network or writes a file.
+func TestEveryCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		missing  string   // message when run without flags
+		badValue []string // a typed flag given a value of the wrong type (nil: the command has none)
+		badFlag  string   // the flag named in badValue's message
+	}{
+		{"election create", "--id is required", []string{"--max-voters", "ten"}, "-max-voters"},
+		{"election open", "--manifest is required", []string{"--max-attempts", "x"}, "-max-attempts"},
+		{"ea roll", "--out is required", []string{"--voters", "x"}, "-voters"},
+		{"ea tls-cert", "--cert is required", []string{"--days", "1.5"}, "-days"},
+		{"ea serve", "--manifest is required", nil, ""},
+		{"register", "--manifest is required", []string{"--offline=maybe"}, "-offline"},
+		{"ballot", "--manifest is required", []string{"--workers", "x"}, "-workers"},
+		{"cast", "exactly one of --ballot or --ballots", []string{"--concurrency", "x"}, "-concurrency"},
+		{"receipt check", "--receipt is required", []string{"--max-attempts", "x"}, "-max-attempts"},
+		{"tally", "--manifest is required", []string{"--wait=maybe"}, "-wait"},
+		{"trustee decrypt", "--manifest is required", nil, ""},
+		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "-max-attempts"},
+		{"bench", "--ballots is required", []string{"--rate", "fast"}, "-rate"},
+	}
+	// Every command of the CLI is in the table, so a new one cannot skip these checks.
+	covered := map[string]bool{}
+	for _, tc := range tests {
+		covered[tc.name] = true
+	}
+	for _, c := range commands {
+		if !covered[c.name] {
+			t.Errorf("command %q is not in TestEveryCommand's table", c.name)
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			words := strings.Fields(tc.name)
+			args := func(extra ...string) []string { return append(append([]string(nil), words...), extra...) }
+			seeHelp := "see `fabvote " + tc.name + " --help`"
+
+			var code int
+			help := captureStderr(t, func() { code, _ = fv(t, args("--help")...) })
+			if code != 0 {
+				t.Errorf("--help: exit %d, want 0", code)
+			}
+			if !strings.HasPrefix(help, "usage: fabvote "+tc.name+" ") || !strings.Contains(help, "  -") {
+				t.Errorf("--help does not print the synopsis and the flags:\n%s", help)
+			}
+
+			cases := []struct {
+				what string
+				args []string
+				want []string
+			}{
+				{"unknown flag", args("--no-such-flag"), []string{"flag provided but not defined: -no-such-flag", seeHelp}},
+				{"stray argument", args("stray"), []string{`unexpected argument "stray"`, seeHelp}},
+				{"no flags", args(), []string{tc.missing, seeHelp}},
+			}
+			if tc.badValue != nil {
+				cases = append(cases, struct {
+					what string
+					args []string
+					want []string
+				}{"bad value", args(tc.badValue...), []string{"invalid", tc.badFlag, seeHelp}})
+			}
+			for _, c := range cases {
+				var stderr string
+				captureStderr(t, func() { code, stderr = fv(t, c.args...) })
+				if code != 2 {
+					t.Errorf("%s: exit %d, want 2 (usage error); stderr:\n%s", c.what, code, stderr)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("%s: stderr %q does not say %q", c.what, stderr, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCheckExpectedCounts checks that verify's --expect-counts turns a
+// mismatch into a failure that names the candidate and both numbers.
+func TestCheckExpectedCounts(t *testing.T) {
+	tests := []struct {
+		name   string
+		spec   string
+		counts []uint64
+		want   string // "" means no failure
+	}{
+		{"equal", "3,0,2", []uint64{3, 0, 2}, ""},
+		{"spaces allowed", " 3, 0 ,2 ", []uint64{3, 0, 2}, ""},
+		{"one count differs", "3,1,2", []uint64{3, 0, 2}, "Bob has 0 votes, the voters' recorded choices give 1"},
+		{"too few numbers", "3,0", []uint64{3, 0, 2}, "--expect-counts has 2 numbers, the election has 3 candidates"},
+		{"not a number", "3,x,2", []uint64{3, 0, 2}, `"x" is not a count`},
+		{"no result", "3,0,2", nil, "no result to compare"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := expectReport(tc.counts)
+			checkExpectedCounts(rep, tc.spec)
+			if tc.want == "" {
+				if !rep.OK() {
+					t.Fatalf("unexpected failures: %v", rep.Failures)
+				}
+				return
+			}
+			if rep.OK() || len(rep.Failures) != 1 {
+				t.Fatalf("got %d failures %v, want one saying %q", len(rep.Failures), rep.Failures, tc.want)
+			}
+			if f := rep.Failures[0]; f.Kind != "EXPECTED_COUNTS" || !strings.Contains(f.Err, tc.want) {
+				t.Fatalf("failure %s does not say %q", f, tc.want)
+			}
+		})
+	}
+}
+
+// expectReport is a passing audit report of a three-candidate election with
+// the given published counts (no result when counts is nil).
+func expectReport(counts []uint64) *audit.Report {
+	rep := &audit.Report{ElectionID: "x", Manifest: &election.Manifest{ElectionID: "x", Candidates: []string{"Alice", "Bob", "Carol"}}}
+	if counts != nil {
+		rep.Result = &election.Result{ElectionID: "x", Counts: counts}
+	}
+	return rep
+}
