@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -27,21 +29,51 @@ type Options struct {
 	Identity  string // identity name in network.json ("admin", "user1", …); "" = "user1"
 	Chaincode string // "" = "ballot"
 	Peer      int    // index of the org's peer to use as gateway
-	// Timeouts; zero picks defaults.
+	// Timeouts of each gateway call; zero picks defaults (evaluate 30 s,
+	// endorse 60 s, submit 30 s, commit 60 s). They bound every attempt
+	// even when the caller's context has no deadline: the *WithContext calls
+	// of fabric-gateway ignore the client's default timeouts.
+	// CommitTimeout bounds the wait for a submitted transaction's commit
+	// status; when it expires the transaction's fate is unknown (see
+	// ErrCommitStatusUnknown).
 	EvaluateTimeout, EndorseTimeout, SubmitTimeout, CommitTimeout time.Duration
-	// Retry policy; zero picks defaults (8 attempts, 50 ms base backoff).
+	// Retry policy; zero picks defaults (8 attempts, 50 ms base backoff,
+	// doubling up to 64×, with ±50 % jitter).
 	MaxAttempts int
 	Backoff     time.Duration
+
+	// CheckEndpoint, if set, vets the chosen peer's endpoint before any
+	// connection is made (the load generator refuses non-loopback peers).
+	CheckEndpoint func(endpoint string) error
+	// DialOptions are added to this connection's gRPC dial options (each
+	// Connect makes its own gRPC connection, so a load generator can open
+	// several with different settings).
+	DialOptions []grpc.DialOption
 }
+
+// ErrCommitStatusUnknown marks a transaction that was submitted for ordering
+// but whose commit was not confirmed within Options.CommitTimeout (or whose
+// submission timed out): it may still commit. Submit retries it as a new
+// transaction, which is safe for fabvote's contract: every transaction that
+// writes a voter's ballot (or an election, or a result) reads that key first,
+// so at most one of two copies commits (the other meets DUPLICATE, or EXISTS,
+// at endorsement, or MVCC_READ_CONFLICT at validation). ledger.CastBallot
+// turns a DUPLICATE met on a retry (RejectError.Attempts > 1) into success
+// once the stored ballot is byte-identical, so a ballot whose first copy did
+// commit counts as committed. If the attempts run out, the error still wraps
+// this value, so callers can report "commit status unknown", not "failed".
+var ErrCommitStatusUnknown = errors.New("commit status unknown")
 
 // Conn is a gateway connection bound to one chaincode.
 type Conn struct {
 	grpc     *grpc.ClientConn
 	gw       *client.Gateway
-	contract *client.Contract
+	backend  backend
 	MSPID    string
 	Org      string
 	opts     Options
+	endpoint string
+	fp       string
 }
 
 // Connect opens a gateway connection described by net and opts.
@@ -66,7 +98,7 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 	def(&opts.EvaluateTimeout, 30*time.Second)
 	def(&opts.EndorseTimeout, 60*time.Second)
 	def(&opts.SubmitTimeout, 30*time.Second)
-	def(&opts.CommitTimeout, 120*time.Second)
+	def(&opts.CommitTimeout, 60*time.Second)
 
 	if !net.HasChaincode(opts.Chaincode) {
 		return nil, fmt.Errorf("chaincode %q is not deployed on this network (deployed: %v)", opts.Chaincode, net.Chaincodes)
@@ -84,14 +116,19 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 		sort.Strings(names)
 		return nil, fmt.Errorf("--identity %q: org %s has no such identity (has: %s)", opts.Identity, org.Name, strings.Join(names, ", "))
 	}
-	id, sign, err := loadIdentity(org.MSPID, idFiles)
-	if err != nil {
-		return nil, err
-	}
 	if opts.Peer < 0 || opts.Peer >= len(org.Peers) {
 		return nil, fmt.Errorf("peer index %d: org %s has %d peer(s)", opts.Peer, org.Name, len(org.Peers))
 	}
 	p := org.Peers[opts.Peer]
+	if opts.CheckEndpoint != nil {
+		if err := opts.CheckEndpoint(p.Endpoint); err != nil {
+			return nil, err
+		}
+	}
+	id, certPEM, sign, err := loadIdentity(org.MSPID, idFiles)
+	if err != nil {
+		return nil, err
+	}
 	caFile := p.TLSCACert
 	if caFile == "" {
 		caFile = org.TLSCACert
@@ -104,9 +141,11 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		return nil, fmt.Errorf("peer %s TLS CA %s: no PEM certificate", p.Name, caFile)
 	}
-	cc, err := grpc.NewClient(p.Endpoint,
+	dialOpts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, p.ServerNameOverride)),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(64<<20)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(64<<20)),
+	}, opts.DialOptions...)
+	cc, err := grpc.NewClient(p.Endpoint, dialOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("peer %s at %s: %w", p.Name, p.Endpoint, err)
 	}
@@ -126,39 +165,51 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 	return &Conn{
 		grpc:     cc,
 		gw:       gw,
-		contract: gw.GetNetwork(net.Channel).GetContract(opts.Chaincode),
+		backend:  contractBackend{gw.GetNetwork(net.Channel).GetContract(opts.Chaincode)},
 		MSPID:    org.MSPID,
 		Org:      org.Name,
 		opts:     opts,
+		endpoint: p.Endpoint,
+		fp:       fingerprint(caPEM, certPEM, []byte(net.Channel), []byte(opts.Chaincode)),
 	}, nil
 }
 
-func loadIdentity(mspID string, f Identity) (*identity.X509Identity, identity.Sign, error) {
+// fingerprint hashes length-prefixed parts, so that no two part lists collide.
+func fingerprint(parts ...[]byte) string {
+	h := sha256.New()
+	for _, part := range parts {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func loadIdentity(mspID string, f Identity) (*identity.X509Identity, []byte, identity.Sign, error) {
 	certPEM, err := os.ReadFile(f.Cert)
 	if err != nil {
-		return nil, nil, fmt.Errorf("identity certificate: %w", err)
+		return nil, nil, nil, fmt.Errorf("identity certificate: %w", err)
 	}
 	cert, err := identity.CertificateFromPEM(certPEM)
 	if err != nil {
-		return nil, nil, fmt.Errorf("identity certificate %s: %w", f.Cert, err)
+		return nil, nil, nil, fmt.Errorf("identity certificate %s: %w", f.Cert, err)
 	}
 	id, err := identity.NewX509Identity(mspID, cert)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	keyPEM, err := os.ReadFile(f.Key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("identity key: %w", err)
+		return nil, nil, nil, fmt.Errorf("identity key: %w", err)
 	}
 	key, err := identity.PrivateKeyFromPEM(keyPEM)
 	if err != nil {
-		return nil, nil, fmt.Errorf("identity key %s: %w", f.Key, err)
+		return nil, nil, nil, fmt.Errorf("identity key %s: %w", f.Key, err)
 	}
 	sign, err := identity.NewPrivateKeySign(key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("identity key %s: %w", f.Key, err)
+		return nil, nil, nil, fmt.Errorf("identity key %s: %w", f.Key, err)
 	}
-	return id, sign, nil
+	return id, certPEM, sign, nil
 }
 
 // Close closes the gateway and its gRPC connection.
@@ -166,6 +217,18 @@ func (c *Conn) Close() error {
 	c.gw.Close()
 	return c.grpc.Close()
 }
+
+// Gateway is the underlying fabric-gateway client, for callers that drive
+// the transaction phases themselves (internal/loadgen); it is closed by Close.
+func (c *Conn) Gateway() *client.Gateway { return c.gw }
+
+// Endpoint is the address of the gateway peer.
+func (c *Conn) Endpoint() string { return c.endpoint }
+
+// Fingerprint identifies the network instance this connection talks to: a
+// hash of the peer's TLS CA, the client certificate, the channel and the
+// chaincode. Prepared (endorsed) transactions only replay where it matches.
+func (c *Conn) Fingerprint() string { return c.fp }
 
 // Receipt is what a committed transaction gives back.
 type Receipt struct {
@@ -179,7 +242,9 @@ type Receipt struct {
 func (c *Conn) Evaluate(ctx context.Context, fn string, args ...[]byte) ([]byte, error) {
 	var lastErr error
 	for attempt := 1; attempt <= c.opts.MaxAttempts; attempt++ {
-		res, err := c.contract.EvaluateWithContext(ctx, fn, client.WithBytesArguments(args...))
+		call, cancel := context.WithTimeout(ctx, c.opts.EvaluateTimeout)
+		res, err := c.backend.evaluate(call, fn, args)
+		cancel()
 		if err == nil {
 			return res, nil
 		}
@@ -193,10 +258,13 @@ func (c *Conn) Evaluate(ctx context.Context, fn string, args ...[]byte) ([]byte,
 }
 
 // Submit endorses, orders and waits for the commit of fn(args), retrying
-// transient failures with exponential backoff. A contract rejection
-// (*RejectError) or an invalid commit other than a read conflict returns at once.
+// transient failures with exponential backoff and jitter. A contract rejection
+// (*RejectError) or an invalid commit other than a read conflict returns at
+// once. If any attempt ended with its commit status unknown and no later
+// attempt settled the matter, the error wraps ErrCommitStatusUnknown: that
+// transaction may have committed, so the call is not known to have failed.
 func (c *Conn) Submit(ctx context.Context, fn string, args ...[]byte) (*Receipt, error) {
-	var lastErr error
+	var lastErr, unknown error
 	for attempt := 1; attempt <= c.opts.MaxAttempts; attempt++ {
 		r, err := c.submitOnce(ctx, fn, args)
 		if err == nil {
@@ -204,15 +272,38 @@ func (c *Conn) Submit(ctx context.Context, fn string, args ...[]byte) (*Receipt,
 			return r, nil
 		}
 		lastErr = err
+		if errors.Is(err, ErrCommitStatusUnknown) {
+			unknown = err
+		}
 		if !IsRetryable(err) || ctx.Err() != nil {
 			if re := (*RejectError)(nil); errors.As(err, &re) {
+				// A DUPLICATE here after an unknown attempt is that
+				// attempt's commit: the caller reconciles it (Attempts > 1).
 				re.Attempts = attempt
+				return nil, err
 			}
-			return nil, err
+			return nil, stillUnknown(fn, attempt, err, unknown)
 		}
 		c.sleep(ctx, attempt)
 	}
+	if unknown != nil {
+		return nil, stillUnknown(fn, c.opts.MaxAttempts, lastErr, unknown)
+	}
 	return nil, fmt.Errorf("%s: gave up after %d attempts: %w", fn, c.opts.MaxAttempts, lastErr)
+}
+
+// stillUnknown reports a Submit that ended in err after attempts while an
+// earlier attempt's fate (unknownErr, nil if none) is still open: its text
+// starts with "FN: commit status unknown", so a summary keyed by message
+// prefix shows it apart from failures, and it wraps ErrCommitStatusUnknown.
+func stillUnknown(fn string, attempts int, err, unknownErr error) error {
+	if unknownErr == nil {
+		return err
+	}
+	if err == unknownErr {
+		return fmt.Errorf("%s: %w after %d attempt(s), the transaction may still commit (check the ledger before submitting again): %w", fn, ErrCommitStatusUnknown, attempts, err)
+	}
+	return fmt.Errorf("%s: %w after %d attempt(s), an earlier one may still commit (%v); last attempt: %w", fn, ErrCommitStatusUnknown, attempts, unknownErr, err)
 }
 
 func (c *Conn) sleep(ctx context.Context, attempt int) {
@@ -227,16 +318,23 @@ func (c *Conn) sleep(ctx context.Context, attempt int) {
 }
 
 func (c *Conn) submitOnce(ctx context.Context, fn string, args [][]byte) (*Receipt, error) {
-	prop, err := c.contract.NewProposal(fn, client.WithBytesArguments(args...))
+	// Each phase runs under its own deadline as well as the caller's.
+	call, cancel := context.WithTimeout(ctx, c.opts.EndorseTimeout)
+	tx, err := c.backend.endorse(call, fn, args)
+	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("%s: building proposal: %w", fn, err)
-	}
-	tx, err := prop.EndorseWithContext(ctx)
-	if err != nil {
+		// Nothing was sent for ordering: any retry is a clean one.
 		return nil, classify(fn, err)
 	}
-	commit, err := tx.SubmitWithContext(ctx)
+	call, cancel = context.WithTimeout(ctx, c.opts.SubmitTimeout)
+	commit, err := tx.submit(call)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && call.Err() != nil {
+			// Our deadline, not the caller's: the orderer may have the
+			// transaction all the same.
+			return nil, &TransientError{Fn: fn, Err: fmt.Errorf("%w: transaction %s: no answer from the orderer within %v: %v", ErrCommitStatusUnknown, tx.TransactionID(), c.opts.SubmitTimeout, err)}
+		}
 		return nil, classify(fn, err)
 	}
 	// Wait for the commit under its own deadline: a transaction the orderer
@@ -247,9 +345,15 @@ func (c *Conn) submitOnce(ctx context.Context, fn string, args [][]byte) (*Recei
 	st, err := commit.StatusWithContext(wait)
 	if err != nil {
 		if ctx.Err() == nil && wait.Err() != nil {
-			// Our deadline, not the caller's: the transaction may still commit,
-			// and a retry then meets DUPLICATE, which the caller reconciles.
-			return nil, &TransientError{Fn: fn, Err: fmt.Errorf("no commit status within %v for transaction %s: %w", c.opts.CommitTimeout, tx.TransactionID(), err)}
+			// Our deadline, not the caller's: the transaction may still
+			// commit. Submit retries it; see ErrCommitStatusUnknown for why
+			// that is safe.
+			return nil, &TransientError{Fn: fn, Err: fmt.Errorf("%w: transaction %s not committed within %v (it may still commit): %v", ErrCommitStatusUnknown, tx.TransactionID(), c.opts.CommitTimeout, err)}
+		}
+		if ctx.Err() != nil {
+			// The caller gave up while the transaction was being ordered:
+			// final, but not a failure either.
+			return nil, fmt.Errorf("%s: %w: transaction %s: wait interrupted: %w", fn, ErrCommitStatusUnknown, tx.TransactionID(), ctx.Err())
 		}
 		return nil, classify(fn, err)
 	}
@@ -292,10 +396,31 @@ func (e *TransientError) Unwrap() error { return e.Err }
 // staleSnapshot is the lockless gate's retryable error text (txmgr/lockless.ErrStaleSnapshot).
 const staleSnapshot = "simulation overlapped a ledger commit"
 
-// peerOverloaded is the text of the peer's refusal when its endorsement or
-// gateway concurrency limit is reached; it arrives as codes.Unknown, not
-// ResourceExhausted, so it is recognised by its text.
-const peerOverloaded = "exceeding concurrency limit"
+// The peer's gRPC concurrency limiter (peer.limits.concurrency.*, Fabric's
+// internal/peer/node/grpc_limiters.go) refuses a call with a plain error,
+// which gRPC delivers as codes.Unknown, not ResourceExhausted:
+// "too many requests for /gateway.Gateway, exceeding concurrency limit (500)".
+// The refusal comes before the call is handled, so nothing was endorsed or
+// ordered and a retry after a backoff is safe; it is the one Unknown error we
+// retry. It is matched narrowly (code Unknown, the message starting with the
+// limiter's prefix and naming the limit) so that a chaincode error or a peer
+// detail that merely quotes the words stays final.
+const (
+	overloadPrefix = "too many requests for "
+	overloadLimit  = "exceeding concurrency limit ("
+)
+
+// isPeerOverloaded reports whether err is the limiter's refusal.
+func isPeerOverloaded(err error) bool {
+	// The status itself, not status.FromError's view of a wrapped error,
+	// whose message would be the whole wrapped text.
+	var gs interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &gs) || gs.GRPCStatus().Code() != codes.Unknown {
+		return false
+	}
+	msg := gs.GRPCStatus().Message()
+	return strings.HasPrefix(msg, overloadPrefix) && strings.Contains(msg, overloadLimit)
+}
 
 // IsRetryable reports whether err is worth another attempt.
 func IsRetryable(err error) bool {
@@ -317,17 +442,18 @@ func classify(fn string, err error) error {
 		return &RejectError{Fn: fn, Code: code, Msg: msg}
 	}
 	if strings.Contains(text, staleSnapshot) || strings.Contains(text, "MVCC_READ_CONFLICT") ||
-		strings.Contains(text, peerOverloaded) {
-		return &TransientError{Fn: fn, Err: err}
-	}
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted:
+		isPeerOverloaded(err) {
 		return &TransientError{Fn: fn, Err: err}
 	}
 	var cse *client.CommitStatusError
 	if errors.As(err, &cse) {
-		// The transaction may or may not have committed; the caller's retry
-		// then meets a DUPLICATE it can reconcile through a query.
+		// The commit-status call failed: the transaction may or may not have
+		// committed. A retry meets a DUPLICATE the caller reconciles through
+		// a query (see ErrCommitStatusUnknown).
+		return &TransientError{Fn: fn, Err: fmt.Errorf("%w: transaction %s: %w", ErrCommitStatusUnknown, cse.TransactionID, err)}
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted:
 		return &TransientError{Fn: fn, Err: err}
 	}
 	return fmt.Errorf("%s: %s", fn, text)
@@ -383,4 +509,48 @@ func isCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// backend is the part of fabric-gateway a Conn drives, an interface so
+// that the retry and timeout logic can be tested against a fake.
+type backend interface {
+	evaluate(ctx context.Context, fn string, args [][]byte) ([]byte, error)
+	endorse(ctx context.Context, fn string, args [][]byte) (endorsedTx, error)
+}
+
+// endorsedTx is an endorsed transaction, ready for ordering.
+type endorsedTx interface {
+	TransactionID() string
+	Result() []byte
+	submit(ctx context.Context) (committing, error)
+}
+
+// committing is a submitted transaction whose commit status can be awaited.
+type committing interface {
+	StatusWithContext(ctx context.Context, opts ...grpc.CallOption) (*client.Status, error)
+}
+
+// contractBackend is backend on a fabric-gateway contract.
+type contractBackend struct{ c *client.Contract }
+
+func (b contractBackend) evaluate(ctx context.Context, fn string, args [][]byte) ([]byte, error) {
+	return b.c.EvaluateWithContext(ctx, fn, client.WithBytesArguments(args...))
+}
+
+func (b contractBackend) endorse(ctx context.Context, fn string, args [][]byte) (endorsedTx, error) {
+	prop, err := b.c.NewProposal(fn, client.WithBytesArguments(args...))
+	if err != nil {
+		return nil, fmt.Errorf("building proposal: %w", err)
+	}
+	tx, err := prop.EndorseWithContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return clientTx{tx}, nil
+}
+
+type clientTx struct{ *client.Transaction }
+
+func (t clientTx) submit(ctx context.Context) (committing, error) {
+	return t.SubmitWithContext(ctx)
 }

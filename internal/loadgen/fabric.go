@@ -2,23 +2,16 @@ package loadgen
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/hyperledger/fabric-gateway/pkg/client"
-	"github.com/hyperledger/fabric-gateway/pkg/hash"
-	"github.com/hyperledger/fabric-gateway/pkg/identity"
 	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
 )
 
 // Conn is a fabric-gateway connection for load generation. Unlike
@@ -28,7 +21,7 @@ import (
 // transaction, so thousands of transactions can be in flight without
 // holding as many gateway requests open.
 type Conn struct {
-	grpc     *grpc.ClientConn
+	conn     *gateway.Conn
 	gw       *client.Gateway
 	network  *client.Network
 	contract *client.Contract
@@ -50,10 +43,14 @@ type commitEvent struct {
 	err  error
 }
 
-// DialOptions select the org, identity and chaincode.
+// DialOptions select the org, identity and chaincode ("" picks
+// gateway.Connect's defaults: the first org, user1, ballot).
 type DialOptions struct {
 	Org, Identity, Chaincode string
 	Timeout                  time.Duration // per gateway call (endorse, submit); 0 = 60 s
+	// GRPC options are added to this connection's own gRPC connection
+	// (every Dial makes one; several Dials spread load over several).
+	GRPC []grpc.DialOption
 }
 
 // CheckLoopback refuses endpoints that are not on this host: the load
@@ -73,98 +70,38 @@ func CheckLoopback(endpoint string) error {
 	return nil
 }
 
-// Dial connects to the gateway peer of opts.Org in the network description.
+// Dial connects to the gateway peer of opts.Org in the network description
+// through gateway.Connect (one gRPC connection per call), with every
+// gateway call bounded by opts.Timeout.
 func Dial(netw *gateway.Network, opts DialOptions) (*Conn, error) {
-	if opts.Identity == "" {
-		opts.Identity = "user1"
-	}
-	if opts.Chaincode == "" {
-		opts.Chaincode = "ballot"
-	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
 	}
-	if !netw.HasChaincode(opts.Chaincode) {
-		return nil, fmt.Errorf("chaincode %q is not deployed on this network (deployed: %v)", opts.Chaincode, netw.Chaincodes)
-	}
-	org, err := netw.Org(opts.Org)
+	gc, err := gateway.Connect(netw, gateway.Options{
+		Org: opts.Org, Identity: opts.Identity, Chaincode: opts.Chaincode,
+		EvaluateTimeout: opts.Timeout, EndorseTimeout: opts.Timeout,
+		SubmitTimeout: opts.Timeout, CommitTimeout: opts.Timeout,
+		CheckEndpoint: CheckLoopback, DialOptions: opts.GRPC,
+	})
 	if err != nil {
 		return nil, err
 	}
-	idf, ok := org.Identities[opts.Identity]
-	if !ok {
-		return nil, fmt.Errorf("--identity %q: org %s has no such identity", opts.Identity, org.Name)
+	chaincode := opts.Chaincode
+	if chaincode == "" {
+		chaincode = "ballot"
 	}
-	p := org.Peers[0]
-	if err := CheckLoopback(p.Endpoint); err != nil {
-		return nil, err
-	}
-	caFile := p.TLSCACert
-	if caFile == "" {
-		caFile = org.TLSCACert
-	}
-	caPEM, err := os.ReadFile(caFile)
-	if err != nil {
-		return nil, fmt.Errorf("peer %s TLS CA: %w", p.Name, err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("peer %s TLS CA %s: no PEM certificate", p.Name, caFile)
-	}
-	certPEM, err := os.ReadFile(idf.Cert)
-	if err != nil {
-		return nil, fmt.Errorf("identity %s certificate: %w", opts.Identity, err)
-	}
-	cert, err := identity.CertificateFromPEM(certPEM)
-	if err != nil {
-		return nil, fmt.Errorf("identity certificate %s: %w", idf.Cert, err)
-	}
-	id, err := identity.NewX509Identity(org.MSPID, cert)
-	if err != nil {
-		return nil, err
-	}
-	keyPEM, err := os.ReadFile(idf.Key)
-	if err != nil {
-		return nil, fmt.Errorf("identity %s key: %w", opts.Identity, err)
-	}
-	key, err := identity.PrivateKeyFromPEM(keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("identity key %s: %w", idf.Key, err)
-	}
-	sign, err := identity.NewPrivateKeySign(key)
-	if err != nil {
-		return nil, fmt.Errorf("identity key %s: %w", idf.Key, err)
-	}
-	cc, err := grpc.NewClient(p.Endpoint,
-		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, p.ServerNameOverride)),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(64<<20)))
-	if err != nil {
-		return nil, fmt.Errorf("peer %s at %s: %w", p.Name, p.Endpoint, err)
-	}
-	gw, err := client.Connect(id, client.WithSign(sign), client.WithHash(hash.SHA256), client.WithClientConnection(cc),
-		client.WithEvaluateTimeout(opts.Timeout), client.WithEndorseTimeout(opts.Timeout),
-		client.WithSubmitTimeout(opts.Timeout), client.WithCommitStatusTimeout(opts.Timeout))
-	if err != nil {
-		cc.Close()
-		return nil, fmt.Errorf("gateway at %s: %w", p.Endpoint, err)
-	}
-	h := sha256.New()
-	for _, part := range [][]byte{caPEM, certPEM, []byte(netw.Channel), []byte(opts.Chaincode)} {
-		fmt.Fprintf(h, "%d:", len(part))
-		h.Write(part)
-	}
+	gw := gc.Gateway()
 	nw := gw.GetNetwork(netw.Channel)
 	return &Conn{
-		grpc: cc, gw: gw, network: nw, contract: nw.GetContract(opts.Chaincode),
-		Fingerprint: hex.EncodeToString(h.Sum(nil)), Endpoint: p.Endpoint,
+		conn: gc, gw: gw, network: nw, contract: nw.GetContract(chaincode),
+		Fingerprint: gc.Fingerprint(), Endpoint: gc.Endpoint(),
 		waiting: map[string]chan commitEvent{},
 	}, nil
 }
 
 // Close closes the connection (and the block stream with it).
 func (c *Conn) Close() error {
-	c.gw.Close()
-	return c.grpc.Close()
+	return c.conn.Close()
 }
 
 // WatchCommits opens the filtered-block stream that reports commits; it
@@ -257,7 +194,7 @@ type FabricTarget struct {
 	Keep func(index int, tx []byte) error
 	// Slots, if not nil, bounds the gateway calls (endorse, submit) in
 	// flight: a peer refuses more than peer.limits.concurrency.gatewayService
-	// (500 by default) with ResourceExhausted. Waiting for a slot is part of
+	// (500 by default) with codes.Unknown "too many requests for …". Waiting for a slot is part of
 	// the transaction's latency, as a queue in front of the peer would be.
 	Slots chan struct{}
 }
