@@ -21,8 +21,16 @@ import (
 // The first caller of a batch leads it: it waits until the batch holds Max
 // proofs, or Wait has passed, or every cast in progress (see Enter) is in
 // this batch, whichever comes first; then it verifies the batch and hands
-// out the verdicts. So a lone cast never waits, and under load batches fill
-// for at most Wait.
+// out the verdicts. So a lone cast never waits.
+//
+// Under load the batcher is self-clocking: when Wait has passed but another
+// batch is still being verified, the leader keeps collecting until that
+// verification ends (or its batch is full). Verification already keeps every
+// core busy (zkp.VerifyBatch splits its work), so starting a second one
+// early would only split the CPU between two small batches; collecting
+// instead lets the batch size follow the arrival rate, and per-ballot cost
+// falls with batch size (chaincode/README.md). A cast then waits at most for
+// the batch ahead of it, which it would have waited for on the CPU anyway.
 type Batcher struct {
 	max  int
 	wait time.Duration
@@ -30,9 +38,11 @@ type Batcher struct {
 	// default (tests substitute it to count calls).
 	verify func([]zkp.BatchItem) []error
 
-	mu     sync.Mutex
-	cur    *batch // the batch being filled, nil if none
-	active int    // casts between Enter and the end of Verify (or Abandon)
+	mu        sync.Mutex
+	cur       *batch        // the batch being filled, nil if none
+	active    int           // casts between Enter and the end of Verify (or Abandon)
+	verifying int           // batches being verified
+	idle      chan struct{} // closed (and replaced) whenever a verification ends
 
 	batches atomic.Uint64
 	items   atomic.Uint64
@@ -52,7 +62,7 @@ func NewBatcher(max int, wait time.Duration) *Batcher {
 	if max < 1 {
 		max = 1
 	}
-	return &Batcher{max: max, wait: wait, verify: func(items []zkp.BatchItem) []error {
+	return &Batcher{max: max, wait: wait, idle: make(chan struct{}), verify: func(items []zkp.BatchItem) []error {
 		return zkp.VerifyBatch(rand.Reader, items)
 	}}
 }
@@ -124,10 +134,28 @@ func (b *Batcher) Verify(ctx *zkp.Context, c *big.Int, proof *zkp.ValidityProof)
 		t.Stop()
 	}
 	b.mu.Lock()
+	// Self-clocking (see the type's doc): while another batch is verified,
+	// keep collecting. A batch is released when full (releaseLocked), and
+	// every verification ends, so this loop ends.
+	for b.verifying > 0 && !bt.gone {
+		idle := b.idle
+		b.mu.Unlock()
+		select {
+		case <-bt.release:
+		case <-idle:
+		}
+		b.mu.Lock()
+	}
 	b.closeLocked(bt)
+	b.verifying++
 	b.mu.Unlock()
 	// No one appends to bt.items once it is gone.
 	bt.errs = b.run(bt.items)
+	b.mu.Lock()
+	b.verifying--
+	close(b.idle)
+	b.idle = make(chan struct{})
+	b.mu.Unlock()
 	close(bt.done)
 	return bt.errs[i]
 }

@@ -3,6 +3,7 @@ package ballot
 import (
 	"fmt"
 	"math/big"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,5 +182,102 @@ func TestConfigFromEnv(t *testing.T) {
 		} else if !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("error %q does not name %s", err, bad[0])
 		}
+	}
+}
+
+// TestBatcherCollectsWhileVerifying pins the self-clocking rule: once a
+// batch's wait is over, it keeps collecting while another batch is being
+// verified, and is verified as one batch when that one ends. The first
+// batch's verification is held open by the test, so nothing depends on
+// timing (the wait is 1 ns and always over).
+func TestBatcherCollectsWhileVerifying(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		max       int
+		later     int   // casts arriving while the first batch is verified
+		started   int   // batches whose verification started before the first ended
+		wantSizes []int // batch sizes in the order they are verified
+	}{
+		{"all later casts in one batch", 64, 3, 1, []int{1, 3}},
+		{"full batches do not wait", 2, 4, 3, []int{1, 2, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBatcher(tc.max, time.Nanosecond)
+			unblock := make(chan struct{})
+			var unblockOnce sync.Once
+			release := func() { unblockOnce.Do(func() { close(unblock) }) }
+			t.Cleanup(release) // a failing test must not leave the first batch blocked
+			var mu sync.Mutex
+			var sizes []int
+			b.verify = func(items []zkp.BatchItem) []error {
+				mu.Lock()
+				first := len(sizes) == 0
+				sizes = append(sizes, len(items))
+				mu.Unlock()
+				if first {
+					<-unblock
+				}
+				errs := make([]error, len(items))
+				for i, it := range items {
+					if it.C.Bit(0) == 1 {
+						errs[i] = fmt.Errorf("invalid %d", it.C.Int64())
+					}
+				}
+				return errs
+			}
+			n := 1 + tc.later
+			for i := 0; i < n; i++ {
+				b.Enter()
+			}
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			cast := func(i int) {
+				wg.Add(1)
+				go func() { defer wg.Done(); errs[i] = b.Verify(nil, big.NewInt(int64(i)), nil) }()
+			}
+			verified := func() int { mu.Lock(); defer mu.Unlock(); return len(sizes) }
+			cast(0)
+			eventually(t, "the first batch is verified", func() bool { return verified() == 1 })
+			for i := 1; i < n; i++ {
+				cast(i)
+				// Let cast i join (or close a full batch) before the next.
+				eventually(t, fmt.Sprintf("cast %d joins the pending batch", i), func() bool {
+					b.mu.Lock()
+					defer b.mu.Unlock()
+					return b.cur != nil && len(b.cur.items) == (i-1)%tc.max+1 || b.cur == nil && i%tc.max == 0
+				})
+			}
+			// Full batches start at once; wait until they have.
+			eventually(t, "full batches start", func() bool { return verified() >= tc.started })
+			if got := verified(); got != tc.started {
+				t.Fatalf("%d batches started while the first was being verified, want %d", got, tc.started)
+			}
+			release()
+			waitAll(t, &wg)
+			for i, err := range errs {
+				if (err != nil) != (i%2 == 1) {
+					t.Errorf("cast %d: verdict %v", i, err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fmt.Sprint(sizes) != fmt.Sprint(tc.wantSizes) {
+				t.Fatalf("batch sizes %v, want %v", sizes, tc.wantSizes)
+			}
+		})
+	}
+}
+
+// eventually polls cond until it holds, failing the test (instead of hanging)
+// if it does not within 10 s. It bounds a wait for other goroutines; it
+// measures nothing.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		runtime.Gosched()
 	}
 }

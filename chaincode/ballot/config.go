@@ -15,8 +15,11 @@ const (
 	// each proof on its own; a number n ≥ 2 batches up to n concurrent proofs.
 	// Default DefaultBatchMax.
 	EnvProofBatch = "FABVOTE_PROOF_BATCH"
-	// EnvProofBatchWait bounds how long a batch waits to fill (Go duration,
-	// e.g. "2ms"). Default DefaultBatchWait.
+	// EnvProofBatchWait bounds how long a batch waits to fill while no other
+	// batch is being verified (Go duration, e.g. "2ms"; "0" starts at once).
+	// While one is, a batch keeps filling until that verification ends or it
+	// is full, whatever this says (Batcher). Default DefaultBatchWait.
+	// chaincode/README.md has measurements and tuning advice.
 	EnvProofBatchWait = "FABVOTE_PROOF_BATCH_WAIT"
 	// EnvMaxClockSkew bounds |tx timestamp − peer clock| (Go duration; "off"
 	// or "0" disables the check). Default DefaultMaxClockSkew.

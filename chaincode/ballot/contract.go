@@ -80,6 +80,9 @@ func NewChaincode(cfg Config) (*contractapi.ContractChaincode, error) {
 		return nil, err
 	}
 	cc.DefaultContract = "ballot"
+	// Same conversions and checks as contractapi's JSON serializer, without
+	// re-validating string arguments against a schema that cannot reject them.
+	cc.TransactionSerializer = &textSerializer{}
 	return cc, nil
 }
 

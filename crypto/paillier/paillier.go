@@ -69,7 +69,7 @@ func (pk *PublicKey) EncryptWithNonce(m, r *big.Int) (*big.Int, error) {
 	case new(big.Int).GCD(nil, nil, r, pk.N).Cmp(one) != 0:
 		return nil, fmt.Errorf("%w: nonce r shares a factor with N", ErrInvalidPlaintext)
 	}
-	c := arith.Exp(r, pk.N, pk.NSquared)
+	c := arith.ExpSecret(r, pk.N, pk.NSquared) // r is the voter's secret nonce
 	gm := new(big.Int).Mul(m, pk.N)
 	gm.Add(gm, one)
 	c.Mul(c, gm)
@@ -112,7 +112,7 @@ func (sk *PrivateKey) Decrypt(c *big.Int) (*big.Int, error) {
 
 // decryptHalf computes L_p(c^(p-1) mod p²)·h_p mod p with L_p(x) = (x-1)/p.
 func decryptHalf(c, p, pSq, pm1, h *big.Int) *big.Int {
-	x := arith.Exp(new(big.Int).Mod(c, pSq), pm1, pSq)
+	x := arith.ExpSecret(new(big.Int).Mod(c, pSq), pm1, pSq)
 	x.Sub(x, one)
 	x.Quo(x, p)
 	x.Mul(x, h)
@@ -141,8 +141,8 @@ func (sk *PrivateKey) DecryptWithNonce(c *big.Int) (m, r *big.Int, err error) {
 	s.Add(s, one)
 	s.Mul(s, c)
 	s.Mod(s, sk.N)
-	rp := arith.Exp(new(big.Int).Mod(s, sk.p), sk.nInvP, sk.p)
-	rq := arith.Exp(new(big.Int).Mod(s, sk.q), sk.nInvQ, sk.q)
+	rp := arith.ExpSecret(new(big.Int).Mod(s, sk.p), sk.nInvP, sk.p)
+	rq := arith.ExpSecret(new(big.Int).Mod(s, sk.q), sk.nInvQ, sk.q)
 	return m, sk.crt(rp, rq), nil
 }
 

@@ -68,7 +68,7 @@ func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *bi
 	if err != nil {
 		return nil, err
 	}
-	tasks := []func(){func() { pr.A[choice] = arith.Exp(omega, pk.N, pk.NSquared) }}
+	tasks := []func(){func() { pr.A[choice] = arith.ExpSecret(omega, pk.N, pk.NSquared) }}
 	for k, m := range ctx.Messages {
 		if k == choice {
 			continue
@@ -80,8 +80,8 @@ func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *bi
 			uInv.Add(uInv, one)
 			uInv.Mul(uInv, cInv)
 			uInv.Mod(uInv, pk.NSquared)
-			ak := arith.Exp(pr.Z[k], pk.N, pk.NSquared)
-			ak.Mul(ak, arith.Exp(uInv, pr.E[k], pk.NSquared))
+			ak := arith.ExpSecret(pr.Z[k], pk.N, pk.NSquared)
+			ak.Mul(ak, arith.ExpSecret(uInv, pr.E[k], pk.NSquared))
 			pr.A[k] = ak.Mod(ak, pk.NSquared)
 			// Canonicalise after computing a_k, exactly as for the real
 			// branch: then z_k^N = ±a_k·u_k^e_k with a sign that is a fair
@@ -93,7 +93,7 @@ func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *bi
 	e := ctx.challenge(c, pr.A)
 	ej := e.Sub(e, eSum)
 	ej.Mod(ej, tMod)
-	zj := arith.Exp(r, ej, pk.N)
+	zj := arith.ExpSecret(r, ej, pk.N)
 	zj.Mul(zj, omega)
 	zj.Mod(zj, pk.N)
 	canonicalZ(zj, pk.N)

@@ -9,6 +9,9 @@
 //     for few bases and Pippenger's bucket method for many);
 //   - build tag "gmp" (cgo, libgmp-dev): the same functions on GMP's mpz
 //     routines. Results are identical; only speed differs (docs/BENCHMARKS.md).
+//     GMP is not constant-time, so computations on secrets call ExpSecret,
+//     which stays on math/big in every build; Exp, MultiExp and MulAll are
+//     for public values (verification, the tally product).
 //
 // Backend names the backend compiled in.
 package arith
@@ -22,6 +25,18 @@ func Exp(x, e, m *big.Int) *big.Int {
 		panic("arith: Exp needs x ≥ 0, e ≥ 0, m > 0")
 	}
 	return exp(x, e, m)
+}
+
+// ExpSecret returns x^e mod m like Exp, but always on math/big, whatever the
+// build tags: for computations on secrets (encryption nonces, the prover's
+// randomness, private-key exponents). GMP's mpz_powm is not constant-time
+// and its timing could leak them; the gmp backend exists for verification,
+// which touches public values only. Same argument rules as Exp.
+func ExpSecret(x, e, m *big.Int) *big.Int {
+	if x.Sign() < 0 || e.Sign() < 0 || m.Sign() <= 0 {
+		panic("arith: ExpSecret needs x ≥ 0, e ≥ 0, m > 0")
+	}
+	return new(big.Int).Exp(x, e, m)
 }
 
 // MultiExp returns ∏ bases[i]^exps[i] mod m. Bases must be in [0, m),

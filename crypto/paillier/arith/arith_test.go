@@ -1,6 +1,7 @@
 package arith
 
 import (
+	"fmt"
 	"math/big"
 	"testing"
 )
@@ -57,6 +58,8 @@ func TestPanicsOnBadInput(t *testing.T) {
 	}{
 		{"negative exponent", func() { Exp(big.NewInt(2), big.NewInt(-1), m) }},
 		{"zero modulus", func() { Exp(big.NewInt(2), big.NewInt(1), big.NewInt(0)) }},
+		{"ExpSecret negative exponent", func() { ExpSecret(big.NewInt(2), big.NewInt(-1), m) }},
+		{"ExpSecret zero modulus", func() { ExpSecret(big.NewInt(2), big.NewInt(1), big.NewInt(0)) }},
 		{"length mismatch", func() { MultiExp([]*big.Int{big.NewInt(2)}, nil, m) }},
 		{"base ≥ m", func() { MultiExp([]*big.Int{big.NewInt(101)}, []*big.Int{big.NewInt(1)}, m) }},
 	} {
@@ -67,6 +70,96 @@ func TestPanicsOnBadInput(t *testing.T) {
 				}
 			}()
 			tc.f()
+		})
+	}
+}
+
+// TestBackendEdgeCases compares the compiled-in backend with math/big (or,
+// for MultiExp, with a product of math/big exponentiations) on the inputs
+// where two implementations most often part ways: zero and one as bases,
+// exponents 0 and 1, values of one word, odd and even moduli and m = 1.
+// MultiExp is run with 20 bases too, because the gmp backend hands 16 or
+// more bases to C and fewer to the Go code.
+func TestBackendEdgeCases(t *testing.T) {
+	odd := new(big.Int).Add(randInt(t, 2047), new(big.Int).Lsh(big.NewInt(1), 2047))
+	odd.SetBit(odd, 0, 1)
+	even := new(big.Int).SetBit(new(big.Int).Set(odd), 0, 0)
+	moduli := []struct {
+		name string
+		m    *big.Int
+	}{{"odd 2048-bit", odd}, {"even 2048-bit", even}, {"odd one word", big.NewInt(1_000_003)}, {"even one word", big.NewInt(1 << 40)}, {"m = 1", big.NewInt(1)}, {"m = 2", big.NewInt(2)}}
+	for _, mod := range moduli {
+		m := mod.m
+		below := func(bits int) *big.Int { return new(big.Int).Mod(randInt(t, bits), m) }
+		t.Run("Exp/"+mod.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name string
+				x, e *big.Int
+			}{
+				{"0^0", big.NewInt(0), big.NewInt(0)},
+				{"0^1", big.NewInt(0), big.NewInt(1)},
+				{"1^e", big.NewInt(1), randInt(t, 2048)},
+				{"x^0", below(2048), big.NewInt(0)},
+				{"x^1", below(2048), big.NewInt(1)},
+				{"(m-1)^2", new(big.Int).Sub(m, big.NewInt(1)), big.NewInt(2)},
+				{"x ≥ m", new(big.Int).Add(m, randInt(t, 100)), randInt(t, 64)},
+				{"random", below(2048), randInt(t, 2048)},
+			} {
+				want := new(big.Int).Exp(tc.x, tc.e, m)
+				if got := Exp(tc.x, tc.e, m); got.Cmp(want) != 0 {
+					t.Errorf("%s backend: %s = %v, math/big says %v", Backend, tc.name, got, want)
+				}
+				if got := ExpSecret(tc.x, tc.e, m); got.Cmp(want) != 0 {
+					t.Errorf("ExpSecret: %s = %v, math/big says %v", tc.name, got, want)
+				}
+			}
+		})
+		for _, n := range []int{3, 20} {
+			t.Run(fmt.Sprintf("MultiExp/%s/n=%d", mod.name, n), func(t *testing.T) {
+				for _, special := range []string{"random", "zero bases", "one bases", "zero exponents", "one exponents", "all exponents 0"} {
+					bases, exps := make([]*big.Int, n), make([]*big.Int, n)
+					for i := range bases {
+						bases[i], exps[i] = below(2048), randInt(t, 128)
+						switch {
+						case special == "zero bases" && i%3 == 0:
+							bases[i] = big.NewInt(0)
+						case special == "one bases" && i%2 == 0:
+							bases[i] = new(big.Int).Mod(big.NewInt(1), m)
+						case special == "zero exponents" && i%2 == 1:
+							exps[i] = big.NewInt(0)
+						case special == "one exponents" && i%2 == 0:
+							exps[i] = big.NewInt(1)
+						case special == "all exponents 0":
+							exps[i] = big.NewInt(0)
+						}
+					}
+					if got, want := MultiExp(bases, exps, m), naive(bases, exps, m); got.Cmp(want) != 0 {
+						t.Errorf("%s backend, %s: MultiExp = %v, math/big says %v", Backend, special, got, want)
+					}
+				}
+			})
+		}
+		t.Run("MulAll/"+mod.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name string
+				acc  *big.Int
+				xs   []*big.Int
+			}{
+				{"no values", big.NewInt(5), nil},
+				{"acc = 0", big.NewInt(0), []*big.Int{below(2048), below(2048)}},
+				{"a zero value", big.NewInt(1), []*big.Int{below(2048), big.NewInt(0), below(2048)}},
+				{"ones", big.NewInt(1), []*big.Int{big.NewInt(1), big.NewInt(1)}},
+				{"acc ≥ m", new(big.Int).Add(m, big.NewInt(7)), []*big.Int{below(2048)}},
+				{"random", below(2048), []*big.Int{below(2048), below(2048), below(2048)}},
+			} {
+				want := new(big.Int).Mod(tc.acc, m)
+				for _, x := range tc.xs {
+					want.Mul(want, x).Mod(want, m)
+				}
+				if got := MulAll(tc.acc, tc.xs, m); got.Cmp(want) != 0 {
+					t.Errorf("%s backend: MulAll %s = %v, math/big says %v", Backend, tc.name, got, want)
+				}
+			}
 		})
 	}
 }

@@ -3,6 +3,9 @@
 // CHAINCODE_* variables (package ccserver), its behaviour from the FABVOTE_*
 // variables (package ballot: proof batching, clock skew, authority MSPs).
 //
+// It logs its configuration and its arithmetic backend (math/big, or GMP
+// when built with -tags gmp) once at start.
+//
 // FABVOTE_PPROF_ADDR, when set to a loopback host:port, serves net/http/pprof
 // there so the benchmark can profile the chaincode beside the peer and orderer.
 package main
@@ -16,6 +19,7 @@ import (
 
 	"github.com/fabvote/fabvote/chaincode/ballot"
 	"github.com/fabvote/fabvote/chaincode/ccserver"
+	"github.com/fabvote/fabvote/crypto/paillier/arith"
 )
 
 func main() {
@@ -31,6 +35,9 @@ func run() error {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "ballot-cc:", cfg)
+	// Built with -tags gmp (make ballot-cc does so when libgmp is present),
+	// proof verification runs on GMP; otherwise on math/big.
+	fmt.Fprintln(os.Stderr, "ballot-cc: arithmetic backend", arith.Backend)
 	if addr, ok := os.LookupEnv("FABVOTE_PPROF_ADDR"); ok && addr != "" {
 		if err := servePprof(addr); err != nil {
 			return err
