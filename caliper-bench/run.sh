@@ -10,8 +10,9 @@
 # network configuration from the network's network.json, runs Caliper with
 # benchmarks/BENCHMARK.yaml on the cached ballots, keeps the HTML report, the
 # log and a JSON summary, and stops the network. With CALIPER_NETWORK=path/to/network.json
-# it instead uses a network that is already up (the Docker network, say) and
-# does not start or stop anything.
+# it instead uses a network that is already up (the Docker network, say),
+# opens the benchmark election there unless it is open already, and does not
+# start or stop anything.
 #
 # Variables: CALIPER_CONFIGS [all], TRIALS [1], VOTERS [40000; smoke 1000],
 # BALLOTS_OFFSET [0; ballots to skip], OUT [.cache/bench/caliper/STAMP], CALIPER_NETWORK.
@@ -56,6 +57,10 @@ run_caliper() { # CONFIG TRIAL NETWORK_JSON
 }
 
 if [[ -n ${CALIPER_NETWORK:-} ]]; then
+	# The benchmark election must be open on that network too; it may be
+	# already (an earlier run, or `fabvote bench --open` on the same set).
+	out=$("$BIN/fabvote" election open --network "$CALIPER_NETWORK" --manifest "$SET/manifest.json" 2>&1) ||
+		[[ $out == *"already open on the ledger"* ]] || bench_die "opening the benchmark election on $CALIPER_NETWORK failed: $out"
 	run_caliper external 1 "$CALIPER_NETWORK"
 else
 	trap 'bench_net_down' EXIT

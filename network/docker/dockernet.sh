@@ -60,6 +60,14 @@ cmd_up() {
 	dlog "waiting until every org's gateway can gather endorsements (service discovery)"
 	"$BUILD/docker/gobin/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
 		ddie "the gateways are not ready"
+	# Caliper's network configuration for this instance (absolute paths into
+	# this material): caliper-bench/run.sh with CALIPER_NETWORK makes its own,
+	# this one is for running `caliper launch manager` by hand.
+	if command -v node >/dev/null && [[ -f $ROOT/caliper-bench/scripts/network-config.js ]]; then
+		node "$ROOT/caliper-bench/scripts/network-config.js" "$FABVOTE_DOCKER_DIR/network.json" "$FABVOTE_DOCKER_DIR/caliper" >/dev/null ||
+			ddie "caliper-bench/scripts/network-config.js failed on $FABVOTE_DOCKER_DIR/network.json"
+		dlog "Caliper network configuration: $FABVOTE_DOCKER_DIR/caliper/caliper-network.yaml"
+	fi
 	dlog "network up: host-side description $FABVOTE_DOCKER_DIR/network.json"
 }
 

@@ -34,13 +34,16 @@ cat <<EOF
 # relative to this file), FABVOTE_PORT_PREFIX (host ports <prefix>050...,
 # default 17), FABVOTE_IMAGE_TAG (latest), FABVOTE_LOG_SPEC (info); the fork's
 # switches FABVOTE_SHA256, FABVOTE_ECDSA, FABVOTE_COMMIT_GATE and the chaincode's
-# FABVOTE_PROOF_BATCH, FABVOTE_PROOF_BATCH_WAIT, FABVOTE_MAX_CLOCK_SKEW,
-# FABVOTE_AUTHORITY_MSPS pass through from the caller's environment when set.
+# FABVOTE_PROOF_BATCH, FABVOTE_PROOF_BATCH_WAIT, FABVOTE_MAX_CLOCK_SKEW pass
+# through from the caller's environment when set; FABVOTE_AUTHORITY_MSPS
+# (the MSPs allowed to open elections) defaults to EAMSP.
 #
 # Host ports (the native network's plan with base <prefix>050):
 #   orderer0/1/2   gRPC 17050/17060/17070, admin (osnadmin, mTLS) +1, operations +2
 #   peer0.ea/party1/party2  gRPC + gateway 17150/17160/17170, operations +2
-#   operations = http://127.0.0.1:PORT/metrics (Prometheus) and /healthz
+#   operations = https://127.0.0.1:PORT/metrics (Prometheus) and /healthz,
+#   TLS with the node's TLS certificate (verify with the org's tlsca/ CA;
+#   /metrics wants a client certificate of the org, docs/OPERATORS.md 5)
 
 x-node-env: &node-env
   FABRIC_LOGGING_SPEC: \${FABVOTE_LOG_SPEC:-info}
@@ -51,6 +54,27 @@ x-node-env: &node-env
   GOGC:
   GOMEMLIMIT:
 
+# The operations endpoints (/metrics, /healthz, /logspec) speak TLS only, with
+# the node's own TLS pair, like its gRPC ports. Clients verify the server
+# against the org's TLS CA (tlsca/ or the node's tls/ca.crt). /healthz needs
+# no client certificate; Fabric requires one issued by a clientRootCAs CA
+# (here the node's org's TLS CA) for /metrics and /logspec.
+x-peer-env: &peer-env
+  <<: *node-env
+  CORE_OPERATIONS_TLS_ENABLED: "true"
+  CORE_OPERATIONS_TLS_CERT_FILE: /etc/fabvote/tls/server.crt
+  CORE_OPERATIONS_TLS_KEY_FILE: /etc/fabvote/tls/server.key
+  CORE_OPERATIONS_TLS_CLIENTAUTHREQUIRED: "false"
+  CORE_OPERATIONS_TLS_CLIENTROOTCAS_FILES: /etc/fabvote/tls/ca.crt
+
+x-orderer-env: &orderer-env
+  <<: *node-env
+  ORDERER_OPERATIONS_TLS_ENABLED: "true"
+  ORDERER_OPERATIONS_TLS_CERTIFICATE: /etc/fabvote/tls/server.crt
+  ORDERER_OPERATIONS_TLS_PRIVATEKEY: /etc/fabvote/tls/server.key
+  ORDERER_OPERATIONS_TLS_CLIENTAUTHREQUIRED: "false"
+  ORDERER_OPERATIONS_TLS_CLIENTROOTCAS: "[/etc/fabvote/tls/ca.crt]"
+
 x-chaincode-env: &chaincode-env
   CHAINCODE_SERVER_ADDRESS: 0.0.0.0:9999
   CHAINCODE_TLS_CERT_FILE: /etc/fabvote/tls/server.crt
@@ -59,7 +83,8 @@ x-chaincode-env: &chaincode-env
   FABVOTE_PROOF_BATCH:
   FABVOTE_PROOF_BATCH_WAIT:
   FABVOTE_MAX_CLOCK_SKEW:
-  FABVOTE_AUTHORITY_MSPS:
+  # Only the election authority's MSP may open an election (chaincode/ballot/config.go).
+  FABVOTE_AUTHORITY_MSPS: \${FABVOTE_AUTHORITY_MSPS:-EAMSP}
   GOMAXPROCS:
 
 x-health: &health
@@ -79,7 +104,7 @@ for o in "${ORDERERS[@]}"; do
   $h:
     image: fabvote/orderer:$TAG
     hostname: $h
-    environment: *node-env
+    environment: *orderer-env
     volumes:
       - $DIR/nodes/$h:/etc/fabvote/node:ro
       - $c/msp:/etc/fabvote/msp:ro
@@ -91,7 +116,7 @@ for o in "${ORDERERS[@]}"; do
       - "127.0.0.1:${P}0$((5 + i))2:9443"
     healthcheck:
       <<: *health
-      test: ["CMD", "fabvote-healthcheck", "9443", "/healthz"]
+      test: ["CMD", "fabvote-healthcheck", "--tls", "/etc/fabvote/tls/ca.crt", "9443", "/healthz"]
     restart: unless-stopped
 
 EOF
@@ -106,7 +131,7 @@ for org in "${ORGS[@]}"; do
   $h:
     image: fabvote/peer:$TAG
     hostname: $h
-    environment: *node-env
+    environment: *peer-env
     volumes:
       - $DIR/nodes/$h:/etc/fabvote/node:ro
       - $c/msp:/etc/fabvote/msp:ro
@@ -117,7 +142,7 @@ for org in "${ORGS[@]}"; do
       - "127.0.0.1:${P}1$((5 + i))2:9443"
     healthcheck:
       <<: *health
-      test: ["CMD", "fabvote-healthcheck", "9443", "/healthz"]
+      test: ["CMD", "fabvote-healthcheck", "--tls", "/etc/fabvote/tls/ca.crt", "9443", "/healthz"]
     restart: unless-stopped
 
   $(cc_host "$org"):

@@ -13,10 +13,14 @@
 #  5. restarts peer0.party1's container and checks that its ledger height is
 #     unchanged, that the audit passes against that peer (every ballot is still
 #     on its ledger), and that the tools container's fabvote audits too;
+#     Also: a party's admin cannot open an election (FABVOTE_AUTHORITY_MSPS);
+#     the operations endpoints serve /healthz and /metrics over TLS only;
+#     `fabvote bench` commits DOCKER_TEST_BENCH (100; 0 skips) ballots of a
+#     second election;
 #  6. removes the network and its volumes.
 # On any failure it prints `compose ps` and the logs of every container.
 #
-# Variables: DOCKER_TEST_VOTERS (200), DOCKER_TEST_WINDOW (voting window in
+# Variables: DOCKER_TEST_VOTERS (200), DOCKER_TEST_BENCH (100), DOCKER_TEST_WINDOW (voting window in
 # seconds; by default from the measured ballot rate), DOCKER_TEST_KEEP=1 (leave
 # the network up), plus lib.sh's.
 set -euo pipefail
@@ -125,6 +129,43 @@ RATE=$(sed -n 's/.*(\([0-9.]*\) ballots\/s).*/\1/p' gen.out)
 WINDOW=${DOCKER_TEST_WINDOW:-$(awk -v n="$VOTERS" -v r="${RATE:-5}" 'BEGIN { r = (r > 0.5 ? r : 0.5); printf "%d", 40 + n / (1.5 * r) }')}
 "$FV" election open --network "$NET" --manifest election/manifest.json --start now --end "+${WINDOW}s"
 
+step "only the authority's MSP opens elections (FABVOTE_AUTHORITY_MSPS=EAMSP)"
+# A party names itself as the authority of a new election and signs the
+# opening with its own admin: the chaincode must refuse it.
+"$FV" election create --id "$ID-party1" --candidates Yes,No --max-voters 10 --authority-msp Party1MSP \
+	--out election-party1 >/dev/null
+if "$FV" election open --network "$NET" --org party1 --manifest election-party1/manifest.json \
+	--max-attempts 1 >party-open.out 2>&1; then
+	cat party-open.out
+	fail "Party1MSP opened an election although only EAMSP may"
+fi
+grep -qi 'may not open elections' party-open.out || { cat party-open.out; fail "Party1MSP's election open failed, but not for its authority"; }
+echo "Party1MSP's election open is refused: $(grep -m1 -i 'may not open elections' party-open.out)"
+
+step "operations endpoints answer over TLS only (/healthz; /metrics with a client certificate)"
+# Fabric's operations server: /healthz is open; /metrics and /logspec want a
+# TLS client certificate issued by a CA in the node's clientRootCAs (here the
+# org's TLS CA, so any of its users' TLS pairs).
+C=$FABVOTE_DOCKER_DIR/crypto
+TLSCA_EA=$C/peerOrganizations/ea.fabvote.local/tlsca/tlsca.ea.fabvote.local-cert.pem
+TLSCA_ORD=$C/ordererOrganizations/orderer.fabvote.local/tlsca/tlsca.orderer.fabvote.local-cert.pem
+CLI_EA=$C/peerOrganizations/ea.fabvote.local/users/User1@ea.fabvote.local/tls
+CLI_ORD=$C/ordererOrganizations/orderer.fabvote.local/users/Admin@orderer.fabvote.local/tls
+OPS_EA=127.0.0.1:${FABVOTE_PORT_PREFIX}152 OPS_O0=127.0.0.1:${FABVOTE_PORT_PREFIX}052
+# (Each answer is read whole before grep: grep -q closing the pipe early would
+# fail curl with SIGPIPE under pipefail.)
+ops_get() { curl -fsS "$@" || echo "curl $* failed"; }
+[[ $(ops_get --cacert "$TLSCA_EA" "https://$OPS_EA/healthz") == *'"status":"OK"'* ]] || fail "peer0.ea: https://$OPS_EA/healthz is not OK"
+[[ $(ops_get --cacert "$TLSCA_ORD" "https://$OPS_O0/healthz") == *'"status":"OK"'* ]] || fail "orderer0: https://$OPS_O0/healthz is not OK"
+grep -q '^ledger_blockchain_height' <<<"$(ops_get --cacert "$TLSCA_EA" --cert "$CLI_EA/client.crt" --key "$CLI_EA/client.key" "https://$OPS_EA/metrics")" ||
+	fail "peer0.ea: no ledger_blockchain_height at https://$OPS_EA/metrics"
+grep -q '^consensus_etcdraft_is_leader' <<<"$(ops_get --cacert "$TLSCA_ORD" --cert "$CLI_ORD/client.crt" --key "$CLI_ORD/client.key" "https://$OPS_O0/metrics")" ||
+	fail "orderer0: no consensus_etcdraft_is_leader at https://$OPS_O0/metrics"
+code=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$TLSCA_EA" "https://$OPS_EA/metrics" || true)
+[[ $code == 401 ]] || fail "peer0.ea: /metrics without a client certificate answered $code, want 401"
+if curl -fsS -m 5 "http://$OPS_EA/healthz" >/dev/null 2>&1; then fail "peer0.ea's operations endpoint answers plain HTTP"; fi
+echo "https://$OPS_EA and https://$OPS_O0: /healthz OK, /metrics with a client certificate (401 without), plain HTTP refused"
+
 step "casting $VOTERS ballots (window ${WINDOW}s)"
 "$FV" cast --network "$NET" --ballots ballots.bin --quiet --concurrency 32 --receipts-out receipts.jsonl | tee cast.out
 [[ $(wc -l <receipts.jsonl) -eq $VOTERS ]] || fail "$(wc -l <receipts.jsonl) receipts for $VOTERS ballots"
@@ -161,6 +202,33 @@ echo "peer0.party1 ledger height: $H1 before, $H2 after the restart"
 "$FV" receipt check --network "$NET" --org party1 --receipt receipt-1.json
 step "the tools container's fabvote against the same network (network.container.json)"
 "$DNET" tools bash -c "fabvote verify --network \"\$FABVOTE_NETWORK\" --org party2 --election $ID --expect-counts $EXPECT" | tail -3
+
+BENCH_N=${DOCKER_TEST_BENCH:-100}
+if ((BENCH_N > 0)); then
+	step "fabvote bench: $BENCH_N ballots of a second election, closed loop"
+	# The load generator against the same network.json, so it keeps working here.
+	"$FV" election create --id "$ID-bench" --candidates Alice,Bob,Carol,Dave --max-voters "$BENCH_N" --end +1h \
+		--out bench-election >/dev/null
+	"$FV" ballot --bulk --quiet --manifest bench-election/manifest.json --voters "$BENCH_N" \
+		--ea-key bench-election/ea.key --choices random --out bench-ballots.bin >/dev/null
+	# Open first and wait until every peer has committed the opening: a cast
+	# endorsed by a peer that has the manifest and one that does not yet
+	# fails as a ProposalResponsePayloads mismatch (bench --open does not wait).
+	"$FV" election open --network "$NET" --manifest bench-election/manifest.json >/dev/null
+	for _ in $(seq 30); do
+		h=("$("$DNET" height ea)" "$("$DNET" height party1)" "$("$DNET" height party2)")
+		[[ ${h[0]} == "${h[1]}" && ${h[0]} == "${h[2]}" ]] && break
+		sleep 1
+	done
+	"$FV" bench --network "$NET" --ballots bench-ballots.bin \
+		--concurrency 16 --max-duration 5m --label docker --json bench.json --quiet | tee bench.out
+	python3 - bench.json "$BENCH_N" <<'PY' || fail "fabvote bench: not every ballot committed (bench.json)"
+import json, sys
+r, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert r["sent"] == n and r["succeeded"] == n and r["failed"] == 0, (r["sent"], r["succeeded"], r.get("failures"))
+print(f"fabvote bench: {n}/{n} committed, {r['tps']} tx/s, p50 {r['latencyMs']['p50']} ms")
+PY
+fi
 
 step "summary"
 echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
