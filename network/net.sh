@@ -16,6 +16,7 @@
 #   net.sh query CC JSON [ORG]   evaluate on ORG's peer (default: the first org)
 #   net.sh height [ORG]          channel height on ORG's peer
 #   net.sh leader                the orderer that leads the channel's Raft cluster
+#   net.sh ops NODE PATH         GET PATH (/healthz, /metrics) from NODE's operations endpoint (https)
 #   net.sh env [ORG]             export lines for using the peer CLI as ORG's admin: eval "$(net.sh env ea)"
 #
 # Node names: orderer0..2, peer0.ea, peer0.party1, peer0.party2, cc.<chaincode>.<peer>.
@@ -367,13 +368,23 @@ retry() {
 	return 1
 }
 
-# http_get PORT PATH: plain HTTP GET on 127.0.0.1 (operations endpoints), body and headers.
-http_get() {
-	(
-		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-		printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&3
-		cat <&3
-	) 2>/dev/null
+# ops_get NODE PATH: GET PATH from NODE's operations endpoint and print the
+# body. The endpoint speaks TLS (operations.tls in network/config/*.yaml): the
+# node's org TLS CA verifies it, and the node's own TLS key pair (cryptogen
+# issues it for client and server use) is the client certificate that Fabric
+# requires for /metrics and /logspec once operations TLS is on.
+ops_get() {
+	local node=$1 path=$2 tls port
+	case $node in
+	orderer[0-9]*) tls=$(crypto_orderer "$node")/tls port=$(orderer_ops_port "$node") ;;
+	peer0.*)
+		org_index "${node#peer0.}" >/dev/null || return 1
+		tls=$(crypto_peer "${node#peer0.}")/tls port=$(peer_ops_port "${node#peer0.}")
+		;;
+	*) return 1 ;;
+	esac
+	curl -sf --max-time 5 --cacert "$tls/ca.crt" --cert "$tls/server.crt" --key "$tls/server.key" \
+		"https://127.0.0.1:$port$path" 2>/dev/null
 }
 
 # raft_leader prints the running orderer that leads the channel's Raft cluster.
@@ -381,7 +392,7 @@ raft_leader() {
 	local o m
 	for o in "${ORDERERS[@]}"; do
 		node_pid "$o" >/dev/null || continue
-		m=$(http_get "$(orderer_ops_port "$o")" /metrics) || continue
+		m=$(ops_get "$o" /metrics) || continue
 		if [[ $m == *"consensus_etcdraft_is_leader{channel=\"$CHANNEL\"} 1"* ]]; then
 			echo "$o"
 			return 0
@@ -406,7 +417,7 @@ wait_orderer_ready() {
 	local o=$1 m deadline=$((SECONDS + NET_WAIT))
 	wait_raft_leader
 	while :; do
-		m=$(http_get "$(orderer_ops_port "$o")" /metrics) || m=
+		m=$(ops_get "$o" /metrics) || m=
 		if [[ $m == *"consensus_etcdraft_active_nodes{channel=\"$CHANNEL\"} "[1-9]* ]]; then
 			return 0
 		fi
@@ -800,6 +811,7 @@ write_network_json() {
 cmd_up() {
 	[[ -n ${1:-} ]] && PROFILE=$1
 	PROFILE=${PROFILE:-solo-org}
+	command -v curl >/dev/null || die "curl not found: net.sh reads the nodes' operations endpoints (https) with it"
 	resolve_run_dir
 	set_topology
 	parse_chaincodes
@@ -954,7 +966,7 @@ wait_ready() {
 main() {
 	local sub=${1:-}
 	[[ -n $sub ]] || {
-		sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 2
 	}
 	shift
@@ -975,6 +987,13 @@ main() {
 		pid) node_pid "$1" || die "$1 is not running" ;;
 		logs) show_log "$1" "${2:-50}" 2>&1 ;;
 		esac
+		;;
+	ops)
+		(($# == 2)) || die "usage: net.sh ops NODE PATH"
+		resolve_run_dir
+		load_state
+		set_topology
+		ops_get "$1" "$2" || die "GET https $2 from $1's operations endpoint failed"
 		;;
 	leader)
 		resolve_run_dir

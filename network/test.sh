@@ -11,6 +11,9 @@
 # developer's running network is left alone. solo-org runs the peer with the
 # lockless commit gate (multi-key kvtransfer transactions take its escalation
 # path), three-orgs with the locked one: NET_TEST_GATE_SOLO / NET_TEST_GATE_THREE.
+# solo-org also checks that every operations endpoint serves /healthz over
+# https only and that the peer's commit gate counters on /metrics
+# (fabric/patches/0007) grow with transactions.
 set -Eeuo pipefail
 trap 'fail "line $LINENO: command failed: $BASH_COMMAND"' ERR
 
@@ -38,6 +41,21 @@ readmany() { q "{\"function\":\"ReadMany\",\"Args\":[\"[\\\"$1\\\"]\"]}" "${2:-}
 total() { q '{"function":"Total","Args":[]}' "${1:-}"; }
 transfer() { "$NET" invoke kvtransfer "{\"function\":\"Transfer\",\"Args\":[\"$1\",\"$2\",\"$3\"]}" >/dev/null; }
 
+# gate_metric NAME: the peer's fabvote_commit_gate_NAME_total counter for the
+# channel (fabric/patches/0007), read from its operations endpoint over https.
+gate_metric() {
+	local peer m v
+	peer=$("$NET" nodes | grep -m1 '^peer0\.') || fail "no peer in the network"
+	m=$("$NET" ops "$peer" /metrics) || fail "GET /metrics from $peer over https"
+	v=$(awk -v k="fabvote_commit_gate_$1_total{channel=\"${CHANNEL:-fabvote}\"}" '$1 == k { printf "%d", $2 }' <<<"$m")
+	[[ -n $v ]] || fail "$peer's /metrics has no fabvote_commit_gate_$1_total for channel ${CHANNEL:-fabvote}"
+	echo "$v"
+}
+expect_grew() { # what before after
+	(($3 > $2)) || fail "$1 did not grow: $2 -> $3"
+	printf '[network-test] ok: %s grew %d -> %d\n' "$1" "$2" "$3" >&2
+}
+
 # assert_gone PIDS...: none of the processes exists (zombies count as gone).
 assert_gone() {
 	local p left=()
@@ -64,6 +82,16 @@ solo_org() {
 	printf '[network-test] up took %ds\n' $((SECONDS - t0)) >&2
 	[[ -f $NET_RUN_DIR/network.json ]] || fail "network.json missing"
 
+	step "operations endpoints speak TLS only"
+	local node ops_before=() ops_after=() g
+	for node in $("$NET" nodes | grep -v '^cc\.'); do
+		expect_eq "$node /healthz over https" "$("$NET" ops "$node" /healthz | grep -o '"status":"OK"')" '"status":"OK"'
+	done
+	if curl -sf --max-time 5 "http://127.0.0.1:$((BASE_PORT + 2))/healthz" >/dev/null 2>&1; then
+		fail "orderer0's operations endpoint answered plain HTTP"
+	fi
+	for g in sessions commits escalations retries; do ops_before+=("$(gate_metric "$g")"); done
+
 	step "Init, Transfer, Total through the peer CLI"
 	"$NET" invoke kvtransfer '{"function":"Init","Args":["20","100"]}' >/dev/null || fail "Init"
 	expect_eq "Total after Init(20,100)" "$(total)" 2000
@@ -74,6 +102,18 @@ solo_org() {
 		fail "an overdrawing Transfer was accepted"
 	fi
 	expect_eq "ReadMany(acct000000) after a rejected overdraw" "$(readmany acct000000)" 70
+
+	step "commit gate counters on the peer's /metrics moved"
+	for g in sessions commits escalations retries; do ops_after+=("$(gate_metric "$g")"); done
+	expect_grew "fabvote_commit_gate_sessions_total" "${ops_before[0]}" "${ops_after[0]}"
+	expect_grew "fabvote_commit_gate_commits_total" "${ops_before[1]}" "${ops_after[1]}"
+	if [[ $FABVOTE_COMMIT_GATE == lockless ]]; then
+		# Transfer and Total read several keys: each escalates in mode lockless.
+		expect_grew "fabvote_commit_gate_escalations_total" "${ops_before[2]}" "${ops_after[2]}"
+	else
+		expect_eq "fabvote_commit_gate_escalations_total (mode locked)" "${ops_after[2]}" 0
+	fi
+	((ops_after[3] <= ops_after[2])) || fail "retries ${ops_after[3]} exceed escalations ${ops_after[2]}"
 
 	step "gateway test"
 	FABVOTE_NETWORK_JSON=$NET_RUN_DIR/network.json "$GO" test -count=1 -v ./network/gatewaytest/ ||

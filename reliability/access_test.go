@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -354,7 +355,7 @@ type endpoint struct {
 
 // endpoints lists every gRPC listener of the network: orderers (and their
 // admin API), peers (and their chaincode callback port), chaincode services.
-func endpoints(t *testing.T, n *testNet) (eps []endpoint, ops []string) {
+func endpoints(t *testing.T, n *testNet) (eps, ops []endpoint) {
 	b, err := os.ReadFile(n.netJSON)
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +374,7 @@ func endpoints(t *testing.T, n *testNet) (eps []endpoint, ops []string) {
 		if o.Admin != "" {
 			eps = append(eps, endpoint{o.Name + " admin", o.Admin, "", true})
 		}
-		ops = append(ops, o.Operations)
+		ops = append(ops, endpoint{o.Name + " operations", o.Operations, o.TLSCACert, false})
 	}
 	for _, org := range nf.Orgs {
 		for _, p := range org.Peers {
@@ -381,7 +382,7 @@ func endpoints(t *testing.T, n *testNet) (eps []endpoint, ops []string) {
 			// The chaincode callback listener has a certificate from the peer's own
 			// ephemeral chaincode CA and requires a client certificate from it.
 			eps = append(eps, endpoint{p.Name + " chaincode callback", plus1(p.Endpoint), "", true})
-			ops = append(ops, p.Operations)
+			ops = append(ops, endpoint{p.Name + " operations", p.Operations, p.TLSCACert, false})
 		}
 		// Chaincode services of this org: their address is in the node's env.
 		envs, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "cc.*.peer0."+org.Name, "env"))
@@ -462,21 +463,50 @@ func checkTLS(t *testing.T, n *testNet) {
 		t.Logf("TLS %-40s %-16s %s", ep.name, ep.addr, res)
 	}
 	for _, o := range ops {
-		if o == "" {
+		if o.addr == "" {
 			continue
 		}
-		c, err := net.DialTimeout("tcp", o, 2*time.Second)
-		if err != nil {
-			continue
-		}
-		fmt.Fprintf(c, "GET /healthz HTTP/1.0\r\n\r\n")
-		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-		buf := make([]byte, 64)
-		k, _ := c.Read(buf)
-		c.Close()
-		t.Logf("TLS operations endpoint %s answers plaintext HTTP: %v (upstream default operations.tls.enabled=false; /healthz and /metrics only)",
-			o, strings.HasPrefix(string(buf[:k]), "HTTP/"))
+		t.Logf("TLS %-40s %-16s %s", o.name, o.addr, checkOps(t, o))
 	}
+}
+
+// checkOps: an operations endpoint (network/config/*.yaml operations.tls)
+// answers /healthz over TLS verified by the org's CA without a client
+// certificate, refuses /metrics to a client without one (Fabric requires it
+// whenever operations TLS is on), and does not serve plaintext HTTP.
+func checkOps(t *testing.T, o endpoint) string {
+	t.Helper()
+	pemBytes, err := os.ReadFile(o.ca)
+	if err != nil {
+		t.Fatalf("%s: TLS CA: %v", o.name, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatalf("%s: no certificate in %s", o.name, o.ca)
+	}
+	get := func(path string, cfg *tls.Config) (int, error) {
+		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+		scheme := "https"
+		if cfg == nil {
+			scheme = "http"
+		}
+		resp, err := c.Get(scheme + "://" + o.addr + path)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, err := get("/healthz", &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}); err != nil || code != http.StatusOK {
+		t.Fatalf("%s (%s): GET https /healthz with the org's CA: status %d, %v", o.name, o.addr, code, err)
+	}
+	if code, err := get("/metrics", &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}); err == nil && code == http.StatusOK {
+		t.Fatalf("%s (%s): GET https /metrics without a client certificate was answered", o.name, o.addr)
+	}
+	if code, err := get("/healthz", nil); err == nil && code == http.StatusOK {
+		t.Fatalf("%s (%s): plaintext HTTP /healthz was answered", o.name, o.addr)
+	}
+	return "https /healthz ok with the org CA; /metrics needs a client certificate; plaintext refused"
 }
 
 func firstLine(s string) string {
