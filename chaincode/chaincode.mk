@@ -29,11 +29,10 @@ CHAINCODE_FUZZ_TARGETS := \
 	./election:FuzzParseResult \
 	./chaincode/ballot:FuzzCastBallot
 
-CHAINCODE_GMP_PROBE = printf '\#include <gmp.h>\nint main(void){mpz_t x; mpz_init_set_ui(x, 7); mpz_clear(x); return 0;}\n' \
-	| $$($(GO) env CC) -x c - -o /dev/null -lgmp >/dev/null 2>&1 && echo yes
-# Probed at most once per make run, on first use (the export below makes that
-# the first recipe run; reading the makefiles alone does not probe).
-CHAINCODE_GMP ?= $(eval CHAINCODE_GMP := $$(if $$(filter 1,$$(shell $(GO) env CGO_ENABLED)),$$(shell $$(CHAINCODE_GMP_PROBE))))$(CHAINCODE_GMP)
+# Probed at most once per make run, on first use (chaincode/gotags.sh; the
+# export below makes that the first recipe run; reading the makefiles alone
+# does not probe).
+CHAINCODE_GMP ?= $(eval CHAINCODE_GMP := $$(if $$(shell $(ROOT)/chaincode/gotags.sh $(GO)),yes))$(CHAINCODE_GMP)
 CHAINCODE_GO_TAGS = $(if $(filter yes,$(CHAINCODE_GMP)),gmp)
 export CHAINCODE_GO_TAGS
 

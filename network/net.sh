@@ -691,7 +691,10 @@ package_cc() {
 deploy_cc() { # INDEX
 	local idx=$1 name=${CC_NAMES[$1]} path=${CC_PATHS[$1]} org pkg pid ccnode
 	log "deploying chaincode $name ($path)"
-	(cd "$ROOT" && "$GO" build -o "$RUN_DIR/ccbin/$name" "$path") || die "go build $path failed (CHAINCODES entry $name)"
+	# CHAINCODE_GO_TAGS (chaincode/chaincode.mk: "gmp" when libgmp links) picks
+	# the chaincode's arithmetic backend; unset means probe here the same way.
+	local tags=${CHAINCODE_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
+	(cd "$ROOT" && "$GO" build ${tags:+-tags "$tags"} -o "$RUN_DIR/ccbin/$name" "$path") || die "go build $path failed (CHAINCODES entry $name)"
 	declare -A pkgid
 	for org in "${ORGS[@]}"; do
 		pkg=$(package_cc "$name" "$org" "$idx")

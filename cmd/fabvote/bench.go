@@ -272,7 +272,7 @@ func ensureOpen(ctx context.Context, network, manifestPath string) error {
 	}
 	defer lc.Conn.Close()
 	if _, err := lc.GetManifest(ctx, m.ElectionID); err == nil {
-		return nil
+		return waitOpenEverywhere(ctx, network, m.ElectionID)
 	}
 	if time.Now().Before(m.Start) || !time.Now().Before(m.End) {
 		return fmt.Errorf("--open %s: the voting window [%s, %s) is not open now", manifestPath, m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
@@ -281,11 +281,46 @@ func ensureOpen(ctx context.Context, network, manifestPath string) error {
 	if err != nil {
 		var re *gateway.RejectError
 		if errors.As(err, &re) && re.Code == "EXISTS" {
-			return nil
+			return waitOpenEverywhere(ctx, network, m.ElectionID)
 		}
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "bench: election %q opened in block %d\n", m.ElectionID, r.Block)
+	return waitOpenEverywhere(ctx, network, m.ElectionID)
+}
+
+// waitOpenEverywhere waits until every organisation's peer has the election.
+// A ballot sent while one endorser has committed the opening and another has
+// not gets two different proposal responses and fails
+// ("ProposalResponsePayloads do not match"), so the load must wait for the
+// slowest peer, not just the one that answered the open.
+func waitOpenEverywhere(ctx context.Context, network, electionID string) error {
+	net, err := gateway.LoadNetwork(network)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for _, o := range net.Orgs {
+		nf := netFlags{network: network, org: o.MSPID, identity: "admin", maxAttempts: 1}
+		lc, err := nf.connect(o.MSPID)
+		if err != nil {
+			return fmt.Errorf("--open: checking org %s has election %q: %w", o.MSPID, electionID, err)
+		}
+		for {
+			_, err = lc.GetManifest(ctx, electionID)
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				lc.Conn.Close()
+				return fmt.Errorf("--open: org %s's peer does not have election %q after 60 s: %w", o.MSPID, electionID, err)
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		lc.Conn.Close()
+	}
 	return nil
 }
 
