@@ -45,7 +45,13 @@ bench_config_env() {
 	all) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless ;;
 	*) bench_die "unknown configuration '$c' (known: $BENCH_ALL_CONFIGS)" ;;
 	esac
-	if [[ $c == *-nobatch ]]; then echo FABVOTE_PROOF_BATCH=off; fi
+	# BENCH_PROOF_BATCH (unset: the chaincode's default) sets the proof batch
+	# cap of every batching configuration alike.
+	if [[ $c == *-nobatch ]]; then
+		echo FABVOTE_PROOF_BATCH=off
+	elif [[ -n ${BENCH_PROOF_BATCH:-} ]]; then
+		echo "FABVOTE_PROOF_BATCH=$BENCH_PROOF_BATCH"
+	fi
 	return 0
 }
 
