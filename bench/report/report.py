@@ -81,10 +81,12 @@ def ratio(a, b, digits=2):
 def main_table(reps):
     by = {}
     for r in reps:
-        by.setdefault((r.get("mode", "full"), r.get("loop", ""), r.get("label") or "unlabelled"), []).append(r)
+        # Runs of different lengths (e.g. the 40k runs and a shorter ablation)
+        # are separate rows: a 40k run includes a growing ledger.
+        by.setdefault((r.get("mode", "full"), r.get("loop", ""), r["sent"], r.get("label") or "unlabelled"), []).append(r)
     rows, agg = [], {}
     modes = ["full", "skip-commit", "skip-endorsement"]
-    for key in sorted(by, key=lambda k: (modes.index(k[0]) if k[0] in modes else 9, k[1], order_key(k[2]))):
+    for key in sorted(by, key=lambda k: (modes.index(k[0]) if k[0] in modes else 9, k[1], -k[2], order_key(k[3]))):
         c = key
         rs = by[key]
         a = {
@@ -104,18 +106,18 @@ def main_table(reps):
         a["fails"] = fails
         agg[c] = a
     lines = [
-        "| mode | load | configuration | trials | steady TPS | overall TPS | p50 ms | p90 ms | p99 ms | TPS vs stock | p50 vs stock | failed / sent |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| mode | load | ballots | configuration | trials | steady TPS | overall TPS | p50 ms | p90 ms | p99 ms | TPS vs stock | p50 vs stock | failed / sent |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (mode, loop, c), a in agg.items():
-        base = agg.get((mode, loop, "stock"))
-        rate = by[(mode, loop, c)][0]
+    for (mode, loop, n, c), a in agg.items():
+        base = agg.get((mode, loop, n, "stock"))
+        rate = by[(mode, loop, n, c)][0]
         load = f"{rate['rate']:g} tx/s" if loop == "open" else f"max ({rate['concurrency']} in flight)"
-        lines.append(f"| {mode} | {load} | `{c}`: {desc(c)} | {a['trials']} | {fmt(a['steady'])} | {fmt(a['tps'])} | {fmt(a['p50'], 0)} | "
+        lines.append(f"| {mode} | {load} | {n} | `{c}`: {desc(c)} | {a['trials']} | {fmt(a['steady'])} | {fmt(a['tps'])} | {fmt(a['p50'], 0)} | "
                      f"{fmt(a['p90'], 0)} | {fmt(a['p99'], 0)} | {ratio(a['steady'], base['steady']) if base else '–'} | "
                      f"{ratio(a['p50'], base['p50']) if base else '–'} | {a['failed']} / {a['sent']} |")
     notes = []
-    for (mode, loop, c), a in agg.items():
+    for (mode, loop, n, c), a in agg.items():
         if a["fails"]:
             notes.append(f"- `{c}` failures: " + ", ".join(f"{k} ×{v}" for k, v in sorted(a["fails"].items(), key=lambda kv: -kv[1])))
     return lines + ([""] + notes if notes else []), agg
@@ -314,7 +316,7 @@ def cpu_section(mains):
         row = {x: v * k for x, v in per.items()}
         row["network"] = row["peer"] + row["orderer"] + row["chaincode"]
         row["busy"] = 100.0 * sum(per.values()) / (wall * cores) if wall else None
-        rows.setdefault((r.get("mode", "full"), c), []).append(row)
+        rows.setdefault((r.get("mode", "full"), r["sent"], c), []).append(row)
     if not rows:
         return []
     lines = ["CPU time of each process during the main run (from /proc, whole run), in CPU seconds per 1000 committed",
@@ -324,14 +326,14 @@ def cpu_section(mains):
              "In *skip-endorsement* rows the CPU also covers the setup phase, in which every ballot is endorsed once",
              "(so the chaincode's CPU is that of the endorsements), while the run time is the replay's alone: *busy*",
              "would mix the two and is not shown there.", "",
-             "| mode | configuration | trials | peer | orderer | chaincode | network total | vs stock | load generator | busy |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for mode, c in sorted(rows, key=lambda k: (k[0] != "full", k[0], order_key(k[1]))):
-        rs = rows[(mode, c)]
+             "| mode | ballots | configuration | trials | peer | orderer | chaincode | network total | vs stock | load generator | busy |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for mode, n, c in sorted(rows, key=lambda k: (k[0] != "full", k[0], -k[1], order_key(k[2]))):
+        rs = rows[(mode, n, c)]
         cell = lambda key: fmt(stats([x[key] for x in rs]), 2)
-        base = rows.get((mode, "stock"))
+        base = rows.get((mode, n, "stock"))
         vs = ratio(stats([x["network"] for x in rs]), stats([x["network"] for x in base])) if base else "–"
         busy = "–" if mode == "skip-endorsement" else fmt(stats([x["busy"] for x in rs]), 0) + " %"
-        lines.append(f"| {mode} | `{c}` | {len(rs)} | {cell('peer')} | {cell('orderer')} | {cell('chaincode')} | {cell('network')} | {vs} | {cell('client')} | {busy} |")
+        lines.append(f"| {mode} | {n} | `{c}` | {len(rs)} | {cell('peer')} | {cell('orderer')} | {cell('chaincode')} | {cell('network')} | {vs} | {cell('client')} | {busy} |")
     return lines
 
 
