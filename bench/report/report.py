@@ -191,7 +191,7 @@ def plot_sweep(pts, outdir, rel):
 STACK_CATEGORIES = [
     ("ECDSA", r"crypto/ecdsa|fips140/ecdsa|fips140/nistec|crypto/internal/nistec|osslecdsa|golang-fips/openssl|crypto/elliptic"),
     ("SHA-256", r"crypto/sha256|fips140/sha256|sha256-simd|sha256x"),
-    ("Paillier & proofs (math/big)", r"math/big|fabvote/fabvote/crypto/|fabvote/fabvote/election"),
+    ("Paillier & proofs (math/big, GMP)", r"math/big|fabvote/fabvote/crypto/|fabvote/fabvote/election"),
     ("ledger & state DB", r"goleveldb|kvledger|statedb|blkstorage|txmgr|fileledger|blockledger"),
     ("GC", r"^runtime\.(gcBgMarkWorker|bgsweep|bgscavenge|gcDrain|markroot|scanobject)"),
 ]
@@ -388,6 +388,12 @@ def main():
               f"- Network: solo-org (one peer, one orderer, the ballot chaincode as a service), blocks of {meta.get('batchSize', '?')} transactions or {meta.get('batchTimeout', '?')} batch timeout, a fresh network (empty ledger) for every trial; peer gateway concurrency limit {meta.get('gatewayLimit', '?')}.",
               f"- Workload: the same {meta.get('voters', '?')} pre-generated ballots per run (the first of the cached set of `make ballots VOTERS={meta.get('ballotSet', meta.get('voters', '?'))}`: election bench-2048, N = 2048 bits, 4 candidates, every proof verified) for every configuration and trial; mode and load as in each row.",
               "- Configurations run in alternating order (rotated by one each trial).", ""]
+    for d in dirs:
+        ex = os.path.join(d, "excluded")
+        if os.path.exists(os.path.join(ex, "README")):
+            n = len(glob.glob(os.path.join(ex, "*", "*.json")))
+            why = " ".join(open(os.path.join(ex, "README")).read().split())
+            L += [f"- **Excluded** from `{os.path.basename(d)}`: {n} reports moved to its `excluded/` directory. {why}", ""]
     L += ["Definitions: latency is from building the proposal to the commit event of the transaction's block",
           "(client clock); steady TPS counts the transactions committed between the commit of the 10th and the 90th",
           "percentile transaction, divided by that interval (ramp-up and drain excluded); overall TPS is",
@@ -402,7 +408,8 @@ def main():
               "trial has no spread: read the ratios with the *busy* column of the CPU table below.", ""] + t + [""]
     if sweeps:
         pts = sweep_points(sweeps)
-        L += ["### Send-rate sweep", "", f"One network per configuration; each rate for about {meta.get('sweepSeconds', '?')} s on disjoint ballots, rates in increasing order on the same ledger.", ""]
+        smeta = next((m for m in metas if m.get("sweepRates")), meta)
+        L += ["### Send-rate sweep", "", f"One network per configuration; each rate for about {smeta.get('sweepSeconds', '?')} s on disjoint ballots, rates in increasing order on the same ledger.", ""]
         L += sweep_table(pts) + [""]
         rel = os.path.relpath(os.path.realpath(a.plots), os.path.dirname(os.path.realpath(a.doc)))
         L += plot_sweep(pts, a.plots, rel) + [""]
