@@ -202,7 +202,7 @@ func (r *castRun) recovery(kill time.Time) (firstAfter, longestGap time.Duration
 
 func errClass(err error) string {
 	s := err.Error()
-	for _, k := range []string{"context deadline exceeded", "gave up after", "DUPLICATE", "Unavailable", "DeadlineExceeded", "RESOURCE_EXHAUSTED", "ResourceExhausted", "committed as invalid", "chaincode", "connection"} {
+	for _, k := range []string{"commit status unknown", "context deadline exceeded", "gave up after", "DUPLICATE", "Unavailable", "DeadlineExceeded", "RESOURCE_EXHAUSTED", "ResourceExhausted", "committed as invalid", "chaincode", "connection"} {
 		if strings.Contains(s, k) {
 			return k
 		}
