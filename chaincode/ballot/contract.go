@@ -475,7 +475,18 @@ func (c *Contract) ListBallots(ctx contractapi.TransactionContextInterface, elec
 
 // GetManifest returns the election's manifest (canonical JSON).
 func (c *Contract) GetManifest(ctx contractapi.TransactionContextInterface, electionID string) (string, error) {
-	return getWriteOnce(ctx, electionID, election.ObjManifest, election.CodeNoElection, "no election %q")
+	raw, err := getWriteOnce(ctx, electionID, election.ObjManifest, election.CodeNoElection, "no election %q")
+	if err == nil {
+		// Warm the manifest cache too. A cast on a cold chaincode reads the
+		// manifest key and one on a warm chaincode does not, so two
+		// endorsers, one of each, return different read sets and the
+		// transaction fails ("ProposalResponsePayloads do not match").
+		// Evaluating GetManifest on every peer before the load (fabvote
+		// bench --open does) makes every endorser warm. The manifest is
+		// write-once, so caching it from a query is as sound as from a cast.
+		_, _ = c.e.election(ctx, electionID)
+	}
+	return raw, err
 }
 
 // GetResult returns the election's published result (canonical JSON).

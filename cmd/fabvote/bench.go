@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/fabvote/fabvote/internal/loadgen"
 )
 
@@ -302,11 +303,11 @@ func waitOpenEverywhere(ctx context.Context, network, electionID string) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	for _, o := range net.Orgs {
-		nf := netFlags{network: network, org: o.MSPID, identity: "admin", maxAttempts: 1}
-		lc, err := nf.connect(o.MSPID)
+		conn, err := gateway.Connect(net, gateway.Options{Org: o.MSPID, Identity: "admin", MaxAttempts: 1})
 		if err != nil {
 			return fmt.Errorf("--open: checking org %s has election %q: %w", o.MSPID, electionID, err)
 		}
+		lc := ledger.New(conn)
 		for {
 			_, err = lc.GetManifest(ctx, electionID)
 			if err == nil {
