@@ -22,9 +22,11 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotstream"
+	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/ledger"
+	"github.com/hyperledger/fabric-gateway/pkg/client"
 )
 
 const (
@@ -254,6 +256,28 @@ func TestElection(t *testing.T) {
 		t.Fatalf("receipt check: %s", out)
 	}
 
+	// A withheld endorsement (docs/PROTOCOL.md 7.7): a valid ballot is
+	// endorsed now, inside the window, and submitted only after the result
+	// is published. Its choice (Carol) is not in want: it must not count.
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldKey, heldPub := newVoter(t)
+	heldBallot, err := p.NewBallot(rand.Reader, heldKey, token(t, eaKey, id, heldPub), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldProposal, err := e.voter.Conn.Gateway().GetNetwork(e.net.Channel).GetContract("ballot").
+		NewProposal("CastBallot", client.WithBytesArguments(heldBallot.Marshal()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldTx, err := heldProposal.EndorseWithContext(c)
+	if err != nil {
+		t.Fatalf("endorsing the withheld ballot: %v", err)
+	}
+
 	// 5. Every rejection: a clear error at the client, and the ledger unchanged.
 	t.Run("rejections", func(t *testing.T) { rejections(t, e, m, eaKey, ballots, firstVoter, early, late) })
 	if n := count(id); n != voters {
@@ -303,6 +327,22 @@ func TestElection(t *testing.T) {
 		}
 	})
 
+	// The withheld ballot is submitted now. Fabric puts no expiry on an
+	// endorsement, so it commits after the result; the result is unchanged.
+	heldCommit, err := heldTx.SubmitWithContext(c)
+	if err != nil {
+		t.Fatalf("submitting the withheld ballot: %v", err)
+	}
+	if st, err := heldCommit.StatusWithContext(c); err != nil || !st.Successful {
+		t.Fatalf("the withheld ballot did not commit after the result (status %+v, %v): update docs/PROTOCOL.md 7.7 and this test", st, err)
+	}
+	if n := count(id); n != voters+1 {
+		t.Fatalf("ledger holds %d ballots after the withheld one committed, want %d", n, voters+1)
+	}
+	if again, err := e.voter.GetResult(c, id); err != nil || !bytes.Equal(again, published) {
+		t.Fatalf("the published result changed when a late ballot committed (%v)", err)
+	}
+
 	// 8. The published counts are the choices the test made.
 	rb, err := e.voter.GetResult(c, id)
 	if err != nil || rb == nil {
@@ -326,6 +366,41 @@ func TestElection(t *testing.T) {
 	out, code := e.fv("verify", "--network", e.netPath, "--election", id, "--expect-counts", expect)
 	if code != 0 || !strings.Contains(out, "RESULT: PASS") {
 		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
+	// It reads the commit order from the blocks and names the late ballot,
+	// checked but not counted.
+	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", election.VoterKeyHashHex(heldPub), heldTx.TransactionID())
+	if !strings.Contains(out, "1 ballot(s) committed after it") || !strings.Contains(out, lateLine) ||
+		!strings.Contains(out, fmt.Sprintf("%d on the ledger, %d valid", voters+1, voters+1)) {
+		t.Fatalf("verify does not report the withheld ballot as late (want %q):\n%s", lateLine, out)
+	}
+	t.Logf("verify:\n%s", out)
+	// The block decoder behind it reads every block of the real chain: the
+	// genesis and config blocks, lifecycle transactions, ballots, the result.
+	height, err := e.voter.Conn.Height(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldWrites := 0
+	for n := uint64(0); n < height; n++ {
+		raw, err := e.voter.Conn.Block(c, n)
+		if err != nil {
+			t.Fatalf("reading block %d: %v", n, err)
+		}
+		b, err := chain.ParseBlock(raw)
+		if err != nil {
+			t.Fatalf("block %d of the real chain does not parse: %v", n, err)
+		}
+		for _, tx := range b.Txs {
+			for _, w := range tx.Writes {
+				if tx.Valid && tx.ID == heldTx.TransactionID() && strings.HasPrefix(w.Key, election.LedgerKey(election.ObjBallot, id)) {
+					heldWrites++
+				}
+			}
+		}
+	}
+	if heldWrites != 1 {
+		t.Fatalf("the chain holds %d valid writes of the withheld ballot, want 1", heldWrites)
 	}
 	// …and fails, with exit 1, when the expected counts differ.
 	wrong := fmt.Sprintf("%d,%d,%d,%d", want[0]+1, want[1], want[2], want[3])

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"strings"
 )
 
 // Ledger object types (the first attribute of fabvote's composite keys):
@@ -16,6 +17,20 @@ const (
 	ObjBallot   = "ballot"
 	ObjResult   = "result"
 )
+
+// LedgerKey is the state key of (obj, attrs...): the chaincode shim's
+// composite-key encoding, U+0000 ‖ obj ‖ U+0000 ‖ (attr ‖ U+0000)*, spelled
+// out here so that clients reading blocks (fabvote verify) can recognise the
+// keys without the shim. LedgerKey(ObjBallot, id) is the prefix of every
+// ballot key of election id.
+func LedgerKey(obj string, attrs ...string) string {
+	var sb strings.Builder
+	sb.WriteString("\x00" + obj + "\x00")
+	for _, a := range attrs {
+		sb.WriteString(a + "\x00")
+	}
+	return sb.String()
+}
 
 // RecordVersion is the first byte of a stored ballot record.
 const RecordVersion = 1

@@ -2,9 +2,11 @@ package election_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/hyperledger/fabric-chaincode-go/v2/shim"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -29,5 +31,31 @@ func TestRecordRoundTrip(t *testing.T) {
 			_, err := election.ParseRecord(tc.in)
 			wantCode(t, err, tc.code)
 		})
+	}
+}
+
+// LedgerKey must spell exactly the keys the chaincode writes through the
+// shim, or an auditor reading blocks would not recognise them.
+func TestLedgerKeyMatchesShim(t *testing.T) {
+	for _, tc := range []struct {
+		obj   string
+		attrs []string
+	}{
+		{election.ObjManifest, []string{"e-1"}},
+		{election.ObjResult, []string{"e-1"}},
+		{election.ObjBallot, []string{"e-1", "00ff"}},
+		{election.ObjBallot, []string{"e-1"}}, // the prefix of every ballot key
+	} {
+		want, err := shim.CreateCompositeKey(tc.obj, tc.attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := election.LedgerKey(tc.obj, tc.attrs...); got != want {
+			t.Errorf("LedgerKey(%q, %q) = %q, the shim writes %q", tc.obj, tc.attrs, got, want)
+		}
+	}
+	full := election.LedgerKey(election.ObjBallot, "e-1", "00ff")
+	if !strings.HasPrefix(full, election.LedgerKey(election.ObjBallot, "e-1")) || strings.HasPrefix(full, election.LedgerKey(election.ObjBallot, "e-")) {
+		t.Errorf("ballot key %q: the election prefix must match its own election only", full)
 	}
 }

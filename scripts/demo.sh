@@ -75,8 +75,10 @@ step "registering $HTTPS_VOTERS voters through the HTTPS registration service (e
 "$FV" ea serve --addr "$EA_ADDR" --manifest "$M" --roll election/roll.csv \
 	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key --ea-key election/ea.key 2>ea-serve.log &
 EA_PID=$!
+# ea serve logs this line once its listener is bound (a TCP probe would
+# leave a "TLS handshake error" in its log).
 for _ in $(seq 50); do
-	(exec 3<>"/dev/tcp/${EA_ADDR%:*}/${EA_ADDR#*:}") 2>/dev/null && break
+	grep -q "registering voters for election" ea-serve.log 2>/dev/null && break
 	kill -0 "$EA_PID" 2>/dev/null || { cat ea-serve.log >&2; die "ea serve exited"; }
 	sleep 0.1
 done

@@ -114,6 +114,7 @@ func cmdEAServe(args []string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
+		ErrorLog:          logger, // TLS handshake and connection errors, under the same prefix
 	}
 	ctx, cancel := signalContext()
 	defer cancel()

@@ -277,7 +277,13 @@ func cmdVerify(args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading the result of %q from the ledger: %w", *id, err)
 	}
-	rep := audit.Run(&audit.Ledger{Manifest: mb, Ballots: lc.Ballots(ctx, *id, 0), Result: rb}, audit.Options{})
+	l := &audit.Ledger{Manifest: mb, Ballots: lc.Ballots(ctx, *id, 0), Result: rb}
+	if rb != nil {
+		// A ballot counts if it committed before the result; the blocks
+		// after the result's say which ones did not (docs/PROTOCOL.md 7.7).
+		l.Order = lc.CommitOrder(ctx, *id)
+	}
+	rep := audit.Run(l, audit.Options{})
 	if rep.ElectionID == "" {
 		rep.ElectionID = *id
 	}

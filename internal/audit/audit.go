@@ -287,7 +287,31 @@ type Report struct {
 	Manifest   *election.Manifest
 	Tally      *Tally
 	Result     *election.Result
+	Order      *CommitOrder // nil when the ledger's commit order was not read
+	Counted    int          // valid ballots the result must count: Tally.Valid less the valid late ballots
 	Failures   []Failure
+}
+
+// CommitOrder is what the blocks say about when the result committed and
+// which ballots committed after it.
+//
+// A ballot counts if and only if it committed before the result. The
+// chaincode only accepts a ballot whose transaction time is inside the
+// voting window, but Fabric puts no expiry on an endorsed transaction: a
+// client can hold a ballot endorsed in the window and submit it after the
+// result is published, and it still commits (docs/PROTOCOL.md, section 7.7).
+// Such a ballot is on the ledger but was not there to be counted; the audit
+// checks it like any other, reports it, and leaves it out of the count.
+type CommitOrder struct {
+	ResultBlock uint64
+	ResultTxID  string
+	Late        []LateBallot // oldest first
+}
+
+// LateBallot is a ballot written after the result.
+type LateBallot struct {
+	Entry election.BallotEntry // as written by its transaction (TxID is that transaction's)
+	Block uint64
 }
 
 // OK reports whether the audit passed.
@@ -298,6 +322,11 @@ type Ledger struct {
 	Manifest []byte       // GetManifest
 	Ballots  BallotSource // ListBallots, every page
 	Result   []byte       // GetResult; nil if none is published
+	// Order, if set, reads the commit order from the blocks. It is called
+	// after Ballots has been read, so that every ballot the listing saw
+	// and that committed after the result is among the late ones. Nil:
+	// every stored ballot must be counted.
+	Order func() (*CommitOrder, error)
 }
 
 // ErrNoResult is returned by a ledger reader when no result is published.
@@ -318,7 +347,18 @@ func Run(l *Ledger, opts Options) *Report {
 		rep.Failures = append(rep.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
 		return rep
 	}
-	t, err := CheckBallots(p, l.Ballots, opts)
+	src := l.Ballots
+	var listed map[string]string // voter key hash → tx id, for subtracting late ballots
+	if l.Order != nil && l.Result != nil {
+		listed = make(map[string]string)
+		src = func(fn func(election.BallotEntry) error) error {
+			return l.Ballots(func(e election.BallotEntry) error {
+				listed[e.VoterKeyHash] = e.TxID
+				return fn(e)
+			})
+		}
+	}
+	t, err := CheckBallots(p, src, opts)
 	rep.Tally = t
 	if t != nil {
 		rep.Failures = append(rep.Failures, t.Failures...)
@@ -337,12 +377,46 @@ func Run(l *Ledger, opts Options) *Report {
 		return rep
 	}
 	rep.Result = res
-	if res.BallotCount != uint64(t.Valid) {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: fmt.Sprintf("ballotCount is %d, but the ledger holds %d valid ballots", res.BallotCount, t.Valid)})
+	rep.Counted = t.Valid
+	product := t.Product
+	if l.Order != nil {
+		o, err := l.Order()
+		if err != nil {
+			rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "blocks", Err: "reading the commit order: " + err.Error()})
+			return rep
+		}
+		rep.Order = o
+		for _, lb := range o.Late {
+			// Only a late ballot the listing saw, in the same transaction,
+			// is in the product; one that committed after the listing was
+			// never multiplied in. An invalid one was never counted either
+			// (and is already a failure).
+			if txID, ok := listed[lb.Entry.VoterKeyHash]; !ok || txID != lb.Entry.TxID {
+				continue
+			}
+			r := checkChunk(p, []election.BallotEntry{lb.Entry})
+			if r.valid != 1 {
+				continue
+			}
+			inv := new(big.Int).ModInverse(r.product, p.PublicKey.NSquared)
+			if inv == nil {
+				rep.Failures = append(rep.Failures, Failure{Kind: KindBallotInvalid, Subject: subject(lb.Entry), Err: "ciphertext is not invertible mod N²"})
+				continue
+			}
+			product = new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
+			rep.Counted--
+		}
 	}
-	want := p.PublicKey.EncodeCiphertext(t.Product)
+	what := "valid ballots on the ledger"
+	if rep.Order != nil {
+		what = "valid ballots committed before the result"
+	}
+	if res.BallotCount != uint64(rep.Counted) {
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: fmt.Sprintf("ballotCount is %d, but there are %d %s", res.BallotCount, rep.Counted, what)})
+	}
+	want := p.PublicKey.EncodeCiphertext(product)
 	if string(res.Product) != string(want) {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResultProduct, Subject: "result", Err: fmt.Sprintf("the published product is not the product of the %d valid ballots on the ledger", t.Valid)})
+		rep.Failures = append(rep.Failures, Failure{Kind: KindResultProduct, Subject: "result", Err: fmt.Sprintf("the published product is not the product of the %d %s", rep.Counted, what)})
 	}
 	if err := p.VerifyResult(res); err != nil {
 		rep.Failures = append(rep.Failures, Failure{Kind: KindResult, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})

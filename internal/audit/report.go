@@ -29,6 +29,15 @@ func (r *Report) Write(w io.Writer) {
 			}
 		}
 	}
+	if o := r.Order; o != nil {
+		fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
+		if len(o.Late) > 0 {
+			fmt.Fprintf(w, "  late ballots:    endorsed in the window but submitted after the tally; checked, and not counted (a ballot counts if it committed before the result)\n")
+			for _, lb := range o.Late {
+				fmt.Fprintf(w, "  LATE %s, block %d\n", subject(lb.Entry), lb.Block)
+			}
+		}
+	}
 	if len(r.Failures) > 0 {
 		kinds := map[string]int{}
 		for _, f := range r.Failures {
@@ -50,6 +59,10 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintln(w, "RESULT: FAIL")
 		return
 	}
-	fmt.Fprintln(w, "  checks:          every ballot, the product, the decryption and the counts verify")
+	if r.Order != nil && len(r.Order.Late) > 0 {
+		fmt.Fprintf(w, "  checks:          every ballot, the product of the %d committed before the result, the decryption and the counts verify\n", r.Counted)
+	} else {
+		fmt.Fprintln(w, "  checks:          every ballot, the product, the decryption and the counts verify")
+	}
 	fmt.Fprintln(w, "RESULT: PASS")
 }

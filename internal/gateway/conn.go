@@ -10,17 +10,20 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hyperledger/fabric-gateway/pkg/client"
 	"github.com/hyperledger/fabric-gateway/pkg/hash"
 	"github.com/hyperledger/fabric-gateway/pkg/identity"
+	"github.com/hyperledger/fabric-protos-go-apiv2/common"
 	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Options select who connects and how.
@@ -69,6 +72,8 @@ type Conn struct {
 	grpc     *grpc.ClientConn
 	gw       *client.Gateway
 	backend  backend
+	qscc     backend // the query system chaincode, for reading blocks
+	channel  string
 	MSPID    string
 	Org      string
 	opts     Options
@@ -166,6 +171,8 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 		grpc:     cc,
 		gw:       gw,
 		backend:  contractBackend{gw.GetNetwork(net.Channel).GetContract(opts.Chaincode)},
+		qscc:     contractBackend{gw.GetNetwork(net.Channel).GetContract("qscc")},
+		channel:  net.Channel,
 		MSPID:    org.MSPID,
 		Org:      org.Name,
 		opts:     opts,
@@ -240,10 +247,35 @@ type Receipt struct {
 
 // Evaluate runs a query on one peer (no ledger write).
 func (c *Conn) Evaluate(ctx context.Context, fn string, args ...[]byte) ([]byte, error) {
+	return c.evaluate(ctx, c.backend, fn, args)
+}
+
+// Chaincode is the name of the chaincode the connection calls (its state namespace).
+func (c *Conn) Chaincode() string { return c.opts.Chaincode }
+
+// Height returns the number of blocks on the channel (qscc GetChainInfo).
+func (c *Conn) Height(ctx context.Context) (uint64, error) {
+	out, err := c.evaluate(ctx, c.qscc, "GetChainInfo", [][]byte{[]byte(c.channel)})
+	if err != nil {
+		return 0, err
+	}
+	var info common.BlockchainInfo
+	if err := proto.Unmarshal(out, &info); err != nil {
+		return 0, fmt.Errorf("GetChainInfo: reply does not decode: %w", err)
+	}
+	return info.Height, nil
+}
+
+// Block returns block number n, marshalled (qscc GetBlockByNumber).
+func (c *Conn) Block(ctx context.Context, n uint64) ([]byte, error) {
+	return c.evaluate(ctx, c.qscc, "GetBlockByNumber", [][]byte{[]byte(c.channel), []byte(strconv.FormatUint(n, 10))})
+}
+
+func (c *Conn) evaluate(ctx context.Context, b backend, fn string, args [][]byte) ([]byte, error) {
 	var lastErr error
 	for attempt := 1; attempt <= c.opts.MaxAttempts; attempt++ {
 		call, cancel := context.WithTimeout(ctx, c.opts.EvaluateTimeout)
-		res, err := c.backend.evaluate(call, fn, args)
+		res, err := b.evaluate(call, fn, args)
 		cancel()
 		if err == nil {
 			return res, nil

@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/gateway"
 )
 
@@ -158,4 +160,40 @@ func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, erro
 // PublishResult submits a canonical result.
 func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Receipt, error) {
 	return c.Conn.Submit(ctx, "PublishResult", result)
+}
+
+// CommitOrder returns, for audit.Ledger.Order, a reader of when the
+// election's result committed and which of its ballots committed after it.
+// It reads blocks through qscc from the tip back to the result's block, so
+// its cost is the number of blocks since the result.
+func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*audit.CommitOrder, error) {
+	return func() (*audit.CommitOrder, error) {
+		prefix := election.LedgerKey(election.ObjBallot, electionID)
+		marker, after, err := chain.WritesAfter(ctx, c.Conn, c.Conn.Chaincode(), election.LedgerKey(election.ObjResult, electionID), prefix)
+		if err != nil {
+			if errors.Is(err, chain.ErrNotFound) {
+				return nil, fmt.Errorf("no block holds a valid write of election %q's result", electionID)
+			}
+			return nil, err
+		}
+		o := &audit.CommitOrder{ResultBlock: marker.Block, ResultTxID: marker.TxID}
+		for _, w := range after {
+			if w.IsDelete {
+				// The contract never deletes a ballot. If a deletion
+				// committed anyway, the ballot is missing from the
+				// listing and the count check fails; there is nothing
+				// late to subtract.
+				continue
+			}
+			e := election.BallotEntry{
+				VoterKeyHash: strings.TrimSuffix(strings.TrimPrefix(w.Key, prefix), "\x00"),
+				TxID:         w.TxID,
+			}
+			if rec, err := election.ParseRecord(w.Value); err == nil {
+				e.Ballot = rec.Ballot
+			} // else: an undecodable value; the audit reports the ballot as not decoding
+			o.Late = append(o.Late, audit.LateBallot{Entry: e, Block: w.Block})
+		}
+		return o, nil
+	}
 }

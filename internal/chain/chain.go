@@ -1,0 +1,211 @@
+// Package chain reads a channel's committed blocks and answers one question
+// the world state cannot: which writes were committed after a given one.
+//
+// The world state keeps one value per key and no commit order, so an auditor
+// reading it cannot tell a ballot committed before the result from one
+// committed after it. The blocks can: a transaction's position is its block
+// number and its index in the block, and the block's transactions filter
+// says whether the committing peers found it valid. WritesAfter walks back
+// from the tip to the valid transaction that wrote a marker key (the
+// result) and returns the valid writes under a key prefix that follow it.
+//
+// Only the fields that question needs are decoded: the channel header's
+// type and transaction id, and the public write set of each namespace.
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hyperledger/fabric-protos-go-apiv2/common"
+	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/rwset"
+	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/rwset/kvrwset"
+	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
+	"google.golang.org/protobuf/proto"
+)
+
+// Write is one key written by a transaction.
+type Write struct {
+	Namespace string // chaincode name
+	Key       string
+	Value     []byte
+	IsDelete  bool
+}
+
+// Tx is one transaction of a block.
+type Tx struct {
+	ID     string  // transaction id (empty for config transactions)
+	Valid  bool    // the committing peers marked it VALID; only valid writes reach the state
+	Writes []Write // public writes of an endorser transaction, in rwset order
+}
+
+// Block is a decoded block.
+type Block struct {
+	Number uint64
+	Txs    []Tx
+}
+
+// ParseBlock decodes a marshalled common.Block (what qscc GetBlockByNumber
+// returns). It fails on any transaction it cannot decode rather than skip
+// it: an auditor must not miss a write because of an unexpected encoding.
+func ParseBlock(raw []byte) (*Block, error) {
+	var b common.Block
+	if err := proto.Unmarshal(raw, &b); err != nil {
+		return nil, fmt.Errorf("block does not decode: %w", err)
+	}
+	if b.Header == nil || b.Data == nil {
+		return nil, errors.New("block has no header or no data")
+	}
+	out := &Block{Number: b.Header.Number, Txs: make([]Tx, len(b.Data.Data))}
+	var filter []byte
+	if md := b.Metadata; md != nil && len(md.Metadata) > int(common.BlockMetadataIndex_TRANSACTIONS_FILTER) {
+		filter = md.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER]
+	}
+	if len(filter) != len(b.Data.Data) {
+		return nil, fmt.Errorf("block %d: transactions filter has %d entries for %d transactions", out.Number, len(filter), len(b.Data.Data))
+	}
+	for i, env := range b.Data.Data {
+		tx, err := parseTx(env)
+		if err != nil {
+			return nil, fmt.Errorf("block %d, transaction %d: %w", out.Number, i, err)
+		}
+		tx.Valid = peer.TxValidationCode(filter[i]) == peer.TxValidationCode_VALID
+		out.Txs[i] = tx
+	}
+	return out, nil
+}
+
+func parseTx(raw []byte) (Tx, error) {
+	var env common.Envelope
+	if err := proto.Unmarshal(raw, &env); err != nil {
+		return Tx{}, fmt.Errorf("envelope: %w", err)
+	}
+	var pl common.Payload
+	if err := proto.Unmarshal(env.Payload, &pl); err != nil {
+		return Tx{}, fmt.Errorf("payload: %w", err)
+	}
+	if pl.Header == nil {
+		return Tx{}, errors.New("payload has no header")
+	}
+	var ch common.ChannelHeader
+	if err := proto.Unmarshal(pl.Header.ChannelHeader, &ch); err != nil {
+		return Tx{}, fmt.Errorf("channel header: %w", err)
+	}
+	tx := Tx{ID: ch.TxId}
+	if common.HeaderType(ch.Type) != common.HeaderType_ENDORSER_TRANSACTION {
+		return tx, nil // config and other system transactions write no chaincode state
+	}
+	var t peer.Transaction
+	if err := proto.Unmarshal(pl.Data, &t); err != nil {
+		return Tx{}, fmt.Errorf("transaction %s: %w", tx.ID, err)
+	}
+	for _, a := range t.Actions {
+		var actionPayload peer.ChaincodeActionPayload
+		if err := proto.Unmarshal(a.Payload, &actionPayload); err != nil {
+			return Tx{}, fmt.Errorf("transaction %s: chaincode action payload: %w", tx.ID, err)
+		}
+		if actionPayload.Action == nil {
+			return Tx{}, fmt.Errorf("transaction %s: no endorsed action", tx.ID)
+		}
+		var prp peer.ProposalResponsePayload
+		if err := proto.Unmarshal(actionPayload.Action.ProposalResponsePayload, &prp); err != nil {
+			return Tx{}, fmt.Errorf("transaction %s: proposal response payload: %w", tx.ID, err)
+		}
+		var ca peer.ChaincodeAction
+		if err := proto.Unmarshal(prp.Extension, &ca); err != nil {
+			return Tx{}, fmt.Errorf("transaction %s: chaincode action: %w", tx.ID, err)
+		}
+		var rws rwset.TxReadWriteSet
+		if err := proto.Unmarshal(ca.Results, &rws); err != nil {
+			return Tx{}, fmt.Errorf("transaction %s: read-write set: %w", tx.ID, err)
+		}
+		for _, ns := range rws.NsRwset {
+			var kv kvrwset.KVRWSet
+			if err := proto.Unmarshal(ns.Rwset, &kv); err != nil {
+				return Tx{}, fmt.Errorf("transaction %s: namespace %q: %w", tx.ID, ns.Namespace, err)
+			}
+			for _, w := range kv.Writes {
+				tx.Writes = append(tx.Writes, Write{Namespace: ns.Namespace, Key: w.Key, Value: w.Value, IsDelete: w.IsDelete})
+			}
+		}
+	}
+	return tx, nil
+}
+
+// Reader fetches committed blocks.
+type Reader interface {
+	Height(ctx context.Context) (uint64, error)               // number of blocks; the tip is Height-1
+	Block(ctx context.Context, number uint64) ([]byte, error) // marshalled common.Block
+}
+
+// Located is a write and where it was committed.
+type Located struct {
+	Write
+	TxID  string
+	Block uint64
+	Index int // transaction index in the block
+}
+
+// ErrNotFound is returned by WritesAfter when no valid transaction wrote the marker key.
+var ErrNotFound = errors.New("no valid transaction wrote the key")
+
+// WritesAfter finds the last valid transaction that wrote key in namespace
+// ns, and returns it and every valid write in ns whose key starts with prefix
+// committed after it (later in its block or in a later block), oldest first.
+// It reads from the tip backwards, so its cost is the number of blocks since
+// that transaction, not the length of the chain.
+func WritesAfter(ctx context.Context, r Reader, ns, key, prefix string) (marker Located, after []Located, err error) {
+	h, err := r.Height(ctx)
+	if err != nil {
+		return Located{}, nil, fmt.Errorf("reading the chain height: %w", err)
+	}
+	for n := h; n > 0; n-- {
+		num := n - 1
+		raw, err := r.Block(ctx, num)
+		if err != nil {
+			return Located{}, nil, fmt.Errorf("reading block %d: %w", num, err)
+		}
+		b, err := ParseBlock(raw)
+		if err != nil {
+			return Located{}, nil, err
+		}
+		if b.Number != num {
+			return Located{}, nil, fmt.Errorf("asked for block %d, got block %d", num, b.Number)
+		}
+		for i := len(b.Txs) - 1; i >= 0; i-- {
+			tx := b.Txs[i]
+			if !tx.Valid {
+				continue
+			}
+			var found *Write
+			var inTx []Located
+			for _, w := range tx.Writes {
+				if w.Namespace != ns {
+					continue
+				}
+				if w.Key == key {
+					found = &w
+				} else if strings.HasPrefix(w.Key, prefix) {
+					inTx = append(inTx, Located{Write: w, TxID: tx.ID, Block: num, Index: i})
+				}
+			}
+			if found != nil {
+				// Writes made by the marker's own transaction are not "after" it.
+				reverse(after)
+				return Located{Write: *found, TxID: tx.ID, Block: num, Index: i}, after, nil
+			}
+			for j := len(inTx) - 1; j >= 0; j-- {
+				after = append(after, inTx[j])
+			}
+		}
+	}
+	return Located{}, nil, ErrNotFound
+}
+
+func reverse(s []Located) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
