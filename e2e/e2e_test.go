@@ -343,6 +343,23 @@ func TestElection(t *testing.T) {
 		t.Fatalf("the published result changed when a late ballot committed (%v)", err)
 	}
 
+	// The withheld voter's receipt check says the ballot is recorded but
+	// not counted; an ordinary voter's says it is counted.
+	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: id, VoterKeyHash: election.VoterKeyHashHex(heldPub),
+		BallotHash: fmt.Sprintf("%x", election.BallotHash(heldBallot.Marshal())), TxID: heldTx.TransactionID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.path("held-receipt.json"), heldReceipt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := e.fv("receipt", "check", "--network", e.netPath, "--receipt", e.path("held-receipt.json")); code != 1 || !strings.Contains(out, "after the result") || !strings.Contains(out, "does NOT count it") {
+		t.Fatalf("receipt check of the withheld ballot: exit %d, want 1 saying it is not counted\n%s", code, out)
+	}
+	if out := e.mustFV("receipt", "check", "--network", e.netPath, "--receipt", e.path("r0.json")); !strings.Contains(out, "before the result") || !strings.Contains(out, "which counts it") {
+		t.Fatalf("receipt check of a counted ballot after the result:\n%s", out)
+	}
+
 	// 8. The published counts are the choices the test made.
 	rb, err := e.voter.GetResult(c, id)
 	if err != nil || rb == nil {

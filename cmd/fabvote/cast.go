@@ -308,6 +308,26 @@ func cmdReceiptCheck(args []string) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("receipt does NOT match the ledger: %s", strings.Join(problems, "; "))
 	}
-	fmt.Printf("OK: the ballot %s of voter %s is recorded as cast in election %q (tx %s)\n", got.BallotHash, got.VoterKeyHash, got.ElectionID, got.TxID)
+	// Recorded is not yet counted: a ballot counts if it committed before
+	// the result (docs/PROTOCOL.md 7.7).
+	rb, err := lc.GetResult(ctx, rc.ElectionID)
+	if err != nil {
+		return fmt.Errorf("the ballot is recorded, but reading the result failed: %w", err)
+	}
+	counted := "no result is published yet"
+	if rb != nil {
+		o, err := lc.CommitOrder(ctx, rc.ElectionID)()
+		if err != nil {
+			return fmt.Errorf("the ballot is recorded, but reading the commit order failed: %w", err)
+		}
+		for _, lb := range o.Late {
+			if lb.Entry.VoterKeyHash == got.VoterKeyHash {
+				return fmt.Errorf("the ballot %s of voter %s is recorded (tx %s), but it committed in block %d, after the result (block %d): the result does NOT count it",
+					got.BallotHash, got.VoterKeyHash, got.TxID, lb.Block, o.ResultBlock)
+			}
+		}
+		counted = fmt.Sprintf("it committed before the result (block %d), which counts it", o.ResultBlock)
+	}
+	fmt.Printf("OK: the ballot %s of voter %s is recorded as cast in election %q (tx %s); %s\n", got.BallotHash, got.VoterKeyHash, got.ElectionID, got.TxID, counted)
 	return nil
 }
