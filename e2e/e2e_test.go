@@ -356,7 +356,7 @@ func TestElection(t *testing.T) {
 	if out, code := e.fv("receipt", "check", "--network", e.netPath, "--receipt", e.path("held-receipt.json")); code != 1 || !strings.Contains(out, "after the result") || !strings.Contains(out, "does NOT count it") {
 		t.Fatalf("receipt check of the withheld ballot: exit %d, want 1 saying it is not counted\n%s", code, out)
 	}
-	if out := e.mustFV("receipt", "check", "--network", e.netPath, "--receipt", e.path("r0.json")); !strings.Contains(out, "before the result") || !strings.Contains(out, "which counts it") {
+	if out := e.mustFV("receipt", "check", "--network", e.netPath, "--receipt", e.path("r0.json")); !strings.Contains(out, "before the result") || !strings.Contains(out, "the result must count it") {
 		t.Fatalf("receipt check of a counted ballot after the result:\n%s", out)
 	}
 
@@ -399,6 +399,7 @@ func TestElection(t *testing.T) {
 		t.Fatal(err)
 	}
 	heldWrites := 0
+	var prevHash []byte
 	for n := uint64(0); n < height; n++ {
 		raw, err := e.voter.Conn.Block(c, n)
 		if err != nil {
@@ -408,6 +409,10 @@ func TestElection(t *testing.T) {
 		if err != nil {
 			t.Fatalf("block %d of the real chain does not parse: %v", n, err)
 		}
+		if n > 0 && !bytes.Equal(b.PreviousHash, prevHash) {
+			t.Fatalf("block %d's previous hash is not block %d's header hash as chain.ParseBlock computes it", n, n-1)
+		}
+		prevHash = b.Hash
 		for _, tx := range b.Txs {
 			for _, w := range tx.Writes {
 				if tx.Valid && tx.ID == heldTx.TransactionID() && strings.HasPrefix(w.Key, election.LedgerKey(election.ObjBallot, id)) {

@@ -321,12 +321,17 @@ func cmdReceiptCheck(args []string) error {
 			return fmt.Errorf("the ballot is recorded, but reading the commit order failed: %w", err)
 		}
 		for _, lb := range o.Late {
-			if lb.Entry.VoterKeyHash == got.VoterKeyHash {
-				return fmt.Errorf("the ballot %s of voter %s is recorded (tx %s), but it committed in block %d, after the result (block %d): the result does NOT count it",
-					got.BallotHash, got.VoterKeyHash, got.TxID, lb.Block, o.ResultBlock)
+			if lb.Entry.VoterKeyHash != got.VoterKeyHash {
+				continue
 			}
+			if lb.Entry.TxID != got.TxID || lb.Deleted {
+				return fmt.Errorf("tx %s (block %d) wrote voter %s's ballot key after the result, which the contract never does: run fabvote verify",
+					lb.Entry.TxID, lb.Block, got.VoterKeyHash)
+			}
+			return fmt.Errorf("the ballot %s of voter %s is recorded (tx %s), but it committed in block %d, after the result (block %d): the result does NOT count it",
+				got.BallotHash, got.VoterKeyHash, got.TxID, lb.Block, o.ResultBlock)
 		}
-		counted = fmt.Sprintf("it committed before the result (block %d), which counts it", o.ResultBlock)
+		counted = fmt.Sprintf("it committed before the result (block %d), so the result must count it (fabvote verify checks that it does)", o.ResultBlock)
 	}
 	fmt.Printf("OK: the ballot %s of voter %s is recorded as cast in election %q (tx %s); %s\n", got.BallotHash, got.VoterKeyHash, got.ElectionID, got.TxID, counted)
 	return nil

@@ -16,7 +16,9 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -42,6 +44,7 @@ const (
 	KindResultProduct = "RESULT_PRODUCT" // product differs from the product of the valid ballots
 	KindResult        = "RESULT"         // decryption proof, partials or counts fail
 	KindSource        = "SOURCE"         // reading the ledger failed
+	KindOrder         = "COMMIT_ORDER"   // the blocks after the result hold writes the contract never makes, or another result
 )
 
 // Failure is one thing that does not check out.
@@ -281,6 +284,58 @@ func productSeq(pk *paillier.PublicKey, cs []*big.Int) *big.Int {
 	return acc
 }
 
+// listing is what the ballot listing saw under one voter key.
+type listing struct {
+	txID string
+	hash [32]byte // SHA-256 of the ballot bytes
+}
+
+// subtractLate takes the late ballots that the listing multiplied into
+// product back out of it (and out of *counted), checks the late ballots the
+// listing did not see, and reports writes after the result that the
+// contract never makes: a deletion, a key written twice, a stored ballot
+// that is not the one its late write put there.
+func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listing, product *big.Int, counted *int) (*big.Int, []Failure) {
+	var fs []Failure
+	tampered := func(lb LateBallot, format string, args ...any) {
+		fs = append(fs, Failure{Kind: KindOrder, Subject: subject(lb.Entry), Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", lb.Block)})
+	}
+	seen := make(map[string]bool)
+	for _, lb := range o.Late {
+		vkh := lb.Entry.VoterKeyHash
+		if seen[vkh] {
+			tampered(lb, "this ballot key is written a second time after the result; the contract writes a ballot key once")
+			continue
+		}
+		seen[vkh] = true
+		if lb.Deleted {
+			tampered(lb, "this ballot key is deleted after the result; the contract never deletes a ballot")
+			continue
+		}
+		ls, ok := listed[vkh]
+		if !ok {
+			// Committed after the listing was read: never multiplied in,
+			// and never checked. Check it now.
+			fs = append(fs, checkChunk(p, []election.BallotEntry{lb.Entry}).failures...)
+			continue
+		}
+		if ls.txID != lb.Entry.TxID || ls.hash != sha256.Sum256(lb.Entry.Ballot) {
+			tampered(lb, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
+			continue
+		}
+		r := checkChunk(p, []election.BallotEntry{lb.Entry})
+		if r.valid != 1 {
+			continue // the listing already reported it, and did not count it
+		}
+		// Valid ciphertexts are units mod N² (DecodeCiphertext checks
+		// gcd(c, N) = 1), so the inverse exists.
+		inv := new(big.Int).ModInverse(r.product, p.PublicKey.NSquared)
+		product = new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
+		*counted--
+	}
+	return product, fs
+}
+
 // Report is the outcome of a full audit.
 type Report struct {
 	ElectionID string
@@ -305,13 +360,15 @@ type Report struct {
 type CommitOrder struct {
 	ResultBlock uint64
 	ResultTxID  string
+	ResultValue []byte       // the result as written in that transaction: must be the published one
 	Late        []LateBallot // oldest first
 }
 
-// LateBallot is a ballot written after the result.
+// LateBallot is a write to a ballot key after the result.
 type LateBallot struct {
-	Entry election.BallotEntry // as written by its transaction (TxID is that transaction's)
-	Block uint64
+	Entry   election.BallotEntry // as written by its transaction (TxID is that transaction's)
+	Block   uint64
+	Deleted bool // a deletion: the contract never deletes a ballot, so this is tampering
 }
 
 // OK reports whether the audit passed.
@@ -348,12 +405,12 @@ func Run(l *Ledger, opts Options) *Report {
 		return rep
 	}
 	src := l.Ballots
-	var listed map[string]string // voter key hash → tx id, for subtracting late ballots
+	var listed map[string]listing // what the listing saw, to recognise late ballots in it
 	if l.Order != nil && l.Result != nil {
-		listed = make(map[string]string)
+		listed = make(map[string]listing)
 		src = func(fn func(election.BallotEntry) error) error {
 			return l.Ballots(func(e election.BallotEntry) error {
-				listed[e.VoterKeyHash] = e.TxID
+				listed[e.VoterKeyHash] = listing{txID: e.TxID, hash: sha256.Sum256(e.Ballot)}
 				return fn(e)
 			})
 		}
@@ -386,25 +443,12 @@ func Run(l *Ledger, opts Options) *Report {
 			return rep
 		}
 		rep.Order = o
-		for _, lb := range o.Late {
-			// Only a late ballot the listing saw, in the same transaction,
-			// is in the product; one that committed after the listing was
-			// never multiplied in. An invalid one was never counted either
-			// (and is already a failure).
-			if txID, ok := listed[lb.Entry.VoterKeyHash]; !ok || txID != lb.Entry.TxID {
-				continue
-			}
-			r := checkChunk(p, []election.BallotEntry{lb.Entry})
-			if r.valid != 1 {
-				continue
-			}
-			inv := new(big.Int).ModInverse(r.product, p.PublicKey.NSquared)
-			if inv == nil {
-				rep.Failures = append(rep.Failures, Failure{Kind: KindBallotInvalid, Subject: subject(lb.Entry), Err: "ciphertext is not invertible mod N²"})
-				continue
-			}
-			product = new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
-			rep.Counted--
+		var fs []Failure
+		product, fs = subtractLate(p, o, listed, product, &rep.Counted)
+		rep.Failures = append(rep.Failures, fs...)
+		if !bytes.Equal(o.ResultValue, l.Result) {
+			rep.Failures = append(rep.Failures, Failure{Kind: KindOrder, Subject: "result",
+				Err: fmt.Sprintf("the result written in block %d (tx %s) is not the published result", o.ResultBlock, o.ResultTxID)})
 		}
 	}
 	what := "valid ballots on the ledger"

@@ -17,19 +17,22 @@ func TestAuditLateBallots(t *testing.T) {
 	before, late := es[:4], es[4:]
 	resultBefore := w.result(t, before)
 	resultAll := w.result(t, es)
-	order := func(lbs ...election.BallotEntry) func() (*CommitOrder, error) {
+	// order is what the blocks say: the published result resultBefore
+	// written in block 7, then lbs.
+	order := func(lbs ...LateBallot) func() (*CommitOrder, error) {
 		return func() (*CommitOrder, error) {
-			o := &CommitOrder{ResultBlock: 7, ResultTxID: "tx-result"}
-			for i, e := range lbs {
-				o.Late = append(o.Late, LateBallot{Entry: e, Block: uint64(8 + i)})
-			}
-			return o, nil
+			return &CommitOrder{ResultBlock: 7, ResultTxID: "tx-result", ResultValue: resultBefore, Late: lbs}, nil
 		}
 	}
-	// A late ballot whose write carries another transaction id than the
-	// stored one is not the ballot the listing saw.
-	otherTx := late[0]
-	otherTx.TxID = "tx-elsewhere"
+	lateAt := func(e election.BallotEntry, block uint64) LateBallot { return LateBallot{Entry: e, Block: block} }
+	l0, l1 := lateAt(late[0], 8), lateAt(late[1], 9)
+	otherTx := l0
+	otherTx.Entry.TxID = "tx-elsewhere"
+	otherBytes := l0
+	otherBytes.Entry.Ballot = late[1].Ballot
+	deleted := LateBallot{Entry: election.BallotEntry{VoterKeyHash: late[0].VoterKeyHash, TxID: "tx-del"}, Block: 8, Deleted: true}
+	garbled := l0
+	garbled.Entry.Ballot = nil
 	for _, tc := range []struct {
 		name      string
 		ledger    Ledger
@@ -38,12 +41,18 @@ func TestAuditLateBallots(t *testing.T) {
 		wantCount int
 		wantLate  int
 	}{
-		{"late ballots are left out of the count", Ledger{Ballots: source(es), Result: resultBefore, Order: order(late...)}, true, "", 4, 2},
-		{"no late ballots: everything counts", Ledger{Ballots: source(es), Result: resultAll, Order: order()}, true, "", 6, 0},
-		{"result over all six while two are late", Ledger{Ballots: source(es), Result: resultAll, Order: order(late...)}, false, KindResultCount, 4, 2},
+		{"late ballots are left out of the count", Ledger{Ballots: source(es), Result: resultBefore, Order: order(l0, l1)}, true, "", 4, 2},
+		{"late ballots the listing did not see are not subtracted", Ledger{Ballots: source(before), Result: resultBefore, Order: order(l0, l1)}, true, "", 4, 2},
 		{"without the commit order every ballot must count", Ledger{Ballots: source(es), Result: resultBefore}, false, KindResultCount, 6, 0},
-		{"late ballot the listing did not see is not subtracted", Ledger{Ballots: source(before), Result: resultBefore, Order: order(late...)}, true, "", 4, 2},
-		{"late write from another transaction is not subtracted", Ledger{Ballots: source(es), Result: resultBefore, Order: order(otherTx, late[1])}, false, KindResultCount, 5, 2},
+		{"result over all six while two are late", Ledger{Ballots: source(es), Result: resultAll, Order: func() (*CommitOrder, error) {
+			return &CommitOrder{ResultBlock: 7, ResultValue: resultAll, Late: []LateBallot{l0, l1}}, nil
+		}}, false, KindResultCount, 4, 2},
+		{"the blocks' result is not the published one", Ledger{Ballots: source(before), Result: resultAll, Order: order()}, false, KindOrder, 4, 0},
+		{"late write from another transaction than the stored ballot's", Ledger{Ballots: source(es), Result: resultBefore, Order: order(otherTx, l1)}, false, KindOrder, 5, 2},
+		{"late write of other bytes than the stored ballot", Ledger{Ballots: source(es), Result: resultBefore, Order: order(otherBytes, l1)}, false, KindOrder, 5, 2},
+		{"a ballot key written twice after the result", Ledger{Ballots: source(es), Result: resultBefore, Order: order(l0, l1, l1)}, false, KindOrder, 4, 3},
+		{"a ballot key deleted after the result", Ledger{Ballots: source(before), Result: resultBefore, Order: order(deleted)}, false, KindOrder, 4, 1},
+		{"an undecodable late write the listing did not see", Ledger{Ballots: source(before), Result: resultBefore, Order: order(garbled)}, false, KindBallotDecode, 4, 1},
 		{"commit order unreadable", Ledger{Ballots: source(es), Result: resultBefore, Order: func() (*CommitOrder, error) { return nil, errors.New("qscc: access denied") }}, false, KindSource, 6, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,28 +71,51 @@ func TestAuditLateBallots(t *testing.T) {
 				t.Errorf("Counted = %d, want %d", rep.Counted, tc.wantCount)
 			}
 			if n := strings.Count(out.String(), "\n  LATE "); n != tc.wantLate {
-				t.Errorf("report lists %d late ballots, want %d\n%s", n, tc.wantLate, out.String())
+				t.Errorf("report lists %d late writes, want %d\n%s", n, tc.wantLate, out.String())
 			}
-			if tc.wantOK && tc.wantLate > 0 && !strings.Contains(out.String(), "not counted") {
-				t.Errorf("report does not say the late ballots are not counted\n%s", out.String())
+			if tc.wantOK && tc.wantLate > 0 && !strings.Contains(out.String(), "RESULT: PASS (2 ballot(s) committed after the result, not counted)") {
+				t.Errorf("the PASS line does not say that late ballots were left out\n%s", out.String())
 			}
 		})
 	}
 }
 
 // A late ballot is checked like any other: one that fails its checks is a
-// failure even though it is not counted.
+// failure even though it is not counted, whether or not the listing saw it.
 func TestAuditLateInvalidBallot(t *testing.T) {
 	w := getWorld(t)
 	es := w.entries()
 	bad := mutate(w.ballots[5], w.voters[5], func(b *election.Ballot) { b.Token[0] ^= 1 })
 	es[5] = entry(bad)
-	l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(es), Result: w.result(t, es[:5]),
-		Order: func() (*CommitOrder, error) {
-			return &CommitOrder{ResultBlock: 3, Late: []LateBallot{{Entry: es[5], Block: 4}}}, nil
-		}}
+	result := w.result(t, es[:5])
+	for _, tc := range []struct {
+		name   string
+		listed []election.BallotEntry
+	}{
+		{"seen by the listing", es},
+		{"committed after the listing", es[:5]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(tc.listed), Result: result,
+				Order: func() (*CommitOrder, error) {
+					return &CommitOrder{ResultBlock: 3, ResultValue: result, Late: []LateBallot{{Entry: es[5], Block: 4}}}, nil
+				}}
+			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
+			if rep.OK() || countKind(rep.Failures, KindBallotInvalid) != 1 || len(rep.Failures) != 1 {
+				t.Fatalf("want exactly one BALLOT_INVALID failure, got %v", rep.Failures)
+			}
+		})
+	}
+}
+
+// With no result there is nothing to order against: the blocks are not read.
+func TestAuditNoResultDoesNotReadOrder(t *testing.T) {
+	w := getWorld(t)
+	called := false
+	l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(w.entries()),
+		Order: func() (*CommitOrder, error) { called = true; return &CommitOrder{}, nil }}
 	rep := Run(&l, Options{Workers: 2, BatchSize: 2})
-	if rep.OK() || countKind(rep.Failures, KindBallotInvalid) != 1 || countKind(rep.Failures, KindResultCount) != 0 {
-		t.Fatalf("want exactly one BALLOT_INVALID failure and a matching count, got %v", rep.Failures)
+	if called || countKind(rep.Failures, KindResultMissing) != 1 {
+		t.Fatalf("order read: %v; failures %v", called, rep.Failures)
 	}
 }

@@ -32,7 +32,7 @@ func (r *Report) Write(w io.Writer) {
 	if o := r.Order; o != nil {
 		fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
 		if len(o.Late) > 0 {
-			fmt.Fprintf(w, "  late ballots:    endorsed in the window but submitted after the tally; checked, and not counted (a ballot counts if it committed before the result)\n")
+			fmt.Fprintf(w, "  late ballots:    committed after the result, so not counted (a ballot counts if it committed before the result); each is checked like any other\n")
 			for _, lb := range o.Late {
 				fmt.Fprintf(w, "  LATE %s, block %d\n", subject(lb.Entry), lb.Block)
 			}
@@ -61,8 +61,9 @@ func (r *Report) Write(w io.Writer) {
 	}
 	if r.Order != nil && len(r.Order.Late) > 0 {
 		fmt.Fprintf(w, "  checks:          every ballot, the product of the %d committed before the result, the decryption and the counts verify\n", r.Counted)
-	} else {
-		fmt.Fprintln(w, "  checks:          every ballot, the product, the decryption and the counts verify")
+		fmt.Fprintf(w, "RESULT: PASS (%d ballot(s) committed after the result, not counted)\n", len(r.Order.Late))
+		return
 	}
+	fmt.Fprintln(w, "  checks:          every ballot, the product, the decryption and the counts verify")
 	fmt.Fprintln(w, "RESULT: PASS")
 }

@@ -14,9 +14,14 @@
 package chain
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/asn1"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/hyperledger/fabric-protos-go-apiv2/common"
@@ -43,13 +48,40 @@ type Tx struct {
 
 // Block is a decoded block.
 type Block struct {
-	Number uint64
-	Txs    []Tx
+	Number       uint64
+	Hash         []byte // hash of this block's header: the next block's PreviousHash
+	PreviousHash []byte
+	Txs          []Tx
+}
+
+// headerHash is Fabric's block header hash: SHA-256 of the DER encoding of
+// (number, previous hash, data hash), as protoutil.BlockHeaderHash computes it.
+func headerHash(h *common.BlockHeader) ([]byte, error) {
+	der, err := asn1.Marshal(struct {
+		Number       *big.Int
+		PreviousHash []byte
+		DataHash     []byte
+	}{new(big.Int).SetUint64(h.Number), h.PreviousHash, h.DataHash})
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(der)
+	return sum[:], nil
+}
+
+// dataHash is Fabric's block data hash: SHA-256 of the concatenated envelopes.
+func dataHash(d *common.BlockData) []byte {
+	h := sha256.New()
+	for _, env := range d.Data {
+		h.Write(env)
+	}
+	return h.Sum(nil)
 }
 
 // ParseBlock decodes a marshalled common.Block (what qscc GetBlockByNumber
-// returns). It fails on any transaction it cannot decode rather than skip
-// it: an auditor must not miss a write because of an unexpected encoding.
+// returns) and checks that its header's data hash covers its transactions.
+// It fails on any transaction it cannot decode rather than skip it: an
+// auditor must not miss a write because of an unexpected encoding.
 func ParseBlock(raw []byte) (*Block, error) {
 	var b common.Block
 	if err := proto.Unmarshal(raw, &b); err != nil {
@@ -58,7 +90,14 @@ func ParseBlock(raw []byte) (*Block, error) {
 	if b.Header == nil || b.Data == nil {
 		return nil, errors.New("block has no header or no data")
 	}
-	out := &Block{Number: b.Header.Number, Txs: make([]Tx, len(b.Data.Data))}
+	if !bytes.Equal(dataHash(b.Data), b.Header.DataHash) {
+		return nil, fmt.Errorf("block %d: the header's data hash does not match the transactions", b.Header.Number)
+	}
+	hash, err := headerHash(b.Header)
+	if err != nil {
+		return nil, fmt.Errorf("block %d: hashing the header: %w", b.Header.Number, err)
+	}
+	out := &Block{Number: b.Header.Number, Hash: hash, PreviousHash: b.Header.PreviousHash, Txs: make([]Tx, len(b.Data.Data))}
 	var filter []byte
 	if md := b.Metadata; md != nil && len(md.Metadata) > int(common.BlockMetadataIndex_TRANSACTIONS_FILTER) {
 		filter = md.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER]
@@ -148,19 +187,28 @@ type Located struct {
 	Index int // transaction index in the block
 }
 
-// ErrNotFound is returned by WritesAfter when no valid transaction wrote the marker key.
+// ErrNotFound is returned by WritesAfter when no valid transaction wrote the
+// marker key after the floor key.
 var ErrNotFound = errors.New("no valid transaction wrote the key")
 
 // WritesAfter finds the last valid transaction that wrote key in namespace
-// ns, and returns it and every valid write in ns whose key starts with prefix
-// committed after it (later in its block or in a later block), oldest first.
-// It reads from the tip backwards, so its cost is the number of blocks since
-// that transaction, not the length of the chain.
-func WritesAfter(ctx context.Context, r Reader, ns, key, prefix string) (marker Located, after []Located, err error) {
+// ns, and returns that write and every valid write in ns whose key starts
+// with prefix committed after it (later in its block or in a later block),
+// oldest first. It reads from the tip backwards, so its cost is the number
+// of blocks since that transaction, not the length of the chain; it gives
+// up with ErrNotFound at the valid write of floor (the election's manifest:
+// nothing of the election can precede it), or at the genesis block.
+//
+// Each block it reads must hash to the next one's PreviousHash, so the
+// blocks it returns writes from are one unbroken chain ending at the tip
+// the peer reported. The peer is still trusted for that tip and for the
+// transactions filter, which no hash covers.
+func WritesAfter(ctx context.Context, r Reader, ns, key, prefix, floor string) (marker Located, after []Located, err error) {
 	h, err := r.Height(ctx)
 	if err != nil {
 		return Located{}, nil, fmt.Errorf("reading the chain height: %w", err)
 	}
+	var wantHash []byte // PreviousHash of the block read before (the next one up)
 	for n := h; n > 0; n-- {
 		num := n - 1
 		raw, err := r.Block(ctx, num)
@@ -174,27 +222,38 @@ func WritesAfter(ctx context.Context, r Reader, ns, key, prefix string) (marker 
 		if b.Number != num {
 			return Located{}, nil, fmt.Errorf("asked for block %d, got block %d", num, b.Number)
 		}
+		if wantHash != nil && !bytes.Equal(b.Hash, wantHash) {
+			return Located{}, nil, fmt.Errorf("block %d does not hash to block %d's previous hash: the blocks are not one chain", num, num+1)
+		}
+		wantHash = b.PreviousHash
 		for i := len(b.Txs) - 1; i >= 0; i-- {
 			tx := b.Txs[i]
 			if !tx.Valid {
 				continue
 			}
-			var found *Write
+			var found, atFloor bool
+			var foundW Write
 			var inTx []Located
 			for _, w := range tx.Writes {
 				if w.Namespace != ns {
 					continue
 				}
-				if w.Key == key {
-					found = &w
-				} else if strings.HasPrefix(w.Key, prefix) {
+				switch {
+				case w.Key == key:
+					found, foundW = true, w
+				case w.Key == floor:
+					atFloor = true
+				case strings.HasPrefix(w.Key, prefix):
 					inTx = append(inTx, Located{Write: w, TxID: tx.ID, Block: num, Index: i})
 				}
 			}
-			if found != nil {
+			if found {
 				// Writes made by the marker's own transaction are not "after" it.
-				reverse(after)
-				return Located{Write: *found, TxID: tx.ID, Block: num, Index: i}, after, nil
+				slices.Reverse(after)
+				return Located{Write: foundW, TxID: tx.ID, Block: num, Index: i}, after, nil
+			}
+			if atFloor {
+				return Located{}, nil, ErrNotFound
 			}
 			for j := len(inTx) - 1; j >= 0; j-- {
 				after = append(after, inTx[j])
@@ -202,10 +261,4 @@ func WritesAfter(ctx context.Context, r Reader, ns, key, prefix string) (marker 
 		}
 	}
 	return Located{}, nil, ErrNotFound
-}
-
-func reverse(s []Located) {
-	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
-		s[i], s[j] = s[j], s[i]
-	}
 }

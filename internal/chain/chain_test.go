@@ -1,4 +1,4 @@
-package chain
+package chain_test
 
 import (
 	"context"
@@ -8,92 +8,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabvote/fabvote/internal/chain"
+	"github.com/fabvote/fabvote/internal/chain/chaintest"
 	"github.com/hyperledger/fabric-protos-go-apiv2/common"
-	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/rwset"
-	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/rwset/kvrwset"
 	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
 	"google.golang.org/protobuf/proto"
 )
 
-// txSpec describes a synthetic transaction: an endorser transaction with
-// writes ("ns/key=value", "ns/key" with no "=" is a delete), or a config
-// transaction when config is set.
-type txSpec struct {
-	id     string
-	valid  bool
-	config bool
-	writes []string
-}
-
-func mustMarshal(m proto.Message) []byte {
-	b, err := proto.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-func envelope(tx txSpec) []byte {
-	typ := common.HeaderType_ENDORSER_TRANSACTION
-	var data []byte
-	if tx.config {
-		typ = common.HeaderType_CONFIG
-		data = []byte("config")
-	} else {
-		byNS := map[string]*kvrwset.KVRWSet{}
-		var order []string
-		for _, w := range tx.writes {
-			ns, rest, _ := strings.Cut(w, "/")
-			key, value, hasValue := strings.Cut(rest, "=")
-			if byNS[ns] == nil {
-				byNS[ns] = &kvrwset.KVRWSet{}
-				order = append(order, ns)
-			}
-			byNS[ns].Writes = append(byNS[ns].Writes, &kvrwset.KVWrite{Key: key, Value: []byte(value), IsDelete: !hasValue})
-		}
-		rws := &rwset.TxReadWriteSet{DataModel: rwset.TxReadWriteSet_KV}
-		for _, ns := range order {
-			rws.NsRwset = append(rws.NsRwset, &rwset.NsReadWriteSet{Namespace: ns, Rwset: mustMarshal(byNS[ns])})
-		}
-		action := &peer.ChaincodeAction{Results: mustMarshal(rws)}
-		prp := &peer.ProposalResponsePayload{ProposalHash: []byte{1}, Extension: mustMarshal(action)}
-		actionPayload := &peer.ChaincodeActionPayload{Action: &peer.ChaincodeEndorsedAction{ProposalResponsePayload: mustMarshal(prp)}}
-		data = mustMarshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: mustMarshal(actionPayload)}}})
-	}
-	ch := &common.ChannelHeader{Type: int32(typ), TxId: tx.id, ChannelId: "fabvote"}
-	pl := &common.Payload{Header: &common.Header{ChannelHeader: mustMarshal(ch)}, Data: data}
-	return mustMarshal(&common.Envelope{Payload: mustMarshal(pl)})
-}
-
-func block(num uint64, txs ...txSpec) []byte {
-	b := &common.Block{Header: &common.BlockHeader{Number: num}, Data: &common.BlockData{}, Metadata: &common.BlockMetadata{Metadata: make([][]byte, 5)}}
-	filter := make([]byte, len(txs))
-	for i, tx := range txs {
-		b.Data.Data = append(b.Data.Data, envelope(tx))
-		if !tx.valid {
-			filter[i] = byte(peer.TxValidationCode_MVCC_READ_CONFLICT)
-		}
-	}
-	b.Metadata.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER] = filter
-	return mustMarshal(b)
-}
+type tx = chaintest.Tx
 
 func TestParseBlock(t *testing.T) {
-	raw := block(9,
-		txSpec{id: "cfg", valid: true, config: true},
-		txSpec{id: "t1", valid: true, writes: []string{"ballot/k1=v1", "lscc/x=y"}},
-		txSpec{id: "t2", valid: false, writes: []string{"ballot/k2=v2"}},
-		txSpec{id: "t3", valid: true, writes: []string{"ballot/k3"}},
+	prev := []byte("previous")
+	b := chaintest.Block(9, prev,
+		tx{ID: "cfg", Valid: true, Config: true},
+		tx{ID: "t1", Valid: true, Writes: []string{"ballot/k1=v1", "lscc/x=y"}},
+		tx{ID: "t2", Valid: false, Writes: []string{"ballot/k2=v2"}},
+		tx{ID: "t3", Valid: true, Writes: []string{"ballot/k3"}},
 	)
-	got, err := ParseBlock(raw)
+	got, err := chain.ParseBlock(chaintest.Marshal(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Block{Number: 9, Txs: []Tx{
+	want := &chain.Block{Number: 9, Hash: chaintest.HeaderHash(b.Header), PreviousHash: prev, Txs: []chain.Tx{
 		{ID: "cfg", Valid: true},
-		{ID: "t1", Valid: true, Writes: []Write{{Namespace: "ballot", Key: "k1", Value: []byte("v1")}, {Namespace: "lscc", Key: "x", Value: []byte("y")}}},
-		{ID: "t2", Valid: false, Writes: []Write{{Namespace: "ballot", Key: "k2", Value: []byte("v2")}}},
-		{ID: "t3", Valid: true, Writes: []Write{{Namespace: "ballot", Key: "k3", IsDelete: true}}},
+		{ID: "t1", Valid: true, Writes: []chain.Write{{Namespace: "ballot", Key: "k1", Value: []byte("v1")}, {Namespace: "lscc", Key: "x", Value: []byte("y")}}},
+		{ID: "t2", Valid: false, Writes: []chain.Write{{Namespace: "ballot", Key: "k2", Value: []byte("v2")}}},
+		{ID: "t3", Valid: true, Writes: []chain.Write{{Namespace: "ballot", Key: "k3", IsDelete: true}}},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ParseBlock:\n got %+v\nwant %+v", got, want)
@@ -101,48 +41,54 @@ func TestParseBlock(t *testing.T) {
 }
 
 func TestParseBlockRejects(t *testing.T) {
-	good := block(1, txSpec{id: "t1", valid: true, writes: []string{"ballot/k=v"}})
-	var b common.Block
-	if err := proto.Unmarshal(good, &b); err != nil {
-		t.Fatal(err)
-	}
-	with := func(f func(*common.Block)) []byte {
-		c := proto.Clone(&b).(*common.Block)
+	good := chaintest.Block(1, nil, tx{ID: "t1", Valid: true, Writes: []string{"ballot/k=v"}})
+	// with re-encodes a modified copy; rehash keeps the data hash right so
+	// that the check under test is the one that fails.
+	with := func(rehash bool, f func(*common.Block)) []byte {
+		c := proto.Clone(good).(*common.Block)
 		f(c)
-		return mustMarshal(c)
+		if rehash {
+			c.Header.DataHash = chaintest.DataHash(c.Data)
+		}
+		return chaintest.Marshal(c)
+	}
+	envelopeWith := func(typ common.HeaderType, data []byte) []byte {
+		ch := &common.ChannelHeader{Type: int32(typ), TxId: "t1"}
+		return chaintest.Marshal(&common.Envelope{Payload: chaintest.Marshal(&common.Payload{Header: &common.Header{ChannelHeader: chaintest.Marshal(ch)}, Data: data})})
+	}
+	actionWith := func(ap *peer.ChaincodeActionPayload) []byte {
+		return chaintest.Marshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: chaintest.Marshal(ap)}}})
 	}
 	for _, tc := range []struct {
 		name, want string
 		raw        []byte
 	}{
 		{"not a block", "does not decode", []byte{0xff, 0xff, 0xff}},
-		{"no header", "no header", with(func(c *common.Block) { c.Header = nil })},
-		{"filter shorter than the transactions", "transactions filter has 0 entries for 1", with(func(c *common.Block) {
+		{"no header", "no header", with(false, func(c *common.Block) { c.Header = nil })},
+		{"data hash does not cover the transactions", "data hash does not match", with(false, func(c *common.Block) {
+			c.Data.Data = append(c.Data.Data, chaintest.Envelope(tx{ID: "smuggled", Valid: true, Writes: []string{"ballot/x=y"}}))
+			c.Metadata.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER] = []byte{0, 0}
+		})},
+		{"filter shorter than the transactions", "transactions filter has 0 entries for 1", with(false, func(c *common.Block) {
 			c.Metadata.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER] = nil
 		})},
-		{"no metadata", "transactions filter", with(func(c *common.Block) { c.Metadata = nil })},
-		{"envelope garbage", "transaction 0: envelope", with(func(c *common.Block) { c.Data.Data[0] = []byte{0xff, 0xff} })},
-		{"payload without header", "payload has no header", with(func(c *common.Block) {
-			c.Data.Data[0] = mustMarshal(&common.Envelope{Payload: mustMarshal(&common.Payload{})})
+		{"no metadata", "transactions filter", with(false, func(c *common.Block) { c.Metadata = nil })},
+		{"envelope garbage", "transaction 0: envelope", with(true, func(c *common.Block) { c.Data.Data[0] = []byte{0xff, 0xff} })},
+		{"payload without header", "payload has no header", with(true, func(c *common.Block) {
+			c.Data.Data[0] = chaintest.Marshal(&common.Envelope{Payload: chaintest.Marshal(&common.Payload{})})
 		})},
-		{"read-write set garbage", "read-write set", with(func(c *common.Block) {
+		{"read-write set garbage", "read-write set", with(true, func(c *common.Block) {
 			action := &peer.ChaincodeAction{Results: []byte{0xff, 0xff}}
-			prp := &peer.ProposalResponsePayload{Extension: mustMarshal(action)}
-			actionPayload := &peer.ChaincodeActionPayload{Action: &peer.ChaincodeEndorsedAction{ProposalResponsePayload: mustMarshal(prp)}}
-			ch := &common.ChannelHeader{Type: int32(common.HeaderType_ENDORSER_TRANSACTION), TxId: "t1"}
-			pl := &common.Payload{Header: &common.Header{ChannelHeader: mustMarshal(ch)},
-				Data: mustMarshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: mustMarshal(actionPayload)}}})}
-			c.Data.Data[0] = mustMarshal(&common.Envelope{Payload: mustMarshal(pl)})
+			prp := &peer.ProposalResponsePayload{Extension: chaintest.Marshal(action)}
+			c.Data.Data[0] = envelopeWith(common.HeaderType_ENDORSER_TRANSACTION,
+				actionWith(&peer.ChaincodeActionPayload{Action: &peer.ChaincodeEndorsedAction{ProposalResponsePayload: chaintest.Marshal(prp)}}))
 		})},
-		{"action without endorsed action", "no endorsed action", with(func(c *common.Block) {
-			ch := &common.ChannelHeader{Type: int32(common.HeaderType_ENDORSER_TRANSACTION), TxId: "t1"}
-			pl := &common.Payload{Header: &common.Header{ChannelHeader: mustMarshal(ch)},
-				Data: mustMarshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: mustMarshal(&peer.ChaincodeActionPayload{})}}})}
-			c.Data.Data[0] = mustMarshal(&common.Envelope{Payload: mustMarshal(pl)})
+		{"action without endorsed action", "no endorsed action", with(true, func(c *common.Block) {
+			c.Data.Data[0] = envelopeWith(common.HeaderType_ENDORSER_TRANSACTION, actionWith(&peer.ChaincodeActionPayload{}))
 		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseBlock(tc.raw)
+			_, err := chain.ParseBlock(tc.raw)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ParseBlock: error %v, want one containing %q", err, tc.want)
 			}
@@ -150,107 +96,141 @@ func TestParseBlockRejects(t *testing.T) {
 	}
 }
 
-// chainOf is a Reader over a slice of marshalled blocks.
-type chainOf struct {
-	blocks [][]byte
-	reads  int
-	err    error // returned for every Block call when set
-}
-
-func (c *chainOf) Height(context.Context) (uint64, error) { return uint64(len(c.blocks)), nil }
-func (c *chainOf) Block(_ context.Context, n uint64) ([]byte, error) {
-	c.reads++
-	if c.err != nil {
-		return nil, c.err
-	}
-	return c.blocks[n], nil
-}
-
 const (
-	result = "\x00result\x00e1\x00"
-	prefix = "\x00ballot\x00e1\x00"
+	result   = "\x00result\x00e1\x00"
+	manifest = "\x00manifest\x00e1\x00"
+	prefix   = "\x00ballot\x00e1\x00"
 )
 
 func ballot(voter string) string { return "ballot/" + prefix + voter + "\x00=rec-" + voter }
 
+func writesAfter(c *chaintest.Chain) (chain.Located, []chain.Located, error) {
+	return chain.WritesAfter(context.Background(), c, "ballot", result, prefix, manifest)
+}
+
+// describe renders located writes as "tx@block.index:voter".
+func describe(ls []chain.Located) []string {
+	var out []string
+	for _, w := range ls {
+		out = append(out, fmt.Sprintf("%s@%d.%d:%s", w.TxID, w.Block, w.Index, strings.TrimSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")))
+	}
+	return out
+}
+
 func TestWritesAfter(t *testing.T) {
-	c := &chainOf{blocks: [][]byte{
-		block(0, txSpec{id: "genesis", valid: true, config: true}),
-		block(1, txSpec{id: "b1", valid: true, writes: []string{ballot("v1")}}),
-		block(2,
-			txSpec{id: "b2", valid: true, writes: []string{ballot("v2")}},                              // before the result in its block
-			txSpec{id: "res", valid: true, writes: []string{"ballot/" + result + "=R", ballot("own")}}, // the marker
-			txSpec{id: "b3", valid: true, writes: []string{ballot("v3")}},                              // after, same block
-			txSpec{id: "b3x", valid: false, writes: []string{ballot("v3x")}},                           // invalid: never reached the state
-		),
-		block(3,
-			txSpec{id: "bad-result", valid: false, writes: []string{"ballot/" + result + "=forged"}}, // invalid: not the marker
-			txSpec{id: "other-ns", valid: true, writes: []string{"other/" + prefix + "v4\x00=x"}},
-			txSpec{id: "other-election", valid: true, writes: []string{"ballot/\x00ballot\x00e10\x00v5\x00=x"}},
-			txSpec{id: "b6", valid: true, writes: []string{ballot("v6"), ballot("v7")}},
-		),
-		block(4, txSpec{id: "cfg", valid: true, config: true}),
-	}}
-	marker, after, err := WritesAfter(context.Background(), c, "ballot", result, prefix)
+	c := chaintest.NewChain(
+		[]tx{{ID: "genesis", Valid: true, Config: true}},
+		[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}, {ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+		[]tx{
+			{ID: "b2", Valid: true, Writes: []string{ballot("v2")}},                              // before the result in its block
+			{ID: "res", Valid: true, Writes: []string{"ballot/" + result + "=R", ballot("own")}}, // the marker
+			{ID: "b3", Valid: true, Writes: []string{ballot("v3")}},                              // after, same block
+			{ID: "b3x", Valid: false, Writes: []string{ballot("v3x")}},                           // invalid: never reached the state
+		},
+		[]tx{
+			{ID: "bad-result", Valid: false, Writes: []string{"ballot/" + result + "=forged"}}, // invalid: not the marker
+			{ID: "other-ns", Valid: true, Writes: []string{"other/" + prefix + "v4\x00=x"}},
+			{ID: "other-election", Valid: true, Writes: []string{"ballot/\x00ballot\x00e10\x00v5\x00=x"}},
+			{ID: "b6", Valid: true, Writes: []string{ballot("v6"), ballot("v7")}},
+		},
+		[]tx{{ID: "cfg", Valid: true, Config: true}},
+	)
+	marker, after, err := writesAfter(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if marker.TxID != "res" || marker.Block != 2 || marker.Index != 1 || string(marker.Value) != "R" {
 		t.Fatalf("marker = %+v, want tx res at block 2, index 1, value R", marker)
 	}
-	var got []string
-	for _, w := range after {
-		got = append(got, fmt.Sprintf("%s@%d.%d:%s", w.TxID, w.Block, w.Index, strings.TrimSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")))
-	}
-	want := []string{"b3@2.2:v3", "b6@3.3:v6", "b6@3.3:v7"}
-	if !reflect.DeepEqual(got, want) {
+	if got, want := describe(after), []string{"b3@2.2:v3", "b6@3.3:v6", "b6@3.3:v7"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("writes after the result: got %q, want %q", got, want)
 	}
-	if c.reads != 3 {
-		t.Errorf("read %d blocks, want 3 (the tip back to the result's block)", c.reads)
+	if c.Reads != 3 {
+		t.Errorf("read %d blocks, want 3 (the tip back to the result's block)", c.Reads)
+	}
+}
+
+// The marker is the last valid write of the key: a second result write
+// (which the contract refuses, but a colluding endorser set could commit)
+// is the one the ballots are ordered against.
+func TestWritesAfterLastMarkerWins(t *testing.T) {
+	c := chaintest.NewChain(
+		[]tx{{ID: "r1", Valid: true, Writes: []string{"ballot/" + result + "=R1"}}},
+		[]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+		[]tx{{ID: "r2", Valid: true, Writes: []string{"ballot/" + result + "=R2"}}, {ID: "b2", Valid: true, Writes: []string{ballot("v2"), ballot("v2")}}},
+	)
+	marker, after, err := writesAfter(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marker.TxID != "r2" || string(marker.Value) != "R2" {
+		t.Fatalf("marker = %+v, want the last result write r2", marker)
+	}
+	// A key written twice in one transaction is returned twice: the
+	// caller decides that it is tampering.
+	if got, want := describe(after), []string{"b2@2.1:v2", "b2@2.1:v2"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("writes after the result: got %q, want %q", got, want)
 	}
 }
 
 func TestWritesAfterErrors(t *testing.T) {
-	ctx := context.Background()
-	noResult := &chainOf{blocks: [][]byte{block(0, txSpec{id: "b1", valid: true, writes: []string{ballot("v1")}})}}
-	if _, _, err := WritesAfter(ctx, noResult, "ballot", result, prefix); !errors.Is(err, ErrNotFound) {
-		t.Errorf("no result on the chain: err %v, want ErrNotFound", err)
-	}
-	onlyInvalid := &chainOf{blocks: [][]byte{block(0, txSpec{id: "r", valid: false, writes: []string{"ballot/" + result + "=R"}})}}
-	if _, _, err := WritesAfter(ctx, onlyInvalid, "ballot", result, prefix); !errors.Is(err, ErrNotFound) {
-		t.Errorf("only an invalid result transaction: err %v, want ErrNotFound", err)
-	}
-	broken := &chainOf{blocks: [][]byte{nil}, err: errors.New("access denied")}
-	if _, _, err := WritesAfter(ctx, broken, "ballot", result, prefix); err == nil || !strings.Contains(err.Error(), "reading block 0: access denied") {
-		t.Errorf("reader failure: err %v", err)
-	}
-	misnumbered := &chainOf{blocks: [][]byte{block(5)}}
-	if _, _, err := WritesAfter(ctx, misnumbered, "ballot", result, prefix); err == nil || !strings.Contains(err.Error(), "asked for block 0, got block 5") {
-		t.Errorf("misnumbered block: err %v", err)
-	}
-	garbage := &chainOf{blocks: [][]byte{{0xff}}}
-	if _, _, err := WritesAfter(ctx, garbage, "ballot", result, prefix); err == nil || !strings.Contains(err.Error(), "does not decode") {
-		t.Errorf("undecodable block: err %v", err)
+	for _, tc := range []struct {
+		name  string
+		chain *chaintest.Chain
+		want  string // error text; "" means ErrNotFound
+		reads int    // blocks read before giving up (-1: do not check)
+	}{
+		{"empty chain", chaintest.NewChain(), "", 0},
+		{"no result on the chain", chaintest.NewChain([]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}}), "", 1},
+		{"only an invalid result transaction", chaintest.NewChain([]tx{{ID: "r", Valid: false, Writes: []string{"ballot/" + result + "=R"}}}), "", 1},
+		{"stops at the election's manifest", chaintest.NewChain(
+			[]tx{{ID: "old", Valid: true, Writes: []string{"ballot/" + result + "=R"}}},
+			[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}},
+			[]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+		), "", 2},
+		{"reader failure", &chaintest.Chain{Blocks: [][]byte{nil}, Err: errors.New("access denied")}, "reading block 0: access denied", -1},
+		{"misnumbered block", &chaintest.Chain{Blocks: [][]byte{chaintest.Marshal(chaintest.Block(5, nil))}}, "asked for block 0, got block 5", -1},
+		{"undecodable block", &chaintest.Chain{Blocks: [][]byte{{0xff}}}, "does not decode", -1},
+		{"broken hash chain", func() *chaintest.Chain {
+			c := chaintest.NewChain([]tx{{ID: "b0", Valid: true, Writes: []string{ballot("v0")}}}, []tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}})
+			c.Blocks[0] = chaintest.Marshal(chaintest.Block(0, nil, tx{ID: "swapped", Valid: true, Writes: []string{"ballot/" + result + "=R"}}))
+			return c
+		}(), "block 0 does not hash to block 1's previous hash", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := writesAfter(tc.chain)
+			if tc.want == "" {
+				if !errors.Is(err, chain.ErrNotFound) {
+					t.Fatalf("err %v, want ErrNotFound", err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one containing %q", err, tc.want)
+			}
+			if tc.reads >= 0 && tc.chain.Reads != tc.reads {
+				t.Errorf("read %d blocks, want %d", tc.chain.Reads, tc.reads)
+			}
+		})
 	}
 }
 
 func FuzzParseBlock(f *testing.F) {
-	f.Add(block(1, txSpec{id: "t1", valid: true, writes: []string{"ballot/k=v", "ballot/d"}}))
-	f.Add(block(0, txSpec{id: "c", valid: true, config: true}))
+	f.Add(chaintest.Marshal(chaintest.Block(1, nil, tx{ID: "t1", Valid: true, Writes: []string{"ballot/k=v", "ballot/d"}})))
+	f.Add(chaintest.Marshal(chaintest.Block(0, nil, tx{ID: "c", Valid: true, Config: true})))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		b, err := ParseBlock(raw)
+		b, err := chain.ParseBlock(raw)
 		if err != nil {
 			return
 		}
-		// A block that decodes re-encodes to one that decodes the same.
 		var pb common.Block
 		if err := proto.Unmarshal(raw, &pb); err != nil {
 			t.Fatalf("ParseBlock accepted bytes proto rejects: %v", err)
 		}
 		if len(b.Txs) != len(pb.Data.Data) {
 			t.Fatalf("%d transactions decoded from a block of %d", len(b.Txs), len(pb.Data.Data))
+		}
+		if !reflect.DeepEqual(chaintest.DataHash(pb.Data), pb.Header.DataHash) || !reflect.DeepEqual(b.Hash, chaintest.HeaderHash(pb.Header)) {
+			t.Fatal("ParseBlock accepted a block whose hashes do not check out")
 		}
 	})
 }

@@ -163,37 +163,44 @@ func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Rec
 }
 
 // CommitOrder returns, for audit.Ledger.Order, a reader of when the
-// election's result committed and which of its ballots committed after it.
-// It reads blocks through qscc from the tip back to the result's block, so
-// its cost is the number of blocks since the result.
+// election's result committed and which of its ballot keys were written
+// after it. It reads blocks through qscc from the tip back to the result's
+// block, so its cost is the number of blocks since the result.
 func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*audit.CommitOrder, error) {
 	return func() (*audit.CommitOrder, error) {
-		prefix := election.LedgerKey(election.ObjBallot, electionID)
-		marker, after, err := chain.WritesAfter(ctx, c.Conn, c.Conn.Chaincode(), election.LedgerKey(election.ObjResult, electionID), prefix)
-		if err != nil {
-			if errors.Is(err, chain.ErrNotFound) {
-				return nil, fmt.Errorf("no block holds a valid write of election %q's result", electionID)
-			}
-			return nil, err
-		}
-		o := &audit.CommitOrder{ResultBlock: marker.Block, ResultTxID: marker.TxID}
-		for _, w := range after {
-			if w.IsDelete {
-				// The contract never deletes a ballot. If a deletion
-				// committed anyway, the ballot is missing from the
-				// listing and the count check fails; there is nothing
-				// late to subtract.
-				continue
-			}
-			e := election.BallotEntry{
-				VoterKeyHash: strings.TrimSuffix(strings.TrimPrefix(w.Key, prefix), "\x00"),
-				TxID:         w.TxID,
-			}
-			if rec, err := election.ParseRecord(w.Value); err == nil {
-				e.Ballot = rec.Ballot
-			} // else: an undecodable value; the audit reports the ballot as not decoding
-			o.Late = append(o.Late, audit.LateBallot{Entry: e, Block: w.Block})
-		}
-		return o, nil
+		return commitOrder(ctx, c.Conn, c.Conn.Chaincode(), electionID)
 	}
+}
+
+func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*audit.CommitOrder, error) {
+	prefix := election.LedgerKey(election.ObjBallot, electionID)
+	marker, after, err := chain.WritesAfter(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
+		election.LedgerKey(election.ObjManifest, electionID))
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, fmt.Errorf("no block after election %q's manifest holds a valid write of its result", electionID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if marker.IsDelete {
+		return nil, fmt.Errorf("the last write of election %q's result key (tx %s, block %d) deletes it", electionID, marker.TxID, marker.Block)
+	}
+	o := &audit.CommitOrder{ResultBlock: marker.Block, ResultTxID: marker.TxID, ResultValue: marker.Value}
+	for _, w := range after {
+		// Ballot keys have exactly one attribute after the election id.
+		vkh, ok := strings.CutSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")
+		if !ok || strings.Contains(vkh, "\x00") {
+			return nil, fmt.Errorf("block %d, tx %s writes key %q under election %q's ballots, which is not a ballot key", w.Block, w.TxID, w.Key, electionID)
+		}
+		lb := audit.LateBallot{Entry: election.BallotEntry{VoterKeyHash: vkh, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
+		if !w.IsDelete {
+			// An undecodable record leaves Ballot empty: the audit then
+			// reports it as not decoding, or as not the ballot the state holds.
+			if rec, err := election.ParseRecord(w.Value); err == nil {
+				lb.Entry.Ballot = rec.Ballot
+			}
+		}
+		o.Late = append(o.Late, lb)
+	}
+	return o, nil
 }

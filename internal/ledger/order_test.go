@@ -1,0 +1,84 @@
+package ledger
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/chain/chaintest"
+)
+
+type tx = chaintest.Tx
+
+var (
+	resultKey   = election.LedgerKey(election.ObjResult, "e1")
+	manifestKey = election.LedgerKey(election.ObjManifest, "e1")
+)
+
+func ballotWrite(vkh string, rec []byte) string {
+	return "ballot/" + election.LedgerKey(election.ObjBallot, "e1", vkh) + "=" + string(rec)
+}
+
+func TestCommitOrder(t *testing.T) {
+	vkh := strings.Repeat("ab", 32)
+	rec := (&election.Record{TxID: "late-tx", Ballot: []byte("ballot bytes")}).Marshal()
+	c := chaintest.NewChain(
+		[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=M"}}},
+		[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
+		[]tx{
+			{ID: "late-tx", Valid: true, Writes: []string{ballotWrite(vkh, rec)}},
+			{ID: "del-tx", Valid: true, Writes: []string{"ballot/" + election.LedgerKey(election.ObjBallot, "e1", "cd")}},
+			{ID: "junk-tx", Valid: true, Writes: []string{ballotWrite("ef", []byte{0x09})}},
+		},
+	)
+	o, err := commitOrder(context.Background(), c, "ballot", "e1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ResultBlock != 1 || o.ResultTxID != "res" || string(o.ResultValue) != "R" || len(o.Late) != 3 {
+		t.Fatalf("commit order %+v", o)
+	}
+	if e := o.Late[0]; e.Entry.VoterKeyHash != vkh || e.Entry.TxID != "late-tx" || string(e.Entry.Ballot) != "ballot bytes" || e.Block != 2 || e.Deleted {
+		t.Errorf("late ballot %+v", e)
+	}
+	if e := o.Late[1]; e.Entry.VoterKeyHash != "cd" || !e.Deleted {
+		t.Errorf("deletion %+v", e)
+	}
+	if e := o.Late[2]; e.Entry.VoterKeyHash != "ef" || e.Entry.Ballot != nil {
+		t.Errorf("undecodable record %+v: want no ballot bytes", e)
+	}
+}
+
+func TestCommitOrderErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		chain *chaintest.Chain
+		want  string
+	}{
+		{"no result after the manifest", chaintest.NewChain(
+			[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=M"}}},
+		), `no block after election "e1"'s manifest holds a valid write of its result`},
+		{"the result key deleted", chaintest.NewChain(
+			[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
+			[]tx{{ID: "del", Valid: true, Writes: []string{"ballot/" + resultKey}}},
+		), "(tx del, block 1) deletes it"},
+		{"a key under the ballot prefix with an extra attribute", chaintest.NewChain(
+			[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
+			[]tx{{ID: "odd", Valid: true, Writes: []string{"ballot/" + election.LedgerKey(election.ObjBallot, "e1", "ab", "cd") + "=x"}}},
+		), "which is not a ballot key"},
+		{"a broken chain", func() *chaintest.Chain {
+			c := chaintest.NewChain([]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}}, []tx{{ID: "b", Valid: true}})
+			c.Blocks[0] = chaintest.Marshal(chaintest.Block(0, []byte("elsewhere")))
+			return c
+		}(), "not one chain"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := commitOrder(ctx, tc.chain, "ballot", "e1")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
