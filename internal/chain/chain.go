@@ -54,23 +54,25 @@ type Block struct {
 	Txs          []Tx
 }
 
-// headerHash is Fabric's block header hash: SHA-256 of the DER encoding of
-// (number, previous hash, data hash), as protoutil.BlockHeaderHash computes it.
-func headerHash(h *common.BlockHeader) ([]byte, error) {
+// HeaderHash is Fabric's block header hash (protoutil.BlockHeaderHash):
+// SHA-256 of the DER encoding of (number, previous hash, data hash). The
+// next block's PreviousHash carries it.
+func HeaderHash(h *common.BlockHeader) []byte {
 	der, err := asn1.Marshal(struct {
 		Number       *big.Int
 		PreviousHash []byte
 		DataHash     []byte
 	}{new(big.Int).SetUint64(h.Number), h.PreviousHash, h.DataHash})
 	if err != nil {
-		return nil, err
+		panic(err) // a big.Int and two byte slices always encode
 	}
 	sum := sha256.Sum256(der)
-	return sum[:], nil
+	return sum[:]
 }
 
-// dataHash is Fabric's block data hash: SHA-256 of the concatenated envelopes.
-func dataHash(d *common.BlockData) []byte {
+// DataHash is Fabric's block data hash (protoutil.BlockDataHash): SHA-256
+// of the concatenated envelopes. The header's DataHash must equal it.
+func DataHash(d *common.BlockData) []byte {
 	h := sha256.New()
 	for _, env := range d.Data {
 		h.Write(env)
@@ -90,14 +92,10 @@ func ParseBlock(raw []byte) (*Block, error) {
 	if b.Header == nil || b.Data == nil {
 		return nil, errors.New("block has no header or no data")
 	}
-	if !bytes.Equal(dataHash(b.Data), b.Header.DataHash) {
+	if !bytes.Equal(DataHash(b.Data), b.Header.DataHash) {
 		return nil, fmt.Errorf("block %d: the header's data hash does not match the transactions", b.Header.Number)
 	}
-	hash, err := headerHash(b.Header)
-	if err != nil {
-		return nil, fmt.Errorf("block %d: hashing the header: %w", b.Header.Number, err)
-	}
-	out := &Block{Number: b.Header.Number, Hash: hash, PreviousHash: b.Header.PreviousHash, Txs: make([]Tx, len(b.Data.Data))}
+	out := &Block{Number: b.Header.Number, Hash: HeaderHash(b.Header), PreviousHash: b.Header.PreviousHash, Txs: make([]Tx, len(b.Data.Data))}
 	var filter []byte
 	if md := b.Metadata; md != nil && len(md.Metadata) > int(common.BlockMetadataIndex_TRANSACTIONS_FILTER) {
 		filter = md.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER]

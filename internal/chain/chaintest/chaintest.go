@@ -5,14 +5,11 @@
 package chaintest
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/asn1"
 	"fmt"
-	"math/big"
 	"strings"
 
+	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/hyperledger/fabric-protos-go-apiv2/common"
 	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/rwset"
 	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/rwset/kvrwset"
@@ -89,24 +86,10 @@ func Block(num uint64, prev []byte, txs ...Tx) *common.Block {
 }
 
 // DataHash is the header's data hash of d.
-func DataHash(d *common.BlockData) []byte {
-	sum := sha256.Sum256(bytes.Join(d.Data, nil))
-	return sum[:]
-}
+func DataHash(d *common.BlockData) []byte { return chain.DataHash(d) }
 
 // HeaderHash is the hash the next block's PreviousHash must carry.
-func HeaderHash(h *common.BlockHeader) []byte {
-	der, err := asn1.Marshal(struct {
-		Number       *big.Int
-		PreviousHash []byte
-		DataHash     []byte
-	}{new(big.Int).SetUint64(h.Number), h.PreviousHash, h.DataHash})
-	if err != nil {
-		panic(err)
-	}
-	sum := sha256.Sum256(der)
-	return sum[:]
-}
+func HeaderHash(h *common.BlockHeader) []byte { return chain.HeaderHash(h) }
 
 // Chain is a chain.Reader over blocks numbered from 0, each linked to the
 // one before. Reads counts Block calls; Err, if set, fails every Block call.
