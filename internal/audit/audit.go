@@ -8,7 +8,9 @@
 // of its own voter key, belongs to the election, carries a valid authority
 // token, voter signature and validity proof, and no voter key appears twice;
 // the product of the valid ciphertexts equals the published product; the
-// published ballot count equals the number of valid ballots; and the
+// published ballot count equals the number of valid ballots (both over the
+// ballots committed before the result, when Ledger.Order reads the blocks:
+// see CommitOrder); and the
 // decryption (single-key proof or trustees' partial decryptions) and the
 // counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
