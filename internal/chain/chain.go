@@ -138,25 +138,32 @@ func parseTx(raw []byte) (Tx, error) {
 	if err := proto.Unmarshal(pl.Data, &t); err != nil {
 		return Tx{}, fmt.Errorf("transaction %s: %w", tx.ID, err)
 	}
+	// Each layer of an endorser transaction wraps the next in bytes.
+	in := func(b []byte, m proto.Message, what string) error {
+		if err := proto.Unmarshal(b, m); err != nil {
+			return fmt.Errorf("transaction %s: %s: %w", tx.ID, what, err)
+		}
+		return nil
+	}
 	for _, a := range t.Actions {
 		var actionPayload peer.ChaincodeActionPayload
-		if err := proto.Unmarshal(a.Payload, &actionPayload); err != nil {
-			return Tx{}, fmt.Errorf("transaction %s: chaincode action payload: %w", tx.ID, err)
+		if err := in(a.Payload, &actionPayload, "chaincode action payload"); err != nil {
+			return Tx{}, err
 		}
 		if actionPayload.Action == nil {
 			return Tx{}, fmt.Errorf("transaction %s: no endorsed action", tx.ID)
 		}
 		var prp peer.ProposalResponsePayload
-		if err := proto.Unmarshal(actionPayload.Action.ProposalResponsePayload, &prp); err != nil {
-			return Tx{}, fmt.Errorf("transaction %s: proposal response payload: %w", tx.ID, err)
-		}
 		var ca peer.ChaincodeAction
-		if err := proto.Unmarshal(prp.Extension, &ca); err != nil {
-			return Tx{}, fmt.Errorf("transaction %s: chaincode action: %w", tx.ID, err)
-		}
 		var rws rwset.TxReadWriteSet
-		if err := proto.Unmarshal(ca.Results, &rws); err != nil {
-			return Tx{}, fmt.Errorf("transaction %s: read-write set: %w", tx.ID, err)
+		if err := in(actionPayload.Action.ProposalResponsePayload, &prp, "proposal response payload"); err != nil {
+			return Tx{}, err
+		}
+		if err := in(prp.Extension, &ca, "chaincode action"); err != nil {
+			return Tx{}, err
+		}
+		if err := in(ca.Results, &rws, "read-write set"); err != nil {
+			return Tx{}, err
 		}
 		for _, ns := range rws.NsRwset {
 			var kv kvrwset.KVRWSet
