@@ -14,10 +14,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base32"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
@@ -44,6 +46,7 @@ func CheckVoterID(id string) error {
 // header; blank lines and lines starting with '#' are ignored. name labels errors.
 func ParseRoll(r io.Reader, name string) (*Roll, error) {
 	roll := &Roll{codes: map[string][32]byte{}}
+	seen := map[[32]byte]string{}
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
@@ -60,14 +63,19 @@ func ParseRoll(r io.Reader, name string) (*Roll, error) {
 		if err := CheckVoterID(id); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if len(code) < 8 {
-			return nil, fmt.Errorf("%s:%d: code for %q is shorter than 8 characters", name, line, id)
+		if err := CheckCodeStrength(code); err != nil {
+			return nil, fmt.Errorf("%s:%d: code for %q: %w", name, line, id, err)
 		}
 		if _, dup := roll.codes[id]; dup {
 			return nil, fmt.Errorf("%s:%d: voter id %q appears twice", name, line, id)
 		}
+		digest := sha256.Sum256([]byte(code))
+		if other, dup := seen[digest]; dup {
+			return nil, fmt.Errorf("%s:%d: voter %q has the same code as %q: codes must be drawn at random for each voter", name, line, id, other)
+		}
+		seen[digest] = id
 		roll.ids = append(roll.ids, id)
-		roll.codes[id] = sha256.Sum256([]byte(code))
+		roll.codes[id] = digest
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -96,6 +104,27 @@ func (r *Roll) IDs() []string { return append([]string(nil), r.ids...) }
 
 // Has reports whether id is on the roll.
 func (r *Roll) Has(id string) bool { _, ok := r.codes[id]; return ok }
+
+// Digest identifies the roll: SHA-256 over its ids in sorted order, each with
+// its code's digest, under a versioned tag. The registration state stores it,
+// so a state is only ever used with the roll it was made for.
+func (r *Roll) Digest() [32]byte {
+	ids := r.IDs()
+	sort.Strings(ids)
+	h := sha256.New()
+	h.Write([]byte("fabvote/registrar/roll/v1\x00"))
+	var n [8]byte
+	for _, id := range ids {
+		binary.BigEndian.PutUint64(n[:], uint64(len(id)))
+		h.Write(n[:])
+		h.Write([]byte(id))
+		c := r.codes[id]
+		h.Write(c[:])
+	}
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
+}
 
 // Check reports whether code is id's code, in constant time.
 func (r *Roll) Check(id, code string) bool {

@@ -3,15 +3,13 @@ package registrar
 import (
 	"bytes"
 	"context"
-	"crypto"
-	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -50,11 +48,23 @@ type errorBody struct {
 // Server checks roll entries and issues tokens for one election.
 type Server struct {
 	ElectionID string
-	Signer     crypto.Signer
+	Issue      IssueFunc // makes a voter's token; the token format lives there
 	Roll       *Roll
-	State      *State
+	Store      *Store
+	Guard      *Guard      // rate limits and lockouts; required
 	Log        *log.Logger // nil: no request log
 }
+
+// refusal is a registration answered with an error status.
+type refusal struct {
+	status     int
+	retryAfter time.Duration // for 429
+	err        error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+
+func refuse(status int, err error) *refusal { return &refusal{status: status, err: err} }
 
 func (s *Server) logf(format string, args ...any) {
 	if s.Log != nil {
@@ -62,72 +72,134 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
+// logFailure logs a refused request unless failures are arriving faster than
+// the log rate; suppressed lines are counted in the next one.
+func (s *Server) logFailure(format string, args ...any) {
+	ok, suppressed := s.Guard.LogOK()
+	if !ok {
+		return
+	}
+	if suppressed > 0 {
+		format += fmt.Sprintf(" (%d more refusals not logged)", suppressed)
+	}
+	s.logf(format, args...)
+}
+
 // ServeHTTP implements POST /v1/register.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != Path {
-		writeErr(w, http.StatusNotFound, "no such endpoint %q; POST %s", r.URL.Path, Path)
+	if s.Guard == nil || s.Store == nil || s.Issue == nil || s.Roll == nil {
+		writeErr(w, http.StatusInternalServerError, "registration service is misconfigured")
 		return
+	}
+	ip := clientIP(r)
+	if wait, err := s.Guard.AllowIP(ip); err != nil {
+		s.answer(w, ip, "", nil, &refusal{status: http.StatusTooManyRequests, retryAfter: wait, err: err})
+		return
+	}
+	if rf := checkRoute(w, r); rf != nil {
+		s.Guard.Fail(ip, "")
+		s.answer(w, ip, "", nil, rf)
+		return
+	}
+	req, rf := readRequest(r)
+	if rf != nil {
+		s.Guard.Fail(ip, "")
+		s.answer(w, ip, "", nil, rf)
+		return
+	}
+	tok, rf := s.register(ip, req)
+	s.answer(w, ip, req.VoterID, tok, rf)
+}
+
+func checkRoute(w http.ResponseWriter, r *http.Request) *refusal {
+	if r.URL.Path != Path {
+		return refuse(http.StatusNotFound, fmt.Errorf("no such endpoint %q; POST %s", r.URL.Path, Path))
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeErr(w, http.StatusMethodNotAllowed, "method %s not allowed; use POST", r.Method)
-		return
+		return refuse(http.StatusMethodNotAllowed, fmt.Errorf("method %s not allowed; use POST", r.Method))
 	}
+	return nil
+}
+
+func readRequest(r *http.Request) (*Request, *refusal) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest+1))
 	if err != nil {
-		writeErr(w, http.StatusBadRequest, "reading request: %v", err)
-		return
+		return nil, refuse(http.StatusBadRequest, fmt.Errorf("reading request: %w", err))
 	}
 	if len(body) > maxRequest {
-		writeErr(w, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", maxRequest)
-		return
+		return nil, refuse(http.StatusRequestEntityTooLarge, fmt.Errorf("request body is larger than %d bytes", maxRequest))
 	}
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeErr(w, http.StatusBadRequest, "request is not valid JSON of {electionID, voterID, code, voterPub}: %v", err)
+		return nil, refuse(http.StatusBadRequest, fmt.Errorf("request is not valid JSON of {electionID, voterID, code, voterPub}: %w", err))
+	}
+	return &req, nil
+}
+
+// answer writes the token or the refusal, and logs it.
+func (s *Server) answer(w http.ResponseWriter, ip, voterID string, tok *Token, rf *refusal) {
+	if rf != nil {
+		s.logFailure("register %q from %s: refused (%d): %v", voterID, ip, rf.status, rf.err)
+		if rf.retryAfter > 0 {
+			w.Header().Set("Retry-After", fmt.Sprint(int(rf.retryAfter.Seconds()+0.999)))
+		}
+		writeErr(w, rf.status, "%v", rf.err)
 		return
 	}
-	status, tok, err := s.register(&req)
-	if err != nil {
-		s.logf("register %q: refused (%d): %v", req.VoterID, status, err)
-		writeErr(w, status, "%v", err)
-		return
-	}
-	s.logf("register %q: token issued", req.VoterID)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(tok)
 }
 
-func (s *Server) register(req *Request) (int, *Token, error) {
+// clientIP is the connection's remote address (no forwarding headers are
+// trusted: a client could set them to dodge its limit).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (s *Server) register(ip string, req *Request) (*Token, *refusal) {
 	if req.ElectionID != s.ElectionID {
-		return http.StatusNotFound, nil, fmt.Errorf("electionID %q: this service registers voters for %q", req.ElectionID, s.ElectionID)
+		s.Guard.Fail(ip, "")
+		return nil, refuse(http.StatusNotFound, fmt.Errorf("electionID %q: this service registers voters for %q", req.ElectionID, s.ElectionID))
 	}
 	if err := CheckVoterID(req.VoterID); err != nil {
-		return http.StatusBadRequest, nil, fmt.Errorf("voterID: %w", err)
+		s.Guard.Fail(ip, "")
+		return nil, refuse(http.StatusBadRequest, fmt.Errorf("voterID: %w", err))
 	}
 	if _, err := election.ParseVoterPub(req.VoterPub); err != nil {
-		return http.StatusBadRequest, nil, err
+		s.Guard.Fail(ip, "")
+		return nil, refuse(http.StatusBadRequest, err)
+	}
+	if wait, err := s.Guard.AllowVoter(req.VoterID); err != nil {
+		return nil, &refusal{status: http.StatusTooManyRequests, retryAfter: wait, err: err}
 	}
 	// One message for unknown ids and wrong codes, so the roll cannot be probed.
 	if !s.Roll.Check(req.VoterID, req.Code) {
-		return http.StatusForbidden, nil, errors.New("voterID or code is wrong")
+		s.Guard.Fail(ip, req.VoterID)
+		return nil, refuse(http.StatusForbidden, errors.New("voterID or code is wrong"))
 	}
-	reg, err := s.State.Claim(req.VoterID, func() (*Registration, error) {
-		tok, err := election.IssueToken(rand.Reader, s.Signer, s.ElectionID, req.VoterPub)
-		if err != nil {
-			return nil, err
-		}
-		return &Registration{VoterID: req.VoterID, VoterPub: req.VoterPub, Token: tok, Time: time.Now().UTC()}, nil
-	})
+	reg, err := s.Store.Register(req.VoterID, req.VoterPub, s.Issue)
 	switch {
 	case errors.Is(err, ErrUsed):
-		return http.StatusConflict, nil, fmt.Errorf("voterID %q: %w", req.VoterID, err)
+		s.Guard.Fail(ip, req.VoterID)
+		return nil, refuse(http.StatusConflict, fmt.Errorf("voterID %q: %w with another key", req.VoterID, err))
+	case errors.Is(err, ErrFull):
+		return nil, refuse(http.StatusConflict, err)
 	case err != nil:
-		return http.StatusInternalServerError, nil, err
+		return nil, refuse(http.StatusInternalServerError, err)
 	}
-	return http.StatusOK, &Token{ElectionID: s.ElectionID, VoterID: reg.VoterID, VoterPub: reg.VoterPub, Token: reg.Token}, nil
+	if reg.Replayed {
+		s.logf("register %q from %s: token sent again (retry with the same key)", req.VoterID, ip)
+	} else {
+		s.logf("register %q from %s: token issued", req.VoterID, ip)
+	}
+	return &Token{ElectionID: s.ElectionID, VoterID: reg.VoterID, VoterPub: reg.VoterPub, Token: reg.Token}, nil
 }
 
 func writeErr(w http.ResponseWriter, status int, format string, args ...any) {
@@ -147,7 +219,7 @@ func NewClient(url, caFile string) (*Client, error) {
 	if !strings.HasPrefix(url, "https://") {
 		return nil, fmt.Errorf("--url %q: registration is only offered over https://", url)
 	}
-	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
+	tlsConf := TLSConfig()
 	if caFile != "" {
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
