@@ -6,8 +6,8 @@ import (
 )
 
 func FuzzParseRoll(f *testing.F) {
-	f.Add("voter_id,code\nalice,ABCDEFGHIJ\nbob,KLMNOPQRST\n")
-	f.Add("# comment\n\nalice,12345678\n")
+	f.Add("voter_id,code\nalice,ABCDEFGHIJKLMNOPQRST\nbob,KLMNOPQRSTUVWXYZ2345\n")
+	f.Add("# comment\n\nalice,1234567890123456789012345\n")
 	f.Add("alice,short\n")
 	f.Add("a,b,c,d\n")
 	f.Fuzz(func(t *testing.T, data string) {

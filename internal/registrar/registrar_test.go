@@ -1,6 +1,7 @@
 package registrar
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -11,11 +12,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fabvote/fabvote/election"
 )
 
-func voterPub(t *testing.T) []byte {
+func voterPub(t testing.TB) []byte {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -28,17 +30,34 @@ func voterPub(t *testing.T) []byte {
 	return b
 }
 
-type fixture struct {
-	srv    *httptest.Server
-	client *Client
-	ea     *ecdsa.PrivateKey
-	state  string
-	codes  [][2]string
+// openLimits are limits no test of other behaviour reaches.
+func openLimits() Limits {
+	l := DefaultLimits()
+	l.IPRate, l.IPBurst, l.VoterRate, l.VoterBurst = 1e6, 1e6, 1e6, 1e6
+	l.IPFailures, l.VoterFailures = 1e6, 1e6
+	return l
 }
 
-func newFixture(t *testing.T, n int) *fixture {
+type fixture struct {
+	srv     *httptest.Server
+	client  *Client
+	ea      *ecdsa.PrivateKey
+	store   *Store
+	state   string
+	binding Binding
+	codes   [][2]string
+	log     *syncBuffer
+}
+
+func issuer(ea *ecdsa.PrivateKey, electionID string) IssueFunc {
+	return func(_ string, pub []byte) ([]byte, error) {
+		return election.IssueToken(rand.Reader, ea, electionID, pub)
+	}
+}
+
+// newRoll writes a roll of n voters and returns it with its plain codes.
+func newRoll(t testing.TB, dir string, n int) (*Roll, [][2]string) {
 	t.Helper()
-	dir := t.TempDir()
 	rollPath := filepath.Join(dir, "roll.csv")
 	if err := WriteNewRoll(rollPath, n, "voter-"); err != nil {
 		t.Fatal(err)
@@ -54,22 +73,45 @@ func newFixture(t *testing.T, n int) *fixture {
 	if roll.Len() != n || len(codes) != n {
 		t.Fatalf("roll has %d/%d voters, want %d", roll.Len(), len(codes), n)
 	}
-	ea, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	statePath := filepath.Join(dir, "state.json")
-	st, err := OpenState(statePath, "e1")
+	return roll, codes
+}
+
+func newFixture(t *testing.T, n int, limits Limits) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	roll, codes := newRoll(t, dir, n)
+	b, err := NewBinding("e1", []byte(`{"manifest":"e1"}`), uint64(n), roll)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Signer: ea, Roll: roll, State: st})
-	t.Cleanup(srv.Close)
-	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, ea: ea, state: statePath, codes: codes}
+	statePath := filepath.Join(dir, "state.db")
+	if err := InitStore(statePath, b); err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenStore(statePath, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := NewGuard(limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ea, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	var logBuf syncBuffer
+	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Issue: issuer(ea, "e1"), Roll: roll, Store: st, Guard: guard, Log: newTestLogger(&logBuf)})
+	t.Cleanup(func() { srv.Close(); st.Close() })
+	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, ea: ea, store: st, state: statePath, binding: b, codes: codes, log: &logBuf}
+}
+
+func (f *fixture) register(i int, code string, pub []byte) (*Token, error) {
+	return f.client.Register(context.Background(), &Request{ElectionID: "e1", VoterID: f.codes[i][0], Code: code, VoterPub: pub})
 }
 
 func TestRegister(t *testing.T) {
-	f := newFixture(t, 3)
+	f := newFixture(t, 3, openLimits())
 	pub := voterPub(t)
 	id, code := f.codes[0][0], f.codes[0][1]
-	tok, err := f.client.Register(context.Background(), &Request{ElectionID: "e1", VoterID: id, Code: code, VoterPub: pub})
+	tok, err := f.register(0, code, pub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +127,7 @@ func TestRegister(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{"code reused", Request{ElectionID: "e1", VoterID: id, Code: code, VoterPub: voterPub(t)}, "HTTP 409"},
+		{"code reused with another key", Request{ElectionID: "e1", VoterID: id, Code: code, VoterPub: voterPub(t)}, "HTTP 409"},
 		{"wrong code", Request{ElectionID: "e1", VoterID: f.codes[1][0], Code: "WRONGWRONGWRONG", VoterPub: pub}, "HTTP 403"},
 		{"unknown voter", Request{ElectionID: "e1", VoterID: "nobody", Code: f.codes[1][1], VoterPub: pub}, "voterID or code is wrong"},
 		{"other election", Request{ElectionID: "e2", VoterID: f.codes[1][0], Code: f.codes[1][1], VoterPub: pub}, "HTTP 404"},
@@ -101,24 +143,49 @@ func TestRegister(t *testing.T) {
 		})
 	}
 	// The wrong attempts above consumed nothing: voter 2 can still register.
-	if _, err := f.client.Register(context.Background(), &Request{ElectionID: "e1", VoterID: f.codes[1][0], Code: f.codes[1][1], VoterPub: pub}); err != nil {
+	if _, err := f.register(1, f.codes[1][1], pub); err != nil {
 		t.Fatalf("voter 2 after refused attempts: %v", err)
 	}
-	// The used codes survive a restart.
-	st, err := OpenState(f.state, "e1")
+	if n := f.store.Count(); n != 2 {
+		t.Fatalf("store counts %d tokens, want 2", n)
+	}
+}
+
+// TestRetrySameKeySameToken: a voter whose answer was lost asks again with the
+// same code and key and gets the very token that was stored; the count does
+// not move. Another key still gets 409.
+func TestRetrySameKeySameToken(t *testing.T) {
+	f := newFixture(t, 2, openLimits())
+	pub := voterPub(t)
+	first, err := f.register(0, f.codes[0][1], pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Count() != 2 {
-		t.Fatalf("persisted state holds %d registrations, want 2", st.Count())
+	for i := 0; i < 3; i++ {
+		again, err := f.register(0, f.codes[0][1], pub)
+		if err != nil {
+			t.Fatalf("retry %d: %v", i, err)
+		}
+		if !bytes.Equal(again.Token, first.Token) {
+			t.Fatalf("retry %d got another token: a second token was minted", i)
+		}
 	}
-	if _, err := OpenState(f.state, "other"); err == nil {
-		t.Fatal("state of election e1 opened for another election")
+	if _, err := f.register(0, f.codes[0][1], voterPub(t)); err == nil || !strings.Contains(err.Error(), "HTTP 409") {
+		t.Fatalf("same code, other key: err = %v, want HTTP 409", err)
+	}
+	if _, err := f.register(0, "AAAAAAAAAAAAAAAAAAAA", pub); err == nil || !strings.Contains(err.Error(), "HTTP 403") {
+		t.Fatalf("same key, wrong code: err = %v, want HTTP 403", err)
+	}
+	if n := f.store.Count(); n != 1 {
+		t.Fatalf("store counts %d tokens, want 1", n)
+	}
+	if !strings.Contains(f.log.String(), "token sent again") {
+		t.Fatalf("the retry is not logged:\n%s", f.log)
 	}
 }
 
 func TestRawHTTPErrors(t *testing.T) {
-	f := newFixture(t, 1)
+	f := newFixture(t, 1, openLimits())
 	tests := []struct {
 		method, path, body string
 		status             int
@@ -143,8 +210,7 @@ func TestRawHTTPErrors(t *testing.T) {
 }
 
 func TestConcurrentClaimsIssueOneToken(t *testing.T) {
-	f := newFixture(t, 1)
-	id, code := f.codes[0][0], f.codes[0][1]
+	f := newFixture(t, 1, openLimits())
 	const n = 8
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -153,8 +219,7 @@ func TestConcurrentClaimsIssueOneToken(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := f.client.Register(context.Background(), &Request{ElectionID: "e1", VoterID: id, Code: code, VoterPub: voterPub(t)})
-			if err == nil {
+			if _, err := f.register(0, f.codes[0][1], voterPub(t)); err == nil {
 				mu.Lock()
 				ok++
 				mu.Unlock()
@@ -167,44 +232,59 @@ func TestConcurrentClaimsIssueOneToken(t *testing.T) {
 	}
 }
 
-func TestParseRollErrors(t *testing.T) {
-	tests := []struct{ name, data, want string }{
-		{"empty", "voter_id,code\n", "no voters"},
-		{"no comma", "alice\n", "want \"voter_id,code\""},
-		{"short code", "alice,abc\n", "shorter than 8"},
-		{"dup", "alice,abcdefgh\nalice,abcdefgi\n", "appears twice"},
-		{"bad id", "a b,abcdefgh\n", "voter id"},
+// TestThousandConcurrentRegistrations is the throughput target: 1,000 voters
+// registering at once over HTTPS get 0 errors, and every answer is on disk
+// (the state reopened from the file holds exactly the tokens answered).
+func TestThousandConcurrentRegistrations(t *testing.T) {
+	const n = 1000
+	f := newFixture(t, n, openLimits())
+	f.client.HTTP.Transport.(*http.Transport).MaxConnsPerHost = 64
+	pubs := make([][]byte, n)
+	for i := range pubs {
+		pubs[i] = voterPub(t)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseRoll(strings.NewReader(tc.data), "roll.csv")
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want mention of %q", err, tc.want)
+	toks := make([][]byte, n)
+	errs := make([]error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok, err := f.register(i, f.codes[i][1], pubs[i])
+			if err == nil {
+				toks[i] = tok.Token
 			}
-		})
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d concurrent registrations in %v", n, time.Since(start))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("voter %d: %v", i, err)
+		}
+	}
+	f.srv.Close()
+	f.store.Close()
+	st, err := OpenStore(f.state, f.binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if c := st.Count(); c != n {
+		t.Fatalf("reopened state counts %d tokens, want %d", c, n)
+	}
+	for i := 0; i < n; i++ {
+		reg, err := st.Lookup(f.codes[i][0])
+		if err != nil || reg == nil || !bytes.Equal(reg.Token, toks[i]) || !bytes.Equal(reg.VoterPub, pubs[i]) {
+			t.Fatalf("voter %d: stored registration %+v (err %v) is not the answer given", i, reg, err)
+		}
 	}
 }
 
 func TestClientRequiresHTTPS(t *testing.T) {
 	if _, err := NewClient("http://127.0.0.1:1", ""); err == nil {
 		t.Fatal("plain http URL accepted")
-	}
-}
-
-func TestSelfSignedTLS(t *testing.T) {
-	dir := t.TempDir()
-	cert, key := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
-	if err := WriteSelfSignedTLS(cert, key, []string{"127.0.0.1", "localhost"}, 3600e9); err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewClient("https://127.0.0.1:1", cert)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.HTTP == nil {
-		t.Fatal("no HTTP client")
-	}
-	if err := WriteSelfSignedTLS(cert, key, nil, 3600e9); err == nil {
-		t.Fatal("certificate without hosts accepted")
 	}
 }

@@ -1,0 +1,221 @@
+package registrar
+
+import (
+	"bytes"
+	"errors"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a log sink the server's goroutines and the test can share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newTestLogger(w *syncBuffer) *log.Logger { return log.New(w, "", 0) }
+
+func testBinding(t *testing.T, dir string, n int) Binding {
+	t.Helper()
+	roll, _ := newRoll(t, dir, n)
+	b, err := NewBinding("e1", []byte("manifest-1"), uint64(n), roll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func fixedToken(tok string) IssueFunc {
+	return func(string, []byte) ([]byte, error) { return []byte(tok), nil }
+}
+
+// TestSecondOpenRefused: a second server on the same state file is refused
+// with a clear error while the first holds it, and can open it afterwards.
+func TestSecondOpenRefused(t *testing.T) {
+	dir := t.TempDir()
+	b := testBinding(t, dir, 2)
+	path := filepath.Join(dir, "state.db")
+	if err := InitStore(path, b); err != nil {
+		t.Fatal(err)
+	}
+	first, err := OpenStore(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = OpenStore(path, b)
+	if !errors.Is(err, ErrStateLocked) || !strings.Contains(err.Error(), "another `fabvote ea serve`") {
+		t.Fatalf("second open: err = %v, want ErrStateLocked naming the other server", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("second open took %v to fail", d)
+	}
+	first.Close()
+	again, err := OpenStore(path, b)
+	if err != nil {
+		t.Fatalf("open after the first closed: %v", err)
+	}
+	again.Close()
+}
+
+// TestOpenRefusesMissingOrForeignState: each kind of wrong state file is
+// refused with a message naming it, and opening never creates a file.
+func TestOpenRefusesMissingOrForeignState(t *testing.T) {
+	dir := t.TempDir()
+	b := testBinding(t, dir, 2)
+	path := filepath.Join(dir, "state.db")
+	if err := InitStore(path, b); err != nil {
+		t.Fatal(err)
+	}
+	otherRoll := testBinding(t, t.TempDir(), 2)
+	other := func(change func(*Binding)) Binding { c := b; change(&c); return c }
+	junk := filepath.Join(dir, "junk.db")
+	os.WriteFile(junk, bytes.Repeat([]byte("x"), 8192), 0o600)
+	tests := []struct {
+		name, path string
+		binding    Binding
+		want       string
+	}{
+		{"missing", filepath.Join(dir, "gone.db"), b, "does not exist"},
+		{"other election", path, other(func(c *Binding) { c.ElectionID = "e2" }), `belongs to election "e1", not "e2"`},
+		{"other manifest", path, other(func(c *Binding) { c.ManifestDigest[0] ^= 1 }), "another manifest"},
+		{"other roll", path, other(func(c *Binding) { c.RollDigest = otherRoll.RollDigest }), "another voter roll"},
+		{"other maxVoters", path, other(func(c *Binding) { c.MaxVoters++ }), "another maxVoters"},
+		{"not a database", junk, b, "junk.db"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := OpenStore(tc.path, tc.binding)
+			if err == nil {
+				st.Close()
+				t.Fatal("opened")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want mention of %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("opening a missing state created a file")
+	}
+}
+
+// TestInitRefusesExisting: init never replaces a state, and leaves no
+// temporary file behind.
+func TestInitRefusesExisting(t *testing.T) {
+	dir := t.TempDir()
+	b := testBinding(t, dir, 2)
+	path := filepath.Join(dir, "state.db")
+	if err := InitStore(path, b); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := OpenStore(path, b)
+	if _, err := st.Register("voter-000001", []byte("pub"), fixedToken("t1")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := InitStore(path, b); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("init over an existing state: err = %v", err)
+	}
+	st, _ = OpenStore(path, b)
+	defer st.Close()
+	if st.Count() != 1 {
+		t.Fatal("a refused init changed the state")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".init-") {
+			t.Fatalf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestStoreNeverPassesMaxVoters: the count check holds inside the store's
+// transaction, whatever the caller checked before.
+func TestStoreNeverPassesMaxVoters(t *testing.T) {
+	dir := t.TempDir()
+	b := testBinding(t, dir, 2)
+	path := filepath.Join(dir, "state.db")
+	InitStore(path, b)
+	st, err := OpenStore(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, id := range []string{"a", "b"} {
+		if _, err := st.Register(id, []byte{byte(i)}, fixedToken(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	minted := false
+	_, err = st.Register("c", []byte("c"), func(string, []byte) ([]byte, error) { minted = true; return []byte("c"), nil })
+	if !errors.Is(err, ErrFull) || minted {
+		t.Fatalf("third token with maxVoters 2: err = %v, minted = %v", err, minted)
+	}
+	if st.Count() != 2 {
+		t.Fatalf("count %d, want 2", st.Count())
+	}
+	// A retry of a stored voter still gets its token when the store is full.
+	if reg, err := st.Register("a", []byte{0}, fixedToken("x")); err != nil || string(reg.Token) != "a" || !reg.Replayed {
+		t.Fatalf("retry when full: %+v, %v", reg, err)
+	}
+}
+
+// TestIssueErrorStoresNothing: a failed issue leaves no record behind.
+func TestIssueErrorStoresNothing(t *testing.T) {
+	dir := t.TempDir()
+	b := testBinding(t, dir, 2)
+	path := filepath.Join(dir, "state.db")
+	InitStore(path, b)
+	st, _ := OpenStore(path, b)
+	defer st.Close()
+	_, err := st.Register("a", []byte("k"), func(string, []byte) ([]byte, error) { return nil, errors.New("hsm gone") })
+	if err == nil || !strings.Contains(err.Error(), "hsm gone") {
+		t.Fatalf("err = %v", err)
+	}
+	if reg, _ := st.Lookup("a"); reg != nil || st.Count() != 0 {
+		t.Fatal("a failed issue left a record")
+	}
+	if _, err := st.Register("a", []byte("k"), fixedToken("ok")); err != nil {
+		t.Fatalf("after a failed issue: %v", err)
+	}
+}
+
+func TestRollLargerThanMaxVotersRefused(t *testing.T) {
+	roll, _ := newRoll(t, t.TempDir(), 3)
+	if _, err := NewBinding("e1", []byte("m"), 2, roll); err == nil || !strings.Contains(err.Error(), "more than the election's maxVoters 2") {
+		t.Fatalf("roll of 3 with maxVoters 2: err = %v", err)
+	}
+	if _, err := NewBinding("e1", []byte("m"), 3, roll); err != nil {
+		t.Fatalf("roll of 3 with maxVoters 3: %v", err)
+	}
+}
+
+func TestRollDigest(t *testing.T) {
+	a, _ := ParseRoll(strings.NewReader("alice,"+strings.Repeat("A", 20)+"\nbob,"+strings.Repeat("B", 20)+"\n"), "a")
+	reordered, _ := ParseRoll(strings.NewReader("bob,"+strings.Repeat("B", 20)+"\nalice,"+strings.Repeat("A", 20)+"\n"), "b")
+	otherCode, _ := ParseRoll(strings.NewReader("alice,"+strings.Repeat("A", 20)+"\nbob,"+strings.Repeat("C", 20)+"\n"), "c")
+	if a.Digest() != reordered.Digest() {
+		t.Fatal("the order of the roll's lines changes its digest")
+	}
+	if a.Digest() == otherCode.Digest() {
+		t.Fatal("another code gives the same roll digest")
+	}
+}
