@@ -7,12 +7,16 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"errors"
+	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
@@ -42,32 +46,135 @@ func cmdEARoll(args []string) error {
 }
 
 func cmdEATLSCert(args []string) error {
-	fs := newFlags("ea tls-cert", "--cert FILE --key FILE [--hosts 127.0.0.1,localhost]")
-	cert := fs.String("cert", "", "certificate to write (give it to voters: register --ca-cert)")
-	key := fs.String("key", "", "private key to write (0600)")
+	fs := newFlags("ea tls-cert", "--ca-cert FILE --ca-key FILE --cert FILE --key FILE [--hosts 127.0.0.1,localhost]")
+	var f registrar.TLSFiles
+	fs.StringVar(&f.CACert, "ca-cert", "", "CA certificate voters trust (register --ca-cert); made with --ca-key if neither exists")
+	fs.StringVar(&f.CAKey, "ca-key", "", "CA private key (0600); keep it offline between renewals")
+	fs.StringVar(&f.Cert, "cert", "", "server certificate to write (a leaf signed by the CA; ea serve --tls-cert)")
+	fs.StringVar(&f.Key, "key", "", "server private key to write (0600)")
 	hosts := fs.String("hosts", "127.0.0.1,localhost", "comma-separated IP addresses and DNS names")
-	days := fs.Int("days", 30, "validity in days")
+	days := fs.Int("days", 30, "validity of the server certificate in days")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := required(fs, "cert", "key"); err != nil {
+	if err := required(fs, "ca-cert", "ca-key", "cert", "key"); err != nil {
 		return err
 	}
-	if err := registrar.WriteSelfSignedTLS(*cert, *key, splitList(*hosts), time.Duration(*days)*24*time.Hour); err != nil {
+	if *days < 1 {
+		return usagef("--days %d: want at least 1", *days)
+	}
+	newCA, err := registrar.WriteTLS(f, splitList(*hosts), time.Duration(*days)*24*time.Hour)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("self-signed TLS certificate %s and key %s written\n", *cert, *key)
+	if newCA {
+		fmt.Printf("new TLS CA %s (key %s) written; give voters the CA certificate\n", f.CACert, f.CAKey)
+	}
+	fmt.Printf("TLS server certificate %s and key %s written, signed by the CA %s\n", f.Cert, f.Key, f.CACert)
 	return nil
 }
 
+// stateFlags locate the registration state and what it is bound to.
+type stateFlags struct {
+	manifest, roll, state string
+}
+
+func (s *stateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.manifest, "manifest", "", "the election's manifest.json")
+	fs.StringVar(&s.roll, "roll", "", "voter roll (voter_id,code lines)")
+	fs.StringVar(&s.state, "state", "", "registration state database (default: ROLL.state.db)")
+}
+
+// load reads the manifest and the roll and binds them: the roll's codes must
+// be strong and the roll no larger than the manifest's maxVoters.
+func (s *stateFlags) load() (*election.Manifest, *registrar.Roll, registrar.Binding, error) {
+	if s.state == "" {
+		s.state = s.roll + ".state.db"
+	}
+	m, raw, err := loadManifest(s.manifest)
+	if err != nil {
+		return nil, nil, registrar.Binding{}, err
+	}
+	r, err := registrar.LoadRoll(s.roll)
+	if err != nil {
+		return nil, nil, registrar.Binding{}, err
+	}
+	b, err := registrar.NewBinding(m.ElectionID, raw, m.MaxVoters, r)
+	if err != nil {
+		return nil, nil, registrar.Binding{}, fmt.Errorf("--roll %s: %w", s.roll, err)
+	}
+	return m, r, b, nil
+}
+
+// initState creates a new state; an older JSON state beside the roll means
+// codes were used already, so it refuses rather than forget them.
+func (s *stateFlags) initState(b registrar.Binding) error {
+	if old := s.roll + ".used.json"; fileExists(old) {
+		return fmt.Errorf("%s holds registrations of an older fabvote; a new state would make those codes work again", old)
+	}
+	if err := registrar.InitStore(s.state, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "new registration state %s for election %q and this roll\n", s.state, b.ElectionID)
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func cmdEAInitState(args []string) error {
+	fs := newFlags("ea init-state", "--manifest FILE --roll roll.csv [--state FILE]")
+	var sf stateFlags
+	sf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "manifest", "roll"); err != nil {
+		return err
+	}
+	_, _, b, err := sf.load()
+	if err != nil {
+		return err
+	}
+	return sf.initState(b)
+}
+
+// limitFlags set registrar.Limits.
+func limitFlags(fs *flag.FlagSet) *registrar.Limits {
+	l := registrar.DefaultLimits()
+	fs.Func("ip-rate", fmt.Sprintf("requests per second from one client address (default %v)", l.IPRate), rateFlag(&l.IPRate))
+	fs.IntVar(&l.IPBurst, "ip-burst", l.IPBurst, "requests at once from one client address")
+	fs.Func("voter-rate", fmt.Sprintf("requests per second for one voter id (default %v)", l.VoterRate), rateFlag(&l.VoterRate))
+	fs.IntVar(&l.VoterBurst, "voter-burst", l.VoterBurst, "requests at once for one voter id")
+	fs.IntVar(&l.IPFailures, "ip-failures", l.IPFailures, "failures from one address within --failure-window before it is locked out")
+	fs.IntVar(&l.VoterFailures, "voter-failures", l.VoterFailures, "failures for one voter id within --failure-window before it is locked out")
+	fs.DurationVar(&l.FailureWindow, "failure-window", l.FailureWindow, "window in which failures are counted")
+	fs.DurationVar(&l.Lockout, "lockout", l.Lockout, "how long a locked-out address or voter id is refused")
+	return &l
+}
+
+func rateFlag(dst *rate.Limit) func(string) error {
+	return func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("want a positive number of requests per second")
+		}
+		*dst = rate.Limit(v)
+		return nil
+	}
+}
+
 func cmdEAServe(args []string) error {
-	fs := newFlags("ea serve", "--manifest FILE --roll roll.csv --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr 127.0.0.1:7443]")
+	fs := newFlags("ea serve", "--manifest FILE --roll roll.csv [--state FILE] [--init-state] --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr 127.0.0.1:7443]")
 	addr := fs.String("addr", "127.0.0.1:7443", "listen address")
-	manifest := fs.String("manifest", "", "the election's manifest.json")
-	roll := fs.String("roll", "", "voter roll (voter_id,code lines)")
-	state := fs.String("state", "", "used-code record (default: ROLL.used.json)")
-	cert := fs.String("tls-cert", "", "TLS certificate (PEM)")
+	var sf stateFlags
+	sf.register(fs)
+	initState := fs.Bool("init-state", false, "create a new registration state first (a new election only; refused if the state exists)")
+	cert := fs.String("tls-cert", "", "TLS server certificate (PEM; a leaf, see `ea tls-cert`)")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
+	limits := limitFlags(fs)
 	var ea eaFlags
 	ea.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -76,10 +183,15 @@ func cmdEAServe(args []string) error {
 	if err := required(fs, "manifest", "roll", "tls-cert", "tls-key"); err != nil {
 		return err
 	}
-	if *state == "" {
-		*state = *roll + ".used.json"
+	guard, err := registrar.NewGuard(*limits)
+	if err != nil {
+		return usagef("%v", err)
 	}
-	m, _, err := loadManifest(*manifest)
+	tlsConf, err := registrar.ServerTLS(*cert, *key)
+	if err != nil {
+		return err
+	}
+	m, roll, b, err := sf.load()
 	if err != nil {
 		return err
 	}
@@ -91,26 +203,34 @@ func cmdEAServe(args []string) error {
 	if err := checkSignerMatches(signer, m); err != nil {
 		return err
 	}
-	r, err := registrar.LoadRoll(*roll)
+	if *initState {
+		if err := sf.initState(b); err != nil {
+			return err
+		}
+	}
+	st, err := registrar.OpenStore(sf.state, b)
 	if err != nil {
 		return err
 	}
-	st, err := registrar.OpenState(*state, m.ElectionID)
-	if err != nil {
-		return err
+	defer st.Close()
+	issue := func(_ string, voterPub []byte) ([]byte, error) {
+		return election.IssueToken(rand.Reader, signer, m.ElectionID, voterPub)
 	}
-	pair, err := tls.LoadX509KeyPair(*cert, *key)
-	if err != nil {
-		return fmt.Errorf("--tls-cert/--tls-key: %w", err)
-	}
-	ln, err := net.Listen("tcp", *addr)
+	h := &registrar.Server{ElectionID: m.ElectionID, Issue: issue, Roll: roll, Store: st, Guard: guard}
+	return serveRegistration(*addr, tlsConf, h, roll.Len())
+}
+
+// serveRegistration runs the HTTPS service until SIGINT or SIGTERM.
+func serveRegistration(addr string, tlsConf *tls.Config, h *registrar.Server, rollLen int) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	logger := log.New(os.Stderr, "ea serve: ", log.LstdFlags|log.LUTC)
+	h.Log = logger
 	srv := &http.Server{
-		Handler:           &registrar.Server{ElectionID: m.ElectionID, Signer: signer, Roll: r, State: st, Log: logger},
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12},
+		Handler:           h,
+		TLSConfig:         tlsConf,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -124,11 +244,11 @@ func cmdEAServe(args []string) error {
 		defer c()
 		srv.Shutdown(sctx)
 	}()
-	logger.Printf("registering voters for election %q at https://%s%s (%d on the roll, %d already registered)", m.ElectionID, ln.Addr(), registrar.Path, r.Len(), st.Count())
+	logger.Printf("registering voters for election %q at https://%s%s (%d on the roll, %d already registered)", h.ElectionID, ln.Addr(), registrar.Path, rollLen, h.Store.Count())
 	if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	logger.Printf("stopped; %d voters registered", st.Count())
+	logger.Printf("stopped; %d voters registered", h.Store.Count())
 	return nil
 }
 
@@ -148,10 +268,11 @@ func loadOrCreateVoterKey(path string) (*ecdsa.PrivateKey, bool, error) {
 func cmdRegister(args []string) error {
 	fs := newFlags("register", "--url https://HOST:PORT --ca-cert FILE --manifest FILE --voter-id ID --code CODE --key voter.key --out token.json\n       fabvote register --offline --manifest FILE (--ea-key FILE | --pkcs11-…) (--roll roll.csv | --voters N) --out voters.jsonl")
 	url := fs.String("url", "", "registration service URL (https://…)")
-	ca := fs.String("ca-cert", "", "CA certificate of the service (its self-signed certificate)")
+	ca := fs.String("ca-cert", "", "CA certificate that signed the service's certificate")
 	manifest := fs.String("manifest", "", "the election's manifest.json")
 	voterID := fs.String("voter-id", "", "your voter id on the roll")
-	code := fs.String("code", "", "your one-time code (default: $FABVOTE_CODE)")
+	code := fs.String("code", "", "your one-time code (default: $FABVOTE_CODE; prefer --code-file)")
+	codeFile := fs.String("code-file", "", "read your one-time code from the first line of this file (- for standard input)")
 	keyPath := fs.String("key", "", "your voter key (PEM; created if it does not exist)")
 	out := fs.String("out", "", "token file to write (offline: voters file)")
 	offline := fs.Bool("offline", false, "bulk mode for benchmarks: generate voter keys and sign their tokens locally with the EA key")
@@ -172,14 +293,14 @@ func cmdRegister(args []string) error {
 	if *offline {
 		return registerOffline(m, &ea, *roll, *voters, *out)
 	}
-	if *code == "" {
-		*code = os.Getenv("FABVOTE_CODE")
-	}
 	if err := required(fs, "url", "voter-id", "key"); err != nil {
 		return err
 	}
+	if *code, err = readSecret("code", *code, "code-file", *codeFile, "FABVOTE_CODE"); err != nil {
+		return err
+	}
 	if *code == "" {
-		return usagef("--code (or $FABVOTE_CODE) is required")
+		return usagef("--code-file (or --code, or $FABVOTE_CODE) is required")
 	}
 	key, created, err := loadOrCreateVoterKey(*keyPath)
 	if err != nil {

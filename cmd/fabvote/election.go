@@ -38,7 +38,7 @@ func cmdElectionCreate(args []string) error {
 	var ea eaFlags
 	fs.StringVar(&ea.module, "pkcs11-module", "", "create the EA key in this PKCS#11 library's token instead of DIR/ea.key")
 	fs.StringVar(&ea.token, "pkcs11-token", "", "PKCS#11 token label")
-	fs.StringVar(&ea.pin, "pkcs11-pin", "", "PKCS#11 user PIN (default: $FABVOTE_PKCS11_PIN)")
+	ea.registerPIN(fs)
 	fs.StringVar(&ea.label, "pkcs11-label", "fabvote-ea", "PKCS#11 key label (must not exist yet)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -105,7 +105,11 @@ func cmdElectionCreate(args []string) error {
 	// The EA key first: a PKCS#11 mistake should not cost a key generation.
 	var signer crypto.Signer
 	if ea.pkcs11() {
-		ps, err := easigner.GeneratePKCS11(ea.config())
+		cfg, err := ea.config()
+		if err != nil {
+			return err
+		}
+		ps, err := easigner.GeneratePKCS11(cfg)
 		if err != nil {
 			return err
 		}

@@ -101,24 +101,27 @@ func (n *netFlags) connect(defaultOrg string) (*ledger.Client, error) {
 type eaFlags struct {
 	keyFile                   string
 	module, token, pin, label string
+	pinFile                   string
 }
 
 func (e *eaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.keyFile, "ea-key", "", "EA token key, PEM file (or use the --pkcs11-* flags)")
 	fs.StringVar(&e.module, "pkcs11-module", "", "PKCS#11 library holding the EA key, e.g. /usr/lib/softhsm/libsofthsm2.so")
 	fs.StringVar(&e.token, "pkcs11-token", "", "PKCS#11 token label")
-	fs.StringVar(&e.pin, "pkcs11-pin", "", "PKCS#11 user PIN (default: $FABVOTE_PKCS11_PIN)")
+	e.registerPIN(fs)
 	fs.StringVar(&e.label, "pkcs11-label", "fabvote-ea", "PKCS#11 key label")
+}
+
+func (e *eaFlags) registerPIN(fs *flag.FlagSet) {
+	fs.StringVar(&e.pin, "pkcs11-pin", "", "PKCS#11 user PIN (default: $FABVOTE_PKCS11_PIN; prefer --pkcs11-pin-file)")
+	fs.StringVar(&e.pinFile, "pkcs11-pin-file", "", "read the PKCS#11 user PIN from the first line of this file (- for standard input)")
 }
 
 func (e *eaFlags) pkcs11() bool { return e.module != "" }
 
-func (e *eaFlags) config() easigner.PKCS11Config {
-	pin := e.pin
-	if pin == "" {
-		pin = os.Getenv("FABVOTE_PKCS11_PIN")
-	}
-	return easigner.PKCS11Config{Module: e.module, Token: e.token, PIN: pin, KeyLabel: e.label}
+func (e *eaFlags) config() (easigner.PKCS11Config, error) {
+	pin, err := readSecret("pkcs11-pin", e.pin, "pkcs11-pin-file", e.pinFile, "FABVOTE_PKCS11_PIN")
+	return easigner.PKCS11Config{Module: e.module, Token: e.token, PIN: pin, KeyLabel: e.label}, err
 }
 
 // signer opens the EA key; close releases it.
@@ -127,7 +130,11 @@ func (e *eaFlags) signer() (s crypto.Signer, closeFn func(), err error) {
 	case e.pkcs11() && e.keyFile != "":
 		return nil, nil, usagef("give either --ea-key or --pkcs11-module, not both")
 	case e.pkcs11():
-		ps, err := easigner.OpenPKCS11(e.config())
+		cfg, err := e.config()
+		if err != nil {
+			return nil, nil, err
+		}
+		ps, err := easigner.OpenPKCS11(cfg)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/pem"
 	"io"
 	"net/http/httptest"
@@ -164,11 +165,21 @@ func TestOfflineFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	codes, _ := registrar.ReadRollCodes(p("roll.csv"))
-	st, err := registrar.OpenState(p("state.json"), "cli-1")
+	binding, err := registrar.NewBinding("cli-1", mb, m.MaxVoters, roll)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewTLSServer(&registrar.Server{ElectionID: "cli-1", Signer: ea, Roll: roll, State: st})
+	if err := registrar.InitStore(p("state.db"), binding); err != nil {
+		t.Fatal(err)
+	}
+	st, err := registrar.OpenStore(p("state.db"), binding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	guard, _ := registrar.NewGuard(registrar.DefaultLimits())
+	issue := func(_ string, pub []byte) ([]byte, error) { return election.IssueToken(rand.Reader, ea, "cli-1", pub) }
+	srv := httptest.NewTLSServer(&registrar.Server{ElectionID: "cli-1", Issue: issue, Roll: roll, Store: st, Guard: guard})
 	defer srv.Close()
 	os.WriteFile(p("ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 	reg := func(code, key string) (int, string) {

@@ -42,11 +42,11 @@ func TestCodeStrength(t *testing.T) {
 		{strings.Repeat("Q", 16), "base32", true},          // 80
 		{strings.Repeat("z", 15), "lower-case letters and digits", false},
 		{strings.Repeat("z", 16), "lower-case letters and digits", true}, // 82.7
-		{"aB" + strings.Repeat("c", 11), "letters and digits", false},   // 77.4
-		{"aB" + strings.Repeat("c", 12), "letters and digits", true},    // 83.4
-		{"a-" + strings.Repeat("c", 12), "base64url", true},             // 84
-		{"a!" + strings.Repeat("c", 10), "printable ASCII", false}, // 78.8
-		{"a!" + strings.Repeat("c", 11), "printable ASCII", true},  // 85.4
+		{"aB" + strings.Repeat("c", 11), "letters and digits", false},    // 77.4
+		{"aB" + strings.Repeat("c", 12), "letters and digits", true},     // 83.4
+		{"a-" + strings.Repeat("c", 12), "base64url", true},              // 84
+		{"a!" + strings.Repeat("c", 10), "printable ASCII", false},       // 78.8
+		{"a!" + strings.Repeat("c", 11), "printable ASCII", true},        // 85.4
 		{"", "decimal digits", false},
 	}
 	for _, tc := range tests {
