@@ -354,4 +354,3 @@ func TestRegisterCodeFromFileOrStdin(t *testing.T) {
 		t.Fatal("a retry with the same code and key wrote another token")
 	}
 }
-

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/miekg/pkcs11"
 )
 
 func TestPEMRoundTrip(t *testing.T) {
@@ -159,5 +161,83 @@ func TestPKCS11Errors(t *testing.T) {
 				t.Fatalf("err = %v, want mention of %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPKCS11RefusesExportableKey: a key the token would reveal or export is
+// refused, whatever else is right about it.
+func TestPKCS11RefusesExportableKey(t *testing.T) {
+	tests := []struct {
+		name                   string
+		sensitive, extractable bool
+		want                   string
+	}{
+		{"extractable", true, true, "is CKA_EXTRACTABLE"},
+		{"not sensitive", false, false, "is not CKA_SENSITIVE"},
+		{"neither", false, true, "is not CKA_SENSITIVE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := newSoftHSMToken(t)
+			cfg.KeyLabel = "weak"
+			generateWithAttrs(t, cfg, tc.sensitive, tc.extractable)
+			s, err := OpenPKCS11(cfg)
+			if err == nil {
+				s.Close()
+				t.Fatal("an exportable key was accepted")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want mention of %q", err, tc.want)
+			}
+		})
+	}
+	// The same path accepts a sensitive, non-extractable key made the same way.
+	cfg := newSoftHSMToken(t)
+	cfg.KeyLabel = "strong"
+	generateWithAttrs(t, cfg, true, false)
+	s, err := OpenPKCS11(cfg)
+	if err != nil {
+		t.Fatalf("sensitive non-extractable key: %v", err)
+	}
+	s.Close()
+}
+
+// generateWithAttrs makes a P-256 key pair in the token with the given
+// CKA_SENSITIVE and CKA_EXTRACTABLE, as a careless operator's tool might.
+func generateWithAttrs(t *testing.T, cfg PKCS11Config, sensitive, extractable bool) {
+	t.Helper()
+	ctx := pkcs11.New(cfg.Module)
+	if err := ctx.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ctx.Finalize(); ctx.Destroy() }()
+	slot, err := findSlot(ctx, cfg.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := ctx.OpenSession(slot, pkcs11.CKF_SERIAL_SESSION|pkcs11.CKF_RW_SESSION)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.CloseSession(sess)
+	if err := ctx.Login(sess, pkcs11.CKU_USER, cfg.PIN); err != nil {
+		t.Fatal(err)
+	}
+	pubT := []*pkcs11.Attribute{
+		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
+		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, oidP256),
+		pkcs11.NewAttribute(pkcs11.CKA_LABEL, cfg.KeyLabel),
+	}
+	privT := []*pkcs11.Attribute{
+		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, true),
+		pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, sensitive),
+		pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, extractable),
+		pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_LABEL, cfg.KeyLabel),
+	}
+	if _, _, err := ctx.GenerateKeyPair(sess, []*pkcs11.Mechanism{pkcs11.NewMechanism(pkcs11.CKM_EC_KEY_PAIR_GEN, nil)}, pubT, privT); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -108,6 +108,9 @@ func openPKCS11(cfg PKCS11Config, generate bool) (_ *PKCS11Signer, err error) {
 			return nil, fmt.Errorf("pkcs11: token %q holds %d private keys labelled %q, want 1", cfg.Token, len(privs), cfg.KeyLabel)
 		}
 		s.priv = privs[0]
+		if err := s.checkKeyStaysInToken(cfg.KeyLabel); err != nil {
+			return nil, err
+		}
 		pubs, err := s.find(pkcs11.CKO_PUBLIC_KEY, cfg.KeyLabel)
 		if err != nil {
 			return nil, err
@@ -183,6 +186,37 @@ func (s *PKCS11Signer) generate(label string) (pkcs11.ObjectHandle, pkcs11.Objec
 		return 0, 0, fmt.Errorf("pkcs11: generate P-256 key %q: %w", label, err)
 	}
 	return pub, priv, nil
+}
+
+// checkKeyStaysInToken refuses a private key the token would hand out: it
+// must be CKA_SENSITIVE (never revealed in plaintext) and not
+// CKA_EXTRACTABLE (never exported, not even wrapped). Such a key could be
+// copied out of the HSM, which then protects nothing.
+func (s *PKCS11Signer) checkKeyStaysInToken(label string) error {
+	attrs, err := s.ctx.GetAttributeValue(s.session, s.priv, []*pkcs11.Attribute{
+		pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, nil),
+		pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, nil),
+	})
+	if err != nil {
+		return fmt.Errorf("pkcs11: read the attributes of key %q: %w", label, err)
+	}
+	var sensitive, extractable bool
+	for _, a := range attrs {
+		on := len(a.Value) == 1 && a.Value[0] != 0
+		switch a.Type {
+		case pkcs11.CKA_SENSITIVE:
+			sensitive = on
+		case pkcs11.CKA_EXTRACTABLE:
+			extractable = on
+		}
+	}
+	switch {
+	case !sensitive:
+		return fmt.Errorf("pkcs11: key %q is not CKA_SENSITIVE: the token would reveal it; generate a new key with `fabvote election create --pkcs11-…`", label)
+	case extractable:
+		return fmt.Errorf("pkcs11: key %q is CKA_EXTRACTABLE: it could be exported from the token; generate a new key with `fabvote election create --pkcs11-…`", label)
+	}
+	return nil
 }
 
 func (s *PKCS11Signer) readPublic(h pkcs11.ObjectHandle) (*ecdsa.PublicKey, error) {
