@@ -99,4 +99,21 @@ func TestPKCS11EAKey(t *testing.T) {
 			t.Errorf("flags %v: exit %d, stderr %q; want mention of %q", b.flags, code, errs, b.want)
 		}
 	}
+
+	// The PIN from a file or standard input, with no PIN in the environment.
+	t.Setenv("FABVOTE_PKCS11_PIN", "")
+	os.WriteFile(p("pin"), []byte("4321\n"), 0o600)
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader("4321\n")
+	for _, pinFile := range []string{p("pin"), "-"} {
+		args := append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", pinFile}, hsm...)
+		if code, errs := fv(t, args...); code != 0 {
+			t.Fatalf("--pkcs11-pin-file %s: %s", pinFile, errs)
+		}
+	}
+	args = append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", p("pin"), "--pkcs11-pin", "4321"}, hsm...)
+	if code, errs := fv(t, args...); code != 2 || !strings.Contains(errs, "not both") {
+		t.Fatalf("PIN given twice: %d %s", code, errs)
+	}
 }
