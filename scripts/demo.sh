@@ -71,7 +71,9 @@ M=election/manifest.json
 
 step "registering $HTTPS_VOTERS voters through the HTTPS registration service (ea serve)"
 "$FV" ea roll --voters "$HTTPS_VOTERS" --out election/roll.csv
-"$FV" ea tls-cert --cert election/ea-tls.crt --key election/ea-tls.key
+"$FV" ea tls-cert --ca-cert election/ea-tls-ca.crt --ca-key election/ea-tls-ca.key \
+	--cert election/ea-tls.crt --key election/ea-tls.key
+"$FV" ea init-state --manifest "$M" --roll election/roll.csv
 "$FV" ea serve --addr "$EA_ADDR" --manifest "$M" --roll election/roll.csv \
 	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key --ea-key election/ea.key 2>ea-serve.log &
 EA_PID=$!
@@ -86,7 +88,7 @@ mkdir -p voters
 i=0
 tail -n +2 election/roll.csv | while IFS=, read -r vid code; do
 	choice=$((i % 4))
-	FABVOTE_CODE=$code "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls.crt --manifest "$M" \
+	printf '%s\n' "$code" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
 		--voter-id "$vid" --key "voters/$vid.key" --out "voters/$vid.token.json" >/dev/null 2>&1 ||
 		die "registering $vid failed"
 	"$FV" ballot --manifest "$M" --voter-key "voters/$vid.key" --token "voters/$vid.token.json" \
@@ -96,7 +98,7 @@ tail -n +2 election/roll.csv | while IFS=, read -r vid code; do
 done
 say "$HTTPS_VOTERS voters registered over HTTPS and made their ballots (choices recorded in voters/choices.csv)"
 first=$(sed -n 2p election/roll.csv)
-if FABVOTE_CODE=${first#*,} "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls.crt --manifest "$M" \
+if printf '%s\n' "${first#*,}" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
 	--voter-id "${first%%,*}" --key voters/intruder.key --out voters/intruder.token.json 2>reuse.err; then
 	die "a one-time code was accepted twice"
 fi
