@@ -35,7 +35,7 @@ help:
 	@echo "see README.md for the rest"
 
 # Packages with concurrency run again under the race detector.
-RACE_PKGS ?= ./txmgr/... ./chaincode/...
+RACE_PKGS ?= ./txmgr/... ./chaincode/... ./internal/registrar/...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \

@@ -9,13 +9,15 @@
 #   make docker-down        stop; ledgers (volumes) stay
 #   make docker-clean       also remove the volumes and the generated material
 #   make docker-test        end to end: dockerd if needed, images, up, 200-voter election, restart, down
+#   make docker-perms-test  the generated material is closed to other users (no Docker; part of make test)
 
 DOCKER_DIR_SH := $(ROOT)/network/docker
 # What docker-images needs built first; `make docker-test DOCKER_DEPS=` skips it.
 DOCKER_DEPS ?= fabric
 DOCKER_ENV = ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) RUN=$(RUN) GO=$(GO)
 
-.PHONY: docker-images docker-artifacts docker-up docker-down docker-clean docker-test docker-compose-check
+.PHONY: docker-images docker-artifacts docker-up docker-down docker-clean docker-test docker-compose-check docker-perms-test
+TEST_TARGETS += docker-perms-test
 
 docker-images: $(DOCKER_DEPS)
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/build-images.sh
@@ -39,3 +41,7 @@ docker-compose-check:
 
 docker-test: docker-compose-check $(DOCKER_DEPS)
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/test.sh
+
+# No file of the generated material is open to other users (about 10 s).
+docker-perms-test: $(DOCKER_DEPS)
+	$(DOCKER_ENV) $(DOCKER_DIR_SH)/perms-test.sh

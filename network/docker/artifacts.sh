@@ -19,6 +19,9 @@
 #   network.json                       for host-side clients (127.0.0.1:<host port>)
 #   network.container.json             for clients inside the tools container
 set -euo pipefail
+# Nothing generated here is for other users: keys above all, and the rest
+# names them. Files are made 0600 and directories 0700 from the start.
+umask 077
 # shellcheck source=network/docker/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -224,13 +227,20 @@ gen_packages() {
 	printf 'CC_VERSION=%s\n' "$version" >"$D/ccaas/version.env"
 }
 
-# own: the containers run as FABVOTE_UID and must read their keys.
+# own: the containers run as FABVOTE_UID and must read their keys; nobody
+# else may. As root the tree is handed to that uid (u=rwX, go=). Otherwise
+# the caller keeps it and a POSIX ACL lets FABVOTE_UID read it (setfacl,
+# Debian package acl); without ACLs the material cannot be both private and
+# readable by the containers, so this refuses rather than open it to all.
 own() {
+	chmod -R u=rwX,go= "$D"
 	if ((EUID == 0)); then
 		chown -R "$FABVOTE_UID:$FABVOTE_UID" "$D"
+	elif command -v setfacl >/dev/null 2>&1; then
+		setfacl -R -m "u:$FABVOTE_UID:rX" "$D" ||
+			ddie "setfacl on $D failed (does its file system support ACLs?); run as root to chown instead"
 	else
-		dlog "not root: making $D readable to the containers' uid $FABVOTE_UID (chmod a+rX); run as root to chown instead"
-		chmod -R a+rX "$D"
+		ddie "not root and no setfacl: cannot let the containers' uid $FABVOTE_UID read $D without making it world-readable; run as root or install acl"
 	fi
 }
 
@@ -327,8 +337,8 @@ cmd_generate() {
 	gen_configs
 	gen_packages "$CC_VERSION"
 	write_json "$D/network.container.json" 0 /etc/fabvote
-	own
 	printf 'GENERATED=%s\nPORT_PREFIX=%s\n' "$(date -u +%FT%TZ)" "$FABVOTE_PORT_PREFIX" >"$D/artifacts.env"
+	own
 	dlog "done: crypto, genesis block of channel $CHANNEL, node configs, chaincode packages"
 }
 
@@ -342,6 +352,7 @@ package)
 	;;
 network-json)
 	write_json "$D/network.json" 1 "$D"
+	own
 	dlog "wrote $D/network.json"
 	;;
 *) ddie "usage: artifacts.sh [generate|package VERSION|network-json]" ;;

@@ -161,16 +161,33 @@ for org in "${ORGS[@]}"; do
 EOF
 done
 
+# The tools container gets what its commands use and nothing more: the
+# channel's genesis block, the chaincode packages, network.container.json,
+# the TLS CA certificates (not the CA keys beside them), and the users'
+# identities (admin and clients of each org, the orderer admin's TLS pair).
+# No node's key and no CA's key is mounted into it.
 cat <<EOF
   tools:
     image: fabvote/tools:$TAG
     hostname: tools.fabvote.local
-    # Every identity of the network (read-only) and a work directory.
     # network.container.json describes the network from inside: fabvote --network \$\$FABVOTE_NETWORK
     environment:
       FABVOTE_NETWORK: /etc/fabvote/network.container.json
     volumes:
-      - $DIR:/etc/fabvote:ro
+      - $DIR/network.container.json:/etc/fabvote/network.container.json:ro
+      - $DIR/configtx/$CHANNEL.block:/etc/fabvote/configtx/$CHANNEL.block:ro
+      - $DIR/packages:/etc/fabvote/packages:ro
+EOF
+oc=crypto/ordererOrganizations/$ORDERER_DOMAIN
+echo "      - $DIR/$oc/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem:/etc/fabvote/$oc/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem:ro"
+echo "      - $DIR/$oc/users/Admin@$ORDERER_DOMAIN/tls:/etc/fabvote/$oc/users/Admin@$ORDERER_DOMAIN/tls:ro"
+for org in "${ORGS[@]}"; do
+	d=$(org_domain "$org")
+	pc=crypto/peerOrganizations/$d
+	echo "      - $DIR/$pc/tlsca/tlsca.$d-cert.pem:/etc/fabvote/$pc/tlsca/tlsca.$d-cert.pem:ro"
+	echo "      - $DIR/$pc/users:/etc/fabvote/$pc/users:ro"
+done
+cat <<EOF
       - tools-work:/home/fabvote/work
     working_dir: /home/fabvote/work
     command: ["bash", "-c", "trap 'exit 0' TERM INT; sleep infinity & wait"]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# perms-test.sh — generates the Docker network's material into a temporary
+# directory (artifacts.sh generate + network-json, as `make docker-up` does)
+# and fails if any file or directory of it is readable, writable or
+# searchable by other users, or if the containers' uid could not read it.
+# Needs cryptogen and configtxgen (FABRIC_BIN, default bin/), no Docker.
+set -euo pipefail
+# shellcheck source=network/docker/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export FABVOTE_DOCKER_DIR=$TMP/docker
+
+# open_to_others DIR: the paths under DIR with any permission bit for others.
+open_to_others() { find "$1" -perm /o=rwx -printf '%m %p\n'; }
+
+# unreadable_by_uid DIR: paths the containers' uid could not read.
+unreadable_by_uid() {
+	if ((EUID == 0)); then
+		find "$1" ! -uid "$FABVOTE_UID" -printf '%u %p\n'
+	else
+		find "$1" -print0 | xargs -0 getfacl -p 2>/dev/null |
+			awk -v u="user:$FABVOTE_UID:" '/^# file:/ {f=$3; ok=0} index($0, u)==1 && substr($0, length(u)+1, 1)=="r" {ok=1} /^$/ {if (!ok) print f}'
+	fi
+}
+
+# The check itself must catch an open file (a test that cannot fail proves nothing).
+mkdir -p "$TMP/probe"
+chmod 700 "$TMP/probe"
+touch "$TMP/probe/key"
+chmod 604 "$TMP/probe/key"
+[[ -n $(open_to_others "$TMP/probe") ]] || ddie "perms-test: the check misses a world-readable file"
+
+ROOT=$ROOT "$DOCKER_SRC/artifacts.sh" generate
+ROOT=$ROOT "$DOCKER_SRC/artifacts.sh" network-json
+keys=$(find "$FABVOTE_DOCKER_DIR" -name priv_sk -o -name '*.key' | wc -l)
+((keys > 20)) || ddie "perms-test: only $keys private keys generated; the material is incomplete"
+bad=$(open_to_others "$FABVOTE_DOCKER_DIR")
+[[ -z $bad ]] || { printf '%s\n' "$bad" | head -20 >&2; ddie "perms-test: $(wc -l <<<"$bad") paths are open to other users"; }
+bad=$(unreadable_by_uid "$FABVOTE_DOCKER_DIR")
+[[ -z $bad ]] || { printf '%s\n' "$bad" | head -20 >&2; ddie "perms-test: the containers' uid $FABVOTE_UID cannot read $(wc -l <<<"$bad") paths"; }
+dlog "perms-test: $(find "$FABVOTE_DOCKER_DIR" | wc -l) paths ($keys private keys), none open to other users, all readable by uid $FABVOTE_UID"
