@@ -223,20 +223,7 @@ func generateWithAttrs(t *testing.T, cfg PKCS11Config, sensitive, extractable bo
 	if err := ctx.Login(sess, pkcs11.CKU_USER, cfg.PIN); err != nil {
 		t.Fatal(err)
 	}
-	pubT := []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
-		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, oidP256),
-		pkcs11.NewAttribute(pkcs11.CKA_LABEL, cfg.KeyLabel),
-	}
-	privT := []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, true),
-		pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, sensitive),
-		pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, extractable),
-		pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_LABEL, cfg.KeyLabel),
-	}
+	pubT, privT := keyPairTemplates(cfg.KeyLabel, sensitive, extractable)
 	if _, _, err := ctx.GenerateKeyPair(sess, []*pkcs11.Mechanism{pkcs11.NewMechanism(pkcs11.CKM_EC_KEY_PAIR_GEN, nil)}, pubT, privT); err != nil {
 		t.Fatal(err)
 	}

@@ -166,26 +166,33 @@ func (s *PKCS11Signer) find(class uint, label string) ([]pkcs11.ObjectHandle, er
 }
 
 func (s *PKCS11Signer) generate(label string) (pkcs11.ObjectHandle, pkcs11.ObjectHandle, error) {
-	pubT := []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
-		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, oidP256),
-		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
-	}
-	privT := []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, true),
-		pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, true),
-		pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, false),
-		pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
-		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
-	}
+	pubT, privT := keyPairTemplates(label, true, false)
 	pub, priv, err := s.ctx.GenerateKeyPair(s.session,
 		[]*pkcs11.Mechanism{pkcs11.NewMechanism(pkcs11.CKM_EC_KEY_PAIR_GEN, nil)}, pubT, privT)
 	if err != nil {
 		return 0, 0, fmt.Errorf("pkcs11: generate P-256 key %q: %w", label, err)
 	}
 	return pub, priv, nil
+}
+
+// keyPairTemplates are the attributes of a P-256 token key pair. The EA key
+// is made sensitive and not extractable; tests make the other kinds.
+func keyPairTemplates(label string, sensitive, extractable bool) (pub, priv []*pkcs11.Attribute) {
+	pub = []*pkcs11.Attribute{
+		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
+		pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, oidP256),
+		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
+	}
+	priv = []*pkcs11.Attribute{
+		pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_PRIVATE, true),
+		pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, sensitive),
+		pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, extractable),
+		pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
+		pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
+	}
+	return pub, priv
 }
 
 // checkKeyStaysInToken refuses a private key the token would hand out: it

@@ -1,6 +1,7 @@
 package registrar
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -28,4 +29,40 @@ func FuzzParseRoll(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzCodeBits: the estimate is len × log2(|A|) for an alphabet A that holds
+// every character, and CheckCodeStrength agrees with it.
+func FuzzCodeBits(f *testing.F) {
+	for _, s := range []string{"", "0123456789", "ABCDEFGHIJKLMNOPQRST", "aB3-_x", "a!b c", "é", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		bits, alphabet, size, err := CodeBits(code)
+		if err != nil {
+			if CheckCodeStrength(code) == nil {
+				t.Fatalf("%q: CodeBits fails but the strength check passes", code)
+			}
+			return
+		}
+		if want := float64(len(code)) * math.Log2(float64(size)); bits != want {
+			t.Fatalf("%q: %v bits, want %v", code, bits, want)
+		}
+		if !onlyFrom(code, alphabetOf(t, alphabet)) {
+			t.Fatalf("%q: alphabet %q does not hold it", code, alphabet)
+		}
+		if (CheckCodeStrength(code) == nil) != (bits >= MinCodeBits) {
+			t.Fatalf("%q: %v bits, strength check disagrees", code, bits)
+		}
+	})
+}
+
+func alphabetOf(t *testing.T, name string) string {
+	for _, a := range codeAlphabets {
+		if a.name == name {
+			return a.chars
+		}
+	}
+	t.Fatalf("no alphabet %q", name)
+	return ""
 }

@@ -42,6 +42,31 @@ func testBinding(t *testing.T, dir string, n int) Binding {
 	return b
 }
 
+// newState makes a state for a fresh roll of n voters and returns its
+// directory, path and binding; the caller opens it.
+func newState(t *testing.T, n int) (dir, path string, b Binding) {
+	t.Helper()
+	dir = t.TempDir()
+	b = testBinding(t, dir, n)
+	path = filepath.Join(dir, "state.db")
+	if err := InitStore(path, b); err != nil {
+		t.Fatal(err)
+	}
+	return dir, path, b
+}
+
+// openState is newState, opened.
+func openState(t *testing.T, n int) *Store {
+	t.Helper()
+	_, path, b := newState(t, n)
+	st, err := OpenStore(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 func fixedToken(tok string) IssueFunc {
 	return func(string, []byte) ([]byte, error) { return []byte(tok), nil }
 }
@@ -49,12 +74,7 @@ func fixedToken(tok string) IssueFunc {
 // TestSecondOpenRefused: a second server on the same state file is refused
 // with a clear error while the first holds it, and can open it afterwards.
 func TestSecondOpenRefused(t *testing.T) {
-	dir := t.TempDir()
-	b := testBinding(t, dir, 2)
-	path := filepath.Join(dir, "state.db")
-	if err := InitStore(path, b); err != nil {
-		t.Fatal(err)
-	}
+	_, path, b := newState(t, 2)
 	first, err := OpenStore(path, b)
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +98,7 @@ func TestSecondOpenRefused(t *testing.T) {
 // TestOpenRefusesMissingOrForeignState: each kind of wrong state file is
 // refused with a message naming it, and opening never creates a file.
 func TestOpenRefusesMissingOrForeignState(t *testing.T) {
-	dir := t.TempDir()
-	b := testBinding(t, dir, 2)
-	path := filepath.Join(dir, "state.db")
-	if err := InitStore(path, b); err != nil {
-		t.Fatal(err)
-	}
+	dir, path, b := newState(t, 2)
 	otherRoll := testBinding(t, t.TempDir(), 2)
 	other := func(change func(*Binding)) Binding { c := b; change(&c); return c }
 	junk := filepath.Join(dir, "junk.db")
@@ -120,12 +135,7 @@ func TestOpenRefusesMissingOrForeignState(t *testing.T) {
 // TestInitRefusesExisting: init never replaces a state, and leaves no
 // temporary file behind.
 func TestInitRefusesExisting(t *testing.T) {
-	dir := t.TempDir()
-	b := testBinding(t, dir, 2)
-	path := filepath.Join(dir, "state.db")
-	if err := InitStore(path, b); err != nil {
-		t.Fatal(err)
-	}
+	dir, path, b := newState(t, 2)
 	st, _ := OpenStore(path, b)
 	if _, err := st.Register("voter-000001", []byte("pub"), fixedToken("t1")); err != nil {
 		t.Fatal(err)
@@ -150,22 +160,14 @@ func TestInitRefusesExisting(t *testing.T) {
 // TestStoreNeverPassesMaxVoters: the count check holds inside the store's
 // transaction, whatever the caller checked before.
 func TestStoreNeverPassesMaxVoters(t *testing.T) {
-	dir := t.TempDir()
-	b := testBinding(t, dir, 2)
-	path := filepath.Join(dir, "state.db")
-	InitStore(path, b)
-	st, err := OpenStore(path, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openState(t, 2)
 	for i, id := range []string{"a", "b"} {
 		if _, err := st.Register(id, []byte{byte(i)}, fixedToken(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	minted := false
-	_, err = st.Register("c", []byte("c"), func(string, []byte) ([]byte, error) { minted = true; return []byte("c"), nil })
+	_, err := st.Register("c", []byte("c"), func(string, []byte) ([]byte, error) { minted = true; return []byte("c"), nil })
 	if !errors.Is(err, ErrFull) || minted {
 		t.Fatalf("third token with maxVoters 2: err = %v, minted = %v", err, minted)
 	}
@@ -180,12 +182,7 @@ func TestStoreNeverPassesMaxVoters(t *testing.T) {
 
 // TestIssueErrorStoresNothing: a failed issue leaves no record behind.
 func TestIssueErrorStoresNothing(t *testing.T) {
-	dir := t.TempDir()
-	b := testBinding(t, dir, 2)
-	path := filepath.Join(dir, "state.db")
-	InitStore(path, b)
-	st, _ := OpenStore(path, b)
-	defer st.Close()
+	st := openState(t, 2)
 	_, err := st.Register("a", []byte("k"), func(string, []byte) ([]byte, error) { return nil, errors.New("hsm gone") })
 	if err == nil || !strings.Contains(err.Error(), "hsm gone") {
 		t.Fatalf("err = %v", err)
