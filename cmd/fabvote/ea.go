@@ -203,6 +203,12 @@ func cmdEAServe(args []string) error {
 	if err := checkSignerMatches(signer, m); err != nil {
 		return err
 	}
+	// Listen before making a state, so a busy port leaves nothing behind.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	defer ln.Close()
 	if *initState {
 		if err := sf.initState(b); err != nil {
 			return err
@@ -217,15 +223,11 @@ func cmdEAServe(args []string) error {
 		return election.IssueToken(rand.Reader, signer, m.ElectionID, voterPub)
 	}
 	h := &registrar.Server{ElectionID: m.ElectionID, Issue: issue, Roll: roll, Store: st, Guard: guard}
-	return serveRegistration(*addr, tlsConf, h, roll.Len())
+	return serveRegistration(ln, tlsConf, h, roll.Len())
 }
 
-// serveRegistration runs the HTTPS service until SIGINT or SIGTERM.
-func serveRegistration(addr string, tlsConf *tls.Config, h *registrar.Server, rollLen int) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
+// serveRegistration runs the HTTPS service on ln until SIGINT or SIGTERM.
+func serveRegistration(ln net.Listener, tlsConf *tls.Config, h *registrar.Server, rollLen int) error {
 	logger := log.New(os.Stderr, "ea serve: ", log.LstdFlags|log.LUTC)
 	h.Log = logger
 	srv := &http.Server{
