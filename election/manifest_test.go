@@ -38,10 +38,9 @@ func TestManifestRoundTrip(t *testing.T) {
 	if !bytes.Equal(enc, enc3) {
 		t.Fatal("time zone leaks into the canonical encoding")
 	}
-	pub0, _ := fx.Voters[0].PublicKey.Bytes()
-	pc, err := got.ProofContext(pub0)
-	if err != nil || pc.ElectionID != "round-trip.1" || len(pc.Messages) != 4 {
-		t.Fatalf("ProofContext: %v", err)
+	p, err := election.Prepare(got)
+	if err != nil || len(p.Messages) != 4 || p.ManifestDigest != election.ManifestDigest(enc) {
+		t.Fatalf("Prepare: %v", err)
 	}
 	if e := got.Encoding(); e.Bits != 10 || e.Candidates != 4 {
 		t.Fatalf("Encoding = %+v", e)
@@ -56,7 +55,12 @@ func TestManifestValidateRejects(t *testing.T) {
 		mod  func(m *election.Manifest)
 		want string // substring naming the field
 	}{
-		{"version", func(m *election.Manifest) { m.Version = 2 }, "version"},
+		{"version", func(m *election.Manifest) { m.Version = 1 }, "version"},
+		{"no channel", func(m *election.Manifest) { m.Channel = "" }, "channel"},
+		{"channel with upper case", func(m *election.Manifest) { m.Channel = "Fabvote" }, "channel"},
+		{"channel too long", func(m *election.Manifest) { m.Channel = strings.Repeat("c", election.MaxChannelLen+1) }, "channel"},
+		{"clock skew zero", func(m *election.Manifest) { m.MaxClockSkewSeconds = 0 }, "maxClockSkewSeconds"},
+		{"clock skew too large", func(m *election.Manifest) { m.MaxClockSkewSeconds = election.MaxClockSkewSeconds + 1 }, "maxClockSkewSeconds"},
 		{"election id", func(m *election.Manifest) { m.ElectionID = "a b" }, "electionID"},
 		{"title empty", func(m *election.Manifest) { m.Title = "" }, "title"},
 		{"title control char", func(m *election.Manifest) { m.Title = "a\nb" }, "title"},
@@ -134,7 +138,7 @@ func TestParseManifestRejects(t *testing.T) {
 		{"oversize", append(good, bytes.Repeat([]byte(" "), election.MaxManifestSize)...), election.CodeSize},
 		{"empty", nil, election.CodeDecode},
 		{"not json", []byte("manifest"), election.CodeDecode},
-		{"unknown field", bytes.Replace(good, []byte(`{"version":1`), []byte(`{"extra":1,"version":1`), 1), election.CodeDecode},
+		{"unknown field", bytes.Replace(good, []byte(`{"version":2`), []byte(`{"extra":1,"version":2`), 1), election.CodeDecode},
 		{"trailing value", append(append([]byte(nil), good...), []byte(`{}`)...), election.CodeDecode},
 		{"trailing space", append(append([]byte(nil), good...), ' '), election.CodeDecode},
 		{"leading space", append([]byte(" "), good...), election.CodeDecode},
