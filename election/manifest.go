@@ -300,13 +300,13 @@ func (m *Manifest) prepare() (*Prepared, error) {
 		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
 	}
 
-	canon, err := m.marshal()
+	ident, err := m.identityEncoding()
 	if err != nil {
 		return nil, err
 	}
 	p := &Prepared{
 		Manifest:       m,
-		ManifestDigest: ManifestDigest(canon),
+		ManifestDigest: ManifestDigest(ident),
 		PublicKey:      pk,
 		Threshold:      pp,
 		Encoding:       enc,
@@ -339,10 +339,28 @@ func (m *Manifest) Encoding() votecode.Encoding {
 // ManifestDomain is the domain tag of ManifestDigest.
 const ManifestDomain = "fabvote/manifest/v2"
 
-// ManifestDigest is SHA-256(lp("fabvote/manifest/v2") ‖ lp(canonical)),
-// canonical being the manifest's canonical JSON (Marshal's output). The
-// token and the validity proof bind it, so a ballot made under one manifest
-// is invalid under any other, even one with the same election id and keys.
-func ManifestDigest(canonical []byte) [32]byte {
-	return digest([]byte(ManifestDomain), canonical)
+// ManifestDigest is SHA-256(lp("fabvote/manifest/v2") ‖ lp(identity)),
+// identity being the manifest's identity encoding (Prepared.ManifestDigest
+// computes it): the canonical JSON of the manifest with start and end set
+// to the zero time. The token and the validity proof bind it, so a ballot
+// made under one manifest is invalid under any other that differs in any
+// field but the window, even one with the same election id and keys.
+func ManifestDigest(identity []byte) [32]byte {
+	return digest([]byte(ManifestDomain), identity)
+}
+
+// identityEncoding is the canonical JSON of m with Start and End zero.
+//
+// The window is the one field left out, because it is the one field that
+// is still set when the election opens (`fabvote election open --start
+// --end`), after tokens and ballots may have been made (benchmarks make
+// them in advance). Leaving it out changes nothing a ballot means: the
+// candidates, their encodings, the keys, the channel, the limits and the
+// clock-skew bound are all bound, and the contract enforces the window of
+// the manifest on the ledger on every cast, whatever window the voter's
+// copy showed.
+func (m *Manifest) identityEncoding() ([]byte, error) {
+	c := *m
+	c.Start, c.End = time.Time{}, time.Time{}
+	return c.marshal()
 }

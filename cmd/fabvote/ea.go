@@ -83,14 +83,11 @@ func cmdEAServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	signer, closeSigner, err := ea.signer()
+	mint, closeSigner, err := ea.minter(m)
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
-	if err := checkSignerMatches(signer, m); err != nil {
-		return err
-	}
 	r, err := registrar.LoadRoll(*roll)
 	if err != nil {
 		return err
@@ -109,7 +106,7 @@ func cmdEAServe(args []string) error {
 	}
 	logger := log.New(os.Stderr, "ea serve: ", log.LstdFlags|log.LUTC)
 	srv := &http.Server{
-		Handler:           &registrar.Server{ElectionID: m.ElectionID, Signer: signer, Roll: r, State: st, Log: logger},
+		Handler:           &registrar.Server{ElectionID: m.ElectionID, Mint: mint.Mint, Roll: r, State: st, Log: logger},
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -206,7 +203,7 @@ func cmdRegister(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := election.VerifyToken(p.TokenKey, m.ElectionID, pub, tok.Token); err != nil {
+	if err := p.VerifyToken(pub, tok.Token); err != nil {
 		return fmt.Errorf("the service returned a token that does not verify under the manifest's token key: %w", err)
 	}
 	if err := writeJSON(*out, tok, 0o600); err != nil {
@@ -220,14 +217,11 @@ func cmdRegister(args []string) error {
 // voter's private key (PKCS#8, base64) and token. It is for benchmarks and
 // demos, where the EA plays every voter; the file is secret (0600).
 func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, out string) error {
-	signer, closeSigner, err := ea.signer()
+	mint, closeSigner, err := ea.minter(m)
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
-	if err := checkSignerMatches(signer, m); err != nil {
-		return err
-	}
 	var ids []string
 	switch {
 	case rollPath != "" && n != 0:
@@ -245,6 +239,9 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 	default:
 		return usagef("offline registration needs --roll or --voters N")
 	}
+	if uint64(len(ids)) > m.MaxVoters {
+		return fmt.Errorf("%d voters, but election %q allows at most maxVoters = %d tokens", len(ids), m.ElectionID, m.MaxVoters)
+	}
 	f, err := atomicfile.Create(out, 0o600)
 	if err != nil {
 		return err
@@ -257,7 +254,7 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 			return err
 		}
 		pub, _ := k.PublicKey.Bytes()
-		tok, err := election.IssueToken(rand.Reader, signer, m.ElectionID, pub)
+		tok, err := mint.Mint(id, pub)
 		if err != nil {
 			return fmt.Errorf("voter %s: %w", id, err)
 		}

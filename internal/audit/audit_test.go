@@ -50,7 +50,7 @@ func getWorld(t *testing.T) *world {
 }
 
 func entry(b *election.Ballot) election.BallotEntry {
-	return election.BallotEntry{VoterKeyHash: election.VoterKeyHashHex(b.VoterPub), TxID: "tx-" + election.VoterKeyHashHex(b.VoterPub)[:8], Ballot: b.Marshal()}
+	return election.BallotEntry{Pseudonym: b.PseudonymHex(), TxID: "tx-" + b.PseudonymHex()[:8], Ballot: b.Marshal()}
 }
 
 func source(entries []election.BallotEntry) BallotSource {
@@ -169,7 +169,7 @@ func TestAuditBallotFailures(t *testing.T) {
 		}, KindBallotDecode, election.CodeDecode},
 		{"stored under another key", func() election.BallotEntry {
 			e := entry(w.ballots[0])
-			e.VoterKeyHash = election.VoterKeyHashHex(w.ballots[1].VoterPub)
+			e.Pseudonym = w.ballots[1].PseudonymHex()
 			return e
 		}, KindBallotKey, ""},
 		{"token from another election", func() election.BallotEntry {

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/election/electiontest"
 )
 
 func voterPub(t *testing.T) []byte {
@@ -31,7 +33,7 @@ func voterPub(t *testing.T) []byte {
 type fixture struct {
 	srv    *httptest.Server
 	client *Client
-	ea     *ecdsa.PrivateKey
+	prep   *election.Prepared
 	state  string
 	codes  [][2]string
 }
@@ -54,15 +56,27 @@ func newFixture(t *testing.T, n int) *fixture {
 	if roll.Len() != n || len(codes) != n {
 		t.Fatalf("roll has %d/%d voters, want %d", roll.Len(), len(codes), n)
 	}
-	ea, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	prep := prepare(t, "e1")
+	mint, err := election.NewMinter(rand.Reader, prep, electiontest.Load().EA, electiontest.PseudonymKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	statePath := filepath.Join(dir, "state.json")
 	st, err := OpenState(statePath, "e1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Signer: ea, Roll: roll, State: st})
+	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Mint: mint.Mint, Roll: roll, State: st})
 	t.Cleanup(srv.Close)
-	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, ea: ea, state: statePath, codes: codes}
+	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, state: statePath, codes: codes, prep: prep}
+}
+
+func prepare(t *testing.T, id string) *election.Prepared {
+	p, err := election.Prepare(electiontest.Load().Manifest(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestRegister(t *testing.T) {
@@ -73,10 +87,13 @@ func TestRegister(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := election.VerifyToken(&f.ea.PublicKey, "e1", pub, tok.Token); err != nil {
+	if err := f.prep.VerifyToken(pub, tok.Token); err != nil {
 		t.Fatalf("issued token does not verify: %v", err)
 	}
-	if err := election.VerifyToken(&f.ea.PublicKey, "e2", pub, tok.Token); err == nil {
+	if want, _ := election.Pseudonym(electiontest.PseudonymKey, "e1", id); election.PseudonymHex(tok.Token) != hex.EncodeToString(want[:]) {
+		t.Fatal("the token does not carry the voter's pseudonym")
+	}
+	if err := prepare(t, "e2").VerifyToken(pub, tok.Token); err == nil {
 		t.Fatal("token verifies for another election")
 	}
 

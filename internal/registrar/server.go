@@ -3,8 +3,6 @@ package registrar
 import (
 	"bytes"
 	"context"
-	"crypto"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -50,10 +48,12 @@ type errorBody struct {
 // Server checks roll entries and issues tokens for one election.
 type Server struct {
 	ElectionID string
-	Signer     crypto.Signer
-	Roll       *Roll
-	State      *State
-	Log        *log.Logger // nil: no request log
+	// Mint issues the token of voterID for voterPub (election.Minter.Mint):
+	// the token format and the pseudonym stay outside the registrar.
+	Mint  func(voterID string, voterPub []byte) (token []byte, err error)
+	Roll  *Roll
+	State *State
+	Log   *log.Logger // nil: no request log
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -115,7 +115,7 @@ func (s *Server) register(req *Request) (int, *Token, error) {
 		return http.StatusForbidden, nil, errors.New("voterID or code is wrong")
 	}
 	reg, err := s.State.Claim(req.VoterID, func() (*Registration, error) {
-		tok, err := election.IssueToken(rand.Reader, s.Signer, s.ElectionID, req.VoterPub)
+		tok, err := s.Mint(req.VoterID, req.VoterPub)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +124,8 @@ func (s *Server) register(req *Request) (int, *Token, error) {
 	switch {
 	case errors.Is(err, ErrUsed):
 		return http.StatusConflict, nil, fmt.Errorf("voterID %q: %w", req.VoterID, err)
+	case errors.Is(err, election.ErrRollFull):
+		return http.StatusForbidden, nil, err
 	case err != nil:
 		return http.StatusInternalServerError, nil, err
 	}
