@@ -33,6 +33,8 @@ func cmdElectionCreate(args []string) error {
 	challenge := fs.Int("challenge-bits", election.DefaultChallenge, "validity-proof challenge length")
 	authority := fs.String("authority-msp", "EAMSP", "MSP id of the election authority (opens the election, publishes results)")
 	trusteeMSPs := fs.String("trustee-msps", "", "comma-separated MSP ids that may also publish the result")
+	channel := fs.String("channel", "fabvote", "the Fabric channel the election runs on (part of its identity: the contract opens it there only)")
+	skew := fs.Duration("max-clock-skew", election.DefaultClockSkewSeconds*time.Second, "largest clock difference between two honest peers; a result is accepted from end + this (whole seconds)")
 	out := fs.String("out", "", "output directory (created; must not hold a manifest already)")
 	force := fs.Bool("force", false, "overwrite an existing election in --out")
 	var ea eaFlags
@@ -72,20 +74,25 @@ func cmdElectionCreate(args []string) error {
 	if _, err := os.Stat(manifestPath); err == nil && !*force {
 		return fmt.Errorf("--out %s already holds an election (manifest.json); use another directory or --force", *out)
 	}
+	if *skew%time.Second != 0 || *skew < election.MinClockSkewSeconds*time.Second || *skew > election.MaxClockSkewSeconds*time.Second {
+		return usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", *skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
+	}
 	m := &election.Manifest{
-		Version:       election.ManifestVersion,
-		ElectionID:    *id,
-		Title:         *title,
-		Candidates:    candidates,
-		EncodingBits:  uint(bits.Len64(*maxVoters)),
-		MaxVoters:     *maxVoters,
-		AuthorityMSP:  *authority,
-		TrusteeMSPs:   splitList(*trusteeMSPs),
-		Start:         st,
-		End:           en,
-		ChallengeBits: *challenge,
-		TokenKey:      []byte{0}, // placeholder for the early check below
-		PaillierKey:   []byte{0},
+		Version:             election.ManifestVersion,
+		ElectionID:          *id,
+		Channel:             *channel,
+		MaxClockSkewSeconds: uint32(*skew / time.Second),
+		Title:               *title,
+		Candidates:          candidates,
+		EncodingBits:        uint(bits.Len64(*maxVoters)),
+		MaxVoters:           *maxVoters,
+		AuthorityMSP:        *authority,
+		TrusteeMSPs:         splitList(*trusteeMSPs),
+		Start:               st,
+		End:                 en,
+		ChallengeBits:       *challenge,
+		TokenKey:            []byte{0}, // placeholder for the early check below
+		PaillierKey:         []byte{0},
 	}
 	// Check everything cheap before spending a minute on primes.
 	if err := m.Validate(); err != nil && !strings.Contains(err.Error(), "paillierKey") {
@@ -121,6 +128,17 @@ func cmdElectionCreate(args []string) error {
 		signer = key
 		written = append(written, p+" (secret: the EA token key)")
 	}
+	// K_pseud, next to the EA key: never in the manifest.
+	pseudPath := filepath.Join(*out, "pseudonym.key")
+	if *force {
+		if err := os.Remove(pseudPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	if _, err := easigner.GeneratePseudonymKey(pseudPath); err != nil {
+		return err
+	}
+	written = append(written, pseudPath+" (secret: the pseudonym key, needed with the EA key to issue tokens)")
 	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", *bitsN)
 	if *trustees > 0 {
 		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", *k, *trustees)
