@@ -7,6 +7,8 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -163,12 +165,46 @@ func newVoter(t *testing.T) (*ecdsa.PrivateKey, []byte) {
 	return k, pub
 }
 
-func token(t *testing.T, ea *ecdsa.PrivateKey, id string, pub []byte) []byte {
-	tok, err := election.IssueToken(rand.Reader, ea, id, pub)
+// pseudKey is the election's K_pseud (el/pseudonym.key), loaded by TestElection.
+var pseudKey []byte
+
+// voterIDOf is the roll id the test gives the holder of pub.
+func voterIDOf(pub []byte) string {
+	h := sha256.Sum256(pub)
+	return "e2e-voter-" + hex.EncodeToString(h[:8])
+}
+
+// token mints, with signer as the authority's key, the token of roll id
+// voterIDOf(pub) for pub in the election of m.
+func token(t *testing.T, signer *ecdsa.PrivateKey, m *election.Manifest, pub []byte) []byte {
+	return tokenFor(t, signer, m, voterIDOf(pub), pub)
+}
+
+// tokenFor mints the token of roll id voterID for pub: what the registrar
+// does, directly with the authority key and the pseudonym key.
+func tokenFor(t *testing.T, signer *ecdsa.PrivateKey, m *election.Manifest, voterID string, pub []byte) []byte {
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := election.Pseudonym(pseudKey, m.ElectionID, voterID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := p.IssueToken(rand.Reader, signer, ps, pub)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// pseudOf is the hex pseudonym (ballot key) of the holder of pub in m.
+func pseudOf(t *testing.T, m *election.Manifest, pub []byte) string {
+	ps, err := election.Pseudonym(pseudKey, m.ElectionID, voterIDOf(pub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(ps[:])
 }
 
 func resign(t *testing.T, b *election.Ballot, k *ecdsa.PrivateKey) []byte {
@@ -184,11 +220,15 @@ func TestElection(t *testing.T) {
 	id := fmt.Sprintf("e2e-%d", time.Now().Unix())
 
 	// 1. The authority creates the election (3 trustees, any 2 decrypt).
+	// One host: the peers share a clock, so a small clock-skew bound.
 	e.mustFV("election", "create", "--id", id, "--candidates", candidates, "--max-voters", "1000",
-		"--trustees", "3", "--threshold", "2", "--out", "el")
+		"--trustees", "3", "--threshold", "2", "--out", "el", "--channel", e.net.Channel, "--max-clock-skew", "2s")
 	mPath := e.path("el/manifest.json")
 	eaKey, err := easigner.LoadPEM(e.path("el/ea.key"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if pseudKey, err = easigner.LoadPseudonymKey(e.path("el/pseudonym.key")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -264,7 +304,7 @@ func TestElection(t *testing.T) {
 		t.Fatal(err)
 	}
 	heldKey, heldPub := newVoter(t)
-	heldBallot, err := p.NewBallot(rand.Reader, heldKey, token(t, eaKey, id, heldPub), 2)
+	heldBallot, err := p.NewBallot(rand.Reader, heldKey, token(t, eaKey, m, heldPub), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,6 +317,10 @@ func TestElection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("endorsing the withheld ballot: %v", err)
 	}
+
+	// One ballot per voter id, and a ballot deleted before the result, in a
+	// sibling election (the main election's counts stay the voters' choices).
+	tamper := tamperDuringWindow(t, e, m, eaKey)
 
 	// 5. Every rejection: a clear error at the client, and the ledger unchanged.
 	t.Run("rejections", func(t *testing.T) { rejections(t, e, m, eaKey, ballots, firstVoter, early, late) })
@@ -303,7 +347,7 @@ func TestElection(t *testing.T) {
 	}
 
 	// 7. After the window: product, two trustees on their own, publish.
-	time.Sleep(time.Until(m.End) + 3*time.Second)
+	time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
 	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--product-out", e.path("product.bin"))
 	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-2.key"), "--product", e.path("product.bin"), "--out", e.path("p2.bin"))
 	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-3.key"), "--product", e.path("product.bin"), "--out", e.path("p3.bin"))
@@ -345,7 +389,7 @@ func TestElection(t *testing.T) {
 
 	// The withheld voter's receipt check says the ballot is recorded but
 	// not counted; an ordinary voter's says it is counted.
-	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: id, VoterKeyHash: election.VoterKeyHashHex(heldPub),
+	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: id, Pseudonym: heldBallot.PseudonymHex(),
 		BallotHash: fmt.Sprintf("%x", election.BallotHash(heldBallot.Marshal())), TxID: heldTx.TransactionID()})
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +430,7 @@ func TestElection(t *testing.T) {
 	}
 	// It reads the commit order from the blocks and names the late ballot,
 	// checked but not counted.
-	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", election.VoterKeyHashHex(heldPub), heldTx.TransactionID())
+	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", heldBallot.PseudonymHex(), heldTx.TransactionID())
 	if !strings.Contains(out, "1 ballot(s) committed after it") || !strings.Contains(out, lateLine) ||
 		!strings.Contains(out, fmt.Sprintf("%d on the ledger, %d valid", voters+1, voters+1)) {
 		t.Fatalf("verify does not report the withheld ballot as late (want %q):\n%s", lateLine, out)
@@ -444,6 +488,9 @@ func TestElection(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "[MANIFEST]") || !strings.Contains(out, "differs from the manifest on the ledger") {
 		t.Fatalf("verify with a manifest that differs from the ledger's: exit %d\n%s", code, out)
 	}
+
+	// 10. The ballot deleted before the sibling's result is reported.
+	t.Run("ballot deleted before the result", func(t *testing.T) { tamperAfterWindow(t, e, tamper) })
 }
 
 // publishRejections submits results that the chaincode must refuse, after
@@ -539,15 +586,15 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	}
 	fresh := func() (*ecdsa.PrivateKey, []byte, *election.Ballot) {
 		k, pub := newVoter(t)
-		b, err := p.NewBallot(rand.Reader, k, token(t, eaKey, m.ElectionID, pub), 1)
+		b, err := p.NewBallot(rand.Reader, k, token(t, eaKey, m, pub), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return k, pub, b
 	}
 	// notRecorded asserts that the voter has no ballot in election id.
-	notRecorded := func(what, id string, pub []byte) {
-		_, err := e.voter.GetBallot(c, id, election.VoterKeyHashHex(pub))
+	notRecorded := func(what, id, pseudonym string) {
+		_, err := e.voter.GetBallot(c, id, pseudonym)
 		var re *gateway.RejectError
 		if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 			t.Fatalf("%s: the ledger holds a ballot for the voter (GetBallot err %v)", what, err)
@@ -579,7 +626,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	}
 
 	t.Run("double vote", func(t *testing.T) {
-		before, err := e.voter.GetBallot(c, m.ElectionID, election.VoterKeyHashHex(firstCast.VoterPub))
+		before, err := e.voter.GetBallot(c, m.ElectionID, firstCast.PseudonymHex())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -592,7 +639,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		}
 		_, err = e.voter.CastBallot(c, again.Marshal())
 		wantReject(t, "a second ballot of the same voter", err, election.CodeDuplicate)
-		after, err := e.voter.GetBallot(c, m.ElectionID, election.VoterKeyHashHex(firstCast.VoterPub))
+		after, err := e.voter.GetBallot(c, m.ElectionID, firstCast.PseudonymHex())
 		if err != nil || after.BallotHash != before.BallotHash || after.TxID != before.TxID {
 			t.Fatalf("the stored ballot changed: %+v -> %+v (%v)", before, after, err)
 		}
@@ -607,52 +654,52 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	t.Run("before the window", func(t *testing.T) {
 		ep, _ := election.Prepare(early)
 		k, pub := newVoter(t)
-		b, err := ep.NewBallot(rand.Reader, k, token(t, eaKey, early.ElectionID, pub), 0)
+		b, err := ep.NewBallot(rand.Reader, k, token(t, eaKey, early, pub), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.voter.CastBallot(c, b.Marshal())
 		wantReject(t, "vote before the window", err, election.CodeWindow)
-		notRecorded("vote before the window", early.ElectionID, pub)
+		notRecorded("vote before the window", early.ElectionID, b.PseudonymHex())
 	})
 
 	t.Run("after the window", func(t *testing.T) {
 		lp, _ := election.Prepare(late)
 		k, pub := newVoter(t)
-		b, err := lp.NewBallot(rand.Reader, k, token(t, eaKey, late.ElectionID, pub), 0)
+		b, err := lp.NewBallot(rand.Reader, k, token(t, eaKey, late, pub), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.voter.CastBallot(c, b.Marshal())
 		wantReject(t, "vote after the window", err, election.CodeWindow)
-		notRecorded("vote after the window", late.ElectionID, pub)
+		notRecorded("vote after the window", late.ElectionID, b.PseudonymHex())
 	})
 
 	t.Run("token from another election", func(t *testing.T) {
 		k, pub, b := fresh()
-		b.Token = token(t, eaKey, early.ElectionID, pub)
+		b.Token = token(t, eaKey, early, pub)
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "token of another election", err, election.CodeToken)
-		notRecorded("token of another election", m.ElectionID, pub)
+		notRecorded("token of another election", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("token for another key", func(t *testing.T) {
 		k, pub, b := fresh()
 		_, otherPub := newVoter(t)
-		b.Token = token(t, eaKey, m.ElectionID, otherPub)
+		b.Token = token(t, eaKey, m, otherPub)
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "token of another key", err, election.CodeToken)
-		notRecorded("token of another key", m.ElectionID, pub)
-		notRecorded("token of another key", m.ElectionID, otherPub)
+		notRecorded("token of another key", m.ElectionID, pseudOf(t, m, pub))
+		notRecorded("token of another key", m.ElectionID, pseudOf(t, m, otherPub))
 	})
 
 	t.Run("token not from the authority", func(t *testing.T) {
 		k, pub, b := fresh()
 		rogue, _ := newVoter(t)
-		b.Token = token(t, rogue, m.ElectionID, pub)
+		b.Token = token(t, rogue, m, pub)
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "token signed by a non-authority key", err, election.CodeToken)
-		notRecorded("token signed by a non-authority key", m.ElectionID, pub)
+		notRecorded("token signed by a non-authority key", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("ballot copied from another voter", func(t *testing.T) {
@@ -662,7 +709,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.Ciphertext, b.Proof = firstCast.Ciphertext, firstCast.Proof
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "copied ciphertext and proof", err, election.CodeProof)
-		notRecorded("copied ciphertext and proof", m.ElectionID, pub)
+		notRecorded("copied ciphertext and proof", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("mauled proof", func(t *testing.T) {
@@ -670,7 +717,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.Proof[len(b.Proof)/2] ^= 0x01
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "mauled proof", err, election.CodeProof)
-		notRecorded("mauled proof", m.ElectionID, pub)
+		notRecorded("mauled proof", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("forged proof for a double-weight vote", func(t *testing.T) {
@@ -684,7 +731,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.Ciphertext = p.PublicKey.EncodeCiphertext(c2)
 		_, err = e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "forged proof", err, election.CodeProof)
-		notRecorded("forged proof", m.ElectionID, pub)
+		notRecorded("forged proof", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("bad signature", func(t *testing.T) {
@@ -692,7 +739,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		other, _ := newVoter(t)
 		_, err := e.voter.CastBallot(c, resign(t, b, other))
 		wantReject(t, "signature by another key", err, election.CodeSignature)
-		notRecorded("signature by another key", m.ElectionID, pub)
+		notRecorded("signature by another key", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("non-authority opens an election", func(t *testing.T) {
@@ -743,7 +790,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 			_, err := e.voter.CastBallot(c, in)
 			wantReject(t, name, err, election.CodeDecode)
 		}
-		notRecorded("malformed input", m.ElectionID, pub)
+		notRecorded("malformed input", m.ElectionID, pseudOf(t, m, pub))
 		unchanged("malformed input")
 		// A bad query argument is named too.
 		_, err := e.voter.GetBallot(c, m.ElectionID, "not-hex")

@@ -133,15 +133,23 @@ func TestAccess(t *testing.T) {
 			}
 			return k, pub
 		}
-		tok := func(pub []byte) []byte {
-			tk, err := election.IssueToken(rand.Reader, eaKey, id, pub)
+		pseudKey, err := easigner.LoadPseudonymKey(filepath.Join(e.dir, "el", "pseudonym.key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mint, err := election.NewMinter(nil, p, eaKey, pseudKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := func(voterID string, pub []byte) []byte {
+			tk, err := mint.Mint(voterID, pub)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return tk
 		}
-		absent := func(what string, pub []byte) {
-			_, err := voterGW.GetBallot(ctx, id, election.VoterKeyHashHex(pub))
+		absent := func(what string, token []byte) {
+			_, err := voterGW.GetBallot(ctx, id, election.PseudonymHex(token))
 			var re *gateway.RejectError
 			if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 				t.Fatalf("%s: the ledger holds a ballot under the victim's key (GetBallot: %v)", what, err)
@@ -150,7 +158,8 @@ func TestAccess(t *testing.T) {
 		kA, pubA := newKey()
 		kB, pubB := newKey()
 		// B writes under A's key: A's key and token, signed by B.
-		b, err := p.NewBallot(rand.Reader, kA, tok(pubA), 1)
+		tokA, tokB := tok("access-A", pubA), tok("access-B", pubB)
+		b, err := p.NewBallot(rand.Reader, kA, tokA, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +168,9 @@ func TestAccess(t *testing.T) {
 		}
 		_, err = voterGW.CastBallot(ctx, b.Marshal())
 		wantReject(t, "ballot under voter A's key signed by voter B", err, election.CodeSignature)
-		absent("signed by B", pubA)
+		absent("signed by B", tokA)
 		// A's key, B's token, signed by B (B has no A key).
-		b2, err := p.NewBallot(rand.Reader, kB, tok(pubB), 2)
+		b2, err := p.NewBallot(rand.Reader, kB, tokB, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +183,7 @@ func TestAccess(t *testing.T) {
 			t.Fatal("a ballot with A's key, B's token and B's signature was accepted")
 		}
 		t.Logf("ACCESS ballot with A's key and B's token: rejected: %v", err)
-		absent("A's key with B's token", pubA)
+		absent("A's key with B's token", tokB)
 		// A registered voter (first in the stream, already cast) overwritten by another's ballot resigned with A's key is impossible
 		// without A's key; with A's key it is A's second ballot: DUPLICATE.
 		_, err = voterGW.CastBallot(ctx, e.ballots[0])
@@ -182,7 +191,7 @@ func TestAccess(t *testing.T) {
 	})
 
 	t.Run("publish result", func(t *testing.T) {
-		time.Sleep(time.Until(m.End) + 3*time.Second)
+		time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
 		resPath := filepath.Join(e.dir, "result.json")
 		fv(t, bin, e.dir, "tally", "--network", n.netJSON, "--manifest", e.manifest, "--quiet", "--no-publish",
 			"--result-out", resPath, "--share", filepath.Join(e.dir, "el", "trustee-1.key"), "--share", filepath.Join(e.dir, "el", "trustee-2.key"))

@@ -168,7 +168,7 @@ func voterHashErr(b []byte) (vkh, id string) {
 	if err != nil {
 		return "", ""
 	}
-	return election.VoterKeyHashHex(p.VoterPub), p.ElectionID
+	return p.PseudonymHex(), p.ElectionID
 }
 
 type span struct{ sent, done time.Time }
@@ -223,14 +223,16 @@ type crashCase struct {
 // RELIABILITY_ELECTION_DIR with paillier.key or trustee-1.key and
 // trustee-2.key, default: the ballot dir without its "-N" suffix, as
 // `make ballots` lays them out), or one generated once into
-// run/rel-cache/crash-N and reused by later runs. The manifest is copied into
+// run/rel-cache/crash-vV-N (V the ballot format version) and reused by later runs. The manifest is copied into
 // a temporary directory, because `election open` rewrites the window.
 func crashBallots(t *testing.T, bin string, need int) *electionFix {
 	t.Helper()
 	bdir := os.Getenv("RELIABILITY_BALLOT_DIR")
 	var e *electionFix
 	if bdir == "" {
-		cache := filepath.Join(root, "run", "rel-cache", fmt.Sprintf("crash-%d", need))
+		// The ballot format version is in the name: a cache of an older
+		// format is never reused.
+		cache := filepath.Join(root, "run", "rel-cache", fmt.Sprintf("crash-v%d-%d", election.BallotVersion, need))
 		id := fmt.Sprintf("rel-crash-%d", need)
 		if _, err := os.Stat(filepath.Join(cache, "ballots.bin.choices.csv")); err == nil {
 			e = &electionFix{bin: bin, dir: cache, id: id, manifest: filepath.Join(cache, "el", "manifest.json"),

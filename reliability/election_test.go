@@ -47,7 +47,8 @@ func generateElection(t *testing.T, bin, dir, id string, voters int) *electionFi
 		tallyArgs: []string{"--share", filepath.Join(dir, "el", "trustee-1.key"), "--share", filepath.Join(dir, "el", "trustee-3.key")}}
 	t0 := time.Now()
 	fv(t, bin, dir, "election", "create", "--id", id, "--candidates", candidates,
-		"--max-voters", strconv.Itoa(voters+10), "--trustees", "3", "--threshold", "2", "--out", "el")
+		"--max-voters", strconv.Itoa(voters+10), "--trustees", "3", "--threshold", "2", "--out", "el",
+		"--max-clock-skew", "2s") // one host: the peers share a clock
 	fv(t, bin, dir, "register", "--offline", "--manifest", e.manifest, "--voters", strconv.Itoa(voters),
 		"--ea-key", filepath.Join(dir, "el", "ea.key"), "--out", filepath.Join(dir, "voters.jsonl"))
 	fv(t, bin, dir, "ballot", "--bulk", "--manifest", e.manifest, "--voters-file", filepath.Join(dir, "voters.jsonl"),
@@ -168,7 +169,7 @@ func voterHash(t *testing.T, ballot []byte) string {
 	if err != nil {
 		t.Fatalf("ballot does not decode: %v", err)
 	}
-	return election.VoterKeyHashHex(b.VoterPub)
+	return b.PseudonymHex()
 }
 
 func ballotHashHex(ballot []byte) string {
@@ -197,7 +198,7 @@ func checkLedger(t *testing.T, c *ledger.Client, id string, committed map[string
 			if err != nil {
 				t.Fatalf("ledger ballot does not decode: %v", err)
 			}
-			vkh := election.VoterKeyHashHex(b.VoterPub)
+			vkh := b.PseudonymHex()
 			if seen[vkh] {
 				t.Fatalf("voter %s has two ballots on the ledger", vkh)
 			}

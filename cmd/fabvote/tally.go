@@ -63,11 +63,12 @@ func cmdTally(args []string) error {
 		return fmt.Errorf("--manifest %s differs from the manifest of %q on the ledger", *manifest, m.ElectionID)
 	}
 	if *wait {
-		if err := waitUntil(ctx, m.End, "the voting window to close"); err != nil {
+		if err := waitUntil(ctx, m.ResultNotBefore(), "the voting window to close (end + the manifest's clock skew)"); err != nil {
 			return err
 		}
-	} else if decrypting && !*noPublish && time.Now().Before(m.End) {
-		return fmt.Errorf("the voting window of %q is open until %s; tally after it closes (or use --wait)", m.ElectionID, m.End.Format(time.RFC3339))
+	} else if decrypting && !*noPublish && time.Now().Before(m.ResultNotBefore()) {
+		return fmt.Errorf("the voting window of %q is open until %s, and results are accepted from %s (end + clock skew); tally then (or use --wait)",
+			m.ElectionID, m.End.Format(time.RFC3339), m.ResultNotBefore().Format(time.RFC3339))
 	}
 
 	t0 := time.Now()
