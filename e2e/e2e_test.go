@@ -784,7 +784,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 			"truncated ballot":   enc[:len(enc)-10],
 			"trailing bytes":     append(append([]byte(nil), enc...), 0),
 			"not base64 text":    []byte("this is not a ballot"),
-			"wrong version byte": append([]byte{2}, enc[1:]...),
+			"old version byte 1": append([]byte{1}, enc[1:]...),
 		}
 		for name, in := range cases {
 			_, err := e.voter.CastBallot(c, in)

@@ -248,7 +248,8 @@ var maxBallotArg = base64.StdEncoding.EncodedLen(election.MaxBallotSize)
 // ballotBytes returns the binary ballot from the argument. Clients pass the
 // canonical encoding as raw bytes; clients that can only pass text (Caliper's
 // string arguments) pass its standard base64. The two cannot be confused:
-// binary ballots start with the version byte 0x01, which base64 never uses.
+// binary ballots start with the version byte (BallotVersion, a control
+// character), which base64 never uses.
 func ballotBytes(arg []byte) ([]byte, error) {
 	if len(arg) > maxBallotArg {
 		return nil, election.Errorf(election.CodeSize, "ballot argument has %d bytes, the limit is %d", len(arg), maxBallotArg)
