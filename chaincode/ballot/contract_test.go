@@ -27,7 +27,7 @@ const (
 
 var (
 	fx     = electiontest.Load()
-	during = electiontest.Start.Add(time.Hour) // inside the voting window
+	during = electiontest.Start.Add(time.Hour)                                             // inside the voting window
 	after  = electiontest.End.Add(electiontest.ClockSkewSeconds*time.Second + time.Minute) // a result is accepted from here on
 )
 
