@@ -34,7 +34,7 @@ func envInt(t *testing.T, name string, def int) int {
 
 // castRun is the outcome of casting a ballot set at a steady rate.
 type castRun struct {
-	committed   map[string][]byte // voter key hash -> ballot, every ballot seen committed
+	committed   map[string][]byte // pseudonym -> ballot, every ballot seen committed
 	retries     int64             // extra attempts inside the gateway client (Attempts-1 summed)
 	secondPass  int               // ballots cast again after the first pass failed them
 	firstFailed int               // ballots whose first pass ended in an error
@@ -162,7 +162,7 @@ func castSteady(t *testing.T, lc, again *ledger.Client, ballots [][]byte, rate f
 	return run
 }
 
-// voterHashErr returns a ballot's voter key hash and election id ("" if it does not decode).
+// voterHashErr returns a ballot's pseudonym (its ledger key) and election id ("" if it does not decode).
 func voterHashErr(b []byte) (vkh, id string) {
 	p, err := election.ParseBallot(b)
 	if err != nil {

@@ -30,7 +30,7 @@ const candidates = "Alice,Bob,Carol,Dave"
 type electionFix struct {
 	bin, dir, id, manifest string
 	ballots                [][]byte
-	choice                 map[string]int // voter key hash (hex) -> candidate index
+	choice                 map[string]int // pseudonym (hex) -> candidate index
 	tallyArgs              []string       // key material for `fabvote tally`
 }
 
@@ -65,7 +65,7 @@ func generateElection(t *testing.T, bin, dir, id string, voters int) *electionFi
 	return e
 }
 
-// readChoices reads a `ballot --bulk` choices record (voter key hash, choice).
+// readChoices reads a `ballot --bulk` choices record (pseudonym, choice).
 func readChoices(t *testing.T, path string) map[string]int {
 	t.Helper()
 	choice := map[string]int{}

@@ -275,7 +275,7 @@ func cmdReceiptCheck(args []string) error {
 		return err
 	}
 	if rc.ElectionID == "" || rc.Pseudonym == "" || rc.BallotHash == "" {
-		return fmt.Errorf("--receipt %s: missing electionID, voterKeyHash or ballotHash", *receipt)
+		return fmt.Errorf("--receipt %s: missing electionID, pseudonym or ballotHash", *receipt)
 	}
 	if *ballot != "" {
 		data, err := os.ReadFile(*ballot)

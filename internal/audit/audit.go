@@ -55,7 +55,7 @@ const (
 type Failure struct {
 	Kind    string
 	Code    string // protocol error code for ballot failures (TOKEN, SIGNATURE, PROOF, …)
-	Subject string // which object: "ballot <voterKeyHash> (tx <id>)", "result", …
+	Subject string // which object: "ballot <pseudonym> (tx <id>)", "result", …
 	Err     string
 }
 
