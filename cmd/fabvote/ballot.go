@@ -161,7 +161,7 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 		mint, total = mt, cfg.voters
 		feed = func(jobs chan<- genJob) error {
 			for i := 0; i < cfg.voters; i++ {
-				jobs <- genJob{index: i, id: fmt.Sprintf("voter-%06d", i+1)}
+				jobs <- genJob{index: i, id: offlineVoterID(i + 1)}
 			}
 			return nil
 		}

@@ -213,6 +213,13 @@ func cmdRegister(args []string) error {
 	return nil
 }
 
+// offlineVoterID is the roll id of the i-th voter registered offline with
+// --voters N. Its prefix differs from `ea roll`'s, so offline voters and
+// voters of a generated roll are distinct voters (distinct pseudonyms) in
+// one election; two offline runs for one election give the same ids, and so
+// the same voters.
+func offlineVoterID(i int) string { return fmt.Sprintf("offline-voter-%06d", i) }
+
 // registerOffline writes a voters file: one JSON line per voter with the
 // voter's private key (PKCS#8, base64) and token. It is for benchmarks and
 // demos, where the EA plays every voter; the file is secret (0600).
@@ -234,7 +241,7 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 		ids = r.IDs()
 	case n > 0:
 		for i := 1; i <= n; i++ {
-			ids = append(ids, fmt.Sprintf("voter-%06d", i))
+			ids = append(ids, offlineVoterID(i))
 		}
 	default:
 		return usagef("offline registration needs --roll or --voters N")
