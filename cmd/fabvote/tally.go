@@ -281,7 +281,8 @@ func cmdVerify(args []string) error {
 	l := &audit.Ledger{Manifest: mb, Ballots: lc.Ballots(ctx, *id, 0), Result: rb}
 	if rb != nil {
 		// A ballot counts if it committed before the result; the blocks
-		// after the result's say which ones did not (docs/PROTOCOL.md 7.7).
+		// since the election opened say which ones did not, and show any
+		// ballot deleted or rewritten (docs/PROTOCOL.md 7.6, 7.7).
 		l.Order = lc.CommitOrder(ctx, *id)
 	}
 	rep := audit.Run(l, audit.Options{})
