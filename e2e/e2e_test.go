@@ -346,8 +346,23 @@ func TestElection(t *testing.T) {
 		t.Fatalf("tally during the window: exit %d\n%s", code, out)
 	}
 
+	// The peers' own answer, by the same rule as the result check.
+	windowClosed := func() string {
+		out, err := e.voter.Conn.Evaluate(c, "WindowClosed", []byte(id))
+		if err != nil {
+			t.Fatalf("WindowClosed: %v", err)
+		}
+		return string(out)
+	}
+	if got := windowClosed(); got != "false" {
+		t.Fatalf("WindowClosed during the window = %s, want false", got)
+	}
+
 	// 7. After the window: product, two trustees on their own, publish.
 	time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
+	if got := windowClosed(); got != "true" {
+		t.Fatalf("WindowClosed after end + clock skew = %s, want true", got)
+	}
 	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--product-out", e.path("product.bin"))
 	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-2.key"), "--product", e.path("product.bin"), "--out", e.path("p2.bin"))
 	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-3.key"), "--product", e.path("product.bin"), "--out", e.path("p3.bin"))
