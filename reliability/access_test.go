@@ -68,13 +68,12 @@ func TestAccess(t *testing.T) {
 
 	id := fmt.Sprintf("access-%d", time.Now().Unix())
 	const voters = 12
-	e := newElection(t, bin, id, voters)
 	// Party2 is a trustee org and may publish; Party1 is neither.
+	e := newElection(t, bin, id, voters, "--trustee-msps", "Party2MSP")
 	rogueDir := t.TempDir()
 	fv(t, bin, rogueDir, "election", "create", "--id", id+"-p1", "--candidates", candidates, "--max-voters", "100",
 		"--authority-msp", "Party1MSP", "--out", "el")
 	m := readManifestFile(t, e.manifest)
-	m.TrusteeMSPs = []string{"Party2MSP"}
 	m.Start = time.Now().Add(-5 * time.Second).UTC().Truncate(time.Second)
 	window := 75 * time.Second
 	m.End = time.Now().Add(window).UTC().Truncate(time.Second)

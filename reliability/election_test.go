@@ -35,20 +35,23 @@ type electionFix struct {
 }
 
 // newElection creates the election and its ballots with the CLI (not opened yet).
-func newElection(t *testing.T, bin, id string, voters int) *electionFix {
+// Extra flags for `election create` (e.g. --trustee-msps) go in create:
+// every manifest field but the window is bound by the tokens, so it cannot
+// be changed once the ballots are made.
+func newElection(t *testing.T, bin, id string, voters int, create ...string) *electionFix {
 	t.Helper()
-	return generateElection(t, bin, t.TempDir(), id, voters)
+	return generateElection(t, bin, t.TempDir(), id, voters, create...)
 }
 
 // generateElection is newElection in a given directory.
-func generateElection(t *testing.T, bin, dir, id string, voters int) *electionFix {
+func generateElection(t *testing.T, bin, dir, id string, voters int, create ...string) *electionFix {
 	t.Helper()
 	e := &electionFix{bin: bin, dir: dir, id: id, manifest: filepath.Join(dir, "el", "manifest.json"),
 		tallyArgs: []string{"--share", filepath.Join(dir, "el", "trustee-1.key"), "--share", filepath.Join(dir, "el", "trustee-3.key")}}
 	t0 := time.Now()
-	fv(t, bin, dir, "election", "create", "--id", id, "--candidates", candidates,
-		"--max-voters", strconv.Itoa(voters+10), "--trustees", "3", "--threshold", "2", "--out", "el",
-		"--max-clock-skew", "2s") // one host: the peers share a clock
+	fv(t, bin, dir, append([]string{"election", "create", "--id", id, "--candidates", candidates,
+		"--max-voters", strconv.Itoa(voters + 10), "--trustees", "3", "--threshold", "2", "--out", "el",
+		"--max-clock-skew", "2s"}, create...)...) // one host: the peers share a clock
 	fv(t, bin, dir, "register", "--offline", "--manifest", e.manifest, "--voters", strconv.Itoa(voters),
 		"--ea-key", filepath.Join(dir, "el", "ea.key"), "--out", filepath.Join(dir, "voters.jsonl"))
 	fv(t, bin, dir, "ballot", "--bulk", "--manifest", e.manifest, "--voters-file", filepath.Join(dir, "voters.jsonl"),
