@@ -2,10 +2,10 @@ package election_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"math/big"
 	"testing"
 
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
@@ -102,7 +102,7 @@ func TestVerifyResultThreshold(t *testing.T) {
 	}
 	prod := productOf(t, p, ballots)
 	partial := func(i int) []byte {
-		pd, err := shares[i].PartialDecrypt(rand.Reader, pp, prod)
+		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, prod)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestVerifyResultThreshold(t *testing.T) {
 	}
 
 	otherProd := productOf(t, p, ballots[:2])
-	pdOther, err := shares[1].PartialDecrypt(rand.Reader, pp, otherProd)
+	pdOther, err := thresholdtest.PartialDecrypt(shares[1], pp, otherProd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -510,6 +511,30 @@ func getWriteOnce(ctx contractapi.TransactionContextInterface, id, obj, code, ms
 		return "", election.Errorf(code, msg, id)
 	}
 	return string(raw), nil
+}
+
+// WindowClosed reports, as JSON true or false, whether the voting window of
+// the election has closed for this transaction: its timestamp (bounded by
+// MaxClockSkew, see txTime) is at or after the manifest's end. Trustees
+// evaluate it before they decrypt the tally.
+//
+// MERGE NOTE (trust12): minimal rule so the trustee side can be built and
+// tested; helper fmt12 owns WindowClosed and its richer rule (no honest peer
+// accepts a result while it would still accept a ballot). Keep fmt12's.
+func (c *Contract) WindowClosed(ctx contractapi.TransactionContextInterface, electionID string) (out string, err error) {
+	defer recoverInternal(&err)
+	if err := checkID(electionID); err != nil {
+		return "", err
+	}
+	p, err := c.e.election(ctx, electionID)
+	if err != nil {
+		return "", err
+	}
+	t, err := c.e.txTime(ctx)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatBool(!t.Before(p.Manifest.End)), nil
 }
 
 // PublishResult records the election's result (canonical JSON,

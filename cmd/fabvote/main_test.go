@@ -44,7 +44,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"election", "create", "--id", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, 1, "repeats"},
 		{[]string{"cast", "--ballot", "a", "--ballots", "b"}, 2, "exactly one of --ballot or --ballots"},
 		{[]string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, 1, "is the network up?"},
-		{[]string{"tally", "--manifest", "/nonexistent"}, 1, "--manifest"},
+		{[]string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, 1, "--manifest"},
 		{[]string{"ea", "roll", "--voters", "0", "--out", "x"}, 2, "--voters 0"},
 	}
 	for _, tc := range tests {
