@@ -260,12 +260,13 @@ func printCounts(m *election.Manifest, r *election.Result) {
 }
 
 func cmdTrusteeDecrypt(args []string) error {
-	fs := newFlags("trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin")
+	fs := newFlags("trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]")
 	manifest := fs.String("manifest", "", "the election's manifest.json (your own copy: must equal the ledger's)")
 	share := fs.String("share", "", "your sealed key share, from `election create`")
 	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`")
 	fs.String("product", "", "removed: the tool recomputes the tally product from the ledger itself")
 	out := fs.String("out", "", "partial decryption to write (give it to the tallier)")
+	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	var nf netFlags
 	nf.register(fs, "user1")
@@ -297,7 +298,7 @@ func cmdTrusteeDecrypt(args []string) error {
 	defer lc.Conn.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	tally, err := recomputeTally(ctx, lc, m, data, false, *quiet)
+	tally, err := recomputeTally(ctx, lc, m, data, *wait, *quiet)
 	if err != nil {
 		return err
 	}
