@@ -20,6 +20,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/sharebox"
+	"github.com/fabvote/fabvote/internal/sharebox/shareboxtest"
 )
 
 // sharePath is where `election create` seals trustee i's share.
@@ -63,41 +64,16 @@ func (e *env) identity(t *testing.T, i int) []age.Identity {
 // its own trustee's identity and no other, so no directory holds two
 // usable shares.
 func checkSharesApart(t *testing.T, e *env, n int, pp *threshold.PublicParams) {
-	sealed := 0
-	err := filepath.WalkDir(e.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if _, err := threshold.ParseKeyShare(b); err == nil {
-			t.Errorf("%s is a key share in the clear", path)
-		}
-		if !strings.HasSuffix(path, ".share.age") {
-			return nil
-		}
-		sealed++
-		var openedBy []int
-		for i := 1; i <= n; i++ {
-			ks, err := sharebox.Open(b, e.identity(t, i)...)
-			switch {
-			case err == nil && ks.Index == i && ks.Check(pp) == nil:
-				openedBy = append(openedBy, i)
-			case err == nil:
-				t.Errorf("%s opened by trustee %d is share %d, or not of this election", path, i, ks.Index)
-			case !errors.Is(err, sharebox.ErrNotYours):
-				t.Errorf("%s with trustee %d's identity: %v", path, i, err)
-			}
-		}
-		if len(openedBy) != 1 {
-			t.Errorf("%s opens with trustees %v, want exactly one", path, openedBy)
-		}
-		return nil
-	})
+	var ids [][]age.Identity
+	for i := 1; i <= n; i++ {
+		ids = append(ids, e.identity(t, i))
+	}
+	problems, sealed, err := shareboxtest.CheckApart(e.dir, ids, pp)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
 	}
 	if sealed != n {
 		t.Fatalf("%d sealed shares after election create, want %d", sealed, n)

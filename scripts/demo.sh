@@ -81,7 +81,6 @@ M=election/manifest.json
 # sealed share goes to its trustee's directory.
 for i in 1 2 3; do
 	mv "election/trustee-$i.share.age" "trustees/trustee-$i/share.age"
-	cp "$M" "trustees/trustee-$i/manifest.json"
 done
 say "each trustees/trustee-i holds its own identity and its own sealed share; election/ holds no share"
 
@@ -133,6 +132,9 @@ WINDOW=${WINDOW:-$(awk -v n="$VOTERS" -v r="${GEN_RATE:-5}" 'BEGIN { r = (r > 0.
 
 step "opening the election on the ledger (voting window ${WINDOW}s from now)"
 "$FV" election open --network "$NET" --manifest "$M" --start now --end "+${WINDOW}s"
+# Each trustee keeps its own copy of the manifest as opened (the window is
+# set at opening); its tool checks it against the ledger's, byte for byte.
+for i in 1 2 3; do cp "$M" "trustees/trustee-$i/manifest.json"; done
 
 step "casting the $HTTPS_VOTERS HTTPS voters' ballots one by one, with receipts"
 while IFS=, read -r vid _; do

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -85,7 +86,7 @@ func cmdTally(args []string) error {
 // m is manifest, parsed.
 func recomputeTally(ctx context.Context, lc *ledger.Client, m *election.Manifest, manifest []byte, wait, quiet bool) (*trustee.Tally, error) {
 	if wait {
-		if err := waitWindowClosed(ctx, lc, m); err != nil {
+		if err := waitWindowClosed(ctx, lc, m, manifest); err != nil {
 			return nil, err
 		}
 	}
@@ -113,8 +114,17 @@ func recomputeTally(ctx context.Context, lc *ledger.Client, m *election.Manifest
 }
 
 // waitWindowClosed sleeps until the window's end, then asks the ledger
-// until it shows the window closed (the peers' rule may add a margin).
-func waitWindowClosed(ctx context.Context, lc *ledger.Client, m *election.Manifest) error {
+// until it shows the window closed (the peers' rule may add a margin). It
+// first checks that the manifest is the ledger's, so that a stale copy (one
+// made before `election open` set the window) fails now, not after the wait.
+func waitWindowClosed(ctx context.Context, lc *ledger.Client, m *election.Manifest, manifest []byte) error {
+	onLedger, err := lc.GetManifest(ctx, m.ElectionID)
+	if err != nil {
+		return fmt.Errorf("reading the manifest of %q from the ledger: %w", m.ElectionID, err)
+	}
+	if !bytes.Equal(onLedger, manifest) {
+		return fmt.Errorf("election %q: %w (was it copied before `election open` set the window?)", m.ElectionID, trustee.ErrManifestMismatch)
+	}
 	if err := waitUntil(ctx, m.End, "the voting window to close"); err != nil {
 		return err
 	}

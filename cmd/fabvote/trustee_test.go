@@ -15,6 +15,7 @@ import (
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/sharebox"
+	"github.com/fabvote/fabvote/internal/sharebox/shareboxtest"
 )
 
 // keygen runs `trustee keygen` for n trustees under dir and returns their
@@ -82,41 +83,12 @@ func TestSealedSharesApart(t *testing.T) {
 			t.Errorf("the dealer's share %d is still usable after sealing: Check = %v", s.Index, err)
 		}
 	}
-	ids := identities(t, dirs)
-	sealed := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if _, err := threshold.ParseKeyShare(b); err == nil {
-			t.Errorf("%s is a key share in the clear", path)
-		}
-		if !strings.HasSuffix(path, ".share.age") {
-			return nil
-		}
-		sealed++
-		var openedBy []int
-		for i, id := range ids {
-			if ks, err := sharebox.Open(b, id...); err == nil {
-				if ks.Index != i+1 || ks.Check(pp) != nil {
-					t.Errorf("%s opened by trustee %d holds share %d", path, i+1, ks.Index)
-				}
-				openedBy = append(openedBy, i+1)
-			} else if !errors.Is(err, sharebox.ErrNotYours) {
-				t.Errorf("%s with trustee %d's identity: %v", path, i+1, err)
-			}
-		}
-		if len(openedBy) != 1 {
-			t.Errorf("%s opens with trustees %v, want exactly one", path, openedBy)
-		}
-		return nil
-	})
+	problems, sealed, err := shareboxtest.CheckApart(root, identities(t, dirs), pp)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
 	}
 	if sealed != 3 {
 		t.Fatalf("%d sealed shares, want 3", sealed)

@@ -72,7 +72,7 @@ func Recompute(ctx context.Context, l Ledger, manifest []byte, opts audit.Option
 		return nil, fmt.Errorf("reading the manifest of %q from the ledger: %w", id, err)
 	}
 	if !bytes.Equal(onLedger, manifest) {
-		return nil, fmt.Errorf("election %q: %w", id, ErrManifestMismatch)
+		return nil, fmt.Errorf("election %q: %w (was it copied before `election open` set the window?)", id, ErrManifestMismatch)
 	}
 	closed, err := l.WindowClosed(ctx, id)
 	if err != nil {
