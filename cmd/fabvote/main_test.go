@@ -209,9 +209,12 @@ func TestOfflineFlow(t *testing.T) {
 	}
 
 	// Trustee commands refuse a single-key election, naming it.
-	os.WriteFile(p("product.bin"), []byte{1}, 0o644)
-	if code, errs := fv(t, "trustee", "decrypt", "--manifest", p("el/manifest.json"), "--share", p("el/ea.key"), "--product", p("product.bin"), "--out", p("part.bin")); code != 1 || !strings.Contains(errs, "single key") {
+	if code, errs := fv(t, "trustee", "decrypt", "--manifest", p("el/manifest.json"), "--share", p("el/ea.key"),
+		"--age-identity", p("el/ea.key"), "--out", p("part.bin")); code != 1 || !strings.Contains(errs, "single key") {
 		t.Fatalf("trustee decrypt on a single-key election: %d %s", code, errs)
+	}
+	if _, err := os.Stat(p("part.bin")); err == nil {
+		t.Fatal("the refused trustee decrypt wrote its output")
 	}
 }
 

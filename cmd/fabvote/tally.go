@@ -293,6 +293,9 @@ func cmdTrusteeDecrypt(args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(m.Threshold) == 0 {
+		return fmt.Errorf("election %q has a single key, not trustee shares", m.ElectionID)
+	}
 	ids, err := readIdentities([]string{*ageID})
 	if err != nil {
 		return err

@@ -100,8 +100,7 @@ func TestSealedSharesApart(t *testing.T) {
 func TestTrusteeRefusals(t *testing.T) {
 	root := t.TempDir()
 	dirs, rf := keygen(t, root, 3)
-	_, _, shares := electiontest.Load().ThresholdManifest("refuse", 2, 3)
-	m := electiontest.Load().Manifest("refuse")
+	m, _, shares := electiontest.Load().ThresholdManifest("refuse", 2, 3)
 	manifest := filepath.Join(root, "manifest.json")
 	raw, err := m.Marshal()
 	if err != nil {

@@ -1,6 +1,9 @@
 package ledger
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseWindowClosed(t *testing.T) {
 	tests := []struct {
@@ -23,4 +26,21 @@ func TestParseWindowClosed(t *testing.T) {
 			t.Errorf("parseWindowClosed(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
 	}
+}
+
+// FuzzParseWindowClosed: only the JSON literals true and false (with
+// surrounding white space) are answers.
+func FuzzParseWindowClosed(f *testing.F) {
+	for _, s := range []string{"true", "false", "null", `"true"`, "1", " false "} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := parseWindowClosed(b)
+		if err != nil {
+			return
+		}
+		if s := strings.TrimSpace(string(b)); (s != "true" || !got) && (s != "false" || got) {
+			t.Fatalf("parseWindowClosed(%q) = %v, want an error", b, got)
+		}
+	})
 }
