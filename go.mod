@@ -3,6 +3,7 @@ module github.com/fabvote/fabvote
 go 1.26
 
 require (
+	filippo.io/age v1.2.1
 	github.com/didiercrunch/paillier v0.0.0-20180810105046-753322e473bf
 	github.com/hyperledger/fabric-chaincode-go/v2 v2.0.0
 	github.com/hyperledger/fabric-contract-api-go/v2 v2.2.0

@@ -220,10 +220,17 @@ func TestElection(t *testing.T) {
 	id := fmt.Sprintf("e2e-%d", time.Now().Unix())
 
 	// 1. The authority creates the election (3 trustees, any 2 decrypt).
-	// One host: the peers share a clock, so a small clock-skew bound.
+	// Each trustee makes its own age key; the dealer seals share i to trustee i.
+	recipients := trusteeKeys(t, e, 3)
 	e.mustFV("election", "create", "--id", id, "--candidates", candidates, "--max-voters", "1000",
-		"--trustees", "3", "--threshold", "2", "--out", "el", "--channel", e.net.Channel, "--max-clock-skew", "2s")
+		"--trustees", "3", "--threshold", "2", "--trustee-recipients", recipients, "--out", "el",
+		"--channel", e.net.Channel, "--max-clock-skew", "2s") // one host: the peers share a clock
 	mPath := e.path("el/manifest.json")
+	if pm, err := election.Prepare(readManifest(t, mPath)); err != nil {
+		t.Fatal(err)
+	} else {
+		checkSharesApart(t, e, 3, pm.Threshold)
+	}
 	eaKey, err := easigner.LoadPEM(e.path("el/ea.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -339,12 +346,21 @@ func TestElection(t *testing.T) {
 		t.Fatalf("verify before the result is published: exit %d, want 1 naming RESULT_MISSING\n%s", code, out)
 	}
 
-	// 6. Publishing before the window closes is refused by the CLI (the
-	// chaincode's own refusal is the rejection case "result before the window closes").
-	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
-		"--share", e.path("el/trustee-2.key")); code == 0 || !strings.Contains(out, "open until") {
-		t.Fatalf("tally during the window: exit %d\n%s", code, out)
+	// 6. Before the window closes, neither the tally command nor a trustee
+	// decrypts (the ledger's WindowClosed says false), and neither writes
+	// its output; the chaincode's own refusal of an early result is the
+	// rejection case "result before the window closes".
+	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
+		"--share", e.sharePath(2), "--age-identity", e.identityPath(1), "--age-identity", e.identityPath(2),
+		"--no-publish", "--result-out", e.path("early-by-cli.json")); code != 1 || !strings.Contains(out, "window closed") {
+		t.Fatalf("tally during the window: exit %d, want 1 naming the window\n%s", code, out)
 	}
+	wantNoFile(t, "tally during the window", e.path("early-by-cli.json"))
+	if out, code := e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
+		"--age-identity", e.identityPath(1), "--out", e.path("early-p1.bin")); code != 1 || !strings.Contains(out, "window closed") {
+		t.Fatalf("trustee decrypt during the window: exit %d, want 1 naming the window\n%s", code, out)
+	}
+	wantNoFile(t, "trustee decrypt during the window", e.path("early-p1.bin"))
 
 	// The peers' own answer, by the same rule as the result check.
 	windowClosed := func() string {
@@ -358,14 +374,30 @@ func TestElection(t *testing.T) {
 		t.Fatalf("WindowClosed during the window = %s, want false", got)
 	}
 
-	// 7. After the window: product, two trustees on their own, publish.
+	// 7. After the window (end + clock skew on the peers' clocks).
 	time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
 	if got := windowClosed(); got != "true" {
 		t.Fatalf("WindowClosed after end + clock skew = %s, want true", got)
 	}
-	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--product-out", e.path("product.bin"))
-	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-2.key"), "--product", e.path("product.bin"), "--out", e.path("p2.bin"))
-	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-3.key"), "--product", e.path("product.bin"), "--out", e.path("p3.bin"))
+	// Each trustee recomputes the tally from the
+	// ledger on its own and decrypts it (--wait: until the ledger shows the
+	// window closed); the tallier combines and publishes.
+	for _, i := range []int{2, 3} {
+		e.mustFV("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(i),
+			"--age-identity", e.identityPath(i), "--out", e.path(fmt.Sprintf("p%d.bin", i)), "--wait", "--quiet")
+	}
+	// A partial of a ciphertext that is not the ledger's tally (one voter's
+	// ballot, re-randomised) is refused by name, and nothing is written.
+	foreign := foreignPartial(t, e, m, 2)
+	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--partial", foreign, "--partial", e.path("p3.bin"),
+		"--no-publish", "--result-out", e.path("foreign-result.json"), "--quiet"); code != 1 ||
+		!strings.Contains(out, "is not a decryption of the tally product recomputed from the ledger") {
+		t.Fatalf("tally with a partial of a re-randomised ballot: exit %d\n%s", code, out)
+	}
+	wantNoFile(t, "tally with a foreign partial", e.path("foreign-result.json"))
+	if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
+		t.Fatalf("after the refused tally, GetResult = %.80q, %v; want none", r, err)
+	}
 	// The correct result, built without publishing: the rejection cases
 	// below submit it (or a tampered copy) directly.
 	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"),
@@ -824,15 +856,13 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	})
 
 	t.Run("result before the window closes", func(t *testing.T) {
-		// A correct result of the ballots cast so far, computed by the
-		// authority's own trustees but submitted while the window is open.
-		mPath := e.path("el/manifest.json")
-		e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
-			"--share", e.path("el/trustee-2.key"), "--no-publish", "--result-out", e.path("early-result.json"), "--quiet")
+		// A correct result of the ballots cast so far, decrypted by two
+		// trustees but submitted while the window is open.
+		early := earlyResult(t, e, m)
 		if left := time.Until(m.End); left < 10*time.Second {
 			t.Fatalf("only %s of the voting window is left: raise the test's window constant", left.Round(time.Second))
 		}
-		_, err := e.ea.PublishResult(c, []byte(readFile(t, e.path("early-result.json"))))
+		_, err := e.ea.PublishResult(c, early)
 		wantReject(t, "result during the voting window", err, election.CodeWindow)
 		if r, err := e.voter.GetResult(c, m.ElectionID); err != nil || r != nil {
 			t.Fatalf("after the refused publish, GetResult = %.80q, %v; want none", r, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
@@ -250,7 +251,7 @@ func signLowS(t *testing.T, k *ecdsa.PrivateKey, msg []byte) []byte {
 }
 
 // thresholdResult computes m's result from the ledger's ballots with
-// trustees 1 and 2's shares (el/trustee-N.key), without the CLI.
+// trustees 1 and 2's sealed shares, without the CLI.
 func thresholdResult(t *testing.T, e *env, m *election.Manifest) *election.Result {
 	c := ctx(t)
 	p, err := election.Prepare(m)
@@ -277,11 +278,7 @@ func thresholdResult(t *testing.T, e *env, m *election.Manifest) *election.Resul
 	res := &election.Result{ElectionID: m.ElectionID, BallotCount: uint64(len(cs)), Product: p.PublicKey.EncodeCiphertext(prod)}
 	var parts []*threshold.PartialDecryption
 	for _, i := range []int{1, 2} {
-		ks, err := threshold.ReadKeyShareFile(e.path(fmt.Sprintf("el/trustee-%d.key", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pd, err := ks.PartialDecrypt(rand.Reader, p.Threshold, prod)
+		pd, err := thresholdtest.PartialDecrypt(openShare(t, e, i), p.Threshold, prod)
 		if err != nil {
 			t.Fatal(err)
 		}

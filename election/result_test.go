@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
@@ -102,7 +103,7 @@ func TestVerifyResultThreshold(t *testing.T) {
 	}
 	prod := productOf(t, p, ballots)
 	partial := func(i int) []byte {
-		pd, err := shares[i].PartialDecrypt(rand.Reader, pp, prod)
+		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, prod)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func TestVerifyResultThreshold(t *testing.T) {
 	}
 
 	otherProd := productOf(t, p, ballots[:2])
-	pdOther, err := shares[1].PartialDecrypt(rand.Reader, pp, otherProd)
+	pdOther, err := thresholdtest.PartialDecrypt(shares[1], pp, otherProd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,10 +47,24 @@ func newElection(t *testing.T, bin, id string, voters int, create ...string) *el
 func generateElection(t *testing.T, bin, dir, id string, voters int, create ...string) *electionFix {
 	t.Helper()
 	e := &electionFix{bin: bin, dir: dir, id: id, manifest: filepath.Join(dir, "el", "manifest.json"),
-		tallyArgs: []string{"--share", filepath.Join(dir, "el", "trustee-1.key"), "--share", filepath.Join(dir, "el", "trustee-3.key")}}
+		tallyArgs: trusteeArgs(filepath.Join(dir, "el"), filepath.Join(dir, "trustees"), 1, 3)}
 	t0 := time.Now()
+	var recipients []string
+	for i := 1; i <= 3; i++ {
+		tdir := filepath.Join(dir, "trustees", fmt.Sprintf("trustee-%d", i))
+		fv(t, bin, dir, "trustee", "keygen", "--out", tdir)
+		b, err := os.ReadFile(filepath.Join(tdir, "recipient.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recipients = append(recipients, strings.TrimSpace(string(b)))
+	}
+	rf := filepath.Join(dir, "trustee-recipients.txt")
+	if err := os.WriteFile(rf, []byte(strings.Join(recipients, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fv(t, bin, dir, append([]string{"election", "create", "--id", id, "--candidates", candidates,
-		"--max-voters", strconv.Itoa(voters + 10), "--trustees", "3", "--threshold", "2", "--out", "el",
+		"--max-voters", strconv.Itoa(voters + 10), "--trustees", "3", "--threshold", "2", "--trustee-recipients", rf, "--out", "el",
 		"--max-clock-skew", "2s"}, create...)...) // one host: the peers share a clock
 	fv(t, bin, dir, "register", "--offline", "--manifest", e.manifest, "--voters", strconv.Itoa(voters),
 		"--ea-key", filepath.Join(dir, "el", "ea.key"), "--out", filepath.Join(dir, "voters.jsonl"))
@@ -66,6 +80,18 @@ func generateElection(t *testing.T, bin, dir, id string, voters int, create ...s
 	}
 	t.Logf("election %s: %d ballots generated in %s", id, voters, time.Since(t0).Round(time.Millisecond))
 	return e
+}
+
+// trusteeArgs are the `fabvote tally` flags for the sealed shares of the
+// given trustees in elDir, each with its identity under trusteesDir
+// (trustee-i/identity.txt, from `trustee keygen`).
+func trusteeArgs(elDir, trusteesDir string, trustees ...int) []string {
+	var args []string
+	for _, i := range trustees {
+		args = append(args, "--share", filepath.Join(elDir, fmt.Sprintf("trustee-%d.share.age", i)),
+			"--age-identity", filepath.Join(trusteesDir, fmt.Sprintf("trustee-%d", i), "identity.txt"))
+	}
+	return args
 }
 
 // readChoices reads a `ballot --bulk` choices record (pseudonym, choice).

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
@@ -587,7 +588,7 @@ func TestPublishThresholdResult(t *testing.T) {
 	prod := p.PublicKey.Product(cs)
 	var parts [][]byte
 	for _, i := range []int{2, 0} {
-		pd, err := shares[i].PartialDecrypt(rand.Reader, pp, prod)
+		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, prod)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"election", "create", "--id", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, 1, "repeats"},
 		{[]string{"cast", "--ballot", "a", "--ballots", "b"}, 2, "exactly one of --ballot or --ballots"},
 		{[]string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, 1, "is the network up?"},
-		{[]string{"tally", "--manifest", "/nonexistent"}, 1, "--manifest"},
+		{[]string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, 1, "--manifest"},
 		{[]string{"ea", "roll", "--voters", "0", "--out", "x"}, 2, "--voters 0"},
 	}
 	for _, tc := range tests {
@@ -241,9 +241,12 @@ func TestOfflineFlow(t *testing.T) {
 	}
 
 	// Trustee commands refuse a single-key election, naming it.
-	os.WriteFile(p("product.bin"), []byte{1}, 0o644)
-	if code, errs := fv(t, "trustee", "decrypt", "--manifest", p("el/manifest.json"), "--share", p("el/ea.key"), "--product", p("product.bin"), "--out", p("part.bin")); code != 1 || !strings.Contains(errs, "single key") {
+	if code, errs := fv(t, "trustee", "decrypt", "--manifest", p("el/manifest.json"), "--share", p("el/ea.key"),
+		"--age-identity", p("el/ea.key"), "--out", p("part.bin")); code != 1 || !strings.Contains(errs, "single key") {
 		t.Fatalf("trustee decrypt on a single-key election: %d %s", code, errs)
+	}
+	if _, err := os.Stat(p("part.bin")); err == nil {
+		t.Fatal("the refused trustee decrypt wrote its output")
 	}
 }
 

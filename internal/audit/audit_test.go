@@ -3,12 +3,12 @@ package audit
 import (
 	"bytes"
 	"crypto/ecdsa"
-	"crypto/rand"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 )
@@ -73,7 +73,7 @@ func (w *world) result(t *testing.T, entries []election.BallotEntry) []byte {
 	}
 	var parts []*threshold.PartialDecryption
 	for _, i := range []int{0, 2} {
-		pd, err := w.shares[i].PartialDecrypt(rand.Reader, w.pp, tally.Product)
+		pd, err := thresholdtest.PartialDecrypt(w.shares[i], w.pp, tally.Product)
 		if err != nil {
 			t.Fatal(err)
 		}

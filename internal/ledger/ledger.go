@@ -159,6 +159,26 @@ func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, erro
 	return out, err
 }
 
+// WindowClosed evaluates the chaincode's WindowClosed: whether the peer that
+// answers would now accept a result for the election, and so no longer a
+// ballot. Trustees ask it before decrypting (package threshold/trustee).
+func (c *Client) WindowClosed(ctx context.Context, electionID string) (bool, error) {
+	out, err := c.Conn.Evaluate(ctx, "WindowClosed", []byte(electionID))
+	if err != nil {
+		return false, err
+	}
+	return parseWindowClosed(out)
+}
+
+// parseWindowClosed decodes WindowClosed's answer, JSON true or false.
+func parseWindowClosed(out []byte) (bool, error) {
+	var closed *bool // null is not an answer
+	if err := json.Unmarshal(out, &closed); err != nil || closed == nil {
+		return false, fmt.Errorf("WindowClosed answer %.40q is not JSON true or false", out)
+	}
+	return *closed, nil
+}
+
 // PublishResult submits a canonical result.
 func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Receipt, error) {
 	return c.Conn.Submit(ctx, "PublishResult", result)
