@@ -67,6 +67,7 @@ func TestFabvoteExecuteMarksUnfinished(t *testing.T) {
 		{"stream terminated", false, true, true},
 	}
 	for _, tc := range tests {
+		tc := tc // the handler's send goroutine may outlive the subtest
 		t.Run(tc.name, func(t *testing.T) {
 			h := fabvoteHandler(func(h *chaincode.Handler, msg *pb.ChaincodeMessage) {
 				if tc.reply {
