@@ -42,7 +42,7 @@ const (
 	fabvoteCcNs    = "ballot"
 	fabvoteColl    = "secret"
 	fabvoteKeys    = 8
-	fabvoteWorkers = 6
+	fabvoteWorkers = 4
 )
 
 // fabvoteSnapshot maps "ns/key" (and "ns/coll#key" for private hashes) to
@@ -88,9 +88,9 @@ func fabvoteStress(t *testing.T, m lockless.Mode, d time.Duration) {
 	fabvoteWrite(t, txMgr, h, "stress-seed", seed)
 
 	history := []fabvoteSnapshot{fabvoteState(t, txMgr)}
-	// Unbuffered: a simulation is committed soon after it ends, as on a
-	// peer, instead of waiting behind a backlog that makes it invalid.
-	results := make(chan fabvoteSimResult)
+	// One slot: a simulation is committed soon after it ends, as on a peer,
+	// instead of waiting behind a backlog that makes it invalid.
+	results := make(chan fabvoteSimResult, 1)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var fresh atomic.Int64
@@ -111,10 +111,16 @@ func fabvoteStress(t *testing.T, m lockless.Mode, d time.Duration) {
 					errs <- err
 					return
 				}
+				// While the committer is busy, keep simulating: a result
+				// it cannot take now is dropped (its reads were already
+				// made against commits in progress, which is the point),
+				// with a pause that leaves the committer some CPU.
 				select {
 				case results <- r:
 				case <-stop:
 					return
+				default:
+					time.Sleep(time.Millisecond)
 				}
 			}
 		}(w)
@@ -142,6 +148,10 @@ func fabvoteStress(t *testing.T, m lockless.Mode, d time.Duration) {
 				invalid++
 			}
 			history = append(history, fabvoteState(t, txMgr))
+			if sims%2 == 0 { // a namespace gets its first metadata while simulations run
+				fabvoteFirstMetadata(t, txMgr, h, fmt.Sprintf("hint%d", sims))
+				history = append(history, fabvoteState(t, txMgr))
+			}
 			if sims%25 == 0 { // the chaincode definition changes now and then
 				fabvoteWrite(t, txMgr, h, fmt.Sprintf("def-%d", sims), map[string]string{"_lifecycle/" + fabvoteLCKey: fmt.Sprint(sims)})
 				history = append(history, fabvoteState(t, txMgr))
@@ -225,6 +235,18 @@ func fabvoteSimulateOnce(txMgr *LockBasedTxMgr, txid string, kind, a, b int, fre
 	}
 	r.reads, r.ccReads, err = fabvoteReadVersions(r.res.PubSimulationResults, r.peerKeys)
 	return r, err
+}
+
+// fabvoteFirstMetadata commits a transaction that gives namespace ns its
+// first key-level metadata, which adds ns to the ledger's metadata hint.
+func fabvoteFirstMetadata(t *testing.T, txMgr *LockBasedTxMgr, h *txMgrTestHelper, ns string) {
+	sim, err := txMgr.NewTxSimulator("metadata-" + ns)
+	require.NoError(t, err)
+	require.NoError(t, sim.SetStateMetadata(ns, "k", map[string][]byte{peer.MetaDataKeys_VALIDATION_PARAMETER.String(): []byte("policy")}))
+	sim.Done()
+	res, err := sim.GetTxSimulationResults()
+	require.NoError(t, err)
+	h.validateAndCommitRWSet(res.PubSimulationResults)
 }
 
 func fabvoteSetAll(set func(ns, key string, v []byte) error, ka, kb string, v []byte) error {
