@@ -92,7 +92,10 @@ func fabvoteStress(t *testing.T, m lockless.Mode, d time.Duration) {
 	// instead of waiting behind a backlog that makes it invalid.
 	results := make(chan fabvoteSimResult, 1)
 	stop := make(chan struct{})
+	var stopOnce sync.Once
 	var wg sync.WaitGroup
+	halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
+	t.Cleanup(halt) // also when a check below fails
 	var fresh atomic.Int64
 	errs := make(chan error, fabvoteWorkers)
 	for w := 0; w < fabvoteWorkers; w++ {
@@ -133,8 +136,7 @@ func fabvoteStress(t *testing.T, m lockless.Mode, d time.Duration) {
 		case <-deadline:
 			running = false
 		case err := <-errs:
-			close(stop)
-			wg.Wait()
+			halt()
 			t.Fatal(err)
 		case r := <-results:
 			sims++
@@ -158,8 +160,7 @@ func fabvoteStress(t *testing.T, m lockless.Mode, d time.Duration) {
 			}
 		}
 	}
-	close(stop)
-	wg.Wait()
+	halt()
 	st := txMgr.commitGate.Stats()
 	t.Logf("mode %s: %d simulations, %d committed, %d invalid, gate %s", m, sims, committed, invalid, st)
 	require.NotZero(t, committed, "no transaction committed")
