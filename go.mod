@@ -3,6 +3,7 @@ module github.com/fabvote/fabvote
 go 1.26
 
 require (
+	filippo.io/age v1.2.1
 	github.com/didiercrunch/paillier v0.0.0-20180810105046-753322e473bf
 	github.com/hyperledger/fabric-chaincode-go/v2 v2.0.0
 	github.com/hyperledger/fabric-contract-api-go/v2 v2.2.0
@@ -11,6 +12,8 @@ require (
 	github.com/miekg/pkcs11 v1.1.1
 	github.com/minio/sha256-simd v1.0.1
 	github.com/syndtr/goleveldb v1.0.1-0.20210305035536-64b5b1c73954
+	go.etcd.io/bbolt v1.4.0
+	golang.org/x/time v0.9.0
 	google.golang.org/grpc v1.67.1
 	google.golang.org/protobuf v1.36.1
 	gopkg.in/yaml.v3 v3.0.1
@@ -28,11 +31,9 @@ require (
 	github.com/xeipuuv/gojsonpointer v0.0.0-20190905194746-02993c407bfb // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
-	go.etcd.io/bbolt v1.4.0 // indirect
 	golang.org/x/crypto v0.28.0 // indirect
 	golang.org/x/net v0.28.0 // indirect
 	golang.org/x/sys v0.29.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
-	golang.org/x/time v0.9.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240814211410-ddb44dafa142 // indirect
 )

@@ -22,6 +22,13 @@ FV=$BIN/fabvote
 [[ -x $FV ]] || { echo "ballots.sh: $FV not built (make fabvote)" >&2; exit 1; }
 
 EDIR=$BENCH_CACHE/$BENCH_ELECTION
+# An election made before the pseudonym key existed (manifest version 1) has
+# no pseudonym.key, and its tokens and ballots are of the old format: the
+# cache is rebuilt (the ballot sets follow, as their manifest copy differs).
+if [[ -f $EDIR/manifest.json && ! -f $EDIR/pseudonym.key ]]; then
+	echo "ballots.sh: $EDIR is of an older format; recreating it" >&2
+	rm -rf "$EDIR"
+fi
 if [[ ! -f $EDIR/manifest.json ]]; then
 	echo "ballots.sh: creating the benchmark election $BENCH_ELECTION in $EDIR" >&2
 	rm -rf "$EDIR.tmp"

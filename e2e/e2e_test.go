@@ -7,7 +7,9 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,12 +165,46 @@ func newVoter(t *testing.T) (*ecdsa.PrivateKey, []byte) {
 	return k, pub
 }
 
-func token(t *testing.T, ea *ecdsa.PrivateKey, id string, pub []byte) []byte {
-	tok, err := election.IssueToken(rand.Reader, ea, id, pub)
+// pseudKey is the election's K_pseud (el/pseudonym.key), loaded by TestElection.
+var pseudKey []byte
+
+// voterIDOf is the roll id the test gives the holder of pub.
+func voterIDOf(pub []byte) string {
+	h := sha256.Sum256(pub)
+	return "e2e-voter-" + hex.EncodeToString(h[:8])
+}
+
+// token mints, with signer as the authority's key, the token of roll id
+// voterIDOf(pub) for pub in the election of m.
+func token(t *testing.T, signer *ecdsa.PrivateKey, m *election.Manifest, pub []byte) []byte {
+	return tokenFor(t, signer, m, voterIDOf(pub), pub)
+}
+
+// tokenFor mints the token of roll id voterID for pub: what the registrar
+// does, directly with the authority key and the pseudonym key.
+func tokenFor(t *testing.T, signer *ecdsa.PrivateKey, m *election.Manifest, voterID string, pub []byte) []byte {
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := election.Pseudonym(pseudKey, m.ElectionID, voterID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := p.IssueToken(rand.Reader, signer, ps, pub)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// pseudOf is the hex pseudonym (ballot key) of the holder of pub in m.
+func pseudOf(t *testing.T, m *election.Manifest, pub []byte) string {
+	ps, err := election.Pseudonym(pseudKey, m.ElectionID, voterIDOf(pub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(ps[:])
 }
 
 func resign(t *testing.T, b *election.Ballot, k *ecdsa.PrivateKey) []byte {
@@ -184,11 +220,22 @@ func TestElection(t *testing.T) {
 	id := fmt.Sprintf("e2e-%d", time.Now().Unix())
 
 	// 1. The authority creates the election (3 trustees, any 2 decrypt).
+	// Each trustee makes its own age key; the dealer seals share i to trustee i.
+	recipients := trusteeKeys(t, e, 3)
 	e.mustFV("election", "create", "--id", id, "--candidates", candidates, "--max-voters", "1000",
-		"--trustees", "3", "--threshold", "2", "--out", "el")
+		"--trustees", "3", "--threshold", "2", "--trustee-recipients", recipients, "--out", "el",
+		"--channel", e.net.Channel, "--max-clock-skew", "2s") // one host: the peers share a clock
 	mPath := e.path("el/manifest.json")
+	if pm, err := election.Prepare(readManifest(t, mPath)); err != nil {
+		t.Fatal(err)
+	} else {
+		checkSharesApart(t, e, 3, pm.Threshold)
+	}
 	eaKey, err := easigner.LoadPEM(e.path("el/ea.key"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if pseudKey, err = easigner.LoadPseudonymKey(e.path("el/pseudonym.key")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -264,7 +311,7 @@ func TestElection(t *testing.T) {
 		t.Fatal(err)
 	}
 	heldKey, heldPub := newVoter(t)
-	heldBallot, err := p.NewBallot(rand.Reader, heldKey, token(t, eaKey, id, heldPub), 2)
+	heldBallot, err := p.NewBallot(rand.Reader, heldKey, token(t, eaKey, m, heldPub), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,6 +324,10 @@ func TestElection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("endorsing the withheld ballot: %v", err)
 	}
+
+	// One ballot per voter id, and a ballot deleted before the result, in a
+	// sibling election (the main election's counts stay the voters' choices).
+	tamper := tamperDuringWindow(t, e, m, eaKey)
 
 	// 5. Every rejection: a clear error at the client, and the ledger unchanged.
 	t.Run("rejections", func(t *testing.T) { rejections(t, e, m, eaKey, ballots, firstVoter, early, late) })
@@ -295,18 +346,58 @@ func TestElection(t *testing.T) {
 		t.Fatalf("verify before the result is published: exit %d, want 1 naming RESULT_MISSING\n%s", code, out)
 	}
 
-	// 6. Publishing before the window closes is refused by the CLI (the
-	// chaincode's own refusal is the rejection case "result before the window closes").
-	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
-		"--share", e.path("el/trustee-2.key")); code == 0 || !strings.Contains(out, "open until") {
-		t.Fatalf("tally during the window: exit %d\n%s", code, out)
+	// 6. Before the window closes, neither the tally command nor a trustee
+	// decrypts (the ledger's WindowClosed says false), and neither writes
+	// its output; the chaincode's own refusal of an early result is the
+	// rejection case "result before the window closes".
+	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
+		"--share", e.sharePath(2), "--age-identity", e.identityPath(1), "--age-identity", e.identityPath(2),
+		"--no-publish", "--result-out", e.path("early-by-cli.json")); code != 1 || !strings.Contains(out, "window closed") {
+		t.Fatalf("tally during the window: exit %d, want 1 naming the window\n%s", code, out)
+	}
+	wantNoFile(t, "tally during the window", e.path("early-by-cli.json"))
+	if out, code := e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
+		"--age-identity", e.identityPath(1), "--out", e.path("early-p1.bin")); code != 1 || !strings.Contains(out, "window closed") {
+		t.Fatalf("trustee decrypt during the window: exit %d, want 1 naming the window\n%s", code, out)
+	}
+	wantNoFile(t, "trustee decrypt during the window", e.path("early-p1.bin"))
+
+	// The peers' own answer, by the same rule as the result check.
+	windowClosed := func() string {
+		out, err := e.voter.Conn.Evaluate(c, "WindowClosed", []byte(id))
+		if err != nil {
+			t.Fatalf("WindowClosed: %v", err)
+		}
+		return string(out)
+	}
+	if got := windowClosed(); got != "false" {
+		t.Fatalf("WindowClosed during the window = %s, want false", got)
 	}
 
-	// 7. After the window: product, two trustees on their own, publish.
-	time.Sleep(time.Until(m.End) + 3*time.Second)
-	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--product-out", e.path("product.bin"))
-	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-2.key"), "--product", e.path("product.bin"), "--out", e.path("p2.bin"))
-	e.mustFV("trustee", "decrypt", "--manifest", mPath, "--share", e.path("el/trustee-3.key"), "--product", e.path("product.bin"), "--out", e.path("p3.bin"))
+	// 7. After the window (end + clock skew on the peers' clocks).
+	time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
+	if got := windowClosed(); got != "true" {
+		t.Fatalf("WindowClosed after end + clock skew = %s, want true", got)
+	}
+	// Each trustee recomputes the tally from the
+	// ledger on its own and decrypts it (--wait: until the ledger shows the
+	// window closed); the tallier combines and publishes.
+	for _, i := range []int{2, 3} {
+		e.mustFV("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(i),
+			"--age-identity", e.identityPath(i), "--out", e.path(fmt.Sprintf("p%d.bin", i)), "--wait", "--quiet")
+	}
+	// A partial of a ciphertext that is not the ledger's tally (one voter's
+	// ballot, re-randomised) is refused by name, and nothing is written.
+	foreign := foreignPartial(t, e, m, 2)
+	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--partial", foreign, "--partial", e.path("p3.bin"),
+		"--no-publish", "--result-out", e.path("foreign-result.json"), "--quiet"); code != 1 ||
+		!strings.Contains(out, "is not a decryption of the tally product recomputed from the ledger") {
+		t.Fatalf("tally with a partial of a re-randomised ballot: exit %d\n%s", code, out)
+	}
+	wantNoFile(t, "tally with a foreign partial", e.path("foreign-result.json"))
+	if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
+		t.Fatalf("after the refused tally, GetResult = %.80q, %v; want none", r, err)
+	}
 	// The correct result, built without publishing: the rejection cases
 	// below submit it (or a tampered copy) directly.
 	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"),
@@ -345,7 +436,7 @@ func TestElection(t *testing.T) {
 
 	// The withheld voter's receipt check says the ballot is recorded but
 	// not counted; an ordinary voter's says it is counted.
-	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: id, VoterKeyHash: election.VoterKeyHashHex(heldPub),
+	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: id, Pseudonym: heldBallot.PseudonymHex(),
 		BallotHash: fmt.Sprintf("%x", election.BallotHash(heldBallot.Marshal())), TxID: heldTx.TransactionID()})
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +477,7 @@ func TestElection(t *testing.T) {
 	}
 	// It reads the commit order from the blocks and names the late ballot,
 	// checked but not counted.
-	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", election.VoterKeyHashHex(heldPub), heldTx.TransactionID())
+	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", heldBallot.PseudonymHex(), heldTx.TransactionID())
 	if !strings.Contains(out, "1 ballot(s) committed after it") || !strings.Contains(out, lateLine) ||
 		!strings.Contains(out, fmt.Sprintf("%d on the ledger, %d valid", voters+1, voters+1)) {
 		t.Fatalf("verify does not report the withheld ballot as late (want %q):\n%s", lateLine, out)
@@ -444,6 +535,9 @@ func TestElection(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "[MANIFEST]") || !strings.Contains(out, "differs from the manifest on the ledger") {
 		t.Fatalf("verify with a manifest that differs from the ledger's: exit %d\n%s", code, out)
 	}
+
+	// 10. The ballot deleted before the sibling's result is reported.
+	t.Run("ballot deleted before the result", func(t *testing.T) { tamperAfterWindow(t, e, tamper) })
 }
 
 // publishRejections submits results that the chaincode must refuse, after
@@ -539,15 +633,15 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	}
 	fresh := func() (*ecdsa.PrivateKey, []byte, *election.Ballot) {
 		k, pub := newVoter(t)
-		b, err := p.NewBallot(rand.Reader, k, token(t, eaKey, m.ElectionID, pub), 1)
+		b, err := p.NewBallot(rand.Reader, k, token(t, eaKey, m, pub), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return k, pub, b
 	}
 	// notRecorded asserts that the voter has no ballot in election id.
-	notRecorded := func(what, id string, pub []byte) {
-		_, err := e.voter.GetBallot(c, id, election.VoterKeyHashHex(pub))
+	notRecorded := func(what, id, pseudonym string) {
+		_, err := e.voter.GetBallot(c, id, pseudonym)
 		var re *gateway.RejectError
 		if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 			t.Fatalf("%s: the ledger holds a ballot for the voter (GetBallot err %v)", what, err)
@@ -579,7 +673,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	}
 
 	t.Run("double vote", func(t *testing.T) {
-		before, err := e.voter.GetBallot(c, m.ElectionID, election.VoterKeyHashHex(firstCast.VoterPub))
+		before, err := e.voter.GetBallot(c, m.ElectionID, firstCast.PseudonymHex())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -592,7 +686,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		}
 		_, err = e.voter.CastBallot(c, again.Marshal())
 		wantReject(t, "a second ballot of the same voter", err, election.CodeDuplicate)
-		after, err := e.voter.GetBallot(c, m.ElectionID, election.VoterKeyHashHex(firstCast.VoterPub))
+		after, err := e.voter.GetBallot(c, m.ElectionID, firstCast.PseudonymHex())
 		if err != nil || after.BallotHash != before.BallotHash || after.TxID != before.TxID {
 			t.Fatalf("the stored ballot changed: %+v -> %+v (%v)", before, after, err)
 		}
@@ -607,52 +701,52 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	t.Run("before the window", func(t *testing.T) {
 		ep, _ := election.Prepare(early)
 		k, pub := newVoter(t)
-		b, err := ep.NewBallot(rand.Reader, k, token(t, eaKey, early.ElectionID, pub), 0)
+		b, err := ep.NewBallot(rand.Reader, k, token(t, eaKey, early, pub), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.voter.CastBallot(c, b.Marshal())
 		wantReject(t, "vote before the window", err, election.CodeWindow)
-		notRecorded("vote before the window", early.ElectionID, pub)
+		notRecorded("vote before the window", early.ElectionID, b.PseudonymHex())
 	})
 
 	t.Run("after the window", func(t *testing.T) {
 		lp, _ := election.Prepare(late)
 		k, pub := newVoter(t)
-		b, err := lp.NewBallot(rand.Reader, k, token(t, eaKey, late.ElectionID, pub), 0)
+		b, err := lp.NewBallot(rand.Reader, k, token(t, eaKey, late, pub), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = e.voter.CastBallot(c, b.Marshal())
 		wantReject(t, "vote after the window", err, election.CodeWindow)
-		notRecorded("vote after the window", late.ElectionID, pub)
+		notRecorded("vote after the window", late.ElectionID, b.PseudonymHex())
 	})
 
 	t.Run("token from another election", func(t *testing.T) {
 		k, pub, b := fresh()
-		b.Token = token(t, eaKey, early.ElectionID, pub)
+		b.Token = token(t, eaKey, early, pub)
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "token of another election", err, election.CodeToken)
-		notRecorded("token of another election", m.ElectionID, pub)
+		notRecorded("token of another election", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("token for another key", func(t *testing.T) {
 		k, pub, b := fresh()
 		_, otherPub := newVoter(t)
-		b.Token = token(t, eaKey, m.ElectionID, otherPub)
+		b.Token = token(t, eaKey, m, otherPub)
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "token of another key", err, election.CodeToken)
-		notRecorded("token of another key", m.ElectionID, pub)
-		notRecorded("token of another key", m.ElectionID, otherPub)
+		notRecorded("token of another key", m.ElectionID, pseudOf(t, m, pub))
+		notRecorded("token of another key", m.ElectionID, pseudOf(t, m, otherPub))
 	})
 
 	t.Run("token not from the authority", func(t *testing.T) {
 		k, pub, b := fresh()
 		rogue, _ := newVoter(t)
-		b.Token = token(t, rogue, m.ElectionID, pub)
+		b.Token = token(t, rogue, m, pub)
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "token signed by a non-authority key", err, election.CodeToken)
-		notRecorded("token signed by a non-authority key", m.ElectionID, pub)
+		notRecorded("token signed by a non-authority key", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("ballot copied from another voter", func(t *testing.T) {
@@ -662,7 +756,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.Ciphertext, b.Proof = firstCast.Ciphertext, firstCast.Proof
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "copied ciphertext and proof", err, election.CodeProof)
-		notRecorded("copied ciphertext and proof", m.ElectionID, pub)
+		notRecorded("copied ciphertext and proof", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("mauled proof", func(t *testing.T) {
@@ -670,7 +764,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.Proof[len(b.Proof)/2] ^= 0x01
 		_, err := e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "mauled proof", err, election.CodeProof)
-		notRecorded("mauled proof", m.ElectionID, pub)
+		notRecorded("mauled proof", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("forged proof for a double-weight vote", func(t *testing.T) {
@@ -684,7 +778,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		b.Ciphertext = p.PublicKey.EncodeCiphertext(c2)
 		_, err = e.voter.CastBallot(c, resign(t, b, k))
 		wantReject(t, "forged proof", err, election.CodeProof)
-		notRecorded("forged proof", m.ElectionID, pub)
+		notRecorded("forged proof", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("bad signature", func(t *testing.T) {
@@ -692,7 +786,7 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 		other, _ := newVoter(t)
 		_, err := e.voter.CastBallot(c, resign(t, b, other))
 		wantReject(t, "signature by another key", err, election.CodeSignature)
-		notRecorded("signature by another key", m.ElectionID, pub)
+		notRecorded("signature by another key", m.ElectionID, pseudOf(t, m, pub))
 	})
 
 	t.Run("non-authority opens an election", func(t *testing.T) {
@@ -737,13 +831,13 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 			"truncated ballot":   enc[:len(enc)-10],
 			"trailing bytes":     append(append([]byte(nil), enc...), 0),
 			"not base64 text":    []byte("this is not a ballot"),
-			"wrong version byte": append([]byte{2}, enc[1:]...),
+			"old version byte 1": append([]byte{1}, enc[1:]...),
 		}
 		for name, in := range cases {
 			_, err := e.voter.CastBallot(c, in)
 			wantReject(t, name, err, election.CodeDecode)
 		}
-		notRecorded("malformed input", m.ElectionID, pub)
+		notRecorded("malformed input", m.ElectionID, pseudOf(t, m, pub))
 		unchanged("malformed input")
 		// A bad query argument is named too.
 		_, err := e.voter.GetBallot(c, m.ElectionID, "not-hex")
@@ -762,15 +856,13 @@ func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.Private
 	})
 
 	t.Run("result before the window closes", func(t *testing.T) {
-		// A correct result of the ballots cast so far, computed by the
-		// authority's own trustees but submitted while the window is open.
-		mPath := e.path("el/manifest.json")
-		e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.path("el/trustee-1.key"),
-			"--share", e.path("el/trustee-2.key"), "--no-publish", "--result-out", e.path("early-result.json"), "--quiet")
+		// A correct result of the ballots cast so far, decrypted by two
+		// trustees but submitted while the window is open.
+		early := earlyResult(t, e, m)
 		if left := time.Until(m.End); left < 10*time.Second {
 			t.Fatalf("only %s of the voting window is left: raise the test's window constant", left.Round(time.Second))
 		}
-		_, err := e.ea.PublishResult(c, []byte(readFile(t, e.path("early-result.json"))))
+		_, err := e.ea.PublishResult(c, early)
 		wantReject(t, "result during the voting window", err, election.CodeWindow)
 		if r, err := e.voter.GetResult(c, m.ElectionID); err != nil || r != nil {
 			t.Fatalf("after the refused publish, GetResult = %.80q, %v; want none", r, err)

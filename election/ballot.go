@@ -4,12 +4,14 @@ import (
 	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 )
 
-// BallotVersion is the first byte of every encoded ballot.
-const BallotVersion = 1
+// BallotVersion is the first byte of every encoded ballot. Version 2 carries
+// a token with the voter's pseudonym (TokenLen bytes).
+const BallotVersion = 2
 
 // Limits. MaxBallotSize bounds the encoding for the largest manifest Validate
 // accepts (64 candidates, 4096-bit N, 256-bit challenges: a proof of
@@ -40,13 +42,31 @@ func checkElectionID(id string) error {
 type Ballot struct {
 	ElectionID string
 	VoterPub   []byte // 65-byte uncompressed P-256 point
-	Token      []byte // authority's signature over TokenDigest(ElectionID, VoterPub), r‖s
+	Token      []byte // pseudonym ‖ the authority's signature r‖s over TokenDigest (TokenLen bytes)
 	Ciphertext []byte // Paillier ciphertext, exactly CiphertextLen bytes
 	Proof      []byte // zkp.ValidityProof.Marshal, fixed length for the manifest
 	Signature  []byte // voter's signature over SigningDigest, r‖s
 }
 
-// SigningDigest is SHA-256 over lp("fabvote/ballot/v1"), then every field but
+// Pseudonym is the voter's pseudonym, the first PseudonymLen bytes of the
+// token: the ballot's ledger key. Zero if the token is malformed (ParseBallot
+// rejects such ballots).
+func (b *Ballot) Pseudonym() [PseudonymLen]byte {
+	var p [PseudonymLen]byte
+	if len(b.Token) == TokenLen {
+		copy(p[:], b.Token)
+	}
+	return p
+}
+
+// PseudonymHex is the lower-case hex of Pseudonym: the last attribute of the
+// ballot's ledger key.
+func (b *Ballot) PseudonymHex() string {
+	p := b.Pseudonym()
+	return hex.EncodeToString(p[:])
+}
+
+// SigningDigest is SHA-256 over lp("fabvote/ballot/v2"), then every field but
 // the signature, each length-prefixed, in encoding order.
 func (b *Ballot) SigningDigest() [32]byte {
 	return digest([]byte(BallotDomain), []byte(b.ElectionID), b.VoterPub, b.Token, b.Ciphertext, b.Proof)
@@ -118,7 +138,7 @@ func ParseBallot(data []byte) (*Ballot, error) {
 	specs := [6]spec{
 		{name: "electionID", max: MaxElectionIDLen},
 		{name: "voterPub", exact: VoterPubLen},
-		{name: "token", exact: SignatureLen},
+		{name: "token", exact: TokenLen},
 		{name: "ciphertext", max: MaxBallotSize},
 		{name: "proof", max: MaxBallotSize},
 		{name: "signature", exact: SignatureLen},
@@ -163,7 +183,7 @@ func ParseBallot(data []byte) (*Ballot, error) {
 	if len(b.Proof) == 0 {
 		return nil, errorf(CodeDecode, "proof is empty")
 	}
-	if _, _, err := parseSig(b.Token, "token"); err != nil {
+	if _, _, err := ParseToken(b.Token); err != nil {
 		return nil, err
 	}
 	if _, _, err := parseSig(b.Signature, "signature"); err != nil {

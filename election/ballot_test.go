@@ -139,7 +139,8 @@ func TestParseBallotRejects(t *testing.T) {
 	}{
 		{"oversize", make([]byte, election.MaxBallotSize+1), election.CodeSize},
 		{"empty", nil, election.CodeDecode},
-		{"bad version", mod(func(b []byte) []byte { b[0] = 2; return b }), election.CodeDecode},
+		{"bad version", mod(func(b []byte) []byte { b[0] = 3; return b }), election.CodeDecode},
+		{"version 1 (token without pseudonym)", mod(func(b []byte) []byte { b[0] = 1; return b }), election.CodeDecode},
 		{"truncated in a length", good[:offs[1]+2], election.CodeDecode},
 		{"truncated in the proof", good[:offs[4]+100], election.CodeDecode},
 		{"truncated by one byte", good[:len(good)-1], election.CodeDecode},
@@ -148,8 +149,9 @@ func TestParseBallotRejects(t *testing.T) {
 		{"voterPub 64 bytes", withField(1, ballots[0].VoterPub[:64]), election.CodeDecode},
 		{"voterPub compressed prefix", withField(1, compressed), election.CodeDecode},
 		{"voterPub not on the curve", withField(1, offCurve), election.CodeDecode},
-		{"token 63 bytes", withField(2, ballots[0].Token[:63]), election.CodeDecode},
-		{"token high-S", withField(2, highS(ballots[0].Token)), election.CodeDecode},
+		{"token 95 bytes", withField(2, ballots[0].Token[:95]), election.CodeDecode},
+		{"token without pseudonym (64 bytes)", withField(2, ballots[0].Token[election.PseudonymLen:]), election.CodeDecode},
+		{"token high-S", withField(2, append(append([]byte(nil), ballots[0].Token[:election.PseudonymLen]...), highS(ballots[0].Token[election.PseudonymLen:])...)), election.CodeDecode},
 		{"signature 65 bytes", withField(5, append(append([]byte(nil), ballots[0].Signature...), 1)), election.CodeDecode},
 		{"signature high-S", withField(5, highS(ballots[0].Signature)), election.CodeDecode},
 		{"signature r = 0", withField(5, zeroR), election.CodeDecode},
@@ -197,11 +199,14 @@ func TestCheckBallotRejects(t *testing.T) {
 	v0, v1 := fx.Voters[0], fx.Voters[1]
 	pub0, _ := v0.PublicKey.Bytes()
 
-	other := fx.Manifest("e2")
-	tokenOtherElection, err := election.IssueToken(rand.Reader, fx.EA, other.ElectionID, pub0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tokenOtherElection := fx.Token(fx.Manifest("e2"), v0)
+	// Same id, same keys, another title: a different manifest.
+	twin := fx.Manifest(m.ElectionID)
+	twin.Title = "another manifest with the same id and keys"
+	tokenTwin := fx.Token(twin, v0)
+	twinBallot := fx.Ballot(twin, v0, 1)
+	// The authority issues voter 0's key a second token under another roll id.
+	tokenOtherID := fx.TokenFor(m, "another roll entry", v0)
 
 	cases := []struct {
 		name string
@@ -220,9 +225,31 @@ func TestCheckBallotRejects(t *testing.T) {
 		}, election.CodeToken},
 		{"token from another authority", func() *election.Ballot {
 			b := clone(ballots[0])
-			b.Token, _ = election.IssueToken(rand.Reader, v1, m.ElectionID, pub0)
+			b.Token, _ = p.IssueToken(rand.Reader, v1, b.Pseudonym(), pub0)
 			return resign(t, b, v0)
 		}, election.CodeToken},
+		{"token for another manifest with the same id and keys", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Token = tokenTwin
+			return resign(t, b, v0)
+		}, election.CodeToken},
+		{"token with another pseudonym spliced in", func() *election.Ballot {
+			b := clone(ballots[0])
+			copy(b.Token, ballots[1].Token[:election.PseudonymLen])
+			return resign(t, b, v0)
+		}, election.CodeToken},
+		{"proof made under another manifest with the same id and keys", func() *election.Ballot {
+			// The token is valid here (same roll id, so same pseudonym); the
+			// proof binds the other manifest's digest.
+			b := clone(twinBallot)
+			b.Token = ballots[0].Token
+			return resign(t, b, v0)
+		}, election.CodeProof},
+		{"proof bound to another pseudonym of the same key", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Token = tokenOtherID
+			return resign(t, b, v0)
+		}, election.CodeProof},
 		{"bad voter signature", func() *election.Ballot {
 			b := clone(ballots[0])
 			b.Signature = clone(ballots[1]).Signature
@@ -289,7 +316,7 @@ func TestCheckBallotRejects(t *testing.T) {
 			return resign(t, b, v0)
 		}, election.CodeCiphertext},
 		{"ballot for another election", func() *election.Ballot {
-			return fx.Ballot(other, v0, 0)
+			return fx.Ballot(fx.Manifest("e2"), v0, 0)
 		}, election.CodeNoElection},
 	}
 	for _, tc := range cases {
@@ -318,7 +345,7 @@ func TestProofVerifierBatchAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 2 { // bind to the wrong voter: invalid
-			ctx = p.ProofContext(ballots[3].VoterPub)
+			ctx = p.ProofContext(ballots[3].VoterPub, ballots[3].Pseudonym())
 		}
 		items = append(items, zkp.BatchItem{Ctx: ctx, C: c, Proof: proof})
 	}
@@ -356,39 +383,53 @@ func TestNewBallotRejectsBadInput(t *testing.T) {
 
 func TestIssueTokenSignerForms(t *testing.T) {
 	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	p := prepare(t, fx.Manifest("e1"))
+	p2 := prepare(t, fx.Manifest("e2"))
+	pseud, err := election.Pseudonym(electiontest.PseudonymKey, "e1", "voter 1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []struct {
 		name string
 		raw  bool
 	}{{"asn1", false}, {"raw r||s", true}} {
 		t.Run(s.name, func(t *testing.T) {
-			tok, err := election.IssueToken(rand.Reader, rawSigner{fx.EA, s.raw}, "e1", pub)
+			tok, err := p.IssueToken(rand.Reader, rawSigner{fx.EA, s.raw}, pseud, pub)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := election.VerifyToken(&fx.EA.PublicKey, "e1", pub, tok); err != nil {
+			if err := p.VerifyToken(pub, tok); err != nil {
 				t.Fatal(err)
 			}
-			if err := election.VerifyToken(&fx.EA.PublicKey, "e2", pub, tok); election.CodeOf(err) != election.CodeToken {
+			if err := p2.VerifyToken(pub, tok); election.CodeOf(err) != election.CodeToken {
 				t.Fatalf("token verified for another election: %v", err)
 			}
 		})
 	}
-	if _, err := election.IssueToken(rand.Reader, fx.EA, "bad id!", pub); err == nil {
-		t.Fatal("IssueToken accepted a bad election id")
-	}
-	if _, err := election.IssueToken(rand.Reader, fx.EA, "e1", pub[:64]); err == nil {
+	if _, err := p.IssueToken(rand.Reader, fx.EA, pseud, pub[:64]); err == nil {
 		t.Fatal("IssueToken accepted a bad voter key")
 	}
 }
 
+func prepare(t *testing.T, m *election.Manifest) *election.Prepared {
+	t.Helper()
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestDigestsAreDomainSeparated(t *testing.T) {
 	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	var d [32]byte
+	var ps [election.PseudonymLen]byte
 	// Moving a byte between fields must change the digest (length prefixes).
-	if election.TokenDigest("e1", pub) == election.TokenDigest("e", append([]byte("1"), pub...)) {
+	if election.TokenDigest(d, "e1", ps, pub) == election.TokenDigest(d, "e", ps, append([]byte("1"), pub...)) {
 		t.Fatal("token digest is not injective over its fields")
 	}
 	b := &election.Ballot{ElectionID: "e1", VoterPub: pub}
-	if b.SigningDigest() == election.TokenDigest("e1", pub) {
+	if b.SigningDigest() == election.TokenDigest(d, "e1", ps, pub) {
 		t.Fatal("ballot and token digests collide")
 	}
 }

@@ -15,11 +15,12 @@ import (
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/votecode"
-	"github.com/fabvote/fabvote/crypto/zkp"
 )
 
-// ManifestVersion is the only manifest version this code accepts.
-const ManifestVersion = 1
+// ManifestVersion is the only manifest version this code accepts. Version 2
+// added the channel and the clock-skew bound, which the token and the
+// validity proof bind through ManifestDigest.
+const ManifestVersion = 2
 
 // Manifest limits.
 const (
@@ -35,28 +36,52 @@ const (
 	MaxTrusteeMSPs    = 64
 	DefaultChallenge  = 128
 	maxEncodedKeySize = 64 * 1024
+	MaxChannelLen     = 249 // Fabric's limit on channel names
+
+	// MaxClockSkew bounds (seconds) of the manifest's maxClockSkewSeconds:
+	// how far apart the clocks of any two honest endorsing peers may be.
+	MinClockSkewSeconds     = 1
+	MaxClockSkewSeconds     = 3600
+	DefaultClockSkewSeconds = 120
 )
 
 // Manifest describes one election. It is written once to the ledger and is
 // immutable afterwards; its canonical encoding is Marshal's output.
 type Manifest struct {
-	Version       int       `json:"version"`
-	ElectionID    string    `json:"electionID"`
-	Title         string    `json:"title"`
-	Candidates    []string  `json:"candidates"`
-	EncodingBits  uint      `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
-	MaxVoters     uint64    `json:"maxVoters"`
-	PaillierKey   []byte    `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
-	Threshold     []byte    `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
-	TokenKey      []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
-	AuthorityMSP  string    `json:"authorityMSP"`
-	TrusteeMSPs   []string  `json:"trusteeMSPs"`
-	Start         time.Time `json:"start"` // voting window [Start, End), UTC
-	End           time.Time `json:"end"`
-	ChallengeBits int       `json:"challengeBits"`
+	Version      int       `json:"version"`
+	ElectionID   string    `json:"electionID"`
+	Channel      string    `json:"channel"` // the Fabric channel the election lives on: part of its identity
+	Title        string    `json:"title"`
+	Candidates   []string  `json:"candidates"`
+	EncodingBits uint      `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
+	MaxVoters    uint64    `json:"maxVoters"`
+	PaillierKey  []byte    `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
+	Threshold    []byte    `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
+	TokenKey     []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
+	AuthorityMSP string    `json:"authorityMSP"`
+	TrusteeMSPs  []string  `json:"trusteeMSPs"`
+	Start        time.Time `json:"start"` // voting window [Start, End), UTC
+	End          time.Time `json:"end"`
+	// MaxClockSkewSeconds is the largest difference between the clocks of
+	// two honest endorsing peers that the window rule tolerates: a result is
+	// accepted only from End + MaxClockSkew on (see ResultNotBefore).
+	MaxClockSkewSeconds uint32 `json:"maxClockSkewSeconds"`
+	ChallengeBits       int    `json:"challengeBits"`
 }
 
-var mspIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// MaxClockSkew is MaxClockSkewSeconds as a duration.
+func (m *Manifest) MaxClockSkew() time.Duration {
+	return time.Duration(m.MaxClockSkewSeconds) * time.Second
+}
+
+// ResultNotBefore is End + MaxClockSkew: the earliest time at which a peer
+// accepts a result (by its own clock and by the transaction timestamp).
+func (m *Manifest) ResultNotBefore() time.Time { return m.End.Add(m.MaxClockSkew()) }
+
+var (
+	mspIDRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	channelRE = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
+)
 
 // Marshal validates m and returns its canonical JSON encoding. Times are
 // normalised to UTC; nil slices are encoded as empty.
@@ -167,6 +192,9 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if err := checkElectionID(m.ElectionID); err != nil {
 		return nil, manifestErr("electionID: %s", err.(*Error).Msg)
 	}
+	if m.Channel == "" || len(m.Channel) > MaxChannelLen || !channelRE.MatchString(m.Channel) {
+		return nil, manifestErr("channel %q must be 1..%d characters of [a-z0-9.-] starting with a letter (a Fabric channel name)", truncate(m.Channel, 80), MaxChannelLen)
+	}
 	if err := checkName("title", m.Title); err != nil {
 		return nil, err
 	}
@@ -265,20 +293,28 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if !m.End.After(m.Start) {
 		return nil, manifestErr("end %s is not after start %s", m.End.UTC().Format(time.RFC3339), m.Start.UTC().Format(time.RFC3339))
 	}
+	if m.MaxClockSkewSeconds < MinClockSkewSeconds || m.MaxClockSkewSeconds > MaxClockSkewSeconds {
+		return nil, manifestErr("maxClockSkewSeconds is %d, want %d..%d", m.MaxClockSkewSeconds, MinClockSkewSeconds, MaxClockSkewSeconds)
+	}
 	if m.ChallengeBits < MinChallengeBits || m.ChallengeBits > MaxChallengeBits || m.ChallengeBits%8 != 0 {
 		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
 	}
 
+	ident, err := m.identityEncoding()
+	if err != nil {
+		return nil, err
+	}
 	p := &Prepared{
-		Manifest:  m,
-		PublicKey: pk,
-		Threshold: pp,
-		Encoding:  enc,
-		TokenKey:  tokenKey,
-		Messages:  enc.Messages(),
+		Manifest:       m,
+		ManifestDigest: ManifestDigest(ident),
+		PublicKey:      pk,
+		Threshold:      pp,
+		Encoding:       enc,
+		TokenKey:       tokenKey,
+		Messages:       enc.Messages(),
 	}
 	// Let zkp check the context it will be handed (key size vs challenge length, …).
-	if err := p.ProofContext(make([]byte, VoterPubLen)).Check(); err != nil {
+	if err := p.ProofContext(make([]byte, VoterPubLen), [PseudonymLen]byte{}).Check(); err != nil {
 		return nil, manifestErr("proof context: %v", err)
 	}
 	// zkp's fixed proof length: p · (|N²| + t/8 + |N|) bytes.
@@ -300,12 +336,31 @@ func (m *Manifest) Encoding() votecode.Encoding {
 	return votecode.Encoding{Bits: m.EncodingBits, Candidates: len(m.Candidates)}
 }
 
-// ProofContext returns the validity-proof context for voterPub. It parses the
-// manifest; code that checks many ballots should Prepare once instead.
-func (m *Manifest) ProofContext(voterPub []byte) (*zkp.Context, error) {
-	p, err := Prepare(m)
-	if err != nil {
-		return nil, err
-	}
-	return p.ProofContext(voterPub), nil
+// ManifestDomain is the domain tag of ManifestDigest.
+const ManifestDomain = "fabvote/manifest/v2"
+
+// ManifestDigest is SHA-256(lp("fabvote/manifest/v2") ‖ lp(identity)),
+// identity being the manifest's identity encoding (Prepared.ManifestDigest
+// computes it): the canonical JSON of the manifest with start and end set
+// to the zero time. The token and the validity proof bind it, so a ballot
+// made under one manifest is invalid under any other that differs in any
+// field but the window, even one with the same election id and keys.
+func ManifestDigest(identity []byte) [32]byte {
+	return digest([]byte(ManifestDomain), identity)
+}
+
+// identityEncoding is the canonical JSON of m with Start and End zero.
+//
+// The window is the one field left out, because it is the one field that
+// is still set when the election opens (`fabvote election open --start
+// --end`), after tokens and ballots may have been made (benchmarks make
+// them in advance). Leaving it out changes nothing a ballot means: the
+// candidates, their encodings, the keys, the channel, the limits and the
+// clock-skew bound are all bound, and the contract enforces the window of
+// the manifest on the ledger on every cast, whatever window the voter's
+// copy showed.
+func (m *Manifest) identityEncoding() ([]byte, error) {
+	c := *m
+	c.Start, c.End = time.Time{}, time.Time{}
+	return c.marshal()
 }

@@ -38,10 +38,9 @@ func TestManifestRoundTrip(t *testing.T) {
 	if !bytes.Equal(enc, enc3) {
 		t.Fatal("time zone leaks into the canonical encoding")
 	}
-	pub0, _ := fx.Voters[0].PublicKey.Bytes()
-	pc, err := got.ProofContext(pub0)
-	if err != nil || pc.ElectionID != "round-trip.1" || len(pc.Messages) != 4 {
-		t.Fatalf("ProofContext: %v", err)
+	p, err := election.Prepare(got)
+	if err != nil || len(p.Messages) != 4 {
+		t.Fatalf("Prepare: %v", err)
 	}
 	if e := got.Encoding(); e.Bits != 10 || e.Candidates != 4 {
 		t.Fatalf("Encoding = %+v", e)
@@ -56,7 +55,12 @@ func TestManifestValidateRejects(t *testing.T) {
 		mod  func(m *election.Manifest)
 		want string // substring naming the field
 	}{
-		{"version", func(m *election.Manifest) { m.Version = 2 }, "version"},
+		{"version", func(m *election.Manifest) { m.Version = 1 }, "version"},
+		{"no channel", func(m *election.Manifest) { m.Channel = "" }, "channel"},
+		{"channel with upper case", func(m *election.Manifest) { m.Channel = "Fabvote" }, "channel"},
+		{"channel too long", func(m *election.Manifest) { m.Channel = strings.Repeat("c", election.MaxChannelLen+1) }, "channel"},
+		{"clock skew zero", func(m *election.Manifest) { m.MaxClockSkewSeconds = 0 }, "maxClockSkewSeconds"},
+		{"clock skew too large", func(m *election.Manifest) { m.MaxClockSkewSeconds = election.MaxClockSkewSeconds + 1 }, "maxClockSkewSeconds"},
 		{"election id", func(m *election.Manifest) { m.ElectionID = "a b" }, "electionID"},
 		{"title empty", func(m *election.Manifest) { m.Title = "" }, "title"},
 		{"title control char", func(m *election.Manifest) { m.Title = "a\nb" }, "title"},
@@ -134,7 +138,7 @@ func TestParseManifestRejects(t *testing.T) {
 		{"oversize", append(good, bytes.Repeat([]byte(" "), election.MaxManifestSize)...), election.CodeSize},
 		{"empty", nil, election.CodeDecode},
 		{"not json", []byte("manifest"), election.CodeDecode},
-		{"unknown field", bytes.Replace(good, []byte(`{"version":1`), []byte(`{"extra":1,"version":1`), 1), election.CodeDecode},
+		{"unknown field", bytes.Replace(good, []byte(`{"version":2`), []byte(`{"extra":1,"version":2`), 1), election.CodeDecode},
 		{"trailing value", append(append([]byte(nil), good...), []byte(`{}`)...), election.CodeDecode},
 		{"trailing space", append(append([]byte(nil), good...), ' '), election.CodeDecode},
 		{"leading space", append([]byte(" "), good...), election.CodeDecode},
@@ -180,5 +184,41 @@ func TestThresholdManifest(t *testing.T) {
 	wantCode(t, err, election.CodeManifest)
 	if !strings.Contains(err.Error(), "threshold") {
 		t.Fatalf("error %q does not name the threshold field", err)
+	}
+}
+
+// The manifest digest changes with every field but the window, which
+// `election open` may still set after tokens were issued.
+func TestManifestDigestBindsAllButTheWindow(t *testing.T) {
+	digest := func(m *election.Manifest) [32]byte {
+		p, err := election.Prepare(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ManifestDigest
+	}
+	base := digest(fx.Manifest("d1"))
+	same := fx.Manifest("d1")
+	same.Start, same.End = same.Start.Add(time.Hour), same.End.Add(2*time.Hour)
+	if digest(same) != base {
+		t.Fatal("moving the window changed the digest")
+	}
+	for name, mod := range map[string]func(m *election.Manifest){
+		"election id":  func(m *election.Manifest) { m.ElectionID = "d2" },
+		"channel":      func(m *election.Manifest) { m.Channel = "other" },
+		"title":        func(m *election.Manifest) { m.Title = "other" },
+		"candidates":   func(m *election.Manifest) { m.Candidates[0], m.Candidates[1] = m.Candidates[1], m.Candidates[0] },
+		"maxVoters":    func(m *election.Manifest) { m.MaxVoters = 999 },
+		"encodingBits": func(m *election.Manifest) { m.EncodingBits = 11 },
+		"authority":    func(m *election.Manifest) { m.AuthorityMSP = "OtherMSP" },
+		"trustees":     func(m *election.Manifest) { m.TrusteeMSPs = nil },
+		"clock skew":   func(m *election.Manifest) { m.MaxClockSkewSeconds = 60 },
+		"challenge":    func(m *election.Manifest) { m.ChallengeBits = 136 },
+	} {
+		m := fx.Manifest("d1")
+		mod(m)
+		if digest(m) == base {
+			t.Errorf("changing %s did not change the digest", name)
+		}
 	}
 }

@@ -16,13 +16,14 @@ import (
 // ballots. It is immutable and safe for concurrent use; the chaincode caches
 // one per election because a manifest never changes once on the ledger.
 type Prepared struct {
-	Manifest  *Manifest
-	PublicKey *paillier.PublicKey
-	Threshold *threshold.PublicParams // nil for a single-key election
-	Encoding  votecode.Encoding
-	TokenKey  *ecdsa.PublicKey
-	Messages  []*big.Int // M^0 … M^(p-1), shared by every proof context (read-only)
-	proofLen  int
+	Manifest       *Manifest
+	ManifestDigest [32]byte // ManifestDigest of the canonical encoding
+	PublicKey      *paillier.PublicKey
+	Threshold      *threshold.PublicParams // nil for a single-key election
+	Encoding       votecode.Encoding
+	TokenKey       *ecdsa.PublicKey
+	Messages       []*big.Int // M^0 … M^(p-1), shared by every proof context (read-only)
+	proofLen       int
 }
 
 // Prepare validates m and parses its keys.
@@ -31,14 +32,17 @@ func Prepare(m *Manifest) (*Prepared, error) { return m.prepare() }
 // ProofLen is the fixed length of an encoded validity proof in this election.
 func (p *Prepared) ProofLen() int { return p.proofLen }
 
-// ProofContext returns the zkp context binding this election and voterPub.
-func (p *Prepared) ProofContext(voterPub []byte) *zkp.Context {
+// ProofContext returns the zkp context binding this manifest, the voter's
+// pseudonym and voterPub.
+func (p *Prepared) ProofContext(voterPub []byte, pseudonym [PseudonymLen]byte) *zkp.Context {
 	return &zkp.Context{
-		ElectionID:    p.Manifest.ElectionID,
-		PublicKey:     p.PublicKey,
-		Messages:      p.Messages,
-		VoterKeyHash:  VoterKeyHash(voterPub),
-		ChallengeBits: p.Manifest.ChallengeBits,
+		ManifestDigest: p.ManifestDigest,
+		ElectionID:     p.Manifest.ElectionID,
+		PublicKey:      p.PublicKey,
+		Messages:       p.Messages,
+		Pseudonym:      pseudonym,
+		VoterKeyHash:   VoterKeyHash(voterPub),
+		ChallengeBits:  p.Manifest.ChallengeBits,
 	}
 }
 
@@ -77,15 +81,15 @@ func (p *Prepared) CheckShape(b *Ballot) (*big.Int, error) {
 	return c, nil
 }
 
-// CheckToken verifies the authority's token over (election, voter key).
+// CheckToken verifies the authority's token over (manifest, pseudonym, voter key).
 func (p *Prepared) CheckToken(b *Ballot) error {
-	return VerifyToken(p.TokenKey, p.Manifest.ElectionID, b.VoterPub, b.Token)
+	return p.VerifyToken(b.VoterPub, b.Token)
 }
 
 // ParseProof decodes the proof (canonical, every value range-checked) and
 // returns it with the context it must verify under. Errors: PROOF.
 func (p *Prepared) ParseProof(b *Ballot) (*zkp.Context, *zkp.ValidityProof, error) {
-	ctx := p.ProofContext(b.VoterPub)
+	ctx := p.ProofContext(b.VoterPub, b.Pseudonym())
 	proof, err := zkp.ParseValidityProof(ctx, b.Proof)
 	if err != nil {
 		return nil, nil, wrapf(CodeProof, err, "proof does not decode")
@@ -159,7 +163,7 @@ func (p *Prepared) NewBallot(random io.Reader, voter *ecdsa.PrivateKey, token []
 	if choice < 0 || choice >= len(p.Manifest.Candidates) {
 		return nil, fmt.Errorf("election: choice %d, want 0..%d", choice, len(p.Manifest.Candidates)-1)
 	}
-	if err := VerifyToken(p.TokenKey, p.Manifest.ElectionID, voterPub, token); err != nil {
+	if err := p.VerifyToken(voterPub, token); err != nil {
 		return nil, fmt.Errorf("election: the token is not valid for this voter key and election: %w", err)
 	}
 	msg, err := p.Encoding.Encode(choice)
@@ -170,7 +174,8 @@ func (p *Prepared) NewBallot(random io.Reader, voter *ecdsa.PrivateKey, token []
 	if err != nil {
 		return nil, fmt.Errorf("election: encrypting: %w", err)
 	}
-	ctx := p.ProofContext(voterPub)
+	pseudonym, _, _ := ParseToken(token) // VerifyToken parsed it
+	ctx := p.ProofContext(voterPub, pseudonym)
 	proof, err := zkp.ProveValidity(random, ctx, c, choice, r)
 	if err != nil {
 		return nil, fmt.Errorf("election: proving validity: %w", err)

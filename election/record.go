@@ -3,14 +3,13 @@ package election
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"strings"
 )
 
 // Ledger object types (the first attribute of fabvote's composite keys):
 //
 //	("manifest", electionID)                 → canonical manifest JSON
-//	("ballot",   electionID, hex(SHA-256(voterPub))) → Record encoding
+//	("ballot",   electionID, hex(pseudonym)) → Record encoding
 //	("result",   electionID)                 → canonical result JSON
 const (
 	ObjManifest = "manifest"
@@ -73,26 +72,20 @@ func ParseRecord(b []byte) (*Record, error) {
 // BallotHash is the hash on a receipt: SHA-256 of the canonical ballot bytes.
 func BallotHash(ballot []byte) [32]byte { return sha256.Sum256(ballot) }
 
-// VoterKeyHashHex is the ballot key's last attribute: lower-case hex of VoterKeyHash.
-func VoterKeyHashHex(voterPub []byte) string {
-	h := VoterKeyHash(voterPub)
-	return hex.EncodeToString(h[:])
-}
-
 // Receipt is what GetBallot returns (JSON): enough for a voter to check that
 // the ballot recorded under their key is the one they cast.
 type Receipt struct {
-	ElectionID   string `json:"electionID"`
-	VoterKeyHash string `json:"voterKeyHash"` // lower-case hex
-	BallotHash   string `json:"ballotHash"`   // lower-case hex of SHA-256(ballot bytes)
-	TxID         string `json:"txID"`
+	ElectionID string `json:"electionID"`
+	Pseudonym  string `json:"pseudonym"`  // lower-case hex: the ballot key
+	BallotHash string `json:"ballotHash"` // lower-case hex of SHA-256(ballot bytes)
+	TxID       string `json:"txID"`
 }
 
 // BallotEntry is one ballot in a ListBallots page.
 type BallotEntry struct {
-	VoterKeyHash string `json:"voterKeyHash"`
-	TxID         string `json:"txID"`
-	Ballot       []byte `json:"ballot"` // canonical encoding (base64 in JSON)
+	Pseudonym string `json:"pseudonym"`
+	TxID      string `json:"txID"`
+	Ballot    []byte `json:"ballot"` // canonical encoding (base64 in JSON)
 }
 
 // BallotPage is what ListBallots returns (JSON). An empty Bookmark means the

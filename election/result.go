@@ -128,10 +128,11 @@ func (p *Prepared) VerifyResult(r *Result) error {
 		sum += c
 	}
 	if sum != r.BallotCount {
-		return resultErr("counts sum to %d, but ballotCount is %d", sum, r.BallotCount)
+		return resultErr("counts sum to %d, but ballotCount is %d (if the counts are the tally's base-2^%d digits, a candidate's count reached 2^%d and overflowed its digit)",
+			sum, r.BallotCount, m.EncodingBits, m.EncodingBits)
 	}
-	if maxCount := p.Encoding.MaxVoters(); new(big.Int).SetUint64(r.BallotCount).Cmp(maxCount) > 0 {
-		return resultErr("ballotCount %d exceeds what the encoding can count (2^%d - 1)", r.BallotCount, m.EncodingBits)
+	if err := p.checkNoWrap(r.BallotCount); err != nil {
+		return err
 	}
 	if len(r.Product) != pk.CiphertextLen() {
 		return resultErr("product has %d bytes, want %d", len(r.Product), pk.CiphertextLen())
@@ -187,6 +188,20 @@ func (p *Prepared) VerifyResult(r *Result) error {
 		if counts[i] != r.Counts[i] {
 			return resultErr("counts[%d] (%s) is %d, but the tally says %d", i, truncate(m.Candidates[i], 40), r.Counts[i], counts[i])
 		}
+	}
+	return nil
+}
+
+// checkNoWrap requires ballotCount · M^(p-1) < N. Every valid ballot
+// encrypts some M^j with j ≤ p-1, so the true tally Σ n_j·M^j is at most
+// that bound; below N, decryption returns it exactly (not reduced mod N).
+// This is the premise of the exactness argument in docs/PROTOCOL.md
+// section 4.3; no realistic election comes near it (for 2048-bit N it
+// needs more than 2^(2047 - b·(p-1)) ballots).
+func (p *Prepared) checkNoWrap(ballotCount uint64) error {
+	top := new(big.Int).Lsh(big.NewInt(1), p.Encoding.Bits*uint(p.Encoding.Candidates-1))
+	if top.Mul(top, new(big.Int).SetUint64(ballotCount)).Cmp(p.PublicKey.N) >= 0 {
+		return resultErr("ballotCount %d times M^%d reaches N: the tally could have wrapped modulo N", ballotCount, p.Encoding.Candidates-1)
 	}
 	return nil
 }

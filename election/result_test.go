@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
@@ -102,7 +103,7 @@ func TestVerifyResultThreshold(t *testing.T) {
 	}
 	prod := productOf(t, p, ballots)
 	partial := func(i int) []byte {
-		pd, err := shares[i].PartialDecrypt(rand.Reader, pp, prod)
+		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, prod)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func TestVerifyResultThreshold(t *testing.T) {
 	}
 
 	otherProd := productOf(t, p, ballots[:2])
-	pdOther, err := shares[1].PartialDecrypt(rand.Reader, pp, otherProd)
+	pdOther, err := thresholdtest.PartialDecrypt(shares[1], pp, otherProd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,5 +192,68 @@ func TestParseResultRejects(t *testing.T) {
 			_, err := election.ParseResult(tc.in)
 			wantCode(t, err, tc.code)
 		})
+	}
+}
+
+// resultFor builds the single-key result of an election whose true counts
+// are n (one per candidate) by encrypting the true tally Σ n_j·M^j, which is
+// what the product of those ballots decrypts to. counts is what the result
+// claims.
+func resultFor(t *testing.T, p *election.Prepared, n, counts []uint64) *election.Result {
+	t.Helper()
+	tally, total := new(big.Int), uint64(0)
+	for j, nj := range n {
+		d := new(big.Int).Lsh(new(big.Int).SetUint64(nj), p.Encoding.Bits*uint(j))
+		tally.Add(tally, d)
+		total += nj
+	}
+	c, _, err := p.PublicKey.Encrypt(rand.Reader, tally)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, nonce, err := zkp.ProveDecryption(fx.Paillier, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &election.Result{ElectionID: p.Manifest.ElectionID, BallotCount: total, Product: p.PublicKey.EncodeCiphertext(c),
+		Tally: election.EncodeInt(dec), Counts: counts, DecryptionNonce: election.EncodeInt(nonce)}
+}
+
+// The result check rejects exactly a count that overflowed its digit: the
+// number of ballots (maxVoters - 1, maxVoters, maxVoters + 1) does not
+// matter as long as no candidate reaches M = 2^encodingBits.
+func TestVerifyResultRejectsExactlyDigitOverflow(t *testing.T) {
+	m := fx.Manifest("edges")
+	m.MaxVoters, m.EncodingBits = 3, 2 // M = 4
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept := []struct {
+		name string
+		n    []uint64
+	}{
+		{"maxVoters-1 ballots, one candidate", []uint64{2, 0, 0, 0}},
+		{"maxVoters ballots, one candidate", []uint64{3, 0, 0, 0}},
+		{"maxVoters+1 ballots, no count reaches M", []uint64{2, 2, 0, 0}},
+		{"3·(M-1) ballots, every digit full but one", []uint64{3, 3, 0, 3}},
+	}
+	for _, tc := range accept {
+		if err := p.VerifyResult(resultFor(t, p, tc.n, tc.n)); err != nil {
+			t.Errorf("%s: the true result is rejected: %v", tc.name, err)
+		}
+	}
+	reject := []struct {
+		name      string
+		n, counts []uint64
+	}{
+		// M votes for candidate 0 carry into candidate 1's digit.
+		{"maxVoters+1 for one candidate, true counts claimed", []uint64{4, 0, 0, 0}, []uint64{4, 0, 0, 0}},
+		{"maxVoters+1 for one candidate, the tally's digits claimed", []uint64{4, 0, 0, 0}, []uint64{0, 1, 0, 0}},
+		{"overflow of the last candidate (tally ≥ M^p)", []uint64{0, 0, 0, 4}, []uint64{0, 0, 0, 4}},
+	}
+	for _, tc := range reject {
+		err := p.VerifyResult(resultFor(t, p, tc.n, tc.counts))
+		wantCode(t, err, election.CodeResult)
 	}
 }

@@ -138,40 +138,64 @@ func verifySig(pub *ecdsa.PublicKey, d [32]byte, sig []byte, field, code string)
 }
 
 // VoterKeyHash is SHA-256 of the voter's 65-byte public key encoding: the
-// ledger key of the voter's ballot and the value the validity proof binds.
+// value the validity proof binds next to the pseudonym.
 func VoterKeyHash(voterPub []byte) [32]byte { return sha256.Sum256(voterPub) }
 
 // TokenDomain and BallotDomain are the domain tags of the two signed digests.
+// Version 2 of both came with the pseudonym and the manifest digest.
 const (
-	TokenDomain  = "fabvote/token/v1"
-	BallotDomain = "fabvote/ballot/v1"
+	TokenDomain  = "fabvote/token/v2"
+	BallotDomain = "fabvote/ballot/v2"
 )
 
-// TokenDigest is SHA-256(lp("fabvote/token/v1") ‖ lp(electionID) ‖ lp(voterPub)),
-// lp(x) = 4-byte big-endian len(x) ‖ x: what the authority signs to declare
-// voterPub eligible in this election (and in no other).
-func TokenDigest(electionID string, voterPub []byte) [32]byte {
-	return digest([]byte(TokenDomain), []byte(electionID), voterPub)
+// TokenLen is the length of a token: the voter's pseudonym, then the
+// authority's signature r‖s over TokenDigest.
+const TokenLen = PseudonymLen + SignatureLen
+
+// TokenDigest is SHA-256(lp("fabvote/token/v2") ‖ lp(manifestDigest) ‖
+// lp(electionID) ‖ lp(pseudonym) ‖ lp(voterPub)), lp(x) = 4-byte big-endian
+// len(x) ‖ x: what the authority signs to declare that the voter with this
+// pseudonym may cast one ballot with voterPub in this election (and in no
+// other: the manifest digest covers every manifest field, the channel too).
+func TokenDigest(manifestDigest [32]byte, electionID string, pseudonym [PseudonymLen]byte, voterPub []byte) [32]byte {
+	return digest([]byte(TokenDomain), manifestDigest[:], []byte(electionID), pseudonym[:], voterPub)
 }
 
-// IssueToken signs the token for (electionID, voterPub) with the authority's
-// key ea (an *ecdsa.PrivateKey or a PKCS#11-backed crypto.Signer) and returns
-// the 64-byte canonical signature.
-func IssueToken(random io.Reader, ea crypto.Signer, electionID string, voterPub []byte) ([]byte, error) {
-	if err := checkElectionID(electionID); err != nil {
-		return nil, err
+// ParseToken splits a token into the pseudonym and the canonical signature.
+// Errors: DECODE (wrong length, non-canonical signature).
+func ParseToken(token []byte) (pseudonym [PseudonymLen]byte, sig []byte, err error) {
+	if len(token) != TokenLen {
+		return pseudonym, nil, errorf(CodeDecode, "token has %d bytes, want %d (pseudonym ‖ r ‖ s)", len(token), TokenLen)
 	}
+	if _, _, err := parseSig(token[PseudonymLen:], "token"); err != nil {
+		return pseudonym, nil, err
+	}
+	copy(pseudonym[:], token)
+	return pseudonym, token[PseudonymLen:], nil
+}
+
+// IssueToken signs the token for (the election of p, pseudonym, voterPub)
+// with the authority's key ea (an *ecdsa.PrivateKey or a PKCS#11-backed
+// crypto.Signer) and returns pseudonym ‖ signature (TokenLen bytes). Minter
+// derives the pseudonym from a voter id; IssueToken is for callers that
+// already hold it.
+func (p *Prepared) IssueToken(random io.Reader, ea crypto.Signer, pseudonym [PseudonymLen]byte, voterPub []byte) ([]byte, error) {
 	if _, err := ParseVoterPub(voterPub); err != nil {
 		return nil, err
 	}
-	tok, err := signDigest(random, ea, TokenDigest(electionID, voterPub))
+	sig, err := signDigest(random, ea, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, pseudonym, voterPub))
 	if err != nil {
 		return nil, fmt.Errorf("election: issuing token: %w", err)
 	}
-	return tok, nil
+	return append(pseudonym[:], sig...), nil
 }
 
-// VerifyToken checks token against the authority key for (electionID, voterPub).
-func VerifyToken(eaKey *ecdsa.PublicKey, electionID string, voterPub, token []byte) error {
-	return verifySig(eaKey, TokenDigest(electionID, voterPub), token, "token", CodeToken)
+// VerifyToken checks token against the election's authority key for voterPub.
+// Errors: DECODE for a malformed token, TOKEN when it does not verify.
+func (p *Prepared) VerifyToken(voterPub, token []byte) error {
+	pseudonym, sig, err := ParseToken(token)
+	if err != nil {
+		return err
+	}
+	return verifySig(p.TokenKey, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, pseudonym, voterPub), sig, "token", CodeToken)
 }

@@ -4,20 +4,24 @@
 
 # Upstream packages whose unit tests run on the patched tree. Every package a
 # patch touches is here, plus the in-tree fabvote test files (fabric/testdata/
-# overlay). Each entry: "<package>;<-run regexp or empty>;<-skip regexp or empty>".
+# overlay). Each entry: "<package>;<-run regexp or empty>;<-skip regexp or
+# empty>;<race or empty>". "race" runs the package with -race: the packages
+# where simulations and commits of the commit gate (O-III) meet.
 # docs/FORK.md explains what is left out and why.
 FABRIC_TEST_PKGS=(
-	"./bccsp/sw;;"
-	"./protoutil;;"
-	"./common/util;;"
-	"./core/endorser;;"
-	"./core/ledger;;"
-	"./core/ledger/kvledger/txmgmt/txmgr;;TestTxSimulatorUnsupportedTxCouchDBQuery"
+	"./bccsp/sw;;;"
+	"./protoutil;;;"
+	"./common/util;;;"
+	"./core/endorser;;;race"
+	"./core/ledger;;;"
+	"./core/ledger/kvledger/txmgmt/txmgr;;TestTxSimulatorUnsupportedTxCouchDBQuery;race"
+	"./core/ledger/kvledger/txmgmt/privacyenabledstate;;CouchDB;race"
 	# The chaincode package's own tests: the ginkgo suite (CheckInvocation,
-	# the handler) and the framework test that invokes through a real ledger.
-	"./core/chaincode;^(TestChaincode|TestCCFramework)$;"
+	# the handler), the framework test that invokes through a real ledger,
+	# and the fabvote tests of the handler's hooks.
+	"./core/chaincode;^(TestChaincode|TestCCFramework|TestFabvote.*)$;;race"
 	# The ledger as a whole (ledger, block store, state DB, txmgr together).
-	"./core/ledger/kvledger;;CouchDB"
+	"./core/ledger/kvledger;;CouchDB;"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and
@@ -37,26 +41,29 @@ STOCK_SEMANTICS_TEST=bccsp/sw/fabvote_ecdsa_semantics_test.go
 FABRIC_TEST_TIMEOUT=${FABRIC_TEST_TIMEOUT:-20m}
 
 cmd_test() {
-	local tree=$BUILD/fabric entry pkg run skip mode envs pkgs args failed=0 start
+	local tree=$BUILD/fabric entry pkg run skip race mode envs pkgs args failed=0 start t0
 	prepare_fork
 	start=$(date +%s)
 	for mode in "${FABRIC_TEST_MODES[@]}"; do
 		envs=${mode%%|*}
 		pkgs=${mode#*|}
 		for entry in "${FABRIC_TEST_PKGS[@]}"; do
-			IFS=";" read -r pkg run skip <<<"$entry"
+			IFS=";" read -r pkg run skip race <<<"$entry"
 			if [ "$pkgs" != all ] && [[ " $pkgs " != *" $pkg "* ]]; then
 				continue
 			fi
 			args=(-count=1 -timeout "$FABRIC_TEST_TIMEOUT")
 			[ -z "$run" ] || args+=(-run "$run")
 			[ -z "$skip" ] || args+=(-skip "$skip")
-			log "test [$envs] $pkg ${run:+-run $run }${skip:+-skip $skip}"
+			[ -z "$race" ] || args+=(-race)
+			log "test [$envs] $pkg ${run:+-run $run }${skip:+-skip $skip }${race:+-race}"
+			t0=$(date +%s)
 			# shellcheck disable=SC2086
 			if ! (cd "$tree" && env $envs "$GO" test "${args[@]}" "$pkg"); then
 				log "FAILED: [$envs] $pkg"
 				failed=1
 			fi
+			log "took $(($(date +%s) - t0)) s: [$envs] $pkg"
 		done
 	done
 	cmd_stock_semantics || failed=1

@@ -33,11 +33,11 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/ledger"
+	"github.com/fabvote/fabvote/internal/sharebox"
 )
 
 func wantReject(t *testing.T, what string, err error, code string) {
@@ -68,13 +68,12 @@ func TestAccess(t *testing.T) {
 
 	id := fmt.Sprintf("access-%d", time.Now().Unix())
 	const voters = 12
-	e := newElection(t, bin, id, voters)
 	// Party2 is a trustee org and may publish; Party1 is neither.
+	e := newElection(t, bin, id, voters, "--trustee-msps", "Party2MSP")
 	rogueDir := t.TempDir()
 	fv(t, bin, rogueDir, "election", "create", "--id", id+"-p1", "--candidates", candidates, "--max-voters", "100",
 		"--authority-msp", "Party1MSP", "--out", "el")
 	m := readManifestFile(t, e.manifest)
-	m.TrusteeMSPs = []string{"Party2MSP"}
 	m.Start = time.Now().Add(-5 * time.Second).UTC().Truncate(time.Second)
 	window := 75 * time.Second
 	m.End = time.Now().Add(window).UTC().Truncate(time.Second)
@@ -133,15 +132,23 @@ func TestAccess(t *testing.T) {
 			}
 			return k, pub
 		}
-		tok := func(pub []byte) []byte {
-			tk, err := election.IssueToken(rand.Reader, eaKey, id, pub)
+		pseudKey, err := easigner.LoadPseudonymKey(filepath.Join(e.dir, "el", "pseudonym.key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mint, err := election.NewMinter(nil, p, eaKey, pseudKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := func(voterID string, pub []byte) []byte {
+			tk, err := mint.Mint(voterID, pub)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return tk
 		}
-		absent := func(what string, pub []byte) {
-			_, err := voterGW.GetBallot(ctx, id, election.VoterKeyHashHex(pub))
+		absent := func(what string, token []byte) {
+			_, err := voterGW.GetBallot(ctx, id, election.PseudonymHex(token))
 			var re *gateway.RejectError
 			if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 				t.Fatalf("%s: the ledger holds a ballot under the victim's key (GetBallot: %v)", what, err)
@@ -150,7 +157,8 @@ func TestAccess(t *testing.T) {
 		kA, pubA := newKey()
 		kB, pubB := newKey()
 		// B writes under A's key: A's key and token, signed by B.
-		b, err := p.NewBallot(rand.Reader, kA, tok(pubA), 1)
+		tokA, tokB := tok("access-A", pubA), tok("access-B", pubB)
+		b, err := p.NewBallot(rand.Reader, kA, tokA, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +167,9 @@ func TestAccess(t *testing.T) {
 		}
 		_, err = voterGW.CastBallot(ctx, b.Marshal())
 		wantReject(t, "ballot under voter A's key signed by voter B", err, election.CodeSignature)
-		absent("signed by B", pubA)
+		absent("signed by B", tokA)
 		// A's key, B's token, signed by B (B has no A key).
-		b2, err := p.NewBallot(rand.Reader, kB, tok(pubB), 2)
+		b2, err := p.NewBallot(rand.Reader, kB, tokB, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +182,7 @@ func TestAccess(t *testing.T) {
 			t.Fatal("a ballot with A's key, B's token and B's signature was accepted")
 		}
 		t.Logf("ACCESS ballot with A's key and B's token: rejected: %v", err)
-		absent("A's key with B's token", pubA)
+		absent("A's key with B's token", tokB)
 		// A registered voter (first in the stream, already cast) overwritten by another's ballot resigned with A's key is impossible
 		// without A's key; with A's key it is A's second ballot: DUPLICATE.
 		_, err = voterGW.CastBallot(ctx, e.ballots[0])
@@ -182,10 +190,10 @@ func TestAccess(t *testing.T) {
 	})
 
 	t.Run("publish result", func(t *testing.T) {
-		time.Sleep(time.Until(m.End) + 3*time.Second)
+		time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
 		resPath := filepath.Join(e.dir, "result.json")
-		fv(t, bin, e.dir, "tally", "--network", n.netJSON, "--manifest", e.manifest, "--quiet", "--no-publish",
-			"--result-out", resPath, "--share", filepath.Join(e.dir, "el", "trustee-1.key"), "--share", filepath.Join(e.dir, "el", "trustee-2.key"))
+		fv(t, bin, e.dir, append([]string{"tally", "--network", n.netJSON, "--manifest", e.manifest, "--quiet", "--no-publish",
+			"--result-out", resPath, "--wait"}, trusteeArgs(filepath.Join(e.dir, "el"), filepath.Join(e.dir, "trustees"), 1, 2)...)...)
 		rb, err := os.ReadFile(resPath)
 		if err != nil {
 			t.Fatal(err)
@@ -247,9 +255,18 @@ func secretForms(name string, secret []byte) map[string][]byte {
 // for the trustee shares' secrets and the EA's private token key.
 func scanSecrets(t *testing.T, n *testNet, e *electionFix) {
 	needles := map[string][]byte{}
+	p, err := election.Prepare(readManifestFile(t, e.manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := p.Threshold
 	for i := 1; i <= 3; i++ {
-		p := filepath.Join(e.dir, "el", fmt.Sprintf("trustee-%d.key", i))
-		ks, err := threshold.ReadKeyShareFile(p)
+		idPath := filepath.Join(e.dir, "trustees", fmt.Sprintf("trustee-%d", i), "identity.txt")
+		ids, err := sharebox.ReadIdentityFile(idPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks, err := sharebox.ReadSealedFile(filepath.Join(e.dir, "el", fmt.Sprintf("trustee-%d.share.age", i)), ids...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,11 +275,19 @@ func scanSecrets(t *testing.T, n *testNet, e *electionFix) {
 			t.Fatal(err)
 		}
 		w := (2*ks.N.BitLen() + 7) / 8
-		for k, v := range secretForms(fmt.Sprintf("trustee-%d share", i), enc[len(enc)-w:]) {
+		secret := enc[len(enc)-w:]
+		// Self-check: the extracted bytes are s_i (V^(Δ·s_i) = V_i), or the
+		// scan would prove nothing.
+		x := new(big.Int).Mul(pp.Delta(), new(big.Int).SetBytes(secret))
+		if new(big.Int).Exp(pp.V, x, pp.PublicKey.NSquared).Cmp(pp.VerificationKeys[i-1]) != 0 {
+			t.Fatalf("self-check: the bytes extracted from trustee %d's share are not its secret; the scan would prove nothing", i)
+		}
+		for k, v := range secretForms(fmt.Sprintf("trustee-%d share", i), secret) {
 			needles[k] = v
 		}
-		raw, _ := os.ReadFile(p)
-		needles[fmt.Sprintf("trustee-%d share file", i)] = raw
+		for _, id := range ids {
+			needles[fmt.Sprintf("trustee-%d age identity", i)] = []byte(id.(fmt.Stringer).String())
+		}
 	}
 	eaKey, err := easigner.LoadPEM(filepath.Join(e.dir, "el", "ea.key"))
 	if err != nil {
@@ -307,19 +332,6 @@ func scanSecrets(t *testing.T, n *testNet, e *electionFix) {
 	blocks, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "*", "data", "**", "chains", "*", "fabvote", "blockfile_*"))
 	if files == 0 {
 		t.Fatal("nothing scanned")
-	}
-	// The scan must be able to find a secret: the share file itself holds one.
-	probe := 0
-	for name, nd := range needles {
-		if strings.HasSuffix(name, "share raw") {
-			raw, _ := os.ReadFile(filepath.Join(e.dir, "el", "trustee-1.key"))
-			if bytes.Contains(raw, nd) {
-				probe++
-			}
-		}
-	}
-	if probe == 0 {
-		t.Fatal("self-check: the trustee-1 share file does not contain its own secret as extracted; the scan would prove nothing")
 	}
 	t.Logf("SECRETS scanned %d files (%d MB, including %d block files found by glob) for %d secret forms: %d found",
 		files, bytesScanned>>20, len(blocks), len(needles), len(found))

@@ -34,7 +34,7 @@ func envInt(t *testing.T, name string, def int) int {
 
 // castRun is the outcome of casting a ballot set at a steady rate.
 type castRun struct {
-	committed   map[string][]byte // voter key hash -> ballot, every ballot seen committed
+	committed   map[string][]byte // pseudonym -> ballot, every ballot seen committed
 	retries     int64             // extra attempts inside the gateway client (Attempts-1 summed)
 	secondPass  int               // ballots cast again after the first pass failed them
 	firstFailed int               // ballots whose first pass ended in an error
@@ -162,13 +162,13 @@ func castSteady(t *testing.T, lc, again *ledger.Client, ballots [][]byte, rate f
 	return run
 }
 
-// voterHashErr returns a ballot's voter key hash and election id ("" if it does not decode).
+// voterHashErr returns a ballot's pseudonym (its ledger key) and election id ("" if it does not decode).
 func voterHashErr(b []byte) (vkh, id string) {
 	p, err := election.ParseBallot(b)
 	if err != nil {
 		return "", ""
 	}
-	return election.VoterKeyHashHex(p.VoterPub), p.ElectionID
+	return p.PseudonymHex(), p.ElectionID
 }
 
 type span struct{ sent, done time.Time }
@@ -220,21 +220,25 @@ type crashCase struct {
 
 // crashBallots returns the ballot set for the crash scenarios: a pre-generated
 // one (RELIABILITY_BALLOT_DIR with ballots.bin, choices.csv, manifest.json;
-// RELIABILITY_ELECTION_DIR with paillier.key or trustee-1.key and
-// trustee-2.key, default: the ballot dir without its "-N" suffix, as
+// RELIABILITY_ELECTION_DIR with paillier.key, or trustee-1.share.age and
+// trustee-2.share.age with their identities in ../trustees/trustee-i/,
+// default: the ballot dir without its "-N" suffix, as
 // `make ballots` lays them out), or one generated once into
-// run/rel-cache/crash-N and reused by later runs. The manifest is copied into
+// run/rel-cache/crash-vV-N (V the ballot format version) and reused by later runs. The manifest is copied into
 // a temporary directory, because `election open` rewrites the window.
 func crashBallots(t *testing.T, bin string, need int) *electionFix {
 	t.Helper()
 	bdir := os.Getenv("RELIABILITY_BALLOT_DIR")
 	var e *electionFix
 	if bdir == "" {
-		cache := filepath.Join(root, "run", "rel-cache", fmt.Sprintf("crash-%d", need))
+		// The ballot format version is in the name: a cache of an older
+		// format is never reused.
+		cache := filepath.Join(root, "run", "rel-cache", fmt.Sprintf("crash-v%d-%d", election.BallotVersion, need))
 		id := fmt.Sprintf("rel-crash-%d", need)
-		if _, err := os.Stat(filepath.Join(cache, "ballots.bin.choices.csv")); err == nil {
+		// A cache made before the shares were sealed (no .share.age) is remade.
+		if fileExists(filepath.Join(cache, "ballots.bin.choices.csv")) && fileExists(filepath.Join(cache, "el", "trustee-1.share.age")) {
 			e = &electionFix{bin: bin, dir: cache, id: id, manifest: filepath.Join(cache, "el", "manifest.json"),
-				tallyArgs: []string{"--share", filepath.Join(cache, "el", "trustee-1.key"), "--share", filepath.Join(cache, "el", "trustee-3.key")}}
+				tallyArgs: trusteeArgs(filepath.Join(cache, "el"), filepath.Join(cache, "trustees"), 1, 3)}
 			e.ballots = readStream(t, filepath.Join(cache, "ballots.bin"))
 			e.choice = readChoices(t, filepath.Join(cache, "ballots.bin.choices.csv"))
 			t.Logf("reusing %d cached ballots of %s in %s", len(e.ballots), id, cache)
@@ -256,7 +260,7 @@ func crashBallots(t *testing.T, bin string, need int) *electionFix {
 		if k := filepath.Join(edir, "paillier.key"); fileExists(k) {
 			e.tallyArgs = []string{"--paillier-key", k}
 		} else {
-			e.tallyArgs = []string{"--share", filepath.Join(edir, "trustee-1.key"), "--share", filepath.Join(edir, "trustee-2.key")}
+			e.tallyArgs = trusteeArgs(edir, filepath.Join(filepath.Dir(filepath.Clean(edir)), "trustees"), 1, 2)
 		}
 		e.id = readManifestFile(t, e.manifest).ElectionID
 		t.Logf("using %d pre-generated ballots of %s from %s (keys from %s)", len(e.ballots), e.id, bdir, edir)

@@ -30,24 +30,42 @@ const candidates = "Alice,Bob,Carol,Dave"
 type electionFix struct {
 	bin, dir, id, manifest string
 	ballots                [][]byte
-	choice                 map[string]int // voter key hash (hex) -> candidate index
+	choice                 map[string]int // pseudonym (hex) -> candidate index
 	tallyArgs              []string       // key material for `fabvote tally`
 }
 
 // newElection creates the election and its ballots with the CLI (not opened yet).
-func newElection(t *testing.T, bin, id string, voters int) *electionFix {
+// Extra flags for `election create` (e.g. --trustee-msps) go in create:
+// every manifest field but the window is bound by the tokens, so it cannot
+// be changed once the ballots are made.
+func newElection(t *testing.T, bin, id string, voters int, create ...string) *electionFix {
 	t.Helper()
-	return generateElection(t, bin, t.TempDir(), id, voters)
+	return generateElection(t, bin, t.TempDir(), id, voters, create...)
 }
 
 // generateElection is newElection in a given directory.
-func generateElection(t *testing.T, bin, dir, id string, voters int) *electionFix {
+func generateElection(t *testing.T, bin, dir, id string, voters int, create ...string) *electionFix {
 	t.Helper()
 	e := &electionFix{bin: bin, dir: dir, id: id, manifest: filepath.Join(dir, "el", "manifest.json"),
-		tallyArgs: []string{"--share", filepath.Join(dir, "el", "trustee-1.key"), "--share", filepath.Join(dir, "el", "trustee-3.key")}}
+		tallyArgs: trusteeArgs(filepath.Join(dir, "el"), filepath.Join(dir, "trustees"), 1, 3)}
 	t0 := time.Now()
-	fv(t, bin, dir, "election", "create", "--id", id, "--candidates", candidates,
-		"--max-voters", strconv.Itoa(voters+10), "--trustees", "3", "--threshold", "2", "--out", "el")
+	var recipients []string
+	for i := 1; i <= 3; i++ {
+		tdir := filepath.Join(dir, "trustees", fmt.Sprintf("trustee-%d", i))
+		fv(t, bin, dir, "trustee", "keygen", "--out", tdir)
+		b, err := os.ReadFile(filepath.Join(tdir, "recipient.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recipients = append(recipients, strings.TrimSpace(string(b)))
+	}
+	rf := filepath.Join(dir, "trustee-recipients.txt")
+	if err := os.WriteFile(rf, []byte(strings.Join(recipients, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fv(t, bin, dir, append([]string{"election", "create", "--id", id, "--candidates", candidates,
+		"--max-voters", strconv.Itoa(voters + 10), "--trustees", "3", "--threshold", "2", "--trustee-recipients", rf, "--out", "el",
+		"--max-clock-skew", "2s"}, create...)...) // one host: the peers share a clock
 	fv(t, bin, dir, "register", "--offline", "--manifest", e.manifest, "--voters", strconv.Itoa(voters),
 		"--ea-key", filepath.Join(dir, "el", "ea.key"), "--out", filepath.Join(dir, "voters.jsonl"))
 	fv(t, bin, dir, "ballot", "--bulk", "--manifest", e.manifest, "--voters-file", filepath.Join(dir, "voters.jsonl"),
@@ -64,7 +82,19 @@ func generateElection(t *testing.T, bin, dir, id string, voters int) *electionFi
 	return e
 }
 
-// readChoices reads a `ballot --bulk` choices record (voter key hash, choice).
+// trusteeArgs are the `fabvote tally` flags for the sealed shares of the
+// given trustees in elDir, each with its identity under trusteesDir
+// (trustee-i/identity.txt, from `trustee keygen`).
+func trusteeArgs(elDir, trusteesDir string, trustees ...int) []string {
+	var args []string
+	for _, i := range trustees {
+		args = append(args, "--share", filepath.Join(elDir, fmt.Sprintf("trustee-%d.share.age", i)),
+			"--age-identity", filepath.Join(trusteesDir, fmt.Sprintf("trustee-%d", i), "identity.txt"))
+	}
+	return args
+}
+
+// readChoices reads a `ballot --bulk` choices record (pseudonym, choice).
 func readChoices(t *testing.T, path string) map[string]int {
 	t.Helper()
 	choice := map[string]int{}
@@ -168,7 +198,7 @@ func voterHash(t *testing.T, ballot []byte) string {
 	if err != nil {
 		t.Fatalf("ballot does not decode: %v", err)
 	}
-	return election.VoterKeyHashHex(b.VoterPub)
+	return b.PseudonymHex()
 }
 
 func ballotHashHex(ballot []byte) string {
@@ -197,7 +227,7 @@ func checkLedger(t *testing.T, c *ledger.Client, id string, committed map[string
 			if err != nil {
 				t.Fatalf("ledger ballot does not decode: %v", err)
 			}
-			vkh := election.VoterKeyHashHex(b.VoterPub)
+			vkh := b.PseudonymHex()
 			if seen[vkh] {
 				t.Fatalf("voter %s has two ballots on the ledger", vkh)
 			}

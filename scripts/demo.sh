@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # demo.sh — a whole fabvote election on a fresh single-host network (`make demo`).
 #
-# Starts the solo-org network, creates an election with 4 candidates and 3
-# trustees (any 2 can decrypt), registers a handful of voters through the real
-# HTTPS registration service and the rest offline in bulk, casts every ballot
-# through the Fabric gateway, tallies with 2 of the 3 trustees, publishes,
-# audits from the ledger alone, checks the counts against the voters' recorded
-# choices, and stops the network — also when a step fails.
+# Starts the solo-org network, has 3 trustees make their own age keys,
+# creates an election with 4 candidates whose key shares (any 2 of the 3
+# decrypt) are each sealed to its own trustee, registers a handful of voters
+# through the real HTTPS registration service and the rest offline in bulk,
+# casts every ballot through the Fabric gateway, has 2 of the 3 trustees each
+# recompute the tally from the ledger and decrypt it, publishes, audits from
+# the ledger alone, checks the counts against the voters' recorded choices,
+# and stops the network — also when a step fails.
 #
 # Variables: VOTERS (1000), HTTPS_VOTERS (5), CONCURRENCY (64), EA_ADDR
 # (127.0.0.1:7443), DEMO_DIR (run/demo), WINDOW (voting window in seconds;
@@ -64,10 +66,25 @@ NET_STARTED=1
 NET=$RUN/$PROFILE/network.json
 
 ID=demo-$(date -u +%Y%m%d-%H%M%S)
+step "three trustees each make an age key pair in their own directory and give the authority their public recipient"
+: >trustee-recipients.txt
+for i in 1 2 3; do
+	"$FV" trustee keygen --out "trustees/trustee-$i" | sed 's/^/   /'
+	cat "trustees/trustee-$i/recipient.txt" >>trustee-recipients.txt
+done
+
 step "creating election $ID: 4 candidates, 3 trustees (any 2 decrypt), $VOTERS voters"
+# One host: every peer reads the same clock, so the bound on the difference
+# between two peers' clocks (a result is accepted from end + it) is small.
 "$FV" election create --id "$ID" --title "fabvote demo" --candidates "$CANDIDATES" \
-	--max-voters "$VOTERS" --trustees 3 --threshold 2 --out election
+	--max-voters "$VOTERS" --trustees 3 --threshold 2 --trustee-recipients trustee-recipients.txt --max-clock-skew 2s --out election
 M=election/manifest.json
+# The dealer sealed share i to trustee i's key and kept nothing else; each
+# sealed share goes to its trustee's directory.
+for i in 1 2 3; do
+	mv "election/trustee-$i.share.age" "trustees/trustee-$i/share.age"
+done
+say "each trustees/trustee-i holds its own identity and its own sealed share; election/ holds no share"
 
 step "registering $HTTPS_VOTERS voters through the HTTPS registration service (ea serve)"
 "$FV" ea roll --voters "$HTTPS_VOTERS" --out election/roll.csv
@@ -119,6 +136,9 @@ WINDOW=${WINDOW:-$(awk -v n="$VOTERS" -v r="${GEN_RATE:-5}" 'BEGIN { r = (r > 0.
 
 step "opening the election on the ledger (voting window ${WINDOW}s from now)"
 "$FV" election open --network "$NET" --manifest "$M" --start now --end "+${WINDOW}s"
+# Each trustee keeps its own copy of the manifest as opened (the window is
+# set at opening); its tool checks it against the ledger's, byte for byte.
+for i in 1 2 3; do cp "$M" "trustees/trustee-$i/manifest.json"; done
 
 step "casting the $HTTPS_VOTERS HTTPS voters' ballots one by one, with receipts"
 while IFS=, read -r vid _; do
@@ -134,10 +154,16 @@ step "casting the $BULK bulk ballots ($CONCURRENCY in flight)"
 "$FV" cast --network "$NET" --ballots ballots.bin --concurrency "$CONCURRENCY" | tee cast.out
 TPS=$(sed -n 's/.*throughput \([0-9.]*\) tx\/s.*/\1/p' cast.out)
 
-step "tallying: the product of every ballot on the ledger, decrypted by trustees 1 and 3 (trustee 2 is away)"
-"$FV" tally --network "$NET" --manifest "$M" --wait --product-out product.bin
-"$FV" trustee decrypt --manifest "$M" --share election/trustee-1.key --product product.bin --out partial-1.bin
-"$FV" trustee decrypt --manifest "$M" --share election/trustee-3.key --product product.bin --out partial-3.bin
+step "tallying: trustees 1 and 3 (trustee 2 is away) each recompute the product of every verified ballot on the ledger once it shows the window closed, and decrypt it"
+if "$FV" trustee decrypt --network "$NET" --manifest trustees/trustee-1/manifest.json --share trustees/trustee-2/share.age \
+	--age-identity trustees/trustee-1/identity.txt --out partial-x.bin 2>wrong-id.err >/dev/null; then
+	die "trustee 1's identity opened trustee 2's share"
+fi
+say "trustee 1's identity does not open trustee 2's share: $(tail -1 wrong-id.err)"
+for i in 1 3; do
+	"$FV" trustee decrypt --network "$NET" --manifest "trustees/trustee-$i/manifest.json" --share "trustees/trustee-$i/share.age" \
+		--age-identity "trustees/trustee-$i/identity.txt" --wait --quiet --out "partial-$i.bin"
+done
 "$FV" tally --network "$NET" --manifest "$M" --partial partial-1.bin --partial partial-3.bin --result-out result.json | tee tally.out
 
 step "independent audit from the ledger alone, and the counts against the voters' recorded choices"

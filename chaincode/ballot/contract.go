@@ -216,6 +216,11 @@ func (e *engine) openElection(ctx contractapi.TransactionContextInterface, manif
 	if msp != m.AuthorityMSP {
 		return election.Errorf(election.CodeAccess, "MSP %q is not the manifest's authority %q", msp, m.AuthorityMSP)
 	}
+	// The channel is part of the election's identity (tokens and proofs bind
+	// it through the manifest digest): a manifest opens on its own channel only.
+	if ch := ctx.GetStub().GetChannelID(); m.Channel != ch {
+		return election.Errorf(election.CodeManifest, "the manifest is for channel %q, this is channel %q", m.Channel, ch)
+	}
 	key, err := manifestKey(ctx, m.ElectionID)
 	if err != nil {
 		return internal(err, "manifest key")
@@ -243,7 +248,8 @@ var maxBallotArg = base64.StdEncoding.EncodedLen(election.MaxBallotSize)
 // ballotBytes returns the binary ballot from the argument. Clients pass the
 // canonical encoding as raw bytes; clients that can only pass text (Caliper's
 // string arguments) pass its standard base64. The two cannot be confused:
-// binary ballots start with the version byte 0x01, which base64 never uses.
+// binary ballots start with the version byte (BallotVersion, a control
+// character), which base64 never uses.
 func ballotBytes(arg []byte) ([]byte, error) {
 	if len(arg) > maxBallotArg {
 		return nil, election.Errorf(election.CodeSize, "ballot argument has %d bytes, the limit is %d", len(arg), maxBallotArg)
@@ -304,9 +310,8 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
-	if m := p.Manifest; t.Before(m.Start) || !t.Before(m.End) {
-		return "", election.Errorf(election.CodeWindow, "transaction time %s is outside the voting window [%s, %s)",
-			t.UTC().Format(time.RFC3339), m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
+	if err := e.checkCastWindow(p.Manifest, t); err != nil {
+		return "", err
 	}
 	ct, err := p.CheckShape(b)
 	if err != nil {
@@ -318,7 +323,7 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err := b.VerifySignature(); err != nil {
 		return "", err
 	}
-	voterHash := election.VoterKeyHashHex(b.VoterPub)
+	voterHash := b.PseudonymHex()
 	key, err := ballotKey(ctx, b.ElectionID, voterHash)
 	if err != nil {
 		return "", internal(err, "ballot key")
@@ -328,7 +333,7 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 		return "", internal(err, "reading the ballot key")
 	}
 	if old != nil {
-		return "", election.Errorf(election.CodeDuplicate, "voter %s already has a ballot in election %q", voterHash, b.ElectionID)
+		return "", election.Errorf(election.CodeDuplicate, "the voter with pseudonym %s already has a ballot in election %q", voterHash, b.ElectionID)
 	}
 	if err := e.checkProof(p, b, ct, &joined); err != nil {
 		return "", err
@@ -360,10 +365,10 @@ func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, c *big.Int
 func receiptJSON(id, voterHash string, ballot []byte, txID string) (string, error) {
 	h := election.BallotHash(ballot)
 	out, err := json.Marshal(&election.Receipt{
-		ElectionID:   id,
-		VoterKeyHash: voterHash,
-		BallotHash:   hex.EncodeToString(h[:]),
-		TxID:         txID,
+		ElectionID: id,
+		Pseudonym:  voterHash,
+		BallotHash: hex.EncodeToString(h[:]),
+		TxID:       txID,
 	})
 	if err != nil {
 		return "", internal(err, "encoding the receipt")
@@ -371,13 +376,13 @@ func receiptJSON(id, voterHash string, ballot []byte, txID string) (string, erro
 	return string(out), nil
 }
 
-func checkVoterHash(s string) error {
-	if len(s) != 64 {
-		return election.Errorf(election.CodeArgument, "voter key hash must be 64 lower-case hex digits, got %d characters", len(s))
+func checkPseudonymHex(s string) error {
+	if len(s) != 2*election.PseudonymLen {
+		return election.Errorf(election.CodeArgument, "pseudonym must be %d lower-case hex digits, got %d characters", 2*election.PseudonymLen, len(s))
 	}
 	for _, ch := range s {
 		if (ch < '0' || ch > '9') && (ch < 'a' || ch > 'f') {
-			return election.Errorf(election.CodeArgument, "voter key hash must be 64 lower-case hex digits")
+			return election.Errorf(election.CodeArgument, "pseudonym must be %d lower-case hex digits", 2*election.PseudonymLen)
 		}
 	}
 	return nil
@@ -391,15 +396,15 @@ func checkID(id string) error {
 }
 
 // GetBallot returns the receipt (election.Receipt JSON) of the ballot stored
-// under voterKeyHash (64 lower-case hex digits of SHA-256(voterPub)).
-func (c *Contract) GetBallot(ctx contractapi.TransactionContextInterface, electionID, voterKeyHash string) (string, error) {
+// under the voter's pseudonym (64 lower-case hex digits).
+func (c *Contract) GetBallot(ctx contractapi.TransactionContextInterface, electionID, pseudonym string) (string, error) {
 	if err := checkID(electionID); err != nil {
 		return "", err
 	}
-	if err := checkVoterHash(voterKeyHash); err != nil {
+	if err := checkPseudonymHex(pseudonym); err != nil {
 		return "", err
 	}
-	key, err := ballotKey(ctx, electionID, voterKeyHash)
+	key, err := ballotKey(ctx, electionID, pseudonym)
 	if err != nil {
 		return "", internal(err, "ballot key")
 	}
@@ -408,13 +413,13 @@ func (c *Contract) GetBallot(ctx contractapi.TransactionContextInterface, electi
 		return "", internal(err, "reading the ballot")
 	}
 	if raw == nil {
-		return "", election.Errorf(election.CodeNotFound, "no ballot of voter %s in election %q", voterKeyHash, electionID)
+		return "", election.Errorf(election.CodeNotFound, "no ballot of the voter with pseudonym %s in election %q", pseudonym, electionID)
 	}
 	rec, err := election.ParseRecord(raw)
 	if err != nil {
 		return "", internal(err, "stored ballot record")
 	}
-	return receiptJSON(electionID, voterKeyHash, rec.Ballot, rec.TxID)
+	return receiptJSON(electionID, pseudonym, rec.Ballot, rec.TxID)
 }
 
 // ListBallots returns one page (election.BallotPage JSON) of the election's
@@ -458,7 +463,7 @@ func (c *Contract) ListBallots(ctx contractapi.TransactionContextInterface, elec
 		if err != nil {
 			return "", internal(err, "stored ballot record")
 		}
-		page.Ballots = append(page.Ballots, election.BallotEntry{VoterKeyHash: attrs[1], TxID: rec.TxID, Ballot: rec.Ballot})
+		page.Ballots = append(page.Ballots, election.BallotEntry{Pseudonym: attrs[1], TxID: rec.TxID, Ballot: rec.Ballot})
 	}
 	if meta != nil {
 		page.Bookmark = meta.GetBookmark()
@@ -546,9 +551,8 @@ func (e *engine) publishResult(ctx contractapi.TransactionContextInterface, resu
 	if err != nil {
 		return err
 	}
-	if t.Before(p.Manifest.End) {
-		return election.Errorf(election.CodeWindow, "the voting window ends at %s; the result cannot be published at %s",
-			p.Manifest.End.Format(time.RFC3339), t.UTC().Format(time.RFC3339))
+	if err := e.checkResultTime(p.Manifest, t); err != nil {
+		return err
 	}
 	key, err := resultKey(ctx, r.ElectionID)
 	if err != nil {

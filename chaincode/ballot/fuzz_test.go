@@ -129,8 +129,7 @@ func FuzzCastBallot(f *testing.F) {
 	s.commit()
 	// Every fixture voter has voted (records written directly: no proof check).
 	for _, v := range fx.Voters {
-		pub, _ := v.PublicKey.Bytes()
-		key, err := ballotKey(txctx(s, ""), "e1", election.VoterKeyHashHex(pub))
+		key, err := ballotKey(txctx(s, ""), "e1", election.PseudonymHex(fx.Token(m, v)))
 		if err != nil {
 			f.Fatal(err)
 		}

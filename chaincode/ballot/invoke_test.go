@@ -54,7 +54,7 @@ func TestInvokeThroughContractAPI(t *testing.T) {
 		t.Fatalf("CastBallot: %d %q", st, out)
 	}
 	var rec election.Receipt
-	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.VoterKeyHash != election.VoterKeyHashHex(ballots[0].VoterPub) {
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.Pseudonym != ballots[0].PseudonymHex() {
 		t.Fatalf("receipt %q: %v", out, err)
 	}
 	// Base64 argument, as text-only clients send it.
@@ -64,7 +64,7 @@ func TestInvokeThroughContractAPI(t *testing.T) {
 	if st, msg := invoke(partyCreator, "CastBallot", string(ballots[0].Marshal())); st != 500 || !strings.HasPrefix(msg, "fabvote DUPLICATE: ") {
 		t.Fatalf("double vote: %d %q", st, msg)
 	}
-	if st, got := invoke(partyCreator, "GetBallot", "e1", rec.VoterKeyHash); st != 200 || got != out {
+	if st, got := invoke(partyCreator, "GetBallot", "e1", rec.Pseudonym); st != 200 || got != out {
 		t.Fatalf("GetBallot: %d %q, want %q", st, got, out)
 	}
 	st, pageJSON := invoke(partyCreator, "ListBallots", "e1", "1", "")

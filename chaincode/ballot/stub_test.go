@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/hyperledger/fabric-chaincode-go/v2/shim"
+
+	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/hyperledger/fabric-contract-api-go/v2/contractapi"
 	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/queryresult"
 	"github.com/hyperledger/fabric-protos-go-apiv2/msp"
@@ -79,7 +81,7 @@ func (w *world) tx(at time.Time) *stub {
 	txSeq.Unlock()
 	return &stub{
 		w: w, txID: fmt.Sprintf("%064x", n),
-		channel: "vote", ts: timestamppb.New(at), writes: map[string][]byte{},
+		channel: electiontest.Channel, ts: timestamppb.New(at), writes: map[string][]byte{},
 	}
 }
 

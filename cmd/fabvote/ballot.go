@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -93,8 +92,8 @@ func cmdBallot(args []string) error {
 		return err
 	}
 	h := election.BallotHash(enc)
-	fmt.Printf("ballot for election %q written to %s (%d bytes); voter key hash %s, ballot hash %x\n",
-		m.ElectionID, *out, len(enc), election.VoterKeyHashHex(pub), h)
+	fmt.Printf("ballot for election %q written to %s (%d bytes); pseudonym %s, ballot hash %x\n",
+		m.ElectionID, *out, len(enc), b.PseudonymHex(), h)
 	return nil
 }
 
@@ -140,7 +139,7 @@ type genResult struct {
 // bulkBallots streams voters through a pool of workers into the ballot
 // stream; memory stays O(workers), whatever the number of voters.
 func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
-	var signer crypto.Signer
+	var mint *election.Minter
 	var total int
 	var feed func(chan<- genJob) error
 	switch {
@@ -154,18 +153,15 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 		total = n
 		feed = func(jobs chan<- genJob) error { return feedVotersFile(cfg.votersFile, jobs) }
 	case cfg.voters > 0:
-		s, closeSigner, err := ea.signer()
+		mt, closeSigner, err := ea.minter(p.Manifest)
 		if err != nil {
 			return err
 		}
 		defer closeSigner()
-		if err := checkSignerMatches(s, p.Manifest); err != nil {
-			return err
-		}
-		signer, total = s, cfg.voters
+		mint, total = mt, cfg.voters
 		feed = func(jobs chan<- genJob) error {
 			for i := 0; i < cfg.voters; i++ {
-				jobs <- genJob{index: i, id: fmt.Sprintf("voter-%06d", i+1)}
+				jobs <- genJob{index: i, id: offlineVoterID(i + 1)}
 			}
 			return nil
 		}
@@ -201,7 +197,7 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 		return err
 	}
 	cw := bufio.NewWriter(cf)
-	fmt.Fprintln(cw, "voter_key_hash,choice")
+	fmt.Fprintln(cw, "pseudonym,choice")
 
 	mode := "offline registration (tokens signed locally with the EA key)"
 	if cfg.votersFile != "" {
@@ -220,7 +216,7 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- makeBallot(p, signer, j, choose(j.index))
+				results <- makeBallot(p, mint, j, choose(j.index))
 			}
 		}()
 	}
@@ -287,7 +283,7 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 	return nil
 }
 
-func makeBallot(p *election.Prepared, signer crypto.Signer, j genJob, choice int) genResult {
+func makeBallot(p *election.Prepared, mint *election.Minter, j genJob, choice int) genResult {
 	res := genResult{index: j.index, choice: choice}
 	key := j.key
 	if key == nil {
@@ -301,7 +297,7 @@ func makeBallot(p *election.Prepared, signer crypto.Signer, j genJob, choice int
 	tok := j.token
 	if tok == nil {
 		var err error
-		if tok, err = election.IssueToken(rand.Reader, signer, p.Manifest.ElectionID, pub); err != nil {
+		if tok, err = mint.Mint(j.id, pub); err != nil {
 			res.err = err
 			return res
 		}
@@ -312,7 +308,7 @@ func makeBallot(p *election.Prepared, signer crypto.Signer, j genJob, choice int
 		return res
 	}
 	res.ballot = b.Marshal()
-	res.vkh = election.VoterKeyHashHex(pub)
+	res.vkh = b.PseudonymHex()
 	return res
 }
 

@@ -274,8 +274,8 @@ func cmdReceiptCheck(args []string) error {
 	if err := readJSON(*receipt, "receipt", &rc); err != nil {
 		return err
 	}
-	if rc.ElectionID == "" || rc.VoterKeyHash == "" || rc.BallotHash == "" {
-		return fmt.Errorf("--receipt %s: missing electionID, voterKeyHash or ballotHash", *receipt)
+	if rc.ElectionID == "" || rc.Pseudonym == "" || rc.BallotHash == "" {
+		return fmt.Errorf("--receipt %s: missing electionID, pseudonym or ballotHash", *receipt)
 	}
 	if *ballot != "" {
 		data, err := os.ReadFile(*ballot)
@@ -294,9 +294,9 @@ func cmdReceiptCheck(args []string) error {
 	defer lc.Conn.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	got, err := lc.GetBallot(ctx, rc.ElectionID, rc.VoterKeyHash)
+	got, err := lc.GetBallot(ctx, rc.ElectionID, rc.Pseudonym)
 	if err != nil {
-		return fmt.Errorf("ballot of voter %s not found on the ledger: %w", rc.VoterKeyHash, err)
+		return fmt.Errorf("ballot of voter %s not found on the ledger: %w", rc.Pseudonym, err)
 	}
 	var problems []string
 	if !strings.EqualFold(got.BallotHash, rc.BallotHash) {
@@ -321,18 +321,18 @@ func cmdReceiptCheck(args []string) error {
 			return fmt.Errorf("the ballot is recorded, but reading the commit order failed: %w", err)
 		}
 		for _, lb := range o.Late {
-			if lb.Entry.VoterKeyHash != got.VoterKeyHash {
+			if lb.Entry.Pseudonym != got.Pseudonym {
 				continue
 			}
 			if lb.Entry.TxID != got.TxID || lb.Deleted {
 				return fmt.Errorf("tx %s (block %d) wrote voter %s's ballot key after the result, which the contract never does: run fabvote verify",
-					lb.Entry.TxID, lb.Block, got.VoterKeyHash)
+					lb.Entry.TxID, lb.Block, got.Pseudonym)
 			}
 			return fmt.Errorf("the ballot %s of voter %s is recorded (tx %s), but it committed in block %d, after the result (block %d): the result does NOT count it",
-				got.BallotHash, got.VoterKeyHash, got.TxID, lb.Block, o.ResultBlock)
+				got.BallotHash, got.Pseudonym, got.TxID, lb.Block, o.ResultBlock)
 		}
 		counted = fmt.Sprintf("it committed before the result (block %d), so the result must count it (fabvote verify checks that it does)", o.ResultBlock)
 	}
-	fmt.Printf("OK: the ballot %s of voter %s is recorded as cast in election %q (tx %s); %s\n", got.BallotHash, got.VoterKeyHash, got.ElectionID, got.TxID, counted)
+	fmt.Printf("OK: the ballot %s of voter %s is recorded as cast in election %q (tx %s); %s\n", got.BallotHash, got.Pseudonym, got.ElectionID, got.TxID, counted)
 	return nil
 }

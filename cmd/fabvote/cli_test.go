@@ -53,7 +53,8 @@ func TestEveryCommand(t *testing.T) {
 		{"cast", "exactly one of --ballot or --ballots", []string{"--concurrency", "x"}, "-concurrency"},
 		{"receipt check", "--receipt is required", []string{"--max-attempts", "x"}, "-max-attempts"},
 		{"tally", "--manifest is required", []string{"--wait=maybe"}, "-wait"},
-		{"trustee decrypt", "--manifest is required", nil, ""},
+		{"trustee keygen", "--out is required", nil, ""},
+		{"trustee decrypt", "--manifest is required", []string{"--quiet=maybe"}, "-quiet"},
 		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "-max-attempts"},
 		{"bench", "--ballots is required", []string{"--rate", "fast"}, "-rate"},
 	}

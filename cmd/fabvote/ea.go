@@ -195,14 +195,11 @@ func cmdEAServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	signer, closeSigner, err := ea.signer()
+	mint, closeSigner, err := ea.minter(m)
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
-	if err := checkSignerMatches(signer, m); err != nil {
-		return err
-	}
 	// Listen before making a state, so a busy port leaves nothing behind.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -219,10 +216,7 @@ func cmdEAServe(args []string) error {
 		return err
 	}
 	defer st.Close()
-	issue := func(_ string, voterPub []byte) ([]byte, error) {
-		return election.IssueToken(rand.Reader, signer, m.ElectionID, voterPub)
-	}
-	h := &registrar.Server{ElectionID: m.ElectionID, Issue: issue, Roll: roll, Store: st, Guard: guard}
+	h := &registrar.Server{ElectionID: m.ElectionID, Mint: mint.Mint, Roll: roll, Store: st, Guard: guard}
 	return serveRegistration(ln, tlsConf, h, roll.Len())
 }
 
@@ -329,7 +323,7 @@ func cmdRegister(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := election.VerifyToken(p.TokenKey, m.ElectionID, pub, tok.Token); err != nil {
+	if err := p.VerifyToken(pub, tok.Token); err != nil {
 		return fmt.Errorf("the service returned a token that does not verify under the manifest's token key: %w", err)
 	}
 	if err := writeJSON(*out, tok, 0o600); err != nil {
@@ -339,18 +333,22 @@ func cmdRegister(args []string) error {
 	return nil
 }
 
+// offlineVoterID is the roll id of the i-th voter registered offline with
+// --voters N. Its prefix differs from `ea roll`'s, so offline voters and
+// voters of a generated roll are distinct voters (distinct pseudonyms) in
+// one election; two offline runs for one election give the same ids, and so
+// the same voters.
+func offlineVoterID(i int) string { return fmt.Sprintf("offline-voter-%06d", i) }
+
 // registerOffline writes a voters file: one JSON line per voter with the
 // voter's private key (PKCS#8, base64) and token. It is for benchmarks and
 // demos, where the EA plays every voter; the file is secret (0600).
 func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, out string) error {
-	signer, closeSigner, err := ea.signer()
+	mint, closeSigner, err := ea.minter(m)
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
-	if err := checkSignerMatches(signer, m); err != nil {
-		return err
-	}
 	var ids []string
 	switch {
 	case rollPath != "" && n != 0:
@@ -363,10 +361,13 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 		ids = r.IDs()
 	case n > 0:
 		for i := 1; i <= n; i++ {
-			ids = append(ids, fmt.Sprintf("voter-%06d", i))
+			ids = append(ids, offlineVoterID(i))
 		}
 	default:
 		return usagef("offline registration needs --roll or --voters N")
+	}
+	if uint64(len(ids)) > m.MaxVoters {
+		return fmt.Errorf("%d voters, but election %q allows at most maxVoters = %d tokens", len(ids), m.ElectionID, m.MaxVoters)
 	}
 	f, err := atomicfile.Create(out, 0o600)
 	if err != nil {
@@ -380,7 +381,7 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 			return err
 		}
 		pub, _ := k.PublicKey.Bytes()
-		tok, err := election.IssueToken(rand.Reader, signer, m.ElectionID, pub)
+		tok, err := mint.Mint(id, pub)
 		if err != nil {
 			return fmt.Errorf("voter %s: %w", id, err)
 		}

@@ -12,15 +12,18 @@ import (
 	"strings"
 	"time"
 
+	"filippo.io/age"
+
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/easigner"
+	"github.com/fabvote/fabvote/internal/sharebox"
 )
 
 func cmdElectionCreate(args []string) error {
-	fs := newFlags("election create", "--id ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K] --out DIR")
+	fs := newFlags("election create", "--id ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K --trustee-recipients FILE] --out DIR")
 	id := fs.String("id", "", "election id (1..64 characters of [A-Za-z0-9._-])")
 	title := fs.String("title", "", "title (default: the id)")
 	cands := fs.String("candidates", "", "comma-separated candidate names")
@@ -29,10 +32,13 @@ func cmdElectionCreate(args []string) error {
 	end := fs.String("end", "+1h", "window end (exclusive): RFC 3339 or +DURATION")
 	trustees := fs.Int("trustees", 0, "number of trustees holding key shares (0: a single Paillier key file)")
 	k := fs.Int("threshold", 0, "trustees needed to decrypt (with --trustees)")
+	recipientsFile := fs.String("trustee-recipients", "", "with --trustees: one age recipient per trustee, in trustee order (from `trustee keygen`); share i is sealed to line i")
 	bitsN := fs.Int("bits", 2048, "Paillier modulus size: 2048, 3072 or 4096")
 	challenge := fs.Int("challenge-bits", election.DefaultChallenge, "validity-proof challenge length")
 	authority := fs.String("authority-msp", "EAMSP", "MSP id of the election authority (opens the election, publishes results)")
 	trusteeMSPs := fs.String("trustee-msps", "", "comma-separated MSP ids that may also publish the result")
+	channel := fs.String("channel", "fabvote", "the Fabric channel the election runs on (part of its identity: the contract opens it there only)")
+	skew := fs.Duration("max-clock-skew", election.DefaultClockSkewSeconds*time.Second, "largest clock difference between two honest peers; a result is accepted from end + this (whole seconds)")
 	out := fs.String("out", "", "output directory (created; must not hold a manifest already)")
 	force := fs.Bool("force", false, "overwrite an existing election in --out")
 	var ea eaFlags
@@ -50,8 +56,12 @@ func cmdElectionCreate(args []string) error {
 	if *trustees < 0 || (*trustees > 0 && (*k < 1 || *k > *trustees)) {
 		return usagef("--threshold %d with --trustees %d: want 1 <= threshold <= trustees", *k, *trustees)
 	}
-	if *trustees == 0 && *k != 0 {
-		return usagef("--threshold needs --trustees")
+	if *trustees == 0 && (*k != 0 || *recipientsFile != "") {
+		return usagef("--threshold and --trustee-recipients need --trustees")
+	}
+	recipients, err := readRecipients(*recipientsFile, *trustees)
+	if err != nil {
+		return err
 	}
 	now := time.Now()
 	st, err := parseTime("start", *start, now)
@@ -72,20 +82,25 @@ func cmdElectionCreate(args []string) error {
 	if _, err := os.Stat(manifestPath); err == nil && !*force {
 		return fmt.Errorf("--out %s already holds an election (manifest.json); use another directory or --force", *out)
 	}
+	if *skew%time.Second != 0 || *skew < election.MinClockSkewSeconds*time.Second || *skew > election.MaxClockSkewSeconds*time.Second {
+		return usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", *skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
+	}
 	m := &election.Manifest{
-		Version:       election.ManifestVersion,
-		ElectionID:    *id,
-		Title:         *title,
-		Candidates:    candidates,
-		EncodingBits:  uint(bits.Len64(*maxVoters)),
-		MaxVoters:     *maxVoters,
-		AuthorityMSP:  *authority,
-		TrusteeMSPs:   splitList(*trusteeMSPs),
-		Start:         st,
-		End:           en,
-		ChallengeBits: *challenge,
-		TokenKey:      []byte{0}, // placeholder for the early check below
-		PaillierKey:   []byte{0},
+		Version:             election.ManifestVersion,
+		ElectionID:          *id,
+		Channel:             *channel,
+		MaxClockSkewSeconds: uint32(*skew / time.Second),
+		Title:               *title,
+		Candidates:          candidates,
+		EncodingBits:        uint(bits.Len64(*maxVoters)),
+		MaxVoters:           *maxVoters,
+		AuthorityMSP:        *authority,
+		TrusteeMSPs:         splitList(*trusteeMSPs),
+		Start:               st,
+		End:                 en,
+		ChallengeBits:       *challenge,
+		TokenKey:            []byte{0}, // placeholder for the early check below
+		PaillierKey:         []byte{0},
 	}
 	// Check everything cheap before spending a minute on primes.
 	if err := m.Validate(); err != nil && !strings.Contains(err.Error(), "paillierKey") {
@@ -125,6 +140,17 @@ func cmdElectionCreate(args []string) error {
 		signer = key
 		written = append(written, p+" (secret: the EA token key)")
 	}
+	// K_pseud, next to the EA key: never in the manifest.
+	pseudPath := filepath.Join(*out, "pseudonym.key")
+	if *force {
+		if err := os.Remove(pseudPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	if _, err := easigner.GeneratePseudonymKey(pseudPath); err != nil {
+		return err
+	}
+	written = append(written, pseudPath+" (secret: the pseudonym key, needed with the EA key to issue tokens)")
 	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", *bitsN)
 	if *trustees > 0 {
 		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", *k, *trustees)
@@ -142,13 +168,11 @@ func cmdElectionCreate(args []string) error {
 		if m.Threshold, err = pp.MarshalBinary(); err != nil {
 			return err
 		}
-		for _, s := range shares {
-			p := filepath.Join(*out, fmt.Sprintf("trustee-%d.key", s.Index))
-			if err := threshold.WriteKeyShareFile(p, s); err != nil {
-				return fmt.Errorf("writing %s: %w", p, err)
-			}
-			written = append(written, p+" (secret: give to trustee "+fmt.Sprint(s.Index)+")")
+		paths, err := writeSealedShares(*out, shares, recipients)
+		if err != nil {
+			return err
 		}
+		written = append(written, paths...)
 	} else {
 		sk, err := paillier.GenerateKey(rand.Reader, *bitsN)
 		if err != nil {
@@ -181,6 +205,47 @@ func cmdElectionCreate(args []string) error {
 		fmt.Printf("  %s\n", w)
 	}
 	return nil
+}
+
+// readRecipients reads --trustee-recipients: required with trustees, so
+// that no share is ever written in the clear.
+func readRecipients(path string, trustees int) ([]age.Recipient, error) {
+	if trustees == 0 {
+		return nil, nil
+	}
+	if path == "" {
+		return nil, usagef("--trustees needs --trustee-recipients FILE: each share is sealed to its trustee's age key (fabvote trustee keygen)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--trustee-recipients: %w", err)
+	}
+	defer f.Close()
+	rs, err := sharebox.ParseRecipients(f, trustees)
+	if err != nil {
+		return nil, usagef("--trustee-recipients %s: %v", path, err)
+	}
+	return rs, nil
+}
+
+// writeSealedShares seals share i to recipient i in DIR/trustee-i.share.age.
+// The dealer writes no share in the clear, so no file here opens without
+// its trustee's identity. It returns the lines to print.
+func writeSealedShares(dir string, shares []*threshold.KeyShare, recipients []age.Recipient) ([]string, error) {
+	defer func() { // the dealer keeps no share, also when a write fails
+		for _, s := range shares {
+			s.Wipe()
+		}
+	}()
+	var written []string
+	for i, s := range shares {
+		p := filepath.Join(dir, fmt.Sprintf("trustee-%d.share.age", s.Index))
+		if err := sharebox.WriteSealed(p, s, recipients[i]); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", p, err)
+		}
+		written = append(written, fmt.Sprintf("%s (sealed to trustee %d's recipient %s: give it to that trustee)", p, s.Index, recipients[i]))
+	}
+	return written, nil
 }
 
 func splitList(s string) []string {

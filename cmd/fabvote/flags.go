@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +103,7 @@ type eaFlags struct {
 	keyFile                   string
 	module, token, pin, label string
 	pinFile                   string
+	pseudKeyFile              string
 }
 
 func (e *eaFlags) register(fs *flag.FlagSet) {
@@ -110,6 +112,44 @@ func (e *eaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.token, "pkcs11-token", "", "PKCS#11 token label")
 	e.registerPIN(fs)
 	fs.StringVar(&e.label, "pkcs11-label", "fabvote-ea", "PKCS#11 key label")
+	fs.StringVar(&e.pseudKeyFile, "pseudonym-key", "", "the authority's pseudonym key (default: pseudonym.key next to --ea-key)")
+}
+
+// minter opens the EA key and the pseudonym key and returns the election's
+// token minter (it refuses more than the manifest's maxVoters tokens).
+func (e *eaFlags) minter(m *election.Manifest) (*election.Minter, func(), error) {
+	signer, closeSigner, err := e.signer()
+	if err != nil {
+		return nil, nil, err
+	}
+	mt, err := e.newMinter(signer, m)
+	if err != nil {
+		closeSigner()
+		return nil, nil, err
+	}
+	return mt, closeSigner, nil
+}
+
+func (e *eaFlags) newMinter(signer crypto.Signer, m *election.Manifest) (*election.Minter, error) {
+	if err := checkSignerMatches(signer, m); err != nil {
+		return nil, err
+	}
+	path := e.pseudKeyFile
+	if path == "" {
+		if e.keyFile == "" {
+			return nil, usagef("--pseudonym-key is required with a PKCS#11 EA key")
+		}
+		path = filepath.Join(filepath.Dir(e.keyFile), "pseudonym.key")
+	}
+	key, err := easigner.LoadPseudonymKey(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := election.Prepare(m)
+	if err != nil {
+		return nil, err
+	}
+	return election.NewMinter(nil, p, signer, key)
 }
 
 func (e *eaFlags) registerPIN(fs *flag.FlagSet) {

@@ -35,7 +35,8 @@ var commands = []command{
 	{"cast", "submit ballots through the Fabric gateway and print receipts and throughput", cmdCast},
 	{"receipt check", "check that a receipt's ballot is recorded as cast", cmdReceiptCheck},
 	{"tally", "multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},
-	{"trustee decrypt", "one trustee's partial decryption of the tally product", cmdTrusteeDecrypt},
+	{"trustee keygen", "a trustee's age key pair: its sealed share opens only with it", cmdTrusteeKeygen},
+	{"trustee decrypt", "one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
 	{"verify", "audit an election from the ledger alone; exit 1 on FAIL", cmdVerify},
 }
 

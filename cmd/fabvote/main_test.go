@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -45,7 +45,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"election", "create", "--id", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, 1, "repeats"},
 		{[]string{"cast", "--ballot", "a", "--ballots", "b"}, 2, "exactly one of --ballot or --ballots"},
 		{[]string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, 1, "is the network up?"},
-		{[]string{"tally", "--manifest", "/nonexistent"}, 1, "--manifest"},
+		{[]string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, 1, "--manifest"},
 		{[]string{"ea", "roll", "--voters", "0", "--out", "x"}, 2, "--voters 0"},
 	}
 	for _, tc := range tests {
@@ -83,7 +83,7 @@ func TestOfflineFlow(t *testing.T) {
 		"--start", "2026-01-01T00:00:00Z", "--end", "2027-01-01T00:00:00Z", "--out", p("el")); code != 0 {
 		t.Fatalf("election create: %d\n%s", code, errs)
 	}
-	for f, want := range map[string]os.FileMode{"el/manifest.json": 0o644, "el/ea.key": 0o600, "el/paillier.key": 0o600} {
+	for f, want := range map[string]os.FileMode{"el/manifest.json": 0o644, "el/ea.key": 0o600, "el/paillier.key": 0o600, "el/pseudonym.key": 0o600} {
 		if got := mode(t, p(f)); got != want {
 			t.Errorf("%s has mode %v, want %v", f, got, want)
 		}
@@ -98,6 +98,29 @@ func TestOfflineFlow(t *testing.T) {
 	m, err := election.ParseManifest(mb)
 	if err != nil {
 		t.Fatalf("manifest.json is not canonical: %v", err)
+	}
+
+	// Offline token issuing stops at maxVoters (100): 99 and 100 tokens are
+	// issued, 101 are refused and no file is left behind.
+	for _, n := range []int{99, 100} {
+		out := p(fmt.Sprintf("roll-%d.jsonl", n))
+		if code, errs := fv(t, "register", "--offline", "--manifest", p("el/manifest.json"), "--voters", fmt.Sprint(n), "--ea-key", p("el/ea.key"), "--out", out); code != 0 {
+			t.Fatalf("register --offline --voters %d (maxVoters 100): %s", n, errs)
+		}
+		if data, _ := os.ReadFile(out); strings.Count(string(data), "\n") != n {
+			t.Fatalf("register --offline --voters %d wrote %d lines", n, strings.Count(string(data), "\n"))
+		}
+	}
+	for _, args := range [][]string{
+		{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "101", "--ea-key", p("el/ea.key"), "--out", p("roll-101.jsonl")},
+		{"ballot", "--bulk", "--manifest", p("el/manifest.json"), "--voters", "101", "--ea-key", p("el/ea.key"), "--choices", "random", "--out", p("roll-101.jsonl")},
+	} {
+		if code, errs := fv(t, args...); code != 1 || !strings.Contains(errs, "100") {
+			t.Fatalf("%s with 101 voters (maxVoters 100): exit %d %s", args[0], code, errs)
+		}
+		if _, err := os.Stat(p("roll-101.jsonl")); !os.IsNotExist(err) {
+			t.Fatalf("%s with 101 voters left a file behind (%v)", args[0], err)
+		}
 	}
 
 	// Offline registration and bulk ballots with recorded choices.
@@ -178,8 +201,15 @@ func TestOfflineFlow(t *testing.T) {
 	}
 	defer st.Close()
 	guard, _ := registrar.NewGuard(registrar.DefaultLimits())
-	issue := func(_ string, pub []byte) ([]byte, error) { return election.IssueToken(rand.Reader, ea, "cli-1", pub) }
-	srv := httptest.NewTLSServer(&registrar.Server{ElectionID: "cli-1", Issue: issue, Roll: roll, Store: st, Guard: guard})
+	pk, err := easigner.LoadPseudonymKey(p("el/pseudonym.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint, err := election.NewMinter(nil, prep, ea, pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(&registrar.Server{ElectionID: "cli-1", Mint: mint.Mint, Roll: roll, Store: st, Guard: guard})
 	defer srv.Close()
 	os.WriteFile(p("ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 	reg := func(code, key string) (int, string) {
@@ -220,9 +250,12 @@ func TestOfflineFlow(t *testing.T) {
 	}
 
 	// Trustee commands refuse a single-key election, naming it.
-	os.WriteFile(p("product.bin"), []byte{1}, 0o644)
-	if code, errs := fv(t, "trustee", "decrypt", "--manifest", p("el/manifest.json"), "--share", p("el/ea.key"), "--product", p("product.bin"), "--out", p("part.bin")); code != 1 || !strings.Contains(errs, "single key") {
+	if code, errs := fv(t, "trustee", "decrypt", "--manifest", p("el/manifest.json"), "--share", p("el/ea.key"),
+		"--age-identity", p("el/ea.key"), "--out", p("part.bin")); code != 1 || !strings.Contains(errs, "single key") {
 		t.Fatalf("trustee decrypt on a single-key election: %d %s", code, errs)
+	}
+	if _, err := os.Stat(p("part.bin")); err == nil {
+		t.Fatal("the refused trustee decrypt wrote its output")
 	}
 }
 

@@ -55,6 +55,10 @@ func TestPKCS11EAKey(t *testing.T) {
 		t.Fatal("an EA key file was written although the key lives in the token")
 	}
 	args = append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "3", "--out", p("voters.jsonl")}, hsm...)
+	if code, errs := fv(t, args...); code != 2 || !strings.Contains(errs, "--pseudonym-key is required") {
+		t.Fatalf("register --offline with PKCS#11 and no pseudonym key: exit %d %s", code, errs)
+	}
+	args = append(args, "--pseudonym-key", p("el/pseudonym.key"))
 	if code, errs := fv(t, args...); code != 0 {
 		t.Fatalf("register --offline with PKCS#11: %s", errs)
 	}
@@ -74,7 +78,7 @@ func TestPKCS11EAKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub, _ := key.PublicKey.Bytes()
-		if err := election.VerifyToken(prep.TokenKey, "hsm-1", pub, line.Token); err != nil {
+		if err := prep.VerifyToken(pub, line.Token); err != nil {
 			t.Fatalf("token %d signed in the HSM does not verify: %v", n, err)
 		}
 		n++
@@ -107,12 +111,12 @@ func TestPKCS11EAKey(t *testing.T) {
 	defer func() { stdin = old }()
 	stdin = strings.NewReader("4321\n")
 	for _, pinFile := range []string{p("pin"), "-"} {
-		args := append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", pinFile}, hsm...)
+		args := append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", pinFile, "--pseudonym-key", p("el/pseudonym.key")}, hsm...)
 		if code, errs := fv(t, args...); code != 0 {
 			t.Fatalf("--pkcs11-pin-file %s: %s", pinFile, errs)
 		}
 	}
-	args = append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", p("pin"), "--pkcs11-pin", "4321"}, hsm...)
+	args = append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", p("pin"), "--pkcs11-pin", "4321", "--pseudonym-key", p("el/pseudonym.key")}, hsm...)
 	if code, errs := fv(t, args...); code != 2 || !strings.Contains(errs, "not both") {
 		t.Fatalf("PIN given twice: %d %s", code, errs)
 	}

@@ -58,6 +58,9 @@ func newServeEnv(t *testing.T, voters int, maxVoters uint64) *serveEnv {
 	if err := easigner.WritePEM(e.p("ea.key"), fx.EA); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := easigner.GeneratePseudonymKey(e.p("pseudonym.key")); err != nil {
+		t.Fatal(err)
+	}
 	if code, errs := fv(t, "ea", "roll", "--voters", fmt.Sprint(voters), "--out", e.p("roll.csv")); code != 0 {
 		t.Fatal(errs)
 	}

@@ -1,31 +1,41 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
+	"filippo.io/age"
+
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/ledger"
+	"github.com/fabvote/fabvote/internal/sharebox"
 )
 
 func cmdTally(args []string) error {
-	fs := newFlags("tally", "--manifest FILE [--share trustee-1.key …] [--partial partial-1.bin …] [--paillier-key FILE] [--product-out FILE] [--wait]")
+	fs := newFlags("tally", "--manifest FILE [--share trustee-1.share.age … --age-identity FILE …] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]")
 	manifest := fs.String("manifest", "", "the election's manifest.json (must equal the ledger's)")
-	var shares, partials stringList
-	fs.Var(&shares, "share", "a trustee key share file; repeat for each trustee present")
+	var shares, ageIDs, partials stringList
+	fs.Var(&shares, "share", "a trustee's sealed key share (from `election create`); repeat for each trustee present")
+	fs.Var(&ageIDs, "age-identity", "an age identity file that opens a --share (from `trustee keygen`); repeatable")
 	fs.Var(&partials, "partial", "a partial decryption from `trustee decrypt`; repeatable")
 	paillierKey := fs.String("paillier-key", "", "single-key elections: the Paillier private key")
-	productOut := fs.String("product-out", "", "write the tally product here (for trustees on other machines)")
+	fs.String("product-out", "", "removed: trustees recompute the tally product from the ledger (`trustee decrypt --network`)")
 	resultOut := fs.String("result-out", "", "write the result JSON here")
-	wait := fs.Bool("wait", false, "wait for the voting window to close first")
+	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
 	noPublish := fs.Bool("no-publish", false, "compute the result but do not publish it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	var nf netFlags
@@ -36,17 +46,21 @@ func cmdTally(args []string) error {
 	if err := required(fs, "manifest"); err != nil {
 		return err
 	}
+	if fs.Lookup("product-out").Value.String() != "" {
+		return usagef("--product-out is removed: each trustee recomputes the tally from the ledger itself (fabvote trustee decrypt --network FILE …)")
+	}
+	if len(shares)+len(partials) == 0 && *paillierKey == "" {
+		return usagef("nothing to decrypt with: give --share/--partial (trustees) or --paillier-key (single key)")
+	}
+	if *paillierKey != "" && len(shares)+len(partials) > 0 {
+		return usagef("--paillier-key is for single-key elections; do not mix it with --share/--partial")
+	}
+	if (len(shares) > 0) != (len(ageIDs) > 0) {
+		return usagef("--share and --age-identity go together: a sealed share opens only with its trustee's identity")
+	}
 	m, data, err := loadManifest(*manifest)
 	if err != nil {
 		return err
-	}
-	p, err := election.Prepare(m)
-	if err != nil {
-		return err
-	}
-	decrypting := len(shares)+len(partials) > 0 || *paillierKey != ""
-	if !decrypting && *productOut == "" {
-		return usagef("nothing to do: give --share/--partial/--paillier-key to decrypt, or --product-out for the trustees")
 	}
 	lc, err := nf.connect(m.AuthorityMSP)
 	if err != nil {
@@ -55,114 +69,184 @@ func cmdTally(args []string) error {
 	defer lc.Conn.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	onLedger, err := lc.GetManifest(ctx, m.ElectionID)
+	tally, err := recomputeTally(ctx, lc, m, data, *wait, *quiet)
 	if err != nil {
-		return fmt.Errorf("reading the manifest of %q from the ledger: %w", m.ElectionID, err)
+		return err
 	}
-	if string(onLedger) != string(data) {
-		return fmt.Errorf("--manifest %s differs from the manifest of %q on the ledger", *manifest, m.ElectionID)
+	res, err := decryptTally(tally, *paillierKey, shares, ageIDs, partials)
+	if err != nil {
+		return err
 	}
-	if *wait {
-		if err := waitUntil(ctx, m.End, "the voting window to close"); err != nil {
-			return err
-		}
-	} else if decrypting && !*noPublish && time.Now().Before(m.End) {
-		return fmt.Errorf("the voting window of %q is open until %s; tally after it closes (or use --wait)", m.ElectionID, m.End.Format(time.RFC3339))
-	}
+	return finishTally(ctx, lc, tally.Prepared().Manifest, res, *resultOut, *noPublish)
+}
 
+// recomputeTally is the tally every decryption path starts from:
+// trustee.Recompute checks the manifest and the window on the ledger and
+// verifies every ballot.
+// m is manifest, parsed.
+func recomputeTally(ctx context.Context, lc *ledger.Client, m *election.Manifest, manifest []byte, wait, quiet bool) (*trustee.Tally, error) {
+	if wait {
+		if err := waitWindowClosed(ctx, lc, m, manifest); err != nil {
+			return nil, err
+		}
+	}
 	t0 := time.Now()
 	fmt.Fprintf(os.Stderr, "reading and verifying every ballot of %q from the ledger…\n", m.ElectionID)
 	next := 1000
-	t, err := audit.CheckBallots(p, lc.Ballots(ctx, m.ElectionID, 0), audit.Options{Progress: func(done int) {
-		if !*quiet && done >= next {
+	tally, err := trustee.Recompute(ctx, lc, manifest, audit.Options{Progress: func(done int) {
+		if !quiet && done >= next {
 			fmt.Fprintf(os.Stderr, "  %d ballots verified (%.0f/s)\n", done, float64(done)/time.Since(t0).Seconds())
 			next += 1000 * (1 + done/10000)
 		}
 	}})
-	if err != nil {
-		return err
-	}
-	fmt.Printf("read %d ballots from the ledger, %d valid, in %s\n", t.Entries, t.Valid, time.Since(t0).Round(time.Millisecond))
-	if len(t.Failures) > 0 {
-		for _, f := range t.Failures {
+	var be *trustee.BallotsError
+	if errors.As(err, &be) {
+		for _, f := range be.Failures {
 			fmt.Fprintf(os.Stderr, "  invalid: %s\n", f)
 		}
-		return fmt.Errorf("%d ballots on the ledger do not verify; the chaincode should never have accepted them (run `fabvote verify`)", len(t.Failures))
 	}
-	if *productOut != "" {
-		if err := atomicfile.WriteFile(*productOut, p.PublicKey.EncodeCiphertext(t.Product), 0o644); err != nil {
-			return err
-		}
-		fmt.Printf("tally product of %d ballots written to %s (give it to the trustees: fabvote trustee decrypt)\n", t.Valid, *productOut)
+	if err != nil {
+		return nil, err
 	}
-	if !decrypting {
-		return nil
-	}
+	c := tally.Checked()
+	fmt.Printf("read %d ballots from the ledger, %d valid, in %s\n", c.Entries, c.Valid, time.Since(t0).Round(time.Millisecond))
+	return tally, nil
+}
 
-	var res *election.Result
-	if *paillierKey != "" {
-		if len(shares)+len(partials) > 0 {
-			return usagef("--paillier-key is for single-key elections; do not mix it with --share/--partial")
-		}
-		sk, err := paillier.ReadPrivateKeyFile(*paillierKey)
-		if err != nil {
-			return fmt.Errorf("--paillier-key: %w", err)
-		}
-		if res, err = audit.ResultFromKey(p, t, sk); err != nil {
-			return err
-		}
-	} else {
-		if p.Threshold == nil {
-			return fmt.Errorf("election %q has a single key: use --paillier-key", m.ElectionID)
-		}
-		var parts []*threshold.PartialDecryption
-		for _, s := range shares {
-			ks, err := threshold.ReadKeyShareFile(s)
-			if err != nil {
-				return fmt.Errorf("--share %s: %w", s, err)
-			}
-			if err := ks.Check(p.Threshold); err != nil {
-				return fmt.Errorf("--share %s does not belong to election %q: %w", s, m.ElectionID, err)
-			}
-			pd, err := ks.PartialDecrypt(rand.Reader, p.Threshold, t.Product)
-			if err != nil {
-				return fmt.Errorf("--share %s: partial decryption: %w", s, err)
-			}
-			parts = append(parts, pd)
-		}
-		for _, f := range partials {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return fmt.Errorf("--partial: %w", err)
-			}
-			pd, err := threshold.ParsePartialDecryption(p.Threshold, b)
-			if err != nil {
-				return fmt.Errorf("--partial %s: %w", f, err)
-			}
-			if err := p.Threshold.VerifyPartial(t.Product, pd); err != nil {
-				return fmt.Errorf("--partial %s (trustee %d) is not a decryption of the current tally product (was it made from an older product?): %w", f, pd.Index, err)
-			}
-			parts = append(parts, pd)
-		}
-		if len(parts) < p.Threshold.K {
-			return fmt.Errorf("%d trustee share(s) given, %d of %d are needed", len(parts), p.Threshold.K, p.Threshold.L)
-		}
-		if res, err = audit.ResultFromPartials(p, t, parts); err != nil {
-			return err
-		}
-		fmt.Printf("combined %d partial decryptions (threshold %d of %d)\n", len(parts), p.Threshold.K, p.Threshold.L)
+// waitWindowClosed sleeps until the window's end, then asks the ledger
+// until it shows the window closed (the peers' rule may add a margin). It
+// first checks that the manifest is the ledger's, so that a stale copy (one
+// made before `election open` set the window) fails now, not after the wait.
+func waitWindowClosed(ctx context.Context, lc *ledger.Client, m *election.Manifest, manifest []byte) error {
+	onLedger, err := lc.GetManifest(ctx, m.ElectionID)
+	if err != nil {
+		return fmt.Errorf("reading the manifest of %q from the ledger: %w", m.ElectionID, err)
 	}
+	if !bytes.Equal(onLedger, manifest) {
+		return fmt.Errorf("election %q: %w (was it copied before `election open` set the window?)", m.ElectionID, trustee.ErrManifestMismatch)
+	}
+	if err := waitUntil(ctx, m.ResultNotBefore(), "the voting window to close (end + the manifest's clock skew)"); err != nil {
+		return err
+	}
+	for {
+		closed, err := lc.WindowClosed(ctx, m.ElectionID)
+		if err != nil {
+			return fmt.Errorf("asking the ledger whether the window of %q has closed: %w", m.ElectionID, err)
+		}
+		if closed {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.New("interrupted while waiting")
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// decryptTally builds the result with the single key, or with the shares
+// present and the partials brought by trustees.
+func decryptTally(tally *trustee.Tally, paillierKey string, shares, ageIDs, partials []string) (*election.Result, error) {
+	p := tally.Prepared()
+	if paillierKey != "" {
+		sk, err := paillier.ReadPrivateKeyFile(paillierKey)
+		if err != nil {
+			return nil, fmt.Errorf("--paillier-key: %w", err)
+		}
+		return audit.ResultFromKey(p, tally.Checked(), sk)
+	}
+	if p.Threshold == nil {
+		return nil, fmt.Errorf("election %q has a single key: use --paillier-key", p.Manifest.ElectionID)
+	}
+	parts, err := sharePartials(tally, shares, ageIDs)
+	if err != nil {
+		return nil, err
+	}
+	product := tally.Checked().Product
+	for _, f := range partials {
+		pd, err := readPartial(p, product, f)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, pd)
+	}
+	if len(parts) < p.Threshold.K {
+		return nil, fmt.Errorf("%d trustee share(s) given, %d of %d are needed", len(parts), p.Threshold.K, p.Threshold.L)
+	}
+	res, err := audit.ResultFromPartials(p, tally.Checked(), parts)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("combined %d partial decryptions (threshold %d of %d)\n", len(parts), p.Threshold.K, p.Threshold.L)
+	return res, nil
+}
+
+// sharePartials opens each sealed share and decrypts the tally with it.
+func sharePartials(tally *trustee.Tally, shares, ageIDs []string) ([]*threshold.PartialDecryption, error) {
+	if len(shares) == 0 {
+		return nil, nil
+	}
+	ids, err := readIdentities(ageIDs)
+	if err != nil {
+		return nil, err
+	}
+	var parts []*threshold.PartialDecryption
+	for _, s := range shares {
+		ks, err := sharebox.ReadSealedFile(s, ids...)
+		if err != nil {
+			return nil, fmt.Errorf("--share: %w", err)
+		}
+		pd, err := tally.PartialDecrypt(rand.Reader, ks)
+		if err != nil {
+			return nil, fmt.Errorf("--share %s: %w", s, err)
+		}
+		parts = append(parts, pd)
+	}
+	return parts, nil
+}
+
+func readIdentities(paths []string) ([]age.Identity, error) {
+	var ids []age.Identity
+	for _, f := range paths {
+		got, err := sharebox.ReadIdentityFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--age-identity: %w", err)
+		}
+		ids = append(ids, got...)
+	}
+	return ids, nil
+}
+
+// readPartial reads a trustee's partial decryption and checks that it is
+// one of this tally's product, the one recomputed from the ledger.
+func readPartial(p *election.Prepared, product *big.Int, f string) (*threshold.PartialDecryption, error) {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("--partial: %w", err)
+	}
+	pd, err := threshold.ParsePartialDecryption(p.Threshold, b)
+	if err != nil {
+		return nil, fmt.Errorf("--partial %s: %w", f, err)
+	}
+	if err := p.Threshold.VerifyPartial(product, pd); err != nil {
+		return nil, fmt.Errorf("--partial %s (trustee %d) is not a decryption of the tally product recomputed from the ledger: %w", f, pd.Index, err)
+	}
+	return pd, nil
+}
+
+// finishTally writes, prints and publishes the result.
+func finishTally(ctx context.Context, lc *ledger.Client, m *election.Manifest, res *election.Result, resultOut string, noPublish bool) error {
 	enc, err := res.Marshal()
 	if err != nil {
 		return err
 	}
-	if *resultOut != "" {
-		if err := atomicfile.WriteFile(*resultOut, enc, 0o644); err != nil {
+	if resultOut != "" {
+		if err := atomicfile.WriteFile(resultOut, enc, 0o644); err != nil {
 			return err
 		}
 	}
 	printCounts(m, res)
-	if *noPublish {
+	if noPublish {
 		fmt.Println("result not published (--no-publish)")
 		return nil
 	}
@@ -186,55 +270,82 @@ func printCounts(m *election.Manifest, r *election.Result) {
 }
 
 func cmdTrusteeDecrypt(args []string) error {
-	fs := newFlags("trustee decrypt", "--manifest FILE --share trustee-i.key --product product.bin --out partial-i.bin")
-	manifest := fs.String("manifest", "", "the election's manifest.json")
-	share := fs.String("share", "", "your key share")
-	product := fs.String("product", "", "tally product from `tally --product-out`")
+	fs := newFlags("trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]")
+	manifest := fs.String("manifest", "", "the election's manifest.json (your own copy: must equal the ledger's)")
+	share := fs.String("share", "", "your sealed key share, from `election create`")
+	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`")
+	fs.String("product", "", "removed: the tool recomputes the tally product from the ledger itself")
 	out := fs.String("out", "", "partial decryption to write (give it to the tallier)")
+	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	var nf netFlags
+	nf.register(fs, "user1")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := required(fs, "manifest", "share", "product", "out"); err != nil {
+	if fs.Lookup("product").Value.String() != "" {
+		return usagef("--product is removed: a trustee decrypts only the tally it recomputes from the ledger's verified ballots; give --network instead")
+	}
+	if err := required(fs, "manifest", "share", "age-identity", "out"); err != nil {
 		return err
 	}
-	m, _, err := loadManifest(*manifest)
+	m, data, err := loadManifest(*manifest)
 	if err != nil {
 		return err
 	}
-	p, err := election.Prepare(m)
-	if err != nil {
-		return err
-	}
-	if p.Threshold == nil {
+	if len(m.Threshold) == 0 {
 		return fmt.Errorf("election %q has a single key, not trustee shares", m.ElectionID)
 	}
-	ks, err := threshold.ReadKeyShareFile(*share)
+	ids, err := readIdentities([]string{*ageID})
+	if err != nil {
+		return err
+	}
+	ks, err := sharebox.ReadSealedFile(*share, ids...)
 	if err != nil {
 		return fmt.Errorf("--share: %w", err)
 	}
-	if err := ks.Check(p.Threshold); err != nil {
-		return fmt.Errorf("--share %s does not belong to election %q: %w", *share, m.ElectionID, err)
-	}
-	pb, err := os.ReadFile(*product)
-	if err != nil {
-		return fmt.Errorf("--product: %w", err)
-	}
-	c, err := p.PublicKey.DecodeCiphertext(pb)
-	if err != nil {
-		return fmt.Errorf("--product %s: %w", *product, err)
-	}
-	pd, err := ks.PartialDecrypt(rand.Reader, p.Threshold, c)
+	lc, err := nf.connect("")
 	if err != nil {
 		return err
 	}
-	enc, err := pd.Marshal(p.Threshold)
+	defer lc.Conn.Close()
+	ctx, cancel := signalContext()
+	defer cancel()
+	tally, err := recomputeTally(ctx, lc, m, data, *wait, *quiet)
+	if err != nil {
+		return err
+	}
+	pd, err := tally.PartialDecrypt(rand.Reader, ks)
+	if err != nil {
+		return err
+	}
+	enc, err := pd.Marshal(tally.Prepared().Threshold)
 	if err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(*out, enc, 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("trustee %d: partial decryption (with its proof) written to %s\n", pd.Index, *out)
+	fmt.Printf("trustee %d: partial decryption (with its proof) of the tally of %d ballots written to %s\n", pd.Index, tally.Checked().Valid, *out)
+	return nil
+}
+
+// cmdTrusteeKeygen makes a trustee's age key pair.
+func cmdTrusteeKeygen(args []string) error {
+	fs := newFlags("trustee keygen", "--out DIR")
+	out := fs.String("out", "", "directory for identity.txt (secret, 0600) and recipient.txt (give it to the authority)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "out"); err != nil {
+		return err
+	}
+	rcp, err := sharebox.GenerateIdentity(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("trustee identity written to %s (secret: keep it)\n", filepath.Join(*out, sharebox.IdentityFile))
+	fmt.Printf("recipient (public, give it to the election authority): %s\n", rcp)
 	return nil
 }
 
@@ -280,7 +391,8 @@ func cmdVerify(args []string) error {
 	l := &audit.Ledger{Manifest: mb, Ballots: lc.Ballots(ctx, *id, 0), Result: rb}
 	if rb != nil {
 		// A ballot counts if it committed before the result; the blocks
-		// after the result's say which ones did not (docs/PROTOCOL.md 7.7).
+		// since the election opened say which ones did not, and show any
+		// ballot deleted or rewritten (docs/PROTOCOL.md 7.6, 7.7).
 		l.Order = lc.CommitOrder(ctx, *id)
 	}
 	rep := audit.Run(l, audit.Options{})

@@ -11,8 +11,9 @@ import (
 	"github.com/fabvote/fabvote/crypto/paillier"
 )
 
-// Domain separation tag of the validity-proof challenge.
-const validityTag = "fabvote/zkp/validity/v1"
+// Domain separation tag of the validity-proof challenge. Version 2 binds the
+// manifest digest and the voter's pseudonym as well.
+const validityTag = "fabvote/zkp/validity/v2"
 
 // Challenge lengths t in bits.
 const (
@@ -35,11 +36,16 @@ var (
 
 // Context is everything the Fiat–Shamir challenge binds.
 type Context struct {
-	ElectionID    string
-	PublicKey     *paillier.PublicKey
-	Messages      []*big.Int // candidate encodings M^k, k = 0..p-1
-	VoterKeyHash  [32]byte   // SHA-256 of the voter's public key encoding
-	ChallengeBits int        // t; 0 means DefaultChallengeBits
+	// ManifestDigest is the digest of the whole election manifest (in
+	// fabvote, election.ManifestDigest): a proof made under one manifest
+	// does not verify under another with the same id and key.
+	ManifestDigest [32]byte
+	ElectionID     string
+	PublicKey      *paillier.PublicKey
+	Messages       []*big.Int // candidate encodings M^k, k = 0..p-1
+	Pseudonym      [32]byte   // the voter's pseudonym: the ballot's ledger key
+	VoterKeyHash   [32]byte   // SHA-256 of the voter's public key encoding
+	ChallengeBits  int        // t; 0 means DefaultChallengeBits
 }
 
 // challengeBits returns t, applying the default.
@@ -88,7 +94,8 @@ func (ctx *Context) Check() error {
 	return nil
 }
 
-// challenge computes e = H(tag, t, election id, N, M^0..M^(p-1), voter key hash, c, a_0..a_(p-1))
+// challenge computes e = H(tag, t, manifest digest, election id, N, p,
+// M^0..M^(p-1), pseudonym, voter key hash, c, a_0..a_(p-1))
 // truncated to t bits. Every field is length-prefixed (uint32, big-endian);
 // c and a_k use their fixed-length encodings.
 func (ctx *Context) challenge(c *big.Int, a []*big.Int) *big.Int {
@@ -97,6 +104,7 @@ func (ctx *Context) challenge(c *big.Int, a []*big.Int) *big.Int {
 	var u [4]byte
 	binary.BigEndian.PutUint32(u[:], uint32(ctx.challengeBits()))
 	writeField(h, u[:])
+	writeField(h, ctx.ManifestDigest[:])
 	writeField(h, []byte(ctx.ElectionID))
 	writeField(h, ctx.PublicKey.N.Bytes())
 	binary.BigEndian.PutUint32(u[:], uint32(len(ctx.Messages)))
@@ -104,6 +112,7 @@ func (ctx *Context) challenge(c *big.Int, a []*big.Int) *big.Int {
 	for _, m := range ctx.Messages {
 		writeField(h, m.Bytes())
 	}
+	writeField(h, ctx.Pseudonym[:])
 	writeField(h, ctx.VoterKeyHash[:])
 	size := ctx.PublicKey.CiphertextLen()
 	buf := make([]byte, size)

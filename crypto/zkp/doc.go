@@ -14,12 +14,15 @@
 // branches and composing them in the Cramer–Damgård–Schoenmakers way: the
 // challenges e_k ∈ [0, 2^t) must sum to e (mod 2^t), where Fiat–Shamir gives
 //
-//	e = SHA-256("fabvote/zkp/validity/v1", t, election id, N, M^0 … M^(p-1),
-//	            SHA-256(voter key), c, a_0 … a_(p-1)) truncated to t bits,
+//	e = SHA-256("fabvote/zkp/validity/v2", t, manifest digest, election id, N,
+//	            p, M^0 … M^(p-1), pseudonym, SHA-256(voter key), c,
+//	            a_0 … a_(p-1)) truncated to t bits,
 //
 // every field length-prefixed, c and a_k in their fixed-length encodings.
-// Binding the voter key stops a copied ballot from being replayed under
-// another voter; binding the election id and N stops cross-election reuse.
+// Binding the voter key and the pseudonym stops a copied ballot from being
+// replayed under another voter; binding the manifest digest (which covers
+// the election id, the channel, N, the candidates and every other manifest
+// field) stops reuse in any other election, even one with the same id and key.
 //
 // # What the verifier checks
 //

@@ -51,10 +51,12 @@ func testContext(tb testing.TB, sk *paillier.PrivateKey, voter string) *Context 
 		tb.Fatal(err)
 	}
 	return &Context{
-		ElectionID:   "election-test",
-		PublicKey:    &sk.PublicKey,
-		Messages:     enc.Messages(),
-		VoterKeyHash: sha256.Sum256([]byte(voter)),
+		ManifestDigest: sha256.Sum256([]byte("manifest of election-test")),
+		ElectionID:     "election-test",
+		PublicKey:      &sk.PublicKey,
+		Messages:       enc.Messages(),
+		Pseudonym:      sha256.Sum256([]byte("pseudonym of " + voter)),
+		VoterKeyHash:   sha256.Sum256([]byte(voter)),
 	}
 }
 

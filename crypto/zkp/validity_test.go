@@ -163,6 +163,8 @@ func TestRejectsBadInput(t *testing.T) {
 		{"other ciphertext", input{ctx, pk.Add(c, c), pr}, ErrInvalidProof},
 		{"proof for another voter key", input{otherCtx(func(x *Context) { x.VoterKeyHash = sha256.Sum256([]byte("mallory")) }), c, pr}, ErrInvalidProof},
 		{"proof for another election", input{otherCtx(func(x *Context) { x.ElectionID = "election-other" }), c, pr}, ErrInvalidProof},
+		{"proof for another manifest", input{otherCtx(func(x *Context) { x.ManifestDigest = sha256.Sum256([]byte("other manifest")) }), c, pr}, ErrInvalidProof},
+		{"proof for another pseudonym", input{otherCtx(func(x *Context) { x.Pseudonym = sha256.Sum256([]byte("other voter")) }), c, pr}, ErrInvalidProof},
 		{"wrong key", input{otherCtx(func(x *Context) { x.PublicKey = &key3072.PublicKey }), c, pr}, ErrInvalidProof},
 		{"messages reordered", input{otherCtx(func(x *Context) {
 			x.Messages = []*big.Int{ctx.Messages[1], ctx.Messages[0], ctx.Messages[2], ctx.Messages[3]}

@@ -45,7 +45,9 @@ func (r *detReader) Read(p []byte) (int, error) {
 type vector struct {
 	Name          string `json:"name"`
 	KeyFile       string `json:"key_file"`
+	Manifest      string `json:"manifest"` // hashed with SHA-256 into ManifestDigest
 	ElectionID    string `json:"election_id"`
+	Pseudonym     string `json:"pseudonym"` // hashed with SHA-256 into Pseudonym
 	VoterKey      string `json:"voter_key"` // hashed with SHA-256 into VoterKeyHash
 	MaxVoters     uint64 `json:"max_voters"`
 	Candidates    int    `json:"candidates"`
@@ -66,10 +68,10 @@ type vectorFile struct {
 }
 
 var vectorInputs = []vector{
-	{Name: "2048-bit, 4 candidates, vote 0", KeyFile: "key2048.pem", ElectionID: "kat-election-1", VoterKey: "voter-key-A", MaxVoters: 1_000_000, Candidates: 4, ChallengeBits: 128, Choice: 0, Seed: "fabvote kat 1"},
-	{Name: "2048-bit, 4 candidates, vote 3", KeyFile: "key2048.pem", ElectionID: "kat-election-1", VoterKey: "voter-key-B", MaxVoters: 1_000_000, Candidates: 4, ChallengeBits: 128, Choice: 3, Seed: "fabvote kat 2"},
-	{Name: "2048-bit, 2 candidates, t=80", KeyFile: "key2048.pem", ElectionID: "kat-election-2", VoterKey: "voter-key-C", MaxVoters: 40_000, Candidates: 2, ChallengeBits: 80, Choice: 1, Seed: "fabvote kat 3"},
-	{Name: "3072-bit, 5 candidates, t=256", KeyFile: "key3072.pem", ElectionID: "kat-election-3", VoterKey: "voter-key-D", MaxVoters: 100, Candidates: 5, ChallengeBits: 256, Choice: 2, Seed: "fabvote kat 4"},
+	{Name: "2048-bit, 4 candidates, vote 0", KeyFile: "key2048.pem", Manifest: "manifest of kat-election-1", ElectionID: "kat-election-1", Pseudonym: "pseudonym of voter-key-A", VoterKey: "voter-key-A", MaxVoters: 1_000_000, Candidates: 4, ChallengeBits: 128, Choice: 0, Seed: "fabvote kat 1"},
+	{Name: "2048-bit, 4 candidates, vote 3", KeyFile: "key2048.pem", Manifest: "manifest of kat-election-1", ElectionID: "kat-election-1", Pseudonym: "pseudonym of voter-key-B", VoterKey: "voter-key-B", MaxVoters: 1_000_000, Candidates: 4, ChallengeBits: 128, Choice: 3, Seed: "fabvote kat 2"},
+	{Name: "2048-bit, 2 candidates, t=80", KeyFile: "key2048.pem", Manifest: "manifest of kat-election-2", ElectionID: "kat-election-2", Pseudonym: "pseudonym of voter-key-C", VoterKey: "voter-key-C", MaxVoters: 40_000, Candidates: 2, ChallengeBits: 80, Choice: 1, Seed: "fabvote kat 3"},
+	{Name: "3072-bit, 5 candidates, t=256", KeyFile: "key3072.pem", Manifest: "manifest of kat-election-3", ElectionID: "kat-election-3", Pseudonym: "pseudonym of voter-key-D", VoterKey: "voter-key-D", MaxVoters: 100, Candidates: 5, ChallengeBits: 256, Choice: 2, Seed: "fabvote kat 4"},
 }
 
 // generate computes a vector's expected values from its inputs.
@@ -84,11 +86,13 @@ func generate(t *testing.T, in vector) (vector, *Context, *big.Int, *ValidityPro
 		t.Fatal(err)
 	}
 	ctx := &Context{
-		ElectionID:    in.ElectionID,
-		PublicKey:     &sk.PublicKey,
-		Messages:      enc.Messages(),
-		VoterKeyHash:  sha256.Sum256([]byte(in.VoterKey)),
-		ChallengeBits: in.ChallengeBits,
+		ManifestDigest: sha256.Sum256([]byte(in.Manifest)),
+		ElectionID:     in.ElectionID,
+		PublicKey:      &sk.PublicKey,
+		Messages:       enc.Messages(),
+		Pseudonym:      sha256.Sum256([]byte(in.Pseudonym)),
+		VoterKeyHash:   sha256.Sum256([]byte(in.VoterKey)),
+		ChallengeBits:  in.ChallengeBits,
 	}
 	rnd := &detReader{seed: []byte(in.Seed)}
 	c, r, err := sk.Encrypt(rnd, ctx.Messages[in.Choice])

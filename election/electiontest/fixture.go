@@ -11,6 +11,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	_ "embed"
 	"encoding/hex"
@@ -104,6 +105,16 @@ var (
 	End   = time.Date(2026, 11, 1, 20, 0, 0, 0, time.UTC)
 )
 
+// Channel is the default manifest's channel, and ClockSkewSeconds its
+// maxClockSkewSeconds.
+const (
+	Channel          = "fabvote"
+	ClockSkewSeconds = 120
+)
+
+// PseudonymKey is the fixed test K_pseud: SHA-256 of a public string.
+var PseudonymKey = func() []byte { h := sha256.Sum256([]byte("electiontest pseudonym key")); return h[:] }()
+
 // Candidates is the default candidate list (4, as in the benchmark).
 var Candidates = []string{"Alice", "Bob", "Carol", "Dave"}
 
@@ -120,19 +131,21 @@ func (f *Fixture) Manifest(electionID string) *election.Manifest {
 		panic(err)
 	}
 	return &election.Manifest{
-		Version:       election.ManifestVersion,
-		ElectionID:    electionID,
-		Title:         "Test election " + electionID,
-		Candidates:    append([]string(nil), Candidates...),
-		EncodingBits:  10,
-		MaxVoters:     1000,
-		PaillierKey:   pkb,
-		TokenKey:      tok,
-		AuthorityMSP:  "AuthorityMSP",
-		TrusteeMSPs:   []string{"TrusteeMSP"},
-		Start:         Start,
-		End:           End,
-		ChallengeBits: 128,
+		Version:             election.ManifestVersion,
+		ElectionID:          electionID,
+		Channel:             Channel,
+		Title:               "Test election " + electionID,
+		Candidates:          append([]string(nil), Candidates...),
+		EncodingBits:        10,
+		MaxVoters:           1000,
+		PaillierKey:         pkb,
+		TokenKey:            tok,
+		AuthorityMSP:        "AuthorityMSP",
+		TrusteeMSPs:         []string{"TrusteeMSP"},
+		Start:               Start,
+		End:                 End,
+		MaxClockSkewSeconds: ClockSkewSeconds,
+		ChallengeBits:       128,
 	}
 }
 
@@ -152,13 +165,39 @@ func (f *Fixture) ThresholdManifest(electionID string, k, l int) (*election.Mani
 	return m, pp, shares
 }
 
-// Token issues the authority's token for voter i in m's election.
-func (f *Fixture) Token(m *election.Manifest, voter *ecdsa.PrivateKey) []byte {
+// VoterID is the roll id the fixture gives voter: "voter-" and 16 hex
+// digits of the hash of its key, so distinct keys are distinct voters.
+func VoterID(voter *ecdsa.PrivateKey) string {
 	pub, err := voter.PublicKey.Bytes()
 	if err != nil {
 		panic(err)
 	}
-	t, err := election.IssueToken(rand.Reader, f.EA, m.ElectionID, pub)
+	h := sha256.Sum256(pub)
+	return "voter-" + hex.EncodeToString(h[:8])
+}
+
+// Token issues the authority's token for voter in m's election, under the
+// voter id VoterID(voter).
+func (f *Fixture) Token(m *election.Manifest, voter *ecdsa.PrivateKey) []byte {
+	return f.TokenFor(m, VoterID(voter), voter)
+}
+
+// TokenFor issues the token of roll entry voterID for voter's key: two
+// calls with one voterID and two keys give two tokens with one pseudonym.
+func (f *Fixture) TokenFor(m *election.Manifest, voterID string, voter *ecdsa.PrivateKey) []byte {
+	pub, err := voter.PublicKey.Bytes()
+	if err != nil {
+		panic(err)
+	}
+	p, err := election.Prepare(m)
+	if err != nil {
+		panic(err)
+	}
+	mt, err := election.NewMinter(rand.Reader, p, f.EA, PseudonymKey)
+	if err != nil {
+		panic(err)
+	}
+	t, err := mt.Mint(voterID, pub)
 	if err != nil {
 		panic(err)
 	}

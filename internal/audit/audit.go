@@ -4,15 +4,15 @@
 // of any network code so that every failure kind can be unit-tested on
 // synthetic data.
 //
-// What it checks: every ballot decodes canonically, is stored under the hash
-// of its own voter key, belongs to the election, carries a valid authority
-// token, voter signature and validity proof, and no voter key appears twice;
+// What it checks: every ballot decodes canonically, is stored under its own
+// token's pseudonym, belongs to the election, carries a valid authority
+// token, voter signature and validity proof, and no pseudonym appears twice;
 // the product of the valid ciphertexts equals the published product; the
 // published ballot count equals the number of valid ballots (both over the
 // ballots committed before the result, when Ledger.Order reads the blocks:
-// see CommitOrder); and the
-// decryption (single-key proof or trustees' partial decryptions) and the
-// counts verify. What it cannot check from the ledger alone: the voting
+// see CommitOrder); every ballot key is written once and never deleted,
+// from the election's opening on (the blocks again); and the decryption
+// (single-key proof or trustees' partial decryptions) and the counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
 // eligibility beyond the authority's token.
 package audit
@@ -24,8 +24,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
@@ -37,23 +39,23 @@ import (
 const (
 	KindManifest      = "MANIFEST"       // manifest missing or invalid
 	KindBallotDecode  = "BALLOT_DECODE"  // stored ballot bytes do not decode
-	KindBallotKey     = "BALLOT_KEY"     // stored under a key that is not the hash of its voter key
+	KindBallotKey     = "BALLOT_KEY"     // stored under a key that is not its token's pseudonym
 	KindBallotInvalid = "BALLOT_INVALID" // election id, ciphertext, token, signature or proof fails (Code says which)
-	KindDuplicate     = "DUPLICATE"      // two ballots for one voter key
+	KindDuplicate     = "DUPLICATE"      // two ballots for one pseudonym
 	KindResultMissing = "RESULT_MISSING" // no result published
 	KindResultDecode  = "RESULT_DECODE"  // result bytes do not decode
 	KindResultCount   = "RESULT_COUNT"   // ballotCount differs from the number of valid ballots
 	KindResultProduct = "RESULT_PRODUCT" // product differs from the product of the valid ballots
 	KindResult        = "RESULT"         // decryption proof, partials or counts fail
 	KindSource        = "SOURCE"         // reading the ledger failed
-	KindOrder         = "COMMIT_ORDER"   // the blocks after the result hold writes the contract never makes, or another result
+	KindOrder         = "COMMIT_ORDER"   // the blocks hold ballot writes the contract never makes (deletions, rewrites), or another result
 )
 
 // Failure is one thing that does not check out.
 type Failure struct {
 	Kind    string
 	Code    string // protocol error code for ballot failures (TOKEN, SIGNATURE, PROOF, …)
-	Subject string // which object: "ballot <voterKeyHash> (tx <id>)", "result", …
+	Subject string // which object: "ballot <pseudonym> (tx <id>)", "result", …
 	Err     string
 }
 
@@ -92,7 +94,7 @@ type partial struct {
 	product  *big.Int
 	valid    int
 	failures []Failure
-	keys     [][32]byte // voter key hashes of ballots that passed the per-ballot checks
+	keys     [][32]byte // pseudonyms of ballots that passed the per-ballot checks
 }
 
 // CheckBallots verifies every entry of src under p and multiplies the valid
@@ -131,7 +133,7 @@ func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally,
 				// A voter key that got past the per-ballot checks twice: count
 				// it once (the first) and report the second as a duplicate.
 				if _, dup := seen[k]; dup {
-					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: "ballot " + hex.EncodeToString(k[:]), Err: "a second ballot for this voter key is on the ledger"})
+					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: "ballot " + hex.EncodeToString(k[:]), Err: "a second ballot for this pseudonym is on the ledger"})
 					continue
 				}
 				seen[k] = struct{}{}
@@ -193,7 +195,7 @@ func recount(p *election.Prepared, t *Tally, src BallotSource, opts Options) (*T
 		}
 		k := r.keys[0]
 		if _, dup := seen[k]; dup {
-			out.Failures = append(out.Failures, Failure{Kind: KindDuplicate, Subject: subject(e), Err: "a second ballot for this voter key is on the ledger; only the first is counted"})
+			out.Failures = append(out.Failures, Failure{Kind: KindDuplicate, Subject: subject(e), Err: "a second ballot for this pseudonym is on the ledger; only the first is counted"})
 			return nil
 		}
 		seen[k] = struct{}{}
@@ -208,7 +210,7 @@ func recount(p *election.Prepared, t *Tally, src BallotSource, opts Options) (*T
 }
 
 func subject(e election.BallotEntry) string {
-	s := "ballot " + e.VoterKeyHash
+	s := "ballot " + e.Pseudonym
 	if e.TxID != "" {
 		s += " (tx " + e.TxID + ")"
 	}
@@ -235,10 +237,10 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 			out.failures = append(out.failures, ballotFailure(e, KindBallotDecode, err))
 			continue
 		}
-		key := election.VoterKeyHash(b.VoterPub)
-		if hex.EncodeToString(key[:]) != e.VoterKeyHash {
+		key := b.Pseudonym()
+		if hex.EncodeToString(key[:]) != e.Pseudonym {
 			out.failures = append(out.failures, ballotFailure(e, KindBallotKey,
-				fmt.Errorf("stored under key %s, but its voter key hashes to %s", e.VoterKeyHash, hex.EncodeToString(key[:]))))
+				fmt.Errorf("stored under key %s, but its token's pseudonym is %s", e.Pseudonym, hex.EncodeToString(key[:]))))
 			continue
 		}
 		c, err := p.CheckShape(b)
@@ -292,50 +294,84 @@ type listing struct {
 	hash [32]byte // SHA-256 of the ballot bytes
 }
 
-// subtractLate takes the late ballots that the listing multiplied into
-// product back out of it (and out of *counted), checks the late ballots the
-// listing did not see, and reports writes after the result that the
-// contract never makes: a deletion, a key written twice, a stored ballot
-// that is not the one its late write put there.
+// subtractLate checks every write to a ballot key that the blocks hold
+// since the election opened, takes the late ballots that the listing
+// multiplied into product back out of it (and out of *counted), and checks
+// the late ballots the listing did not see. It reports every write the
+// contract never makes, wherever it happened: a deletion, a key written
+// twice, and a stored ballot that is not the one its write put there (or
+// that no write put there).
 func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listing, product *big.Int, counted *int) (*big.Int, []Failure) {
 	var fs []Failure
-	tampered := func(lb LateBallot, format string, args ...any) {
-		fs = append(fs, Failure{Kind: KindOrder, Subject: subject(lb.Entry), Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", lb.Block)})
+	tampered := func(bw BallotWrite, format string, args ...any) {
+		fs = append(fs, Failure{Kind: KindOrder, Subject: subject(bw.Entry), Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", bw.Block)})
 	}
-	seen := make(map[string]bool)
-	for _, lb := range o.Late {
-		vkh := lb.Entry.VoterKeyHash
-		if seen[vkh] {
-			tampered(lb, "this ballot key is written a second time after the result; the contract writes a ballot key once")
-			continue
+	seen := make(map[string]BallotWrite)
+	// once records bw as its key's first write; it reports a deletion or a
+	// second write and returns false for them.
+	once := func(bw BallotWrite, when string) bool {
+		key := bw.Entry.Pseudonym
+		first, dup := seen[key]
+		if !dup {
+			seen[key] = bw
 		}
-		seen[vkh] = true
-		if lb.Deleted {
-			tampered(lb, "this ballot key is deleted after the result; the contract never deletes a ballot")
-			continue
+		switch {
+		case bw.Deleted:
+			tampered(bw, "this ballot key is deleted %s; the contract never deletes a ballot", when)
+			return false
+		case dup:
+			tampered(bw, "this ballot key is written a second time %s (first by tx %s in block %d); the contract writes a ballot key once", when, first.Entry.TxID, first.Block)
+			return false
 		}
-		ls, ok := listed[vkh]
-		if !ok {
-			// Committed after the listing was read: never multiplied in,
-			// and never checked. Check it now.
-			fs = append(fs, checkChunk(p, []election.BallotEntry{lb.Entry}).failures...)
-			continue
+		return true
+	}
+	earlyOnly := make(map[string]bool) // keys written once, before the result
+	for _, bw := range o.Earlier {
+		earlyOnly[bw.Entry.Pseudonym] = once(bw, "before the result")
+	}
+	for _, bw := range o.Late {
+		earlyOnly[bw.Entry.Pseudonym] = false
+		if once(bw, "after the result") {
+			product = subtractOne(p, bw, listed, product, counted, tampered, &fs)
 		}
-		if ls.txID != lb.Entry.TxID || ls.hash != sha256.Sum256(lb.Entry.Ballot) {
-			tampered(lb, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
-			continue
+	}
+	for _, key := range slices.Sorted(maps.Keys(listed)) {
+		ls := listed[key]
+		bw, ok := seen[key]
+		switch {
+		case !ok:
+			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(election.BallotEntry{Pseudonym: key, TxID: ls.txID}),
+				Err: "the state holds a ballot under this key that no valid transaction since the election opened wrote"})
+		case earlyOnly[key] && (ls.txID != bw.Entry.TxID || ls.hash != bw.Hash):
+			tampered(bw, "the state holds another ballot (tx %s) under this key than the one written before the result", ls.txID)
 		}
-		r := checkChunk(p, []election.BallotEntry{lb.Entry})
-		if r.valid != 1 {
-			continue // the listing already reported it, and did not count it
-		}
-		// Valid ciphertexts are units mod N² (DecodeCiphertext checks
-		// gcd(c, N) = 1), so the inverse exists.
-		inv := new(big.Int).ModInverse(r.product, p.PublicKey.NSquared)
-		product = new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
-		*counted--
 	}
 	return product, fs
+}
+
+// subtractOne handles one late write that is its key's only write.
+func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing, product *big.Int, counted *int,
+	tampered func(BallotWrite, string, ...any), fs *[]Failure) *big.Int {
+	ls, ok := listed[bw.Entry.Pseudonym]
+	if !ok {
+		// Committed after the listing was read: never multiplied in,
+		// and never checked. Check it now.
+		*fs = append(*fs, checkChunk(p, []election.BallotEntry{bw.Entry}).failures...)
+		return product
+	}
+	if ls.txID != bw.Entry.TxID || ls.hash != sha256.Sum256(bw.Entry.Ballot) {
+		tampered(bw, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
+		return product
+	}
+	r := checkChunk(p, []election.BallotEntry{bw.Entry})
+	if r.valid != 1 {
+		return product // the listing already reported it, and did not count it
+	}
+	// Valid ciphertexts are units mod N² (DecodeCiphertext checks
+	// gcd(c, N) = 1), so the inverse exists.
+	inv := new(big.Int).ModInverse(r.product, p.PublicKey.NSquared)
+	*counted--
+	return new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
 }
 
 // Report is the outcome of a full audit.
@@ -350,7 +386,7 @@ type Report struct {
 }
 
 // CommitOrder is what the blocks say about when the result committed and
-// which ballots committed after it.
+// which writes to the election's ballot keys came before and after it.
 //
 // A ballot counts if and only if it committed before the result. The
 // chaincode only accepts a ballot whose transaction time is inside the
@@ -359,16 +395,23 @@ type Report struct {
 // result is published, and it still commits (docs/PROTOCOL.md, section 7.7).
 // Such a ballot is on the ledger but was not there to be counted; the audit
 // checks it like any other, reports it, and leaves it out of the count.
+//
+// The contract writes each ballot key once and never deletes one, so any
+// other write to a ballot key — before the result (a ballot removed or
+// replaced before the tally, which the result would be consistent without)
+// or after it — is tampering by the endorsers, and the audit reports it.
 type CommitOrder struct {
 	ResultBlock uint64
 	ResultTxID  string
-	ResultValue []byte       // the result as written in that transaction: must be the published one
-	Late        []LateBallot // oldest first
+	ResultValue []byte        // the result as written in that transaction: must be the published one
+	Earlier     []BallotWrite // writes to ballot keys from the manifest to the result, oldest first
+	Late        []BallotWrite // writes to ballot keys after the result, oldest first
 }
 
-// LateBallot is a write to a ballot key after the result.
-type LateBallot struct {
-	Entry   election.BallotEntry // as written by its transaction (TxID is that transaction's)
+// BallotWrite is one valid write to a ballot key, as the blocks hold it.
+type BallotWrite struct {
+	Entry   election.BallotEntry // Pseudonym and TxID (the writing transaction); Ballot only for late writes
+	Hash    [32]byte             // SHA-256 of the ballot bytes written (zero for a deletion or an undecodable record)
 	Block   uint64
 	Deleted bool // a deletion: the contract never deletes a ballot, so this is tampering
 }
@@ -412,7 +455,7 @@ func Run(l *Ledger, opts Options) *Report {
 		listed = make(map[string]listing)
 		src = func(fn func(election.BallotEntry) error) error {
 			return l.Ballots(func(e election.BallotEntry) error {
-				listed[e.VoterKeyHash] = listing{txID: e.TxID, hash: sha256.Sum256(e.Ballot)}
+				listed[e.Pseudonym] = listing{txID: e.TxID, hash: sha256.Sum256(e.Ballot)}
 				return fn(e)
 			})
 		}

@@ -3,12 +3,12 @@ package audit
 import (
 	"bytes"
 	"crypto/ecdsa"
-	"crypto/rand"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 )
@@ -50,7 +50,7 @@ func getWorld(t *testing.T) *world {
 }
 
 func entry(b *election.Ballot) election.BallotEntry {
-	return election.BallotEntry{VoterKeyHash: election.VoterKeyHashHex(b.VoterPub), TxID: "tx-" + election.VoterKeyHashHex(b.VoterPub)[:8], Ballot: b.Marshal()}
+	return election.BallotEntry{Pseudonym: b.PseudonymHex(), TxID: "tx-" + b.PseudonymHex()[:8], Ballot: b.Marshal()}
 }
 
 func source(entries []election.BallotEntry) BallotSource {
@@ -73,7 +73,7 @@ func (w *world) result(t *testing.T, entries []election.BallotEntry) []byte {
 	}
 	var parts []*threshold.PartialDecryption
 	for _, i := range []int{0, 2} {
-		pd, err := w.shares[i].PartialDecrypt(rand.Reader, w.pp, tally.Product)
+		pd, err := thresholdtest.PartialDecrypt(w.shares[i], w.pp, tally.Product)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestAuditBallotFailures(t *testing.T) {
 		}, KindBallotDecode, election.CodeDecode},
 		{"stored under another key", func() election.BallotEntry {
 			e := entry(w.ballots[0])
-			e.VoterKeyHash = election.VoterKeyHashHex(w.ballots[1].VoterPub)
+			e.Pseudonym = w.ballots[1].PseudonymHex()
 			return e
 		}, KindBallotKey, ""},
 		{"token from another election", func() election.BallotEntry {

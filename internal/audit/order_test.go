@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"strings"
 	"testing"
@@ -19,18 +20,21 @@ func TestAuditLateBallots(t *testing.T) {
 	resultAll := w.result(t, es)
 	// order is what the blocks say: the published result resultBefore
 	// written in block 7, then lbs.
-	order := func(lbs ...LateBallot) func() (*CommitOrder, error) {
+	earlier := writes(before, 3)
+	order := func(lbs ...BallotWrite) func() (*CommitOrder, error) {
 		return func() (*CommitOrder, error) {
-			return &CommitOrder{ResultBlock: 7, ResultTxID: "tx-result", ResultValue: resultBefore, Late: lbs}, nil
+			return &CommitOrder{ResultBlock: 7, ResultTxID: "tx-result", ResultValue: resultBefore, Earlier: earlier, Late: lbs}, nil
 		}
 	}
-	lateAt := func(e election.BallotEntry, block uint64) LateBallot { return LateBallot{Entry: e, Block: block} }
+	lateAt := func(e election.BallotEntry, block uint64) BallotWrite {
+		return BallotWrite{Entry: e, Hash: sha256.Sum256(e.Ballot), Block: block}
+	}
 	l0, l1 := lateAt(late[0], 8), lateAt(late[1], 9)
 	otherTx := l0
 	otherTx.Entry.TxID = "tx-elsewhere"
 	otherBytes := l0
 	otherBytes.Entry.Ballot = late[1].Ballot
-	deleted := LateBallot{Entry: election.BallotEntry{VoterKeyHash: late[0].VoterKeyHash, TxID: "tx-del"}, Block: 8, Deleted: true}
+	deleted := BallotWrite{Entry: election.BallotEntry{Pseudonym: late[0].Pseudonym, TxID: "tx-del"}, Block: 8, Deleted: true}
 	garbled := l0
 	garbled.Entry.Ballot = nil
 	for _, tc := range []struct {
@@ -45,7 +49,7 @@ func TestAuditLateBallots(t *testing.T) {
 		{"late ballots the listing did not see are not subtracted", Ledger{Ballots: source(before), Result: resultBefore, Order: order(l0, l1)}, true, "", 4, 2},
 		{"without the commit order every ballot must count", Ledger{Ballots: source(es), Result: resultBefore}, false, KindResultCount, 6, 0},
 		{"result over all six while two are late", Ledger{Ballots: source(es), Result: resultAll, Order: func() (*CommitOrder, error) {
-			return &CommitOrder{ResultBlock: 7, ResultValue: resultAll, Late: []LateBallot{l0, l1}}, nil
+			return &CommitOrder{ResultBlock: 7, ResultValue: resultAll, Earlier: earlier, Late: []BallotWrite{l0, l1}}, nil
 		}}, false, KindResultCount, 4, 2},
 		{"the blocks' result is not the published one", Ledger{Ballots: source(before), Result: resultAll, Order: order()}, false, KindOrder, 4, 0},
 		{"late write from another transaction than the stored ballot's", Ledger{Ballots: source(es), Result: resultBefore, Order: order(otherTx, l1)}, false, KindOrder, 5, 2},
@@ -98,7 +102,7 @@ func TestAuditLateInvalidBallot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(tc.listed), Result: result,
 				Order: func() (*CommitOrder, error) {
-					return &CommitOrder{ResultBlock: 3, ResultValue: result, Late: []LateBallot{{Entry: es[5], Block: 4}}}, nil
+					return &CommitOrder{ResultBlock: 3, ResultValue: result, Earlier: writes(es[:5], 2), Late: []BallotWrite{{Entry: es[5], Block: 4}}}, nil
 				}}
 			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
 			if rep.OK() || countKind(rep.Failures, KindBallotInvalid) != 1 || len(rep.Failures) != 1 {
@@ -117,5 +121,59 @@ func TestAuditNoResultDoesNotReadOrder(t *testing.T) {
 	rep := Run(&l, Options{Workers: 2, BatchSize: 2})
 	if called || countKind(rep.Failures, KindResultMissing) != 1 {
 		t.Fatalf("order read: %v; failures %v", called, rep.Failures)
+	}
+}
+
+// writes is what the blocks hold for entries written (once each) in block.
+func writes(entries []election.BallotEntry, block uint64) []BallotWrite {
+	var out []BallotWrite
+	for _, e := range entries {
+		out = append(out, BallotWrite{Entry: election.BallotEntry{Pseudonym: e.Pseudonym, TxID: e.TxID}, Hash: sha256.Sum256(e.Ballot), Block: block})
+	}
+	return out
+}
+
+// Colluding endorsers remove or replace a ballot before the tally; the
+// result is computed without it, so it is consistent with the state. Only
+// the blocks show it, and the audit must report it.
+func TestAuditTamperingBeforeTheResult(t *testing.T) {
+	w := getWorld(t)
+	es := w.entries()[:4]
+	survivors := es[1:]
+	del := BallotWrite{Entry: election.BallotEntry{Pseudonym: es[0].Pseudonym, TxID: "tx-del"}, Block: 4, Deleted: true}
+	rewrite := writes(es[1:2], 4)[0]
+	rewrite.Entry.TxID = "tx-rewrite"
+	otherHash := writes(es[:1], 3)[0]
+	otherHash.Hash[0] ^= 1
+	for _, tc := range []struct {
+		name    string
+		listed  []election.BallotEntry
+		counted []election.BallotEntry // what the result counts
+		earlier []BallotWrite
+		wantOK  bool
+		want    string
+	}{
+		{"every ballot written once", es, es, writes(es, 3), true, ""},
+		{"a ballot deleted before the result", survivors, survivors, append(writes(es, 3), del), false, "deleted before the result"},
+		{"a ballot key written twice before the result", es, es, append(writes(es, 3), rewrite), false, "written a second time before the result"},
+		{"the state holds another ballot than the block wrote", es, es, append(writes(es[1:], 3), otherHash), false, "than the one written before the result"},
+		{"a stored ballot that no block wrote", es, es, writes(survivors, 3), false, "no valid transaction since the election opened wrote"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			result := w.result(t, tc.counted)
+			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(tc.listed), Result: result,
+				Order: func() (*CommitOrder, error) {
+					return &CommitOrder{ResultBlock: 5, ResultValue: result, Earlier: tc.earlier}, nil
+				}}
+			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
+			var out bytes.Buffer
+			rep.Write(&out)
+			if rep.OK() != tc.wantOK {
+				t.Fatalf("OK() = %v, want %v\n%s", rep.OK(), tc.wantOK, out.String())
+			}
+			if tc.want != "" && (countKind(rep.Failures, KindOrder) != 1 || !strings.Contains(out.String(), tc.want)) {
+				t.Fatalf("want one COMMIT_ORDER failure saying %q\n%s", tc.want, out.String())
+			}
+		})
 	}
 }

@@ -19,7 +19,7 @@ func (r *Report) Write(w io.Writer) {
 			m.Start.UTC().Format("2006-01-02T15:04:05Z"), m.End.UTC().Format("2006-01-02T15:04:05Z"))
 	}
 	if t := r.Tally; t != nil {
-		fmt.Fprintf(w, "  ballots:         %d on the ledger, %d valid (token, signature, proof, one per voter key)\n", t.Entries, t.Valid)
+		fmt.Fprintf(w, "  ballots:         %d on the ledger, %d valid (token, signature, proof, one per pseudonym)\n", t.Entries, t.Valid)
 	}
 	if res := r.Result; res != nil {
 		fmt.Fprintf(w, "  result:          %d ballots counted, %d partial decryption(s)\n", res.BallotCount, len(res.Partials))
@@ -31,6 +31,7 @@ func (r *Report) Write(w io.Writer) {
 	}
 	if o := r.Order; o != nil {
 		fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
+		fmt.Fprintf(w, "  ballot writes:   %d before the result and %d after it in the blocks since the election opened (each key must be written once, never deleted)\n", len(o.Earlier), len(o.Late))
 		if len(o.Late) > 0 {
 			fmt.Fprintf(w, "  late ballots:    committed after the result, so not counted (a ballot counts if it committed before the result); each is checked like any other\n")
 			for _, lb := range o.Late {

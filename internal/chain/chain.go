@@ -5,9 +5,10 @@
 // reading it cannot tell a ballot committed before the result from one
 // committed after it. The blocks can: a transaction's position is its block
 // number and its index in the block, and the block's transactions filter
-// says whether the committing peers found it valid. WritesAfter walks back
-// from the tip to the valid transaction that wrote a marker key (the
-// result) and returns the valid writes under a key prefix that follow it.
+// says whether the committing peers found it valid. WritesSince walks back
+// from the tip to the election's manifest and returns the valid writes
+// under a key prefix (the ballots) that precede and follow the last valid
+// write of a marker key (the result).
 //
 // Only the fields that question needs are decoded: the channel header's
 // type and transaction id, and the public write set of each namespace.
@@ -192,78 +193,97 @@ type Located struct {
 	Index int // transaction index in the block
 }
 
-// ErrNotFound is returned by WritesAfter when no valid transaction wrote the
+// ErrNotFound is returned by WritesSince when no valid transaction wrote the
 // marker key after the floor key.
 var ErrNotFound = errors.New("no valid transaction wrote the key")
 
-// WritesAfter finds the last valid transaction that wrote key in namespace
-// ns, and returns that write and every valid write in ns whose key starts
-// with prefix committed after it (later in its block or in a later block),
-// oldest first. It reads from the tip backwards, so its cost is the number
-// of blocks since that transaction, not the length of the chain; it gives
-// up with ErrNotFound at the valid write of floor (the election's manifest:
-// nothing of the election can precede it), or at the genesis block.
+// WritesSince finds the last valid transaction that wrote key (the result)
+// in namespace ns and returns that write, every valid write in ns whose key
+// starts with prefix between the valid write of floor (the election's
+// manifest: nothing of the election can precede it) and the marker — the
+// marker transaction's own writes included — in before, and every such
+// write committed after the marker (later in its block or in a later block)
+// in after; both oldest first. It reads from the tip back to the floor's
+// block, so its cost is the number of blocks since the election opened. It
+// fails with ErrNotFound when no valid write of key follows the floor (or,
+// without a floor, the genesis block).
 //
 // Each block it reads must hash to the next one's PreviousHash, so the
 // blocks it returns writes from are one unbroken chain ending at the tip
 // the peer reported. The peer is still trusted for that tip and for the
 // transactions filter, which no hash covers.
-func WritesAfter(ctx context.Context, r Reader, ns, key, prefix, floor string) (marker Located, after []Located, err error) {
+func WritesSince(ctx context.Context, r Reader, ns, key, prefix, floor string) (marker Located, before, after []Located, err error) {
 	h, err := r.Height(ctx)
 	if err != nil {
-		return Located{}, nil, fmt.Errorf("reading the chain height: %w", err)
+		return Located{}, nil, nil, fmt.Errorf("reading the chain height: %w", err)
 	}
+	w := walk{ns: ns, key: key, prefix: prefix, floor: floor}
 	var wantHash []byte // PreviousHash of the block read before (the next one up)
-	for n := h; n > 0; n-- {
+	for n := h; n > 0 && !w.atFloor; n-- {
 		num := n - 1
 		raw, err := r.Block(ctx, num)
 		if err != nil {
-			return Located{}, nil, fmt.Errorf("reading block %d: %w", num, err)
+			return Located{}, nil, nil, fmt.Errorf("reading block %d: %w", num, err)
 		}
 		b, err := ParseBlock(raw)
 		if err != nil {
-			return Located{}, nil, err
+			return Located{}, nil, nil, err
 		}
 		if b.Number != num {
-			return Located{}, nil, fmt.Errorf("asked for block %d, got block %d", num, b.Number)
+			return Located{}, nil, nil, fmt.Errorf("asked for block %d, got block %d", num, b.Number)
 		}
 		if wantHash != nil && !bytes.Equal(b.Hash, wantHash) {
-			return Located{}, nil, fmt.Errorf("block %d does not hash to block %d's previous hash: the blocks are not one chain", num, num+1)
+			return Located{}, nil, nil, fmt.Errorf("block %d does not hash to block %d's previous hash: the blocks are not one chain", num, num+1)
 		}
 		wantHash = b.PreviousHash
-		for i := len(b.Txs) - 1; i >= 0; i-- {
-			tx := b.Txs[i]
-			if !tx.Valid {
+		w.block(b)
+	}
+	if !w.found {
+		return Located{}, nil, nil, ErrNotFound
+	}
+	slices.Reverse(w.before)
+	slices.Reverse(w.after)
+	return w.marker, w.before, w.after, nil
+}
+
+// walk is the state of WritesSince's backward walk. It collects newest
+// first; WritesSince reverses.
+type walk struct {
+	ns, key, prefix, floor string
+	found, atFloor         bool
+	marker                 Located
+	before, after          []Located
+}
+
+// block visits b's valid transactions, last first, until the floor.
+func (w *walk) block(b *Block) {
+	for i := len(b.Txs) - 1; i >= 0 && !w.atFloor; i-- {
+		tx := b.Txs[i]
+		if !tx.Valid {
+			continue
+		}
+		var inTx []Located
+		for _, wr := range tx.Writes {
+			if wr.Namespace != w.ns {
 				continue
 			}
-			var found, atFloor bool
-			var foundW Write
-			var inTx []Located
-			for _, w := range tx.Writes {
-				if w.Namespace != ns {
-					continue
-				}
-				switch {
-				case w.Key == key:
-					found, foundW = true, w
-				case w.Key == floor:
-					atFloor = true
-				case strings.HasPrefix(w.Key, prefix):
-					inTx = append(inTx, Located{Write: w, TxID: tx.ID, Block: num, Index: i})
-				}
-			}
-			if found {
-				// Writes made by the marker's own transaction are not "after" it.
-				slices.Reverse(after)
-				return Located{Write: foundW, TxID: tx.ID, Block: num, Index: i}, after, nil
-			}
-			if atFloor {
-				return Located{}, nil, ErrNotFound
-			}
-			for j := len(inTx) - 1; j >= 0; j-- {
-				after = append(after, inTx[j])
+			loc := Located{Write: wr, TxID: tx.ID, Block: b.Number, Index: i}
+			switch {
+			case wr.Key == w.key && !w.found:
+				w.found, w.marker = true, loc
+			case wr.Key == w.floor:
+				w.atFloor = true
+			case strings.HasPrefix(wr.Key, w.prefix):
+				inTx = append(inTx, loc)
 			}
 		}
+		// Writes of the marker's own transaction are not after it.
+		dst := &w.after
+		if w.found {
+			dst = &w.before
+		}
+		for j := len(inTx) - 1; j >= 0; j-- {
+			*dst = append(*dst, inTx[j])
+		}
 	}
-	return Located{}, nil, ErrNotFound
 }

@@ -104,8 +104,8 @@ const (
 
 func ballot(voter string) string { return "ballot/" + prefix + voter + "\x00=rec-" + voter }
 
-func writesAfter(c *chaintest.Chain) (chain.Located, []chain.Located, error) {
-	return chain.WritesAfter(context.Background(), c, "ballot", result, prefix, manifest)
+func writesSince(c *chaintest.Chain) (chain.Located, []chain.Located, []chain.Located, error) {
+	return chain.WritesSince(context.Background(), c, "ballot", result, prefix, manifest)
 }
 
 // describe renders located writes as "tx@block.index:voter".
@@ -117,7 +117,7 @@ func describe(ls []chain.Located) []string {
 	return out
 }
 
-func TestWritesAfter(t *testing.T) {
+func TestWritesSince(t *testing.T) {
 	c := chaintest.NewChain(
 		[]tx{{ID: "genesis", Valid: true, Config: true}},
 		[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}, {ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
@@ -135,9 +135,12 @@ func TestWritesAfter(t *testing.T) {
 		},
 		[]tx{{ID: "cfg", Valid: true, Config: true}},
 	)
-	marker, after, err := writesAfter(c)
+	marker, before, after, err := writesSince(c)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := describe(before), []string{"b1@1.1:v1", "b2@2.0:v2", "res@2.1:own"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("writes from the manifest to the result: got %q, want %q", got, want)
 	}
 	if marker.TxID != "res" || marker.Block != 2 || marker.Index != 1 || string(marker.Value) != "R" {
 		t.Fatalf("marker = %+v, want tx res at block 2, index 1, value R", marker)
@@ -145,26 +148,29 @@ func TestWritesAfter(t *testing.T) {
 	if got, want := describe(after), []string{"b3@2.2:v3", "b6@3.3:v6", "b6@3.3:v7"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("writes after the result: got %q, want %q", got, want)
 	}
-	if c.Reads != 3 {
-		t.Errorf("read %d blocks, want 3 (the tip back to the result's block)", c.Reads)
+	if c.Reads != 4 {
+		t.Errorf("read %d blocks, want 4 (the tip back to the manifest's block)", c.Reads)
 	}
 }
 
 // The marker is the last valid write of the key: a second result write
 // (which the contract refuses, but a colluding endorser set could commit)
 // is the one the ballots are ordered against.
-func TestWritesAfterLastMarkerWins(t *testing.T) {
+func TestWritesSinceLastMarkerWins(t *testing.T) {
 	c := chaintest.NewChain(
 		[]tx{{ID: "r1", Valid: true, Writes: []string{"ballot/" + result + "=R1"}}},
 		[]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
 		[]tx{{ID: "r2", Valid: true, Writes: []string{"ballot/" + result + "=R2"}}, {ID: "b2", Valid: true, Writes: []string{ballot("v2"), ballot("v2")}}},
 	)
-	marker, after, err := writesAfter(c)
+	marker, before, after, err := writesSince(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if marker.TxID != "r2" || string(marker.Value) != "R2" {
 		t.Fatalf("marker = %+v, want the last result write r2", marker)
+	}
+	if got, want := describe(before), []string{"b1@1.0:v1"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("writes before the result: got %q, want %q", got, want)
 	}
 	// A key written twice in one transaction is returned twice: the
 	// caller decides that it is tampering.
@@ -173,7 +179,7 @@ func TestWritesAfterLastMarkerWins(t *testing.T) {
 	}
 }
 
-func TestWritesAfterErrors(t *testing.T) {
+func TestWritesSinceErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		chain *chaintest.Chain
@@ -198,7 +204,7 @@ func TestWritesAfterErrors(t *testing.T) {
 		}(), "block 0 does not hash to block 1's previous hash", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := writesAfter(tc.chain)
+			_, _, _, err := writesSince(tc.chain)
 			if tc.want == "" {
 				if !errors.Is(err, chain.ErrNotFound) {
 					t.Fatalf("err %v, want ErrNotFound", err)

@@ -7,6 +7,7 @@ package ledger
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -66,7 +67,7 @@ func (c *Client) sameBallotStored(ctx context.Context, ballot []byte) (*CastRece
 	if err != nil {
 		return nil, false
 	}
-	rec, err := c.GetBallot(ctx, b.ElectionID, election.VoterKeyHashHex(b.VoterPub))
+	rec, err := c.GetBallot(ctx, b.ElectionID, b.PseudonymHex())
 	if err != nil {
 		return nil, false
 	}
@@ -77,9 +78,10 @@ func (c *Client) sameBallotStored(ctx context.Context, ballot []byte) (*CastRece
 	return &CastReceipt{Receipt: *rec}, true
 }
 
-// GetBallot returns the receipt of the ballot stored for a voter key hash.
-func (c *Client) GetBallot(ctx context.Context, electionID, voterKeyHashHex string) (*election.Receipt, error) {
-	out, err := c.Conn.Evaluate(ctx, "GetBallot", []byte(electionID), []byte(voterKeyHashHex))
+// GetBallot returns the receipt of the ballot stored under a voter's
+// pseudonym (hex, as in election.Ballot.PseudonymHex).
+func (c *Client) GetBallot(ctx context.Context, electionID, pseudonymHex string) (*election.Receipt, error) {
+	out, err := c.Conn.Evaluate(ctx, "GetBallot", []byte(electionID), []byte(pseudonymHex))
 	if err != nil {
 		return nil, err
 	}
@@ -157,15 +159,36 @@ func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, erro
 	return out, err
 }
 
+// WindowClosed evaluates the chaincode's WindowClosed: whether the peer that
+// answers would now accept a result for the election, and so no longer a
+// ballot. Trustees ask it before decrypting (package threshold/trustee).
+func (c *Client) WindowClosed(ctx context.Context, electionID string) (bool, error) {
+	out, err := c.Conn.Evaluate(ctx, "WindowClosed", []byte(electionID))
+	if err != nil {
+		return false, err
+	}
+	return parseWindowClosed(out)
+}
+
+// parseWindowClosed decodes WindowClosed's answer, JSON true or false.
+func parseWindowClosed(out []byte) (bool, error) {
+	var closed *bool // null is not an answer
+	if err := json.Unmarshal(out, &closed); err != nil || closed == nil {
+		return false, fmt.Errorf("WindowClosed answer %.40q is not JSON true or false", out)
+	}
+	return *closed, nil
+}
+
 // PublishResult submits a canonical result.
 func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Receipt, error) {
 	return c.Conn.Submit(ctx, "PublishResult", result)
 }
 
 // CommitOrder returns, for audit.Ledger.Order, a reader of when the
-// election's result committed and which of its ballot keys were written
-// after it. It reads blocks through qscc from the tip back to the result's
-// block, so its cost is the number of blocks since the result.
+// election's result committed and of every write to its ballot keys before
+// and after it. It reads blocks through qscc from the tip back to the
+// election's manifest, so its cost is the number of blocks since the
+// election opened.
 func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*audit.CommitOrder, error) {
 	return func() (*audit.CommitOrder, error) {
 		return commitOrder(ctx, c.Conn, c.Conn.Chaincode(), electionID)
@@ -174,7 +197,7 @@ func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*au
 
 func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*audit.CommitOrder, error) {
 	prefix := election.LedgerKey(election.ObjBallot, electionID)
-	marker, after, err := chain.WritesAfter(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
+	marker, before, after, err := chain.WritesSince(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
 		election.LedgerKey(election.ObjManifest, electionID))
 	if errors.Is(err, chain.ErrNotFound) {
 		return nil, fmt.Errorf("no block after election %q's manifest holds a valid write of its result", electionID)
@@ -186,21 +209,40 @@ func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*a
 		return nil, fmt.Errorf("the last write of election %q's result key (tx %s, block %d) deletes it", electionID, marker.TxID, marker.Block)
 	}
 	o := &audit.CommitOrder{ResultBlock: marker.Block, ResultTxID: marker.TxID, ResultValue: marker.Value}
-	for _, w := range after {
-		// Ballot keys have exactly one attribute after the election id.
-		vkh, ok := strings.CutSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")
-		if !ok || strings.Contains(vkh, "\x00") {
-			return nil, fmt.Errorf("block %d, tx %s writes key %q under election %q's ballots, which is not a ballot key", w.Block, w.TxID, w.Key, electionID)
-		}
-		lb := audit.LateBallot{Entry: election.BallotEntry{VoterKeyHash: vkh, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
-		if !w.IsDelete {
-			// An undecodable record leaves Ballot empty: the audit then
-			// reports it as not decoding, or as not the ballot the state holds.
-			if rec, err := election.ParseRecord(w.Value); err == nil {
-				lb.Entry.Ballot = rec.Ballot
-			}
-		}
-		o.Late = append(o.Late, lb)
+	if o.Earlier, err = ballotWrites(before, prefix, electionID, false); err != nil {
+		return nil, err
+	}
+	if o.Late, err = ballotWrites(after, prefix, electionID, true); err != nil {
+		return nil, err
 	}
 	return o, nil
+}
+
+// ballotWrites turns located writes under the ballot prefix into
+// audit.BallotWrites. keepBallot keeps the ballot bytes (late writes are
+// checked in full); earlier writes keep only their hash, so that memory
+// does not grow with the election.
+func ballotWrites(ws []chain.Located, prefix, electionID string, keepBallot bool) ([]audit.BallotWrite, error) {
+	out := make([]audit.BallotWrite, 0, len(ws))
+	for _, w := range ws {
+		// Ballot keys have exactly one attribute after the election id.
+		key, ok := strings.CutSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")
+		if !ok || strings.Contains(key, "\x00") {
+			return nil, fmt.Errorf("block %d, tx %s writes key %q under election %q's ballots, which is not a ballot key", w.Block, w.TxID, w.Key, electionID)
+		}
+		bw := audit.BallotWrite{Entry: election.BallotEntry{Pseudonym: key, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
+		if !w.IsDelete {
+			// An undecodable record leaves Ballot empty and Hash zero: the
+			// audit then reports it as not decoding, or as not the ballot
+			// the state holds.
+			if rec, err := election.ParseRecord(w.Value); err == nil {
+				bw.Hash = sha256.Sum256(rec.Ballot)
+				if keepBallot {
+					bw.Entry.Ballot = rec.Ballot
+				}
+			}
+		}
+		out = append(out, bw)
+	}
+	return out, nil
 }

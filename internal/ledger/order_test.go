@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 	"testing"
 
@@ -23,8 +24,13 @@ func ballotWrite(vkh string, rec []byte) string {
 func TestCommitOrder(t *testing.T) {
 	vkh := strings.Repeat("ab", 32)
 	rec := (&election.Record{TxID: "late-tx", Ballot: []byte("ballot bytes")}).Marshal()
+	earlyRec := (&election.Record{TxID: "early-tx", Ballot: []byte("early ballot")}).Marshal()
 	c := chaintest.NewChain(
 		[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=M"}}},
+		[]tx{
+			{ID: "early-tx", Valid: true, Writes: []string{ballotWrite("12", earlyRec)}},
+			{ID: "early-del", Valid: true, Writes: []string{"ballot/" + election.LedgerKey(election.ObjBallot, "e1", "12")}},
+		},
 		[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
 		[]tx{
 			{ID: "late-tx", Valid: true, Writes: []string{ballotWrite(vkh, rec)}},
@@ -36,16 +42,25 @@ func TestCommitOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ResultBlock != 1 || o.ResultTxID != "res" || string(o.ResultValue) != "R" || len(o.Late) != 3 {
+	if len(o.Earlier) != 2 {
+		t.Fatalf("earlier writes %+v, want the write and the deletion of key 12", o.Earlier)
+	}
+	if e := o.Earlier[0]; e.Entry.Pseudonym != "12" || e.Entry.TxID != "early-tx" || e.Hash != sha256.Sum256([]byte("early ballot")) || e.Entry.Ballot != nil || e.Deleted {
+		t.Errorf("earlier write %+v: want its hash and no ballot bytes", e)
+	}
+	if e := o.Earlier[1]; e.Entry.Pseudonym != "12" || e.Entry.TxID != "early-del" || !e.Deleted || e.Block != 1 {
+		t.Errorf("earlier deletion %+v", e)
+	}
+	if o.ResultBlock != 2 || o.ResultTxID != "res" || string(o.ResultValue) != "R" || len(o.Late) != 3 {
 		t.Fatalf("commit order %+v", o)
 	}
-	if e := o.Late[0]; e.Entry.VoterKeyHash != vkh || e.Entry.TxID != "late-tx" || string(e.Entry.Ballot) != "ballot bytes" || e.Block != 2 || e.Deleted {
+	if e := o.Late[0]; e.Entry.Pseudonym != vkh || e.Entry.TxID != "late-tx" || string(e.Entry.Ballot) != "ballot bytes" || e.Block != 3 || e.Deleted {
 		t.Errorf("late ballot %+v", e)
 	}
-	if e := o.Late[1]; e.Entry.VoterKeyHash != "cd" || !e.Deleted {
+	if e := o.Late[1]; e.Entry.Pseudonym != "cd" || !e.Deleted {
 		t.Errorf("deletion %+v", e)
 	}
-	if e := o.Late[2]; e.Entry.VoterKeyHash != "ef" || e.Entry.Ballot != nil {
+	if e := o.Late[2]; e.Entry.Pseudonym != "ef" || e.Entry.Ballot != nil {
 		t.Errorf("undecodable record %+v: want no ballot bytes", e)
 	}
 }

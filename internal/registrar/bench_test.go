@@ -2,8 +2,6 @@ package registrar
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -40,7 +38,11 @@ func BenchmarkRegisterAfterPrefill(b *testing.B) {
 	const fresh = 100_000 // voters the measured registrations draw from
 	path := filepath.Join(b.TempDir(), "state.db")
 	roll, codes := benchRoll(b, fresh)
-	binding := Binding{ElectionID: "e1", RollDigest: roll.Digest(), MaxVoters: uint64(registered + fresh)}
+	mint, _, manifest := testMinter(b, "e1", uint64(registered+fresh))
+	binding, err := NewBinding("e1", manifest, uint64(registered+fresh), roll)
+	if err != nil {
+		b.Fatal(err)
+	}
 	if err := InitStore(path, binding); err != nil {
 		b.Fatal(err)
 	}
@@ -53,8 +55,7 @@ func BenchmarkRegisterAfterPrefill(b *testing.B) {
 	}
 	defer st.Close()
 	guard, _ := NewGuard(openLimits())
-	ea, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	srv := &Server{ElectionID: "e1", Issue: issuer(ea, "e1"), Roll: roll, Store: st, Guard: guard}
+	srv := &Server{ElectionID: "e1", Mint: mint.Mint, Roll: roll, Store: st, Guard: guard}
 	next := 0
 	b.Run(fmt.Sprintf("registered=%d", registered), func(b *testing.B) {
 		if next+b.N > fresh {

@@ -6,6 +6,8 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/hex"
+	"math/bits"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/election/electiontest"
 )
 
 func voterPub(t testing.TB) []byte {
@@ -41,7 +44,7 @@ func openLimits() Limits {
 type fixture struct {
 	srv     *httptest.Server
 	client  *Client
-	ea      *ecdsa.PrivateKey
+	prep    *election.Prepared
 	store   *Store
 	state   string
 	binding Binding
@@ -49,10 +52,33 @@ type fixture struct {
 	log     *syncBuffer
 }
 
-func issuer(ea *ecdsa.PrivateKey, electionID string) IssueFunc {
-	return func(_ string, pub []byte) ([]byte, error) {
-		return election.IssueToken(rand.Reader, ea, electionID, pub)
+// testMinter is the election's real token minter with the fixture's keys,
+// for a manifest allowing maxVoters.
+func testMinter(t testing.TB, electionID string, maxVoters uint64) (*election.Minter, *election.Prepared, []byte) {
+	t.Helper()
+	m := electiontest.Load().Manifest(electionID)
+	m.MaxVoters, m.EncodingBits = maxVoters, uint(bits.Len64(maxVoters))
+	raw, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
 	}
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint, err := election.NewMinter(rand.Reader, p, electiontest.Load().EA, electiontest.PseudonymKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mint, p, raw
+}
+
+func prepare(t *testing.T, id string) *election.Prepared {
+	p, err := election.Prepare(electiontest.Load().Manifest(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // newRoll writes a roll of n voters and returns it with its plain codes.
@@ -80,7 +106,8 @@ func newFixture(t *testing.T, n int, limits Limits) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	roll, codes := newRoll(t, dir, n)
-	b, err := NewBinding("e1", []byte(`{"manifest":"e1"}`), uint64(n), roll)
+	mint, prep, manifest := testMinter(t, "e1", uint64(n))
+	b, err := NewBinding("e1", manifest, uint64(n), roll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +123,10 @@ func newFixture(t *testing.T, n int, limits Limits) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ea, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	var logBuf syncBuffer
-	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Issue: issuer(ea, "e1"), Roll: roll, Store: st, Guard: guard, Log: newTestLogger(&logBuf)})
+	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Mint: mint.Mint, Roll: roll, Store: st, Guard: guard, Log: newTestLogger(&logBuf)})
 	t.Cleanup(func() { srv.Close(); st.Close() })
-	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, ea: ea, store: st, state: statePath, binding: b, codes: codes, log: &logBuf}
+	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, prep: prep, store: st, state: statePath, binding: b, codes: codes, log: &logBuf}
 }
 
 func (f *fixture) register(i int, code string, pub []byte) (*Token, error) {
@@ -115,10 +141,13 @@ func TestRegister(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := election.VerifyToken(&f.ea.PublicKey, "e1", pub, tok.Token); err != nil {
+	if err := f.prep.VerifyToken(pub, tok.Token); err != nil {
 		t.Fatalf("issued token does not verify: %v", err)
 	}
-	if err := election.VerifyToken(&f.ea.PublicKey, "e2", pub, tok.Token); err == nil {
+	if want, _ := election.Pseudonym(electiontest.PseudonymKey, "e1", id); election.PseudonymHex(tok.Token) != hex.EncodeToString(want[:]) {
+		t.Fatal("the token does not carry the voter's pseudonym")
+	}
+	if err := prepare(t, "e2").VerifyToken(pub, tok.Token); err == nil {
 		t.Fatal("token verifies for another election")
 	}
 

@@ -48,11 +48,13 @@ type errorBody struct {
 // Server checks roll entries and issues tokens for one election.
 type Server struct {
 	ElectionID string
-	Issue      IssueFunc // makes a voter's token; the token format lives there
-	Roll       *Roll
-	Store      *Store
-	Guard      *Guard      // rate limits and lockouts; required
-	Log        *log.Logger // nil: no request log
+	// Mint issues the token of voterID for voterPub (election.Minter.Mint):
+	// the token format and the pseudonym stay outside the registrar.
+	Mint  MintFunc
+	Roll  *Roll
+	Store *Store
+	Guard *Guard      // rate limits and lockouts; required
+	Log   *log.Logger // nil: no request log
 }
 
 // refusal is a registration answered with an error status.
@@ -87,7 +89,7 @@ func (s *Server) logFailure(format string, args ...any) {
 
 // ServeHTTP implements POST /v1/register.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.Guard == nil || s.Store == nil || s.Issue == nil || s.Roll == nil {
+	if s.Guard == nil || s.Store == nil || s.Mint == nil || s.Roll == nil {
 		writeErr(w, http.StatusInternalServerError, "registration service is misconfigured")
 		return
 	}
@@ -184,13 +186,13 @@ func (s *Server) register(ip string, req *Request) (*Token, *refusal) {
 		s.Guard.Fail(ip, req.VoterID)
 		return nil, refuse(http.StatusForbidden, errors.New("voterID or code is wrong"))
 	}
-	reg, err := s.Store.Register(req.VoterID, req.VoterPub, s.Issue)
+	reg, err := s.Store.Register(req.VoterID, req.VoterPub, s.Mint)
 	switch {
 	case errors.Is(err, ErrUsed):
 		s.Guard.Fail(ip, req.VoterID)
 		return nil, refuse(http.StatusConflict, fmt.Errorf("voterID %q: %w with another key", req.VoterID, err))
-	case errors.Is(err, ErrFull):
-		return nil, refuse(http.StatusConflict, err)
+	case errors.Is(err, ErrFull), errors.Is(err, election.ErrRollFull):
+		return nil, refuse(http.StatusForbidden, err)
 	case err != nil:
 		return nil, refuse(http.StatusInternalServerError, err)
 	}

@@ -73,9 +73,10 @@ type Registration struct {
 	Replayed bool `json:"-"`
 }
 
-// IssueFunc makes the token for a voter's key. The token format lives with
-// the caller; the store only keeps the bytes.
-type IssueFunc func(voterID string, voterPub []byte) (token []byte, err error)
+// MintFunc makes the token for a voter's key (election.Minter.Mint). The
+// token format and the voter's pseudonym live with the caller; the store only
+// keeps the bytes.
+type MintFunc func(voterID string, voterPub []byte) (token []byte, err error)
 
 var (
 	// ErrUsed means the voter id's code was used already, for another key.
@@ -226,10 +227,10 @@ func short(b []byte) string {
 func (s *Store) Close() error { return s.db.Close() }
 
 // Register returns id's registration. The first call for id stores a new
-// one made by issue; a later call with the same key returns the stored token
+// one made by mint; a later call with the same key returns the stored token
 // again (a retry after a lost answer); another key gets ErrUsed. The token
 // count never passes maxVoters. It returns only after the commit is on disk.
-func (s *Store) Register(id string, voterPub []byte, issue IssueFunc) (*Registration, error) {
+func (s *Store) Register(id string, voterPub []byte, mint MintFunc) (*Registration, error) {
 	var reg *Registration
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		regs, meta := tx.Bucket(bucketRegs), tx.Bucket(bucketMeta)
@@ -240,7 +241,7 @@ func (s *Store) Register(id string, voterPub []byte, issue IssueFunc) (*Registra
 		if issued >= s.binding.MaxVoters {
 			return ErrFull
 		}
-		tok, err := issue(id, voterPub)
+		tok, err := mint(id, voterPub)
 		if err != nil {
 			return fmt.Errorf("issuing token: %w", err)
 		}

@@ -67,7 +67,7 @@ func openState(t *testing.T, n int) *Store {
 	return st
 }
 
-func fixedToken(tok string) IssueFunc {
+func fixedToken(tok string) MintFunc {
 	return func(string, []byte) ([]byte, error) { return []byte(tok), nil }
 }
 

@@ -44,10 +44,19 @@
 // BeginLocked starts a session that holds the read lock from the start in
 // either mode: for callers that cannot retry, and for bounding retries.
 // ReadUncounted marks a read the peer makes for itself and the chaincode never
-// sees (the endorser's check of the chaincode definition's sequence in
-// _lifecycle); it needs no lock and does not count as a key, its staleness
-// being caught by MVCC validation alone. Without it every chaincode
-// invocation would read two keys and escalate.
+// sees (the chaincode definition's sequence in _lifecycle, which the endorser
+// and then the chaincode support read before the chaincode runs); it needs
+// no lock and does not count as a key, its staleness against the chaincode's
+// reads being caught by MVCC validation. Without it every chaincode
+// invocation would read two keys and escalate. The peer compares the two
+// reads of the sequence with its lifecycle cache, and the read set keeps
+// only the last version read of a key, so MVCC cannot see that they
+// differed: a second uncounted read after a commit overlapped the session
+// fails with ErrStaleSnapshot, as stock Fabric fails such an invocation
+// with "changed during invoke". ReadHint marks a read whose value reaches
+// neither the chaincode nor the read set (the key-level endorsement policy
+// of a written key, which only feeds the proposal's chaincode interest); it
+// fails only for a stale or finished session.
 //
 // # Why every Lockless session has repeatable-read isolation
 //
@@ -94,7 +103,20 @@
 // endorser must retry it. The chaincode sees that error only as a failed
 // read and may hide it, so the peer asks Session.Err before it uses the
 // simulation results. Internal query executors whose callers do not retry
-// should use BeginLocked. Private-data reads that read two records (the
-// value and its hash's version) should call MultiRead, not Read. The package imports only the standard library
-// so that it can be copied into the patched Fabric tree unchanged.
+// should use BeginLocked. A read that fetches two records and compares them
+// is a multi-key read: the patched transaction manager calls MultiRead, not
+// Read, before GetPrivateData, which reads the private value and the version
+// of its public hash. A simulation whose staleness no one checks (the callee
+// of a cross-channel chaincode-to-chaincode call) should take the lock at
+// once with MultiRead.
+//
+// The gate orders only the state database. Every other structure that a
+// lock-free session reads and a commit writes must be safe for concurrent
+// use by itself: NameSet is the copy-on-write set the patched ledger uses
+// for its record of the namespaces that have key-level metadata. The state
+// database must apply a commit atomically per key and write nothing back on
+// a read; CheckStateDB refuses Lockless mode on any other than goleveldb.
+//
+// The package imports only the standard library so that it can be copied
+// into the patched Fabric tree unchanged.
 package lockless

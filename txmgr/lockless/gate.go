@@ -94,7 +94,7 @@ const (
 	fresh  state = iota // Lockless, nothing read yet
 	oneKey              // Lockless, one point read made without a lock
 	locked              // holds the read lock, every read so far is from one snapshot
-	stale               // holds the read lock, but a commit overlapped: reads fail
+	stale               // a commit overlapped the session: every read fails
 	done                // Done was called; holds nothing
 )
 
@@ -103,11 +103,13 @@ const (
 // the endorser while a chaincode handler still reads); they are serialized
 // by the session's own mutex, which is never shared with other sessions.
 type Session struct {
-	g     *Gate
-	mu    sync.Mutex
-	st    state
-	start uint64 // g.seq when a Lockless session began
-	err   error  // the ErrStaleSnapshot error, repeated by every later read
+	g       *Gate
+	mu      sync.Mutex
+	st      state
+	rlocked bool   // the session holds g.rw's read lock (released by Done)
+	start   uint64 // g.seq when a Lockless session began (or made its first uncounted read)
+	peer    bool   // an uncounted read was made without the lock
+	err     error  // the ErrStaleSnapshot error, repeated by every later read
 }
 
 // Begin starts a session. In Locked mode it takes the read lock (and so
@@ -117,7 +119,7 @@ func (g *Gate) Begin() *Session {
 	g.sessions.Add(1)
 	if g.mode == Locked {
 		g.rw.RLock()
-		return &Session{g: g, st: locked}
+		return &Session{g: g, st: locked, rlocked: true}
 	}
 	return &Session{g: g, st: fresh, start: g.seq.Load()}
 }
@@ -130,7 +132,7 @@ func (g *Gate) Begin() *Session {
 func (g *Gate) BeginLocked() *Session {
 	g.sessions.Add(1)
 	g.rw.RLock()
-	return &Session{g: g, st: locked}
+	return &Session{g: g, st: locked, rlocked: true}
 }
 
 // Read must be called before every point read of (ns, key) from the state
@@ -158,15 +160,50 @@ func (s *Session) Read(ns, key string) error {
 	}
 }
 
-// ReadUncounted must be called instead of Read before a point read whose
-// value the simulated chaincode never sees and whose version goes into the
-// read set, so that MVCC validation at commit rejects the transaction if it
-// was stale. Such a read neither needs a lock nor makes a later Read
-// escalate. In Fabric 2.5 the one such read is the endorser's check of the
-// chaincode definition's sequence in _lifecycle (ChaincodeEndorsementInfo)
-// before the chaincode runs; without it every chaincode invocation reads two
-// keys. Do not use it for a key the session also passes to Read.
+// ReadUncounted must be called instead of Read before a peer-only read: a
+// point read whose value the simulated chaincode never sees and whose
+// version goes into the read set, so that MVCC validation at commit rejects
+// the transaction if it was stale. In Fabric 2.5 these are the chaincode
+// definition's sequence in _lifecycle, read by the endorser and again by
+// the chaincode support before the chaincode runs, and the chaincode's
+// 'initialized' key. Such a read takes no lock and does not make a later
+// Read escalate; without it every chaincode invocation reads two keys.
+//
+// The session's first read may be uncounted. Any later uncounted read fails
+// with an ErrStaleSnapshot error if a commit started or ended since the
+// first: the peer compares the values it reads twice (the definition's
+// sequence, against its lifecycle cache), and because the read set keeps
+// only the last version read of a key, two reads from different snapshots
+// could pair an old definition with a new package without MVCC noticing.
+// Stock Fabric fails such an invocation ("changed during invoke"); the
+// retry of a stale session runs locked and sees one snapshot.
 func (s *Session) ReadUncounted(ns, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.st {
+	case fresh, oneKey:
+		if s.st == fresh && !s.peer {
+			// Nothing read yet: the snapshot starts now.
+			s.start, s.peer = s.g.seq.Load(), true
+			return nil
+		}
+		return s.checkUnlocked(func() string { return fmt.Sprintf("peer-only read of %q in namespace %q", key, ns) })
+	case locked:
+		return nil
+	case stale:
+		return s.err
+	default:
+		return fmt.Errorf("%w (read of %q in namespace %q)", ErrSessionDone, key, ns)
+	}
+}
+
+// ReadHint must be called before a read whose value neither reaches the
+// chaincode nor enters the read set: in Fabric 2.5 the key-level
+// endorsement policy that SetState, SetStateMetadata and SetPrivateData
+// look up for the written key, which only feeds the proposal's chaincode
+// interest (the endorsers a client gateway asks). It neither needs a lock
+// nor counts as a read; it fails only if the session is stale or done.
+func (s *Session) ReadHint(ns, key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch s.st {
@@ -180,8 +217,8 @@ func (s *Session) ReadUncounted(ns, key string) error {
 }
 
 // MultiRead must be called before a range query, rich query, multi-key read
-// or anything else that reads more than one key at once. It makes a
-// Lockless session take the read lock, failing with an ErrStaleSnapshot
+// or anything else that reads more than one key or record at once. It makes
+// a Lockless session take the read lock, failing with an ErrStaleSnapshot
 // error if a point read was already made and a commit has overlapped it.
 func (s *Session) MultiRead() error {
 	s.mu.Lock()
@@ -204,13 +241,26 @@ func (s *Session) MultiRead() error {
 func (s *Session) escalate(what func() string) error {
 	s.g.escalations.Add(1)
 	s.g.rw.RLock()
+	s.rlocked = true
 	if s.st == fresh {
-		// Nothing was read without the lock: the snapshot starts now.
+		// The chaincode read nothing without the lock: its snapshot starts
+		// now. (Peer-only reads before it are covered by MVCC validation,
+		// as they are before a first lock-free Read.)
 		s.st = locked
 		return nil
 	}
 	// While the read lock is held no commit is in progress, so now is even,
 	// and a session that began during a commit (odd start) always fails.
+	if err := s.checkUnlocked(what); err != nil {
+		return err
+	}
+	s.st = locked
+	return nil
+}
+
+// checkUnlocked makes the session stale if a commit started or ended since
+// its snapshot began. s.mu is held.
+func (s *Session) checkUnlocked(what func() string) error {
 	if now := s.g.seq.Load(); now != s.start {
 		s.st = stale
 		s.g.retries.Add(1)
@@ -218,7 +268,6 @@ func (s *Session) escalate(what func() string) error {
 			ErrStaleSnapshot, what(), s.start, now)
 		return s.err
 	}
-	s.st = locked
 	return nil
 }
 
@@ -238,8 +287,9 @@ func (s *Session) Err() error {
 func (s *Session) Done() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st == locked || s.st == stale {
+	if s.rlocked {
 		s.g.rw.RUnlock()
+		s.rlocked = false
 	}
 	s.st = done
 }

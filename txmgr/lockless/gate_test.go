@@ -121,6 +121,7 @@ const (
 	opReadA             // Read("ns", "a")
 	opReadB             // Read("ns", "b")
 	opUncounted         // ReadUncounted("_lifecycle", "seq")
+	opHint              // ReadHint("ns", "a")
 	opMulti             // MultiRead
 	opCommit            // LockCommit + UnlockCommit on the same goroutine
 	opLockCommit        // LockCommit only (a commit in progress)
@@ -150,7 +151,15 @@ func TestScenarios(t *testing.T) {
 		{"uncounted then two keys with overlap", []step{opBegin, opUncounted, opReadA, opCommit, opReadB, opDone}, 4},
 		{"begin during commit, one key", []step{opLockCommit, opBegin, opReadA, opUnlockCommit, opDone}, -1},
 		{"begin during commit, two keys", []step{opLockCommit, opBegin, opReadA, opUnlockCommit, opReadB, opDone}, 4},
-		{"stale session keeps failing", []step{opBegin, opReadA, opCommit, opReadB, opReadA, opMulti, opUncounted, opDone}, 3},
+		{"stale session keeps failing", []step{opBegin, opReadA, opCommit, opReadB, opReadA, opMulti, opUncounted, opHint, opDone}, 3},
+		{"two uncounted reads, commit between", []step{opBegin, opUncounted, opCommit, opUncounted, opReadA, opDone}, 3},
+		{"two uncounted reads, no overlap", []step{opBegin, opUncounted, opUncounted, opReadA, opDone}, -1},
+		{"commit before the first uncounted read", []step{opBegin, opCommit, opUncounted, opUncounted, opReadA, opDone}, -1},
+		{"uncounted after a read and a commit", []step{opBegin, opReadA, opCommit, opUncounted, opDone}, 3},
+		{"begin during commit, two uncounted reads", []step{opLockCommit, opBegin, opUncounted, opUnlockCommit, opUncounted, opDone}, 4},
+		{"uncounted, commit, multi-read first", []step{opBegin, opUncounted, opCommit, opMulti, opReadA, opDone}, -1},
+		{"hint after a read and a commit", []step{opBegin, opReadA, opCommit, opHint, opHint, opDone}, -1},
+		{"hint does not count", []step{opBegin, opHint, opReadA, opCommit, opHint, opDone}, -1},
 		{"locked session never stale", []step{opBeginLocked, opReadA, opReadB, opMulti, opDone}, -1},
 	}
 	for _, mode := range []Mode{Locked, Lockless} {
@@ -172,6 +181,8 @@ func TestScenarios(t *testing.T) {
 						err = s.Read("ns", "b")
 					case opUncounted:
 						err = s.ReadUncounted("_lifecycle", "seq")
+					case opHint:
+						err = s.ReadHint("ns", "a")
 					case opMulti:
 						err = s.MultiRead()
 					case opCommit:
@@ -243,6 +254,7 @@ func TestReadAfterDone(t *testing.T) {
 			for name, call := range map[string]func() error{
 				"Read":          func() error { return s.Read("ns", "c") },
 				"ReadUncounted": func() error { return s.ReadUncounted("ns", "c") },
+				"ReadHint":      func() error { return s.ReadHint("ns", "c") },
 				"MultiRead":     s.MultiRead,
 			} {
 				err := call()

@@ -38,7 +38,7 @@ func benchSetup(b *testing.B) (*PublicParams, []*KeyShare, *big.Int) {
 func BenchmarkPartialDecrypt(b *testing.B) {
 	pp, shares, c := benchSetup(b)
 	for b.Loop() {
-		if _, err := shares[0].PartialDecrypt(rand.Reader, pp, c); err != nil {
+		if _, err := shares[0].partialDecrypt(rand.Reader, pp, c); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -56,8 +56,11 @@
 //   - Fewer than K trustees are corrupt (static corruption). K colluding
 //     trustees can decrypt any ballot, not just the tally, so an honest
 //     trustee partially decrypts only the tally ciphertext it has recomputed
-//     from the ledger itself. PublicParams are read-only after construction
-//     and safe for concurrent use.
+//     from the ledger itself: KeyShare.DecryptTally, the only exported use
+//     of a share's secret, takes only a tally sealed by package
+//     threshold/trustee, which seals the product of the ledger's verified
+//     ballots once the ledger shows the voting window closed. PublicParams
+//     are read-only after construction and safe for concurrent use.
 //   - The Fiat–Shamir transform with SHA-256 as a random oracle; the hash binds
 //     the whole statement (N, V, i, V_i, c, c_i), not just the commitments,
 //     so proofs cannot be moved to another key, trustee or ciphertext.
@@ -72,9 +75,12 @@
 //
 // # What is stored where
 //
-// A trustee stores its KeyShare — index, K, L, N and s_i — in a file of mode
-// 0600 (WriteKeyShareFile / ReadKeyShareFile; the file is written atomically
-// and reading refuses a file that others can access). KeyShare's String,
+// A KeyShare — index, K, L, N and s_i — has a canonical encoding
+// (MarshalBinary / ParseKeyShare). fabvote never writes it in the clear:
+// `election create` seals each share to its own trustee's age key
+// (internal/sharebox). WriteKeyShareFile / ReadKeyShareFile keep a share in a
+// file of mode 0600 for other uses (written atomically; reading refuses a
+// file that others can access). Wipe overwrites a share's secret. KeyShare's String,
 // GoString and Format never show s_i. KeyShare.Check verifies a loaded share
 // against the public parameters.
 //

@@ -22,6 +22,8 @@ var (
 	ErrDuplicateIndex = errors.New("threshold: duplicate trustee index")
 	// ErrTooFewPartials: fewer than K partial decryptions were supplied.
 	ErrTooFewPartials = errors.New("threshold: fewer than K partial decryptions")
+	// ErrUnsealedTally: DecryptTally was given no sealed tally ciphertext.
+	ErrUnsealedTally = errors.New("threshold: not a sealed tally")
 	// ErrMalformed: an encoding is not the canonical encoding of a value.
 	ErrMalformed = errors.New("threshold: malformed encoding")
 )

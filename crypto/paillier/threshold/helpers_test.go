@@ -135,7 +135,7 @@ func partials(t testing.TB, pp *PublicParams, shares []*KeyShare, c *big.Int, id
 	t.Helper()
 	out := make([]*PartialDecryption, len(idx))
 	for n, i := range idx {
-		pd, err := shares[i-1].PartialDecrypt(rand.Reader, pp, c)
+		pd, err := shares[i-1].partialDecrypt(rand.Reader, pp, c)
 		if err != nil {
 			t.Fatalf("trustee %d: %v", i, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"math/big"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
 )
 
 // EqualityProof is a non-interactive proof that
@@ -27,9 +28,30 @@ type PartialDecryption struct {
 	Proof *EqualityProof
 }
 
-// PartialDecrypt computes this trustee's partial decryption of c with a
-// proof of correctness. c must be in Z*_{N²}.
-func (ks *KeyShare) PartialDecrypt(random io.Reader, pp *PublicParams, c *big.Int) (*PartialDecryption, error) {
+// DecryptTally computes this trustee's partial decryption of a sealed tally
+// ciphertext, with a proof of correctness.
+//
+// It is the only exported way to use a share's secret. K colluding trustees
+// could decrypt any ciphertext, a single ballot included, so an honest
+// trustee decrypts only the tally that it has recomputed itself from the
+// verified ballots on the ledger once the voting window has closed. A
+// tallyseal.Ciphertext can be made only under crypto/paillier/threshold
+// (Go's internal-package rule), and the package that makes one,
+// threshold/trustee, does so only after those checks. A nil or empty seal is
+// refused with ErrUnsealedTally.
+func (ks *KeyShare) DecryptTally(random io.Reader, pp *PublicParams, t *tallyseal.Ciphertext) (*PartialDecryption, error) {
+	c := t.Value()
+	if c == nil {
+		return nil, fmt.Errorf("%w: a trustee decrypts only the tally it recomputed from the ledger (package threshold/trustee)", ErrUnsealedTally)
+	}
+	return ks.partialDecrypt(random, pp, c)
+}
+
+// partialDecrypt computes this trustee's partial decryption of c with a
+// proof of correctness. c must be in Z*_{N²}. It is unexported so that no
+// caller outside this package can point a share at a ciphertext of its
+// choosing: see DecryptTally.
+func (ks *KeyShare) partialDecrypt(random io.Reader, pp *PublicParams, c *big.Int) (*PartialDecryption, error) {
 	if random == nil {
 		random = rand.Reader
 	}

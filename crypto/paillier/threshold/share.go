@@ -142,3 +142,14 @@ func ReadKeyShareFile(path string) (*KeyShare, error) {
 	defer clear(b)
 	return ParseKeyShare(b)
 }
+
+// Wipe overwrites the share's secret and drops it (best effort, like Deal's
+// wiping: Go may have copied it), so the share can no longer be used. The
+// dealer calls it once it has sealed the share to its trustee.
+func (ks *KeyShare) Wipe() {
+	if ks == nil || ks.secret == nil {
+		return
+	}
+	wipe(ks.secret)
+	ks.secret = nil
+}

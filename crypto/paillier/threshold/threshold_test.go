@@ -184,7 +184,7 @@ func testRejectBadPartial(t *testing.T, size string) {
 		}, 2, ErrInvalidProof},
 		{"decrypted with the wrong share", func() *PartialDecryption {
 			wrong := &KeyShare{Index: 2, K: 2, L: 3, N: shares[0].N, secret: shares[2].secret}
-			pd, err := wrong.PartialDecrypt(rand.Reader, pp, c)
+			pd, err := wrong.partialDecrypt(rand.Reader, pp, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,8 +295,8 @@ func TestRejectBadCiphertext(t *testing.T) {
 		{"N", new(big.Int).Set(pk.N)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := shares[0].PartialDecrypt(rand.Reader, pp, tc.c); !errors.Is(err, ErrInvalidCiphertext) {
-				t.Errorf("PartialDecrypt: got %v, want ErrInvalidCiphertext", err)
+			if _, err := shares[0].partialDecrypt(rand.Reader, pp, tc.c); !errors.Is(err, ErrInvalidCiphertext) {
+				t.Errorf("partialDecrypt: got %v, want ErrInvalidCiphertext", err)
 			}
 			if err := pp.VerifyPartial(tc.c, parts[0]); !errors.Is(err, ErrInvalidCiphertext) {
 				t.Errorf("VerifyPartial: got %v, want ErrInvalidCiphertext", err)
@@ -308,7 +308,7 @@ func TestRejectBadCiphertext(t *testing.T) {
 	}
 }
 
-// TestShareUsedWithWrongParams: PartialDecrypt refuses a share from another
+// TestShareUsedWithWrongParams: partialDecrypt refuses a share from another
 // dealing, and Check catches a share whose secret is not the dealt one.
 func TestShareUsedWithWrongParams(t *testing.T) {
 	pp, shares := testDeal(t, sizeSmall, 2, 3)
@@ -331,7 +331,7 @@ func TestShareUsedWithWrongParams(t *testing.T) {
 			if tc.pp == ppLarge {
 				cc = encrypt(t, ppLarge.PublicKey, big.NewInt(3))
 			}
-			_, err := tc.ks.PartialDecrypt(rand.Reader, tc.pp, cc)
+			_, err := tc.ks.partialDecrypt(rand.Reader, tc.pp, cc)
 			if !errors.Is(err, ErrInvalidShare) || !strings.Contains(err.Error(), tc.field+":") {
 				t.Fatalf("got %v, want ErrInvalidShare naming %q", err, tc.field)
 			}

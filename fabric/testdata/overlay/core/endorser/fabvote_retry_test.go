@@ -4,9 +4,10 @@ SPDX-License-Identifier: Apache-2.0
 
 package endorser_test
 
-// fabvote O-III (patch 0006): the endorser simulates a proposal once more
-// when the ledger reports that a commit overlapped its lock-free simulation,
-// and only then.
+// fabvote O-III (patches 0006, 0009): the endorser simulates a proposal once
+// more when the ledger reports that a commit overlapped its lock-free
+// simulation and the first attempt fully ended, and only then.
+// fabvote_retry_ledger_test.go does the same with a real ledger.
 
 import (
 	"errors"
@@ -31,6 +32,9 @@ type staleSimulator struct {
 }
 
 func (s *staleSimulator) StaleSnapshot() bool { return s.stale }
+func (s *staleSimulator) MarkUnfinished()     {}
+func (s *staleSimulator) Unfinished() bool    { return false }
+func (s *staleSimulator) LockSnapshot() error { return nil }
 
 func fabvoteEndorser(sims ...ledger.TxSimulator) (*endorser.Endorser, *fake.Support) {
 	counter := func() *metricsfakes.Counter {

@@ -138,32 +138,28 @@ func TestFabvoteGateMultiKeyOverlappingCommit(t *testing.T) {
 	require.Equal(t, escalations+1, txMgr.commitGate.Stats().Escalations)
 }
 
-// The peer's reads before the chaincode's first read do not count; a stale
-// one is still caught by MVCC validation.
+// The peer's reads before the chaincode's first read do not count: a commit
+// after them does not make the chaincode's single read escalate, and a
+// stale one is still caught by MVCC validation.
 func TestFabvotePeerOnlyReadsDoNotCount(t *testing.T) {
 	txMgr, h := fabvoteGateEnv(t, lockless.Lockless)
 	before := txMgr.commitGate.Stats().Escalations
 
 	sim, err := txMgr.NewTxSimulator("ballot")
 	require.NoError(t, err)
-	_, err = sim.(ledger.PeerOnlyReader).GetStatePeerOnly("_lifecycle", fabvoteLCKey)
-	require.NoError(t, err)
-	// A commit changes the chaincode definition's sequence in between.
-	fabvoteWrite(t, txMgr, h, "lifecycle", map[string]string{"_lifecycle/" + fabvoteLCKey: "2"})
-	_, err = sim.(ledger.PeerOnlyReader).GetStatePeerOnly("_lifecycle", fabvoteLCKey)
-	require.NoError(t, err)
+	for i := 0; i < 2; i++ { // the endorser's lookup, then CheckInvocation's
+		_, err = sim.(ledger.PeerOnlyReader).GetStatePeerOnly("_lifecycle", fabvoteLCKey)
+		require.NoError(t, err)
+	}
+	fabvoteWrite(t, txMgr, h, "other", map[string]string{"ns/k2": "v2"})
 	v, err := sim.GetState("ns", "k1")
 	require.NoError(t, err, "the chaincode's single read must not escalate")
 	require.Equal(t, []byte("v1"), v)
 	require.NoError(t, sim.SetState("ns", "k1", []byte("voted")))
 	sim.Done()
 	require.Equal(t, before, txMgr.commitGate.Stats().Escalations)
-
 	res, err := sim.GetTxSimulationResults()
 	require.NoError(t, err)
-	// The read set holds the sequence version read last: still current, so
-	// this transaction is valid; had it kept the first (stale) one, MVCC
-	// would reject it, as the next case shows.
 	h.validateAndCommitRWSet(res.PubSimulationResults)
 
 	stale, err := txMgr.NewTxSimulator("stale-definition")
@@ -177,6 +173,75 @@ func TestFabvotePeerOnlyReadsDoNotCount(t *testing.T) {
 	require.NoError(t, err)
 	fabvoteWrite(t, txMgr, h, "lifecycle-2", map[string]string{"_lifecycle/" + fabvoteLCKey: "3"})
 	h.checkRWsetInvalid(staleRes.PubSimulationResults)
+}
+
+// The peer reads the definition's sequence twice per invoke. A commit
+// between the two makes the session stale, as stock Fabric fails the
+// invoke with "changed during invoke", so that one endorsement never mixes
+// two definitions; the retry of the same txid is locked and sees one.
+func TestFabvotePeerOnlyReadAfterOverlappingCommitIsStale(t *testing.T) {
+	txMgr, h := fabvoteGateEnv(t, lockless.Lockless)
+	sim, err := txMgr.NewTxSimulator("invoke")
+	require.NoError(t, err)
+	first, err := sim.(ledger.PeerOnlyReader).GetStatePeerOnly("_lifecycle", fabvoteLCKey)
+	require.NoError(t, err)
+	require.Equal(t, []byte("1"), first)
+	fabvoteWrite(t, txMgr, h, "lifecycle", map[string]string{"_lifecycle/" + fabvoteLCKey: "2"})
+	_, err = sim.(ledger.PeerOnlyReader).GetStatePeerOnly("_lifecycle", fabvoteLCKey)
+	require.True(t, lockless.IsRetryable(err), "second peer-only read after a commit: %v", err)
+	require.True(t, sim.(interface{ StaleSnapshot() bool }).StaleSnapshot())
+	_, err = sim.GetTxSimulationResults()
+	require.True(t, lockless.IsRetryable(err), "GetTxSimulationResults: %v", err)
+	sim.Done()
+
+	retry, err := txMgr.NewTxSimulator("invoke")
+	require.NoError(t, err)
+	for i := 0; i < 2; i++ {
+		seq, err := retry.(ledger.PeerOnlyReader).GetStatePeerOnly("_lifecycle", fabvoteLCKey)
+		require.NoError(t, err)
+		require.Equal(t, []byte("2"), seq)
+	}
+	retry.Done()
+}
+
+// A simulator that the chaincode support marks unfinished (an execute
+// timeout) is not retried, however stale; LockSnapshot makes a simulator
+// hold the read lock, so it never goes stale (cross-channel callees).
+func TestFabvoteSimulationAttempt(t *testing.T) {
+	txMgr, h := fabvoteGateEnv(t, lockless.Lockless)
+	sim, err := txMgr.NewTxSimulator("timed-out")
+	require.NoError(t, err)
+	_, err = sim.GetState("ns", "k1")
+	require.NoError(t, err)
+	fabvoteWrite(t, txMgr, h, "writer", map[string]string{"ns/k2": "v2"})
+	_, err = sim.GetState("ns", "k2")
+	require.True(t, lockless.IsRetryable(err))
+	require.True(t, ledger.RetryAfterStale(sim), "a stale, ended attempt is retried")
+	ledger.MarkUnfinished(sim)
+	require.True(t, ledger.Unfinished(sim))
+	require.False(t, ledger.RetryAfterStale(sim), "an unfinished attempt must not be retried")
+	sim.Done()
+
+	callee, err := txMgr.NewTxSimulator("callee")
+	require.NoError(t, err)
+	require.NoError(t, ledger.LockSnapshot(callee))
+	committed := make(chan struct{})
+	go func() {
+		fabvoteWrite(t, txMgr, h, "blocked", map[string]string{"ns/k1": "v3"})
+		close(committed)
+	}()
+	for _, k := range []string{"k1", "k2", "k1"} {
+		_, err := callee.GetState("ns", k)
+		require.NoError(t, err, "a locked callee never goes stale")
+	}
+	select {
+	case <-committed:
+		t.Fatal("a commit ran while a locked simulator was open")
+	default:
+	}
+	callee.Done()
+	<-committed
+	require.False(t, ledger.RetryAfterStale(callee))
 }
 
 // Once the chaincode has read a key, the peer's reads count like any other.

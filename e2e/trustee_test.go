@@ -1,0 +1,173 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"filippo.io/age"
+
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/sharebox"
+	"github.com/fabvote/fabvote/internal/sharebox/shareboxtest"
+)
+
+// sharePath is where `election create` seals trustee i's share.
+func (e *env) sharePath(i int) string { return e.path(fmt.Sprintf("el/trustee-%d.share.age", i)) }
+
+// identityPath is trustee i's age identity, made by `trustee keygen`.
+func (e *env) identityPath(i int) string {
+	return e.path(fmt.Sprintf("trustees/trustee-%d/%s", i, sharebox.IdentityFile))
+}
+
+// trusteeKeys has n trustees make their age key pairs, each in its own
+// directory, and returns the recipients file for `election create`.
+func trusteeKeys(t *testing.T, e *env, n int) string {
+	var lines []string
+	for i := 1; i <= n; i++ {
+		dir := filepath.Dir(e.identityPath(i))
+		e.mustFV("trustee", "keygen", "--out", dir)
+		b, err := os.ReadFile(filepath.Join(dir, sharebox.RecipientFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.TrimSpace(string(b)))
+	}
+	rf := e.path("trustee-recipients.txt")
+	if err := os.WriteFile(rf, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return rf
+}
+
+func (e *env) identity(t *testing.T, i int) []age.Identity {
+	ids, err := sharebox.ReadIdentityFile(e.identityPath(i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkSharesApart: after `election create`, no file under the test's
+// directory is a key share in the clear, and each sealed share opens with
+// its own trustee's identity and no other, so no directory holds two
+// usable shares.
+func checkSharesApart(t *testing.T, e *env, n int, pp *threshold.PublicParams) {
+	var ids [][]age.Identity
+	for i := 1; i <= n; i++ {
+		ids = append(ids, e.identity(t, i))
+	}
+	problems, sealed, err := shareboxtest.CheckApart(e.dir, ids, pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if sealed != n {
+		t.Fatalf("%d sealed shares after election create, want %d", sealed, n)
+	}
+}
+
+// openShare is trustee i's share, opened with its identity.
+func openShare(t *testing.T, e *env, i int) *threshold.KeyShare {
+	ks, err := sharebox.ReadSealedFile(e.sharePath(i), e.identity(t, i)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ks
+}
+
+// earlyResult is the correct result of the ballots cast so far, decrypted
+// by trustees 1 and 2 while the window is open. No fabvote command makes
+// one (they refuse), so the test does, with the test-only partial
+// decryption, to show that the chaincode refuses it too.
+func earlyResult(t *testing.T, e *env, m *election.Manifest) []byte {
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally, err := audit.CheckBallots(p, e.ea.Ballots(ctx(t), m.ElectionID, 0), audit.Options{})
+	if err != nil || len(tally.Failures) > 0 {
+		t.Fatalf("checking the ballots so far: %v %v", err, tally.Failures)
+	}
+	var parts []*threshold.PartialDecryption
+	for _, i := range []int{1, 2} {
+		pd, err := thresholdtest.PartialDecrypt(openShare(t, e, i), p.Threshold, tally.Product)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, pd)
+	}
+	r, err := audit.ResultFromPartials(p, tally, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// foreignPartial writes trustee i's partial decryption of one voter's
+// ballot, re-randomised: what a tallier who got a trustee to decrypt a
+// ciphertext of its choosing would bring. It returns the file.
+func foreignPartial(t *testing.T, e *env, m *election.Manifest, i int) string {
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *election.Ballot
+	errStop := errors.New("stop")
+	err = e.ea.Ballots(ctx(t), m.ElectionID, 0)(func(en election.BallotEntry) error {
+		first, err = election.ParseBallot(en.Ballot)
+		if err != nil {
+			return err
+		}
+		return errStop
+	})
+	if !errors.Is(err, errStop) {
+		t.Fatalf("reading one ballot: %v", err)
+	}
+	c, err := p.CheckShape(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, _, err := p.PublicKey.Encrypt(rand.Reader, big.NewInt(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd, err := thresholdtest.PartialDecrypt(openShare(t, e, i), p.Threshold, p.PublicKey.Add(c, zero))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := pd.Marshal(p.Threshold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := e.path(fmt.Sprintf("foreign-%d.bin", i))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// wantNoFile fails if a refused command left its output behind.
+func wantNoFile(t *testing.T, what, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s: the refused command left %s (%v)", what, path, err)
+	}
+}

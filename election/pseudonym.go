@@ -1,0 +1,132 @@
+package election
+
+import (
+	"crypto"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+)
+
+// PseudonymLen is the length of a voter's pseudonym, and PseudonymKeyLen
+// that of the authority's secret K_pseud it is derived under.
+const (
+	PseudonymLen    = 32
+	PseudonymKeyLen = 32
+)
+
+// PseudonymDomain is the domain tag of the pseudonym derivation.
+const PseudonymDomain = "fabvote/pseudonym/v1"
+
+// MaxVoterIDLen bounds a voter id (the roll's key) for the pseudonym.
+const MaxVoterIDLen = 256
+
+// Pseudonym is HMAC-SHA256(K_pseud, lp("fabvote/pseudonym/v1") ‖
+// lp(electionID) ‖ lp(voterID)), lp(x) = 4-byte big-endian len(x) ‖ x.
+//
+// It is the same for every token the authority ever issues to one voter in
+// one election, whatever key the voter registers, so the ballot's ledger key
+// (which is the pseudonym) admits one ballot per voter. HMAC-SHA256 is a PRF:
+// without K_pseud the pseudonyms of distinct voters are indistinguishable
+// from independent random strings, so a pseudonym reveals nothing about the
+// voter id to anyone but the key's holder. The length prefixes keep
+// ("e1", "2x") and ("e12", "x") apart.
+func Pseudonym(key []byte, electionID, voterID string) ([PseudonymLen]byte, error) {
+	var out [PseudonymLen]byte
+	if len(key) != PseudonymKeyLen {
+		return out, fmt.Errorf("election: pseudonym key has %d bytes, want %d", len(key), PseudonymKeyLen)
+	}
+	if err := checkElectionID(electionID); err != nil {
+		return out, err
+	}
+	if voterID == "" || len(voterID) > MaxVoterIDLen {
+		return out, fmt.Errorf("election: voter id has %d bytes, want 1..%d", len(voterID), MaxVoterIDLen)
+	}
+	mac := hmac.New(sha256.New, key)
+	var l [4]byte
+	for _, f := range []string{PseudonymDomain, electionID, voterID} {
+		binary.BigEndian.PutUint32(l[:], uint32(len(f)))
+		mac.Write(l[:])
+		mac.Write([]byte(f))
+	}
+	mac.Sum(out[:0])
+	return out, nil
+}
+
+// NewPseudonymKey draws a fresh K_pseud from random (nil: crypto/rand).
+func NewPseudonymKey(random io.Reader) ([]byte, error) {
+	if random == nil {
+		random = rand.Reader
+	}
+	k := make([]byte, PseudonymKeyLen)
+	if _, err := io.ReadFull(random, k); err != nil {
+		return nil, fmt.Errorf("election: drawing the pseudonym key: %w", err)
+	}
+	return k, nil
+}
+
+// PseudonymHex is the ballot key's last attribute: the lower-case hex of the
+// pseudonym in token, or "" if token is malformed.
+func PseudonymHex(token []byte) string {
+	if len(token) != TokenLen {
+		return ""
+	}
+	return hex.EncodeToString(token[:PseudonymLen])
+}
+
+// ErrRollFull is returned by Minter.Mint once MaxVoters tokens are issued.
+var ErrRollFull = errors.New("election: the manifest's maxVoters tokens are already issued")
+
+// Minter issues tokens for one election: the one place where a voter id
+// becomes a pseudonym and a token. Mint has the shape the registrar injects,
+// func(voterID string, voterPub []byte) ([]byte, error).
+//
+// A Minter counts the tokens it issues and refuses more than the manifest's
+// MaxVoters. That bound is only per Minter (per process); a registrar that
+// persists its roll must enforce it against its store as well.
+type Minter struct {
+	p      *Prepared
+	ea     crypto.Signer
+	key    []byte
+	issued atomic.Uint64
+	random io.Reader
+}
+
+// NewMinter checks that ea is the manifest's token key and that pseudKey has
+// the right length. random nil means crypto/rand.
+func NewMinter(random io.Reader, p *Prepared, ea crypto.Signer, pseudKey []byte) (*Minter, error) {
+	if len(pseudKey) != PseudonymKeyLen {
+		return nil, fmt.Errorf("election: pseudonym key has %d bytes, want %d", len(pseudKey), PseudonymKeyLen)
+	}
+	if ea == nil || !p.TokenKey.Equal(ea.Public()) {
+		return nil, errors.New("election: the authority key is not the manifest's tokenKey")
+	}
+	return &Minter{p: p, ea: ea, key: append([]byte(nil), pseudKey...), random: random}, nil
+}
+
+// Mint returns the token of voterID for voterPub. It fails once MaxVoters
+// tokens are issued (ErrRollFull), and for a bad voter id or key.
+func (mt *Minter) Mint(voterID string, voterPub []byte) ([]byte, error) {
+	pseud, err := Pseudonym(mt.key, mt.p.Manifest.ElectionID, voterID)
+	if err != nil {
+		return nil, err
+	}
+	if n := mt.issued.Add(1); n > mt.p.Manifest.MaxVoters {
+		mt.issued.Add(^uint64(0))
+		return nil, fmt.Errorf("%w (maxVoters = %d)", ErrRollFull, mt.p.Manifest.MaxVoters)
+	}
+	tok, err := mt.p.IssueToken(mt.random, mt.ea, pseud, voterPub)
+	if err != nil {
+		mt.issued.Add(^uint64(0))
+		return nil, err
+	}
+	return tok, nil
+}
+
+// Issued is the number of tokens this Minter has issued.
+func (mt *Minter) Issued() uint64 { return mt.issued.Load() }
