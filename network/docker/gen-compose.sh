@@ -165,7 +165,8 @@ done
 # channel's genesis block, the chaincode packages, network.container.json,
 # the TLS CA certificates (not the CA keys beside them), and the users'
 # identities (admin and clients of each org, the orderer admin's TLS pair).
-# No node's key and no CA's key is mounted into it.
+# No node's key and no CA's key is mounted into it; the peer CLI reads the
+# EA peer's core.yaml (it holds no secret), FABRIC_CFG_PATH of Dockerfile.tools.
 cat <<EOF
   tools:
     image: fabvote/tools:$TAG
@@ -177,6 +178,7 @@ cat <<EOF
       - $DIR/network.container.json:/etc/fabvote/network.container.json:ro
       - $DIR/configtx/$CHANNEL.block:/etc/fabvote/configtx/$CHANNEL.block:ro
       - $DIR/packages:/etc/fabvote/packages:ro
+      - $DIR/nodes/$(peer_host ea)/core.yaml:/etc/fabvote/nodes/$(peer_host ea)/core.yaml:ro
 EOF
 oc=crypto/ordererOrganizations/$ORDERER_DOMAIN
 echo "      - $DIR/$oc/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem:/etc/fabvote/$oc/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem:ro"
