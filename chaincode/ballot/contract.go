@@ -4,8 +4,8 @@
 //
 // The contract is written so that a cast transaction reads exactly one key
 // and writes exactly one key — the voter's ballot key — because that is what
-// lets the fork's lockless commit gate skip the commit lock (DESIGN.md
-// section 4). The manifest is read once per election and chaincode process
+// lets the fork's lockless commit gate skip the commit lock (docs/FORK.md,
+// O-III). The manifest is read once per election and chaincode process
 // and then kept in memory: it is write-once, so the cached copy can never be
 // stale. The cache is keyed by channel and election id.
 //

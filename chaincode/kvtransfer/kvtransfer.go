@@ -4,7 +4,7 @@
 // read and write several keys, and range queries. Transfers between accounts
 // preserve the sum of all balances, so a reader that sees a total other than
 // n·amount has observed an inconsistent snapshot. The isolation tests of the
-// lockless commit gate (txmgr/lockless, DESIGN.md section 4) run it alongside
+// lockless commit gate (txmgr/lockless, docs/FORK.md) run it alongside
 // ballot casting; the network tests use it as the reference chaincode.
 //
 // Accounts are named "acct" followed by a six-digit, zero-padded index
