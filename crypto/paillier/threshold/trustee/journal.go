@@ -22,8 +22,11 @@ const JournalFile = "decrypted.json"
 // journalVersion is the version of the journal's format.
 const journalVersion = 1
 
-// productTag domain-separates the hash of a tally product in the journal.
-const productTag = "fabvote/trustee/tally-product/v1"
+// Domain tags of the journal's hashes.
+const (
+	productTag  = "fabvote/trustee/tally-product/v1"
+	manifestTag = "fabvote/trustee/manifest/v1"
+)
 
 // ErrOtherTally: the trustee already decrypted another tally of the
 // election. Two partials of two tallies that differ by one ballot would
@@ -40,10 +43,15 @@ type Journal struct {
 
 // journalEntry is what the journal keeps per election.
 type journalEntry struct {
-	Product string `json:"productSHA256"` // hex of productHash
-	Ballots int    `json:"ballots"`       // valid ballots multiplied in
+	ElectionID string `json:"electionID"`
+	Product    string `json:"productSHA256"` // hex of productHash
+	Ballots    int    `json:"ballots"`       // valid ballots multiplied in
 }
 
+// journalDoc keys elections by the hash of their whole manifest (manifestHash),
+// window included: an election is its manifest on its channel, and the
+// chaincode opens an id only once per channel. The same id opened again on
+// a new network (a new channel or window) is another election.
 type journalDoc struct {
 	Version   int                     `json:"version"`
 	Elections map[string]journalEntry `json:"elections"`
@@ -69,7 +77,7 @@ func (j *Journal) Path() string { return filepath.Join(j.dir, JournalFile) }
 // ballots) for electionID, or refuses if it decrypted another product
 // before. The directory is locked meanwhile, so two processes of one
 // trustee cannot both pass.
-func (j *Journal) record(electionID string, product *big.Int, width, ballots int) error {
+func (j *Journal) record(manifest string, electionID string, product *big.Int, width, ballots int) error {
 	unlock, err := lockDir(j.dir)
 	if err != nil {
 		return err
@@ -79,15 +87,15 @@ func (j *Journal) record(electionID string, product *big.Int, width, ballots int
 	if err != nil {
 		return err
 	}
-	e := journalEntry{Product: productHash(product, width), Ballots: ballots}
-	if prev, ok := doc.Elections[electionID]; ok {
+	e := journalEntry{ElectionID: electionID, Product: productHash(product, width), Ballots: ballots}
+	if prev, ok := doc.Elections[manifest]; ok {
 		if prev == e {
 			return nil // the same tally again: the same partial adds nothing
 		}
 		return fmt.Errorf("election %q: %w (journal %s): product %s of %d ballots then, product %s of %d ballots now",
 			electionID, ErrOtherTally, j.Path(), prev.Product, prev.Ballots, e.Product, e.Ballots)
 	}
-	doc.Elections[electionID] = e
+	doc.Elections[manifest] = e
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -121,6 +129,12 @@ func productHash(product *big.Int, width int) string {
 	h.Write([]byte(productTag))
 	h.Write(product.FillBytes(make([]byte, width)))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// manifestHash is SHA-256(manifestTag ‖ manifest), hex: the journal's key.
+func manifestHash(manifest []byte) string {
+	h := sha256.Sum256(append([]byte(manifestTag), manifest...))
+	return hex.EncodeToString(h[:])
 }
 
 // lockDir takes an exclusive advisory lock on dir until unlock.

@@ -112,6 +112,7 @@ var (
 // Tally is an election's tally as recomputed from the ledger. Only
 // Recompute makes one that can be decrypted.
 type Tally struct {
+	manifest string // manifestHash of the manifest's bytes
 	prepared *election.Prepared
 	checked  *audit.Tally
 	sealed   *tallyseal.Ciphertext
@@ -150,7 +151,7 @@ func Recompute(ctx context.Context, l *Ledger, manifest []byte, opts audit.Optio
 	if len(t.Failures) > 0 {
 		return nil, &BallotsError{ElectionID: id, Failures: t.Failures}
 	}
-	return &Tally{prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
+	return &Tally{manifest: manifestHash(manifest), prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
 }
 
 // sameManifest: every org's peer holds manifest for id.
@@ -295,7 +296,7 @@ func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare, j *Jour
 		return nil, fmt.Errorf("the key share does not belong to election %q: %w", id, err)
 	}
 	width := (pp.PublicKey.NSquared.BitLen() + 7) / 8
-	if err := j.record(id, t.sealed.Value(), width, t.checked.Valid); err != nil {
+	if err := j.record(t.manifest, id, t.sealed.Value(), width, t.checked.Valid); err != nil {
 		return nil, err
 	}
 	return ks.DecryptTally(random, pp, t.sealed)
