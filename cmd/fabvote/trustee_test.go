@@ -75,7 +75,11 @@ func TestSealedSharesApart(t *testing.T) {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeSealedShares(out, shares, recipients); err != nil {
+	stage := &staging{dir: out}
+	if _, err := writeSealedShares(stage, shares, recipients); err != nil {
+		t.Fatal(err)
+	}
+	if err := stage.commit(); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range shares {
