@@ -15,7 +15,9 @@ import (
 // failingRecipient refuses to wrap a file key: a share that cannot be sealed.
 type failingRecipient struct{}
 
-func (failingRecipient) Wrap([]byte) ([]*age.Stanza, error) { return nil, errors.New("recipient refused") }
+func (failingRecipient) Wrap([]byte) ([]*age.Stanza, error) {
+	return nil, errors.New("recipient refused")
+}
 
 func dirNames(t *testing.T, dir string) []string {
 	t.Helper()
