@@ -295,7 +295,7 @@ func cmdTrusteeDecrypt(args []string) error {
 	fs := newFlags("trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]")
 	manifest := fs.String("manifest", "", "the election's manifest.json (your own copy: must equal the ledger's)")
 	share := fs.String("share", "", "your sealed key share, from `election create`")
-	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`")
+	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`; its directory also holds your journal (decrypted.json): back them up together")
 	fs.String("product", "", "removed: the tool recomputes the tally product from the ledger itself")
 	out := fs.String("out", "", "partial decryption to write (give it to the tallier)")
 	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
