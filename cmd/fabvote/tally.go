@@ -100,14 +100,21 @@ func recomputeTally(ctx context.Context, nf *netFlags, lc *ledger.Client, m *ele
 	}
 	defer closeAll()
 	t0 := time.Now()
-	fmt.Fprintf(os.Stderr, "reading and verifying every ballot of %q from the ledger…\n", m.ElectionID)
-	next := 1000
-	tally, err := trustee.Recompute(ctx, tl, manifest, audit.Options{Progress: func(done int) {
-		if !quiet && done >= next {
-			fmt.Fprintf(os.Stderr, "  %d ballots verified (%.0f/s)\n", done, float64(done)/time.Since(t0).Seconds())
-			next += 1000 * (1 + done/10000)
+	var tally *trustee.Tally
+	for attempt := 1; ; attempt++ {
+		tally, err = recomputeOnce(ctx, tl, m.ElectionID, manifest, quiet)
+		// A peer restarted a moment ago may still be catching up on
+		// blocks: its listing differs from the others' until it has.
+		if !errors.Is(err, trustee.ErrOrgsDisagree) || attempt == orgRetries {
+			break
 		}
-	}})
+		fmt.Fprintf(os.Stderr, "%v\nasking again in %s (%d of %d)…\n", err, orgRetryDelay, attempt+1, orgRetries)
+		select {
+		case <-ctx.Done():
+			return nil, errors.New("interrupted")
+		case <-time.After(orgRetryDelay):
+		}
+	}
 	var be *trustee.BallotsError
 	if errors.As(err, &be) {
 		for _, f := range be.Failures {
@@ -120,6 +127,25 @@ func recomputeTally(ctx context.Context, nf *netFlags, lc *ledger.Client, m *ele
 	c := tally.Checked()
 	fmt.Printf("read %d ballots from the ledger, %d valid, in %s\n", c.Entries, c.Valid, time.Since(t0).Round(time.Millisecond))
 	return tally, nil
+}
+
+// How often, and how far apart, recomputeTally asks again when the orgs'
+// peers disagree.
+const (
+	orgRetries    = 4
+	orgRetryDelay = 3 * time.Second
+)
+
+func recomputeOnce(ctx context.Context, tl *trustee.Ledger, id string, manifest []byte, quiet bool) (*trustee.Tally, error) {
+	t0 := time.Now()
+	fmt.Fprintf(os.Stderr, "reading and verifying every ballot of %q from a peer of every org…\n", id)
+	next := 1000
+	return trustee.Recompute(ctx, tl, manifest, audit.Options{Progress: func(done int) {
+		if !quiet && done >= next {
+			fmt.Fprintf(os.Stderr, "  %d ballots verified (%.0f/s)\n", done, float64(done)/time.Since(t0).Seconds())
+			next += 1000 * (1 + done/10000)
+		}
+	}})
 }
 
 // waitWindowClosed sleeps until the window's end, then asks the ledger
