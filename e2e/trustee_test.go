@@ -17,8 +17,8 @@ import (
 	"filippo.io/age"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/sharebox"
