@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/sharebox"
@@ -169,5 +171,61 @@ func wantNoFile(t *testing.T, what, path string) {
 	t.Helper()
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("%s: the refused command left %s (%v)", what, path, err)
+	}
+}
+
+// trusteeJournalAndIdentity runs after trustees 2 and 3 have decrypted the
+// final tally. Trustee 2 asked again decrypts the same tally (its journal
+// holds it); trustee 1, whose journal says it decrypted another tally of
+// this election (as after a held-back ballot), is refused by name and
+// writes nothing; and trustee 1's identity does not open trustee 2's share.
+func trusteeJournalAndIdentity(t *testing.T, e *env, m *election.Manifest, mPath string) {
+	t.Helper()
+	again := e.path("p2-again.bin")
+	e.mustFV("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(2),
+		"--age-identity", e.identityPath(2), "--out", again, "--quiet")
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.identityPath(2)), trustee.JournalFile)); err != nil {
+		t.Fatalf("trustee 2 has no journal next to its identity: %v", err)
+	}
+	journal := filepath.Join(filepath.Dir(e.identityPath(1)), trustee.JournalFile)
+	// Trustee 2's journal, with the product and count of another tally.
+	var doc struct {
+		Version   int                       `json:"version"`
+		Elections map[string]map[string]any `json:"elections"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(filepath.Dir(e.identityPath(2)), trustee.JournalFile))), &doc); err != nil || len(doc.Elections) != 1 {
+		t.Fatalf("trustee 2's journal: %v, %d elections", err, len(doc.Elections))
+	}
+	for _, en := range doc.Elections {
+		en["productSHA256"], en["ballots"] = strings.Repeat("0", 64), 1
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := string(b)
+	if err := os.WriteFile(journal, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
+		"--age-identity", e.identityPath(1), "--out", e.path("p1-second.bin"), "--quiet")
+	if code != 1 || !strings.Contains(out, "already decrypted another tally") || !strings.Contains(out, "of 1 ballots then") {
+		t.Fatalf("trustee decrypt of a second tally: exit %d, want 1 naming both tallies\n%s", code, out)
+	}
+	wantNoFile(t, "trustee decrypt of a second tally", e.path("p1-second.bin"))
+	if b, _ := os.ReadFile(journal); string(b) != other {
+		t.Fatalf("the refused decryption changed trustee 1's journal:\n%s", b)
+	}
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	out, code = e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(2),
+		"--age-identity", e.identityPath(1), "--out", e.path("p-wrong-id.bin"), "--quiet")
+	if code != 1 || !strings.Contains(out, "not sealed to this identity") {
+		t.Fatalf("trustee 1's identity on trustee 2's share: exit %d\n%s", code, out)
+	}
+	wantNoFile(t, "trustee decrypt with another's identity", e.path("p-wrong-id.bin"))
+	if _, err := os.Stat(journal); !os.IsNotExist(err) {
+		t.Fatalf("a share that did not open left a journal entry (%v)", err)
 	}
 }

@@ -193,7 +193,7 @@ func TestAccess(t *testing.T) {
 		time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
 		resPath := filepath.Join(e.dir, "result.json")
 		fv(t, bin, e.dir, append([]string{"tally", "--network", n.netJSON, "--manifest", e.manifest, "--quiet", "--no-publish",
-			"--result-out", resPath, "--wait"}, trusteeArgs(filepath.Join(e.dir, "el"), filepath.Join(e.dir, "trustees"), 1, 2)...)...)
+			"--result-out", resPath, "--wait"}, trusteeKeys(filepath.Join(e.dir, "el"), filepath.Join(e.dir, "trustees"), 1, 2).args(t, bin, e.dir, n.netJSON, e.manifest)...)...)
 		rb, err := os.ReadFile(resPath)
 		if err != nil {
 			t.Fatal(err)

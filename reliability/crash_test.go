@@ -238,7 +238,7 @@ func crashBallots(t *testing.T, bin string, need int) *electionFix {
 		// A cache made before the shares were sealed (no .share.age) is remade.
 		if fileExists(filepath.Join(cache, "ballots.bin.choices.csv")) && fileExists(filepath.Join(cache, "el", "trustee-1.share.age")) {
 			e = &electionFix{bin: bin, dir: cache, id: id, manifest: filepath.Join(cache, "el", "manifest.json"),
-				tallyArgs: trusteeArgs(filepath.Join(cache, "el"), filepath.Join(cache, "trustees"), 1, 3)}
+				keys: trusteeKeys(filepath.Join(cache, "el"), filepath.Join(cache, "trustees"), 1, 3)}
 			e.ballots = readStream(t, filepath.Join(cache, "ballots.bin"))
 			e.choice = readChoices(t, filepath.Join(cache, "ballots.bin.choices.csv"))
 			t.Logf("reusing %d cached ballots of %s in %s", len(e.ballots), id, cache)
@@ -258,9 +258,9 @@ func crashBallots(t *testing.T, bin string, need int) *electionFix {
 		e.ballots = readStream(t, filepath.Join(bdir, "ballots.bin"))
 		e.choice = readChoices(t, filepath.Join(bdir, "choices.csv"))
 		if k := filepath.Join(edir, "paillier.key"); fileExists(k) {
-			e.tallyArgs = []string{"--paillier-key", k}
+			e.keys = tallyKeys{paillierKey: k}
 		} else {
-			e.tallyArgs = trusteeArgs(edir, filepath.Join(filepath.Dir(filepath.Clean(edir)), "trustees"), 1, 2)
+			e.keys = trusteeKeys(edir, filepath.Join(filepath.Dir(filepath.Clean(edir)), "trustees"), 1, 2)
 		}
 		e.id = readManifestFile(t, e.manifest).ElectionID
 		t.Logf("using %d pre-generated ballots of %s from %s (keys from %s)", len(e.ballots), e.id, bdir, edir)

@@ -31,7 +31,7 @@ type electionFix struct {
 	bin, dir, id, manifest string
 	ballots                [][]byte
 	choice                 map[string]int // pseudonym (hex) -> candidate index
-	tallyArgs              []string       // key material for `fabvote tally`
+	keys                   tallyKeys      // key material for `fabvote tally`
 }
 
 // newElection creates the election and its ballots with the CLI (not opened yet).
@@ -47,7 +47,7 @@ func newElection(t *testing.T, bin, id string, voters int, create ...string) *el
 func generateElection(t *testing.T, bin, dir, id string, voters int, create ...string) *electionFix {
 	t.Helper()
 	e := &electionFix{bin: bin, dir: dir, id: id, manifest: filepath.Join(dir, "el", "manifest.json"),
-		tallyArgs: trusteeArgs(filepath.Join(dir, "el"), filepath.Join(dir, "trustees"), 1, 3)}
+		keys: trusteeKeys(filepath.Join(dir, "el"), filepath.Join(dir, "trustees"), 1, 3)}
 	t0 := time.Now()
 	var recipients []string
 	for i := 1; i <= 3; i++ {
@@ -82,14 +82,41 @@ func generateElection(t *testing.T, bin, dir, id string, voters int, create ...s
 	return e
 }
 
-// trusteeArgs are the `fabvote tally` flags for the sealed shares of the
-// given trustees in elDir, each with its identity under trusteesDir
-// (trustee-i/identity.txt, from `trustee keygen`).
-func trusteeArgs(elDir, trusteesDir string, trustees ...int) []string {
-	var args []string
-	for _, i := range trustees {
-		args = append(args, "--share", filepath.Join(elDir, fmt.Sprintf("trustee-%d.share.age", i)),
-			"--age-identity", filepath.Join(trusteesDir, fmt.Sprintf("trustee-%d", i), "identity.txt"))
+// tallyKeys is the key material for `fabvote tally`: a single Paillier
+// key, or trustees: the first brings its sealed share to the tally, the
+// others their partial decryptions (`fabvote trustee decrypt`), so that no
+// process holds two shares.
+type tallyKeys struct {
+	paillierKey        string
+	elDir, trusteesDir string
+	trustees           []int
+}
+
+// trusteeKeys are the given trustees' sealed shares in elDir, each with
+// its identity under trusteesDir (trustee-i/identity.txt, from `trustee
+// keygen`).
+func trusteeKeys(elDir, trusteesDir string, trustees ...int) tallyKeys {
+	return tallyKeys{elDir: elDir, trusteesDir: trusteesDir, trustees: trustees}
+}
+
+// args are the `fabvote tally` flags. Every trustee but the first first
+// runs `trustee decrypt --wait` (which waits for the window to close) and
+// writes its partial into dir.
+func (k tallyKeys) args(t *testing.T, bin, dir, netJSON, manifest string) []string {
+	t.Helper()
+	if k.paillierKey != "" {
+		return []string{"--paillier-key", k.paillierKey}
+	}
+	share := func(i int) []string {
+		return []string{"--share", filepath.Join(k.elDir, fmt.Sprintf("trustee-%d.share.age", i)),
+			"--age-identity", filepath.Join(k.trusteesDir, fmt.Sprintf("trustee-%d", i), "identity.txt")}
+	}
+	args := share(k.trustees[0])
+	for _, i := range k.trustees[1:] {
+		out := filepath.Join(dir, fmt.Sprintf("partial-%d.bin", i))
+		fv(t, bin, dir, append([]string{"trustee", "decrypt", "--network", netJSON, "--manifest", manifest,
+			"--out", out, "--wait", "--quiet"}, share(i)...)...)
+		args = append(args, "--partial", out)
 	}
 	return args
 }
@@ -131,7 +158,8 @@ func (e *electionFix) open(t *testing.T, netJSON string, window time.Duration) t
 // the committed ballots chose. It returns the published result.
 func (e *electionFix) tallyAndVerify(t *testing.T, c *ledger.Client, netJSON string, committed map[string]bool) *election.Result {
 	t.Helper()
-	out := fv(t, e.bin, e.dir, append([]string{"tally", "--network", netJSON, "--manifest", e.manifest, "--wait", "--quiet"}, e.tallyArgs...)...)
+	keys := e.keys.args(t, e.bin, e.dir, netJSON, e.manifest)
+	out := fv(t, e.bin, e.dir, append([]string{"tally", "--network", netJSON, "--manifest", e.manifest, "--wait", "--quiet"}, keys...)...)
 	t.Logf("tally %s:\n%s", e.id, tail(out, 8))
 	want := make([]int, len(strings.Split(candidates, ",")))
 	for vkh := range committed {

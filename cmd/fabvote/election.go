@@ -117,6 +117,15 @@ func cmdElectionCreate(args []string) error {
 	}
 
 	var written []string
+	// Every file is staged under a temporary name and moved into place only
+	// once all are written: a failure leaves nothing of this election.
+	stage := &staging{dir: *out}
+	committed := false
+	defer func() {
+		if !committed {
+			stage.abort()
+		}
+	}()
 	// The EA key first: a PKCS#11 mistake should not cost a key generation.
 	var signer crypto.Signer
 	if ea.pkcs11() {
@@ -132,25 +141,26 @@ func cmdElectionCreate(args []string) error {
 		signer = ps
 		written = append(written, fmt.Sprintf("EA token key in PKCS#11 token %q, label %q", ea.token, ea.label))
 	} else {
-		p := filepath.Join(*out, "ea.key")
+		p, err := stage.path("ea.key")
+		if err != nil {
+			return err
+		}
 		key, err := easigner.GeneratePEM(p)
 		if err != nil {
 			return err
 		}
 		signer = key
-		written = append(written, p+" (secret: the EA token key)")
+		written = append(written, stage.final("ea.key")+" (secret: the EA token key)")
 	}
 	// K_pseud, next to the EA key: never in the manifest.
-	pseudPath := filepath.Join(*out, "pseudonym.key")
-	if *force {
-		if err := os.Remove(pseudPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
+	pseudPath, err := stage.path("pseudonym.key")
+	if err != nil {
+		return err
 	}
 	if _, err := easigner.GeneratePseudonymKey(pseudPath); err != nil {
 		return err
 	}
-	written = append(written, pseudPath+" (secret: the pseudonym key, needed with the EA key to issue tokens)")
+	written = append(written, stage.final("pseudonym.key")+" (secret: the pseudonym key, needed with the EA key to issue tokens)")
 	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", *bitsN)
 	if *trustees > 0 {
 		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", *k, *trustees)
@@ -168,7 +178,7 @@ func cmdElectionCreate(args []string) error {
 		if m.Threshold, err = pp.MarshalBinary(); err != nil {
 			return err
 		}
-		paths, err := writeSealedShares(*out, shares, recipients)
+		paths, err := writeSealedShares(stage, shares, recipients)
 		if err != nil {
 			return err
 		}
@@ -181,11 +191,14 @@ func cmdElectionCreate(args []string) error {
 		if m.PaillierKey, err = sk.Public().MarshalBinary(); err != nil {
 			return err
 		}
-		p := filepath.Join(*out, "paillier.key")
-		if err := paillier.WritePrivateKeyFile(p, sk); err != nil {
-			return fmt.Errorf("writing %s: %w", p, err)
+		p, err := stage.path("paillier.key")
+		if err != nil {
+			return err
 		}
-		written = append(written, p+" (secret: the decryption key)")
+		if err := paillier.WritePrivateKeyFile(p, sk); err != nil {
+			return fmt.Errorf("writing %s: %w", stage.final("paillier.key"), err)
+		}
+		written = append(written, stage.final("paillier.key")+" (secret: the decryption key)")
 	}
 	fmt.Fprintf(os.Stderr, "key ready in %s\n", time.Since(t0).Round(time.Millisecond))
 
@@ -196,9 +209,21 @@ func cmdElectionCreate(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(manifestPath, data, 0o644); err != nil {
+	staged, err := stage.path("manifest.json")
+	if err != nil {
 		return err
 	}
+	if err := atomicfile.WriteFile(staged, data, 0o644); err != nil {
+		return err
+	}
+	var stale []string
+	if *force { // the secrets of the election replaced, which this one does not write again
+		stale = []string{"trustee-*.share.age", "paillier.key", "ea.key"}
+	}
+	if err := stage.commit(stale...); err != nil {
+		return err
+	}
+	committed = true
 	fmt.Printf("election %q created: %d candidates, max %d voters, window [%s, %s)\n", m.ElectionID, len(m.Candidates), m.MaxVoters, m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
 	fmt.Printf("  %s (public)\n", manifestPath)
 	for _, w := range written {
@@ -231,7 +256,7 @@ func readRecipients(path string, trustees int) ([]age.Recipient, error) {
 // writeSealedShares seals share i to recipient i in DIR/trustee-i.share.age.
 // The dealer writes no share in the clear, so no file here opens without
 // its trustee's identity. It returns the lines to print.
-func writeSealedShares(dir string, shares []*threshold.KeyShare, recipients []age.Recipient) ([]string, error) {
+func writeSealedShares(stage *staging, shares []*threshold.KeyShare, recipients []age.Recipient) ([]string, error) {
 	defer func() { // the dealer keeps no share, also when a write fails
 		for _, s := range shares {
 			s.Wipe()
@@ -239,11 +264,15 @@ func writeSealedShares(dir string, shares []*threshold.KeyShare, recipients []ag
 	}()
 	var written []string
 	for i, s := range shares {
-		p := filepath.Join(dir, fmt.Sprintf("trustee-%d.share.age", s.Index))
-		if err := sharebox.WriteSealed(p, s, recipients[i]); err != nil {
-			return nil, fmt.Errorf("writing %s: %w", p, err)
+		name := fmt.Sprintf("trustee-%d.share.age", s.Index)
+		p, err := stage.path(name)
+		if err != nil {
+			return nil, err
 		}
-		written = append(written, fmt.Sprintf("%s (sealed to trustee %d's recipient %s: give it to that trustee)", p, s.Index, recipients[i]))
+		if err := sharebox.WriteSealed(p, s, recipients[i]); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", stage.final(name), err)
+		}
+		written = append(written, fmt.Sprintf("%s (sealed to trustee %d's recipient %s: give it to that trustee)", stage.final(name), s.Index, recipients[i]))
 	}
 	return written, nil
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
@@ -82,20 +83,54 @@ func (n *netFlags) connect(defaultOrg string) (*ledger.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	org := n.org
-	if org == "" {
-		org = defaultOrg
-		if org != "" {
-			if _, err := net.Org(org); err != nil {
-				org = "" // the natural org is not in this network: use the first
-			}
-		}
-	}
-	conn, err := gateway.Connect(net, gateway.Options{Org: org, Identity: n.identity, MaxAttempts: n.maxAttempts})
+	conn, err := gateway.Connect(net, gateway.Options{Org: n.orgOr(net, defaultOrg), Identity: n.identity, MaxAttempts: n.maxAttempts})
 	if err != nil {
 		return nil, err
 	}
 	return ledger.New(conn), nil
+}
+
+// orgOr is --org, or else defaultOrg if the network has it, or else ""
+// (the first org).
+func (n *netFlags) orgOr(net *gateway.Network, defaultOrg string) string {
+	if n.org != "" {
+		return n.org
+	}
+	if _, err := net.Org(defaultOrg); defaultOrg == "" || err != nil {
+		return "" // the natural org is not in this network: use the first
+	}
+	return defaultOrg
+}
+
+// trusteeLedger is the channel of the network file as a trustee reads it:
+// a peer of every org in the file, each reached over TLS pinned to that
+// org's CA and signing as --identity of defaultOrg (or --org). close
+// closes every connection.
+func (n *netFlags) trusteeLedger(defaultOrg string) (l *trustee.Ledger, close func(), err error) {
+	net, err := gateway.LoadNetwork(n.network)
+	if err != nil {
+		return nil, nil, err
+	}
+	var clients []*ledger.Client
+	close = func() {
+		for _, c := range clients {
+			c.Conn.Close()
+		}
+	}
+	for _, o := range net.Orgs {
+		conn, err := gateway.Connect(net, gateway.Options{Org: n.orgOr(net, defaultOrg), PeerOrg: o.MSPID,
+			Identity: n.identity, MaxAttempts: n.maxAttempts})
+		if err != nil {
+			close()
+			return nil, nil, fmt.Errorf("connecting to %s's peer: %w", o.MSPID, err)
+		}
+		clients = append(clients, ledger.New(conn))
+	}
+	if l, err = trustee.NewLedger(net.Channel, clients...); err != nil {
+		close()
+		return nil, nil, err
+	}
+	return l, close, nil
 }
 
 // eaFlags locate the election authority's token key.

@@ -26,11 +26,11 @@ import (
 )
 
 func cmdTally(args []string) error {
-	fs := newFlags("tally", "--manifest FILE [--share trustee-1.share.age … --age-identity FILE …] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]")
+	fs := newFlags("tally", "--manifest FILE [--share trustee-i.share.age --age-identity FILE] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]")
 	manifest := fs.String("manifest", "", "the election's manifest.json (must equal the ledger's)")
 	var shares, ageIDs, partials stringList
-	fs.Var(&shares, "share", "a trustee's sealed key share (from `election create`); repeat for each trustee present")
-	fs.Var(&ageIDs, "age-identity", "an age identity file that opens a --share (from `trustee keygen`); repeatable")
+	fs.Var(&shares, "share", "your own sealed key share, if you are also a trustee (at most one: the others bring --partial)")
+	fs.Var(&ageIDs, "age-identity", "your age identity file, which opens --share (from `trustee keygen`; its directory holds your journal)")
 	fs.Var(&partials, "partial", "a partial decryption from `trustee decrypt`; repeatable")
 	paillierKey := fs.String("paillier-key", "", "single-key elections: the Paillier private key")
 	fs.String("product-out", "", "removed: trustees recompute the tally product from the ledger (`trustee decrypt --network`)")
@@ -58,6 +58,9 @@ func cmdTally(args []string) error {
 	if (len(shares) > 0) != (len(ageIDs) > 0) {
 		return usagef("--share and --age-identity go together: a sealed share opens only with its trustee's identity")
 	}
+	if len(shares) > 1 || len(ageIDs) > 1 {
+		return usagef("at most one --share and one --age-identity (a tallier who is also a trustee): k shares never come together in one process; the other trustees run `fabvote trustee decrypt` and bring --partial")
+	}
 	m, data, err := loadManifest(*manifest)
 	if err != nil {
 		return err
@@ -69,7 +72,7 @@ func cmdTally(args []string) error {
 	defer lc.Conn.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	tally, err := recomputeTally(ctx, lc, m, data, *wait, *quiet)
+	tally, err := recomputeTally(ctx, &nf, lc, m, data, *wait, *quiet)
 	if err != nil {
 		return err
 	}
@@ -81,24 +84,37 @@ func cmdTally(args []string) error {
 }
 
 // recomputeTally is the tally every decryption path starts from:
-// trustee.Recompute checks the manifest and the window on the ledger and
-// verifies every ballot.
-// m is manifest, parsed.
-func recomputeTally(ctx context.Context, lc *ledger.Client, m *election.Manifest, manifest []byte, wait, quiet bool) (*trustee.Tally, error) {
+// trustee.Recompute checks the channel, the manifest and the window on a
+// peer of every org in the network file, verifies every ballot and requires
+// every org's peer to list the same ballots. lc is the connection to wait
+// on; m is manifest, parsed.
+func recomputeTally(ctx context.Context, nf *netFlags, lc *ledger.Client, m *election.Manifest, manifest []byte, wait, quiet bool) (*trustee.Tally, error) {
 	if wait {
 		if err := waitWindowClosed(ctx, lc, m, manifest); err != nil {
 			return nil, err
 		}
 	}
+	tl, closeAll, err := nf.trusteeLedger(lc.Conn.Org)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
 	t0 := time.Now()
-	fmt.Fprintf(os.Stderr, "reading and verifying every ballot of %q from the ledger…\n", m.ElectionID)
-	next := 1000
-	tally, err := trustee.Recompute(ctx, lc, manifest, audit.Options{Progress: func(done int) {
-		if !quiet && done >= next {
-			fmt.Fprintf(os.Stderr, "  %d ballots verified (%.0f/s)\n", done, float64(done)/time.Since(t0).Seconds())
-			next += 1000 * (1 + done/10000)
+	var tally *trustee.Tally
+	for attempt := 1; ; attempt++ {
+		tally, err = recomputeOnce(ctx, tl, m.ElectionID, manifest, quiet)
+		// A peer restarted a moment ago may still be catching up on
+		// blocks: its listing differs from the others' until it has.
+		if !errors.Is(err, trustee.ErrOrgsDisagree) || attempt == orgRetries {
+			break
 		}
-	}})
+		fmt.Fprintf(os.Stderr, "%v\nasking again in %s (%d of %d)…\n", err, orgRetryDelay, attempt+1, orgRetries)
+		select {
+		case <-ctx.Done():
+			return nil, errors.New("interrupted")
+		case <-time.After(orgRetryDelay):
+		}
+	}
 	var be *trustee.BallotsError
 	if errors.As(err, &be) {
 		for _, f := range be.Failures {
@@ -111,6 +127,25 @@ func recomputeTally(ctx context.Context, lc *ledger.Client, m *election.Manifest
 	c := tally.Checked()
 	fmt.Printf("read %d ballots from the ledger, %d valid, in %s\n", c.Entries, c.Valid, time.Since(t0).Round(time.Millisecond))
 	return tally, nil
+}
+
+// How often, and how far apart, recomputeTally asks again when the orgs'
+// peers disagree.
+const (
+	orgRetries    = 4
+	orgRetryDelay = 3 * time.Second
+)
+
+func recomputeOnce(ctx context.Context, tl *trustee.Ledger, id string, manifest []byte, quiet bool) (*trustee.Tally, error) {
+	t0 := time.Now()
+	fmt.Fprintf(os.Stderr, "reading and verifying every ballot of %q from a peer of every org…\n", id)
+	next := 1000
+	return trustee.Recompute(ctx, tl, manifest, audit.Options{Progress: func(done int) {
+		if !quiet && done >= next {
+			fmt.Fprintf(os.Stderr, "  %d ballots verified (%.0f/s)\n", done, float64(done)/time.Since(t0).Seconds())
+			next += 1000 * (1 + done/10000)
+		}
+	}})
 }
 
 // waitWindowClosed sleeps until the window's end, then asks the ledger
@@ -181,28 +216,41 @@ func decryptTally(tally *trustee.Tally, paillierKey string, shares, ageIDs, part
 	return res, nil
 }
 
-// sharePartials opens each sealed share and decrypts the tally with it.
+// sharePartials opens the tallier's own sealed share, if any, and decrypts
+// the tally with it, recording the tally in the journal next to its
+// identity.
 func sharePartials(tally *trustee.Tally, shares, ageIDs []string) ([]*threshold.PartialDecryption, error) {
 	if len(shares) == 0 {
 		return nil, nil
 	}
-	ids, err := readIdentities(ageIDs)
+	pd, err := decryptWithShare(tally, shares[0], ageIDs[0])
 	if err != nil {
 		return nil, err
 	}
-	var parts []*threshold.PartialDecryption
-	for _, s := range shares {
-		ks, err := sharebox.ReadSealedFile(s, ids...)
-		if err != nil {
-			return nil, fmt.Errorf("--share: %w", err)
-		}
-		pd, err := tally.PartialDecrypt(rand.Reader, ks)
-		if err != nil {
-			return nil, fmt.Errorf("--share %s: %w", s, err)
-		}
-		parts = append(parts, pd)
+	return []*threshold.PartialDecryption{pd}, nil
+}
+
+// decryptWithShare is one trustee's partial decryption of tally: the share
+// is opened only now, after the tally was recomputed, and wiped after use.
+func decryptWithShare(tally *trustee.Tally, share, ageID string) (*threshold.PartialDecryption, error) {
+	ids, err := readIdentities([]string{ageID})
+	if err != nil {
+		return nil, err
 	}
-	return parts, nil
+	j, err := trustee.OpenJournal(filepath.Dir(ageID))
+	if err != nil {
+		return nil, err
+	}
+	ks, err := sharebox.ReadSealedFile(share, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("--share: %w", err)
+	}
+	defer ks.Wipe()
+	pd, err := tally.PartialDecrypt(rand.Reader, ks, j)
+	if err != nil {
+		return nil, fmt.Errorf("--share %s: %w", share, err)
+	}
+	return pd, nil
 }
 
 func readIdentities(paths []string) ([]age.Identity, error) {
@@ -273,7 +321,7 @@ func cmdTrusteeDecrypt(args []string) error {
 	fs := newFlags("trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]")
 	manifest := fs.String("manifest", "", "the election's manifest.json (your own copy: must equal the ledger's)")
 	share := fs.String("share", "", "your sealed key share, from `election create`")
-	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`")
+	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`; its directory also holds your journal (decrypted.json): back them up together")
 	fs.String("product", "", "removed: the tool recomputes the tally product from the ledger itself")
 	out := fs.String("out", "", "partial decryption to write (give it to the tallier)")
 	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
@@ -296,13 +344,10 @@ func cmdTrusteeDecrypt(args []string) error {
 	if len(m.Threshold) == 0 {
 		return fmt.Errorf("election %q has a single key, not trustee shares", m.ElectionID)
 	}
-	ids, err := readIdentities([]string{*ageID})
-	if err != nil {
+	// The identity is checked now, so that a wrong path fails before the
+	// wait; the share is opened only once the tally is recomputed.
+	if _, err := readIdentities([]string{*ageID}); err != nil {
 		return err
-	}
-	ks, err := sharebox.ReadSealedFile(*share, ids...)
-	if err != nil {
-		return fmt.Errorf("--share: %w", err)
 	}
 	lc, err := nf.connect("")
 	if err != nil {
@@ -311,11 +356,11 @@ func cmdTrusteeDecrypt(args []string) error {
 	defer lc.Conn.Close()
 	ctx, cancel := signalContext()
 	defer cancel()
-	tally, err := recomputeTally(ctx, lc, m, data, *wait, *quiet)
+	tally, err := recomputeTally(ctx, &nf, lc, m, data, *wait, *quiet)
 	if err != nil {
 		return err
 	}
-	pd, err := tally.PartialDecrypt(rand.Reader, ks)
+	pd, err := decryptWithShare(tally, *share, *ageID)
 	if err != nil {
 		return err
 	}

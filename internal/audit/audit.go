@@ -30,7 +30,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
@@ -87,14 +86,18 @@ type Options struct {
 }
 
 type job struct {
+	seq     int // position of the chunk in the listing
 	entries []election.BallotEntry
 }
 
+// partial is a worker's outcome for one chunk: the ballots that passed the
+// per-ballot checks (pseudonym, entry and ciphertext each) and the failures.
 type partial struct {
-	product  *big.Int
-	valid    int
+	seq      int
+	keys     [][32]byte
+	entries  []election.BallotEntry
+	cts      []*big.Int
 	failures []Failure
-	keys     [][32]byte // pseudonyms of ballots that passed the per-ballot checks
 }
 
 // CheckBallots verifies every entry of src under p and multiplies the valid
@@ -117,45 +120,30 @@ func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally,
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- checkChunk(p, j.entries)
+				r := checkChunk(p, j.entries)
+				r.seq = j.seq
+				results <- r
 			}
 		}()
 	}
 	t := &Tally{Product: big.NewInt(1)}
-	seen := make(map[[32]byte]struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for r := range results {
-			t.Product = p.PublicKey.Add(t.Product, r.product)
-			t.Failures = append(t.Failures, r.failures...)
-			for _, k := range r.keys {
-				// A voter key that got past the per-ballot checks twice: count
-				// it once (the first) and report the second as a duplicate.
-				if _, dup := seen[k]; dup {
-					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: "ballot " + hex.EncodeToString(k[:]), Err: "a second ballot for this pseudonym is on the ledger"})
-					continue
-				}
-				seen[k] = struct{}{}
-			}
-			t.Valid += r.valid
-			t.Entries += r.valid + len(r.failures)
-			if opts.Progress != nil {
-				opts.Progress(t.Entries)
-			}
-		}
+		collect(p, t, results, opts.Progress)
 	}()
 	var chunk []election.BallotEntry
+	seq := 0
 	srcErr := src(func(e election.BallotEntry) error {
 		chunk = append(chunk, e)
 		if len(chunk) == opts.BatchSize {
-			jobs <- job{chunk}
-			chunk = nil
+			jobs <- job{seq: seq, entries: chunk}
+			seq, chunk = seq+1, nil
 		}
 		return nil
 	})
 	if len(chunk) > 0 && srcErr == nil {
-		jobs <- job{chunk}
+		jobs <- job{seq: seq, entries: chunk}
 	}
 	close(jobs)
 	wg.Wait()
@@ -164,49 +152,43 @@ func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally,
 	if srcErr != nil {
 		return t, fmt.Errorf("reading ballots from the ledger: %w", srcErr)
 	}
-	// A duplicate's ciphertext was multiplied in by its worker; take the
-	// duplicates out again so the product covers each voter key once.
-	if dups := countKind(t.Failures, KindDuplicate); dups > 0 {
-		return recount(p, t, src, opts)
-	}
 	return t, nil
 }
 
-func countKind(fs []Failure, kind string) int {
-	n := 0
-	for _, f := range fs {
-		if f.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
-
-// recount handles the (should-never-happen) case of duplicate voter keys by a
-// second, sequential pass that keeps only the first ballot of each key.
-func recount(p *election.Prepared, t *Tally, src BallotSource, opts Options) (*Tally, error) {
-	out := &Tally{Product: big.NewInt(1), Entries: t.Entries}
+// collect adds the workers' results to t in listing order (chunks can
+// finish out of order), so that of two valid ballots under one pseudonym
+// the first listed is the one counted, and the product comes from this one
+// read of the ledger: a duplicate's ciphertext is never multiplied in.
+func collect(p *election.Prepared, t *Tally, results <-chan partial, progress func(int)) {
 	seen := make(map[[32]byte]struct{})
-	err := src(func(e election.BallotEntry) error {
-		r := checkChunk(p, []election.BallotEntry{e})
-		out.Failures = append(out.Failures, r.failures...)
-		if r.valid == 0 {
-			return nil
+	waiting := map[int]partial{}
+	next := 0
+	for r := range results {
+		waiting[r.seq] = r
+		for {
+			r, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			t.Failures = append(t.Failures, r.failures...)
+			for i, k := range r.keys {
+				if _, dup := seen[k]; dup {
+					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: subject(r.entries[i]),
+						Err: "a second ballot for this pseudonym is on the ledger; only the first is counted"})
+					continue
+				}
+				seen[k] = struct{}{}
+				t.Product = p.PublicKey.Add(t.Product, r.cts[i])
+				t.Valid++
+			}
+			t.Entries += len(r.keys) + len(r.failures)
+			if progress != nil {
+				progress(t.Entries)
+			}
 		}
-		k := r.keys[0]
-		if _, dup := seen[k]; dup {
-			out.Failures = append(out.Failures, Failure{Kind: KindDuplicate, Subject: subject(e), Err: "a second ballot for this pseudonym is on the ledger; only the first is counted"})
-			return nil
-		}
-		seen[k] = struct{}{}
-		out.Product = p.PublicKey.Add(out.Product, r.product)
-		out.Valid++
-		return nil
-	})
-	if err != nil {
-		return out, fmt.Errorf("reading ballots from the ledger: %w", err)
 	}
-	return out, nil
 }
 
 func subject(e election.BallotEntry) string {
@@ -223,7 +205,7 @@ func ballotFailure(e election.BallotEntry, kind string, err error) Failure {
 
 // checkChunk runs the per-ballot checks on entries and batch-verifies the proofs.
 func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
-	out := partial{product: big.NewInt(1)}
+	var out partial
 	type pending struct {
 		e   election.BallotEntry
 		key [32]byte
@@ -263,29 +245,17 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 		pend = append(pend, pending{e: e, key: key, c: c})
 	}
 	errs := zkp.VerifyBatch(rand.Reader, items)
-	cs := make([]*big.Int, 0, len(pend))
 	for i, pd := range pend {
 		if errs[i] != nil {
 			err := &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + errs[i].Error(), Err: errs[i]}
 			out.failures = append(out.failures, ballotFailure(pd.e, KindBallotInvalid, err))
 			continue
 		}
-		cs = append(cs, pd.c)
 		out.keys = append(out.keys, pd.key)
-		out.valid++
-	}
-	if len(cs) > 0 {
-		out.product = productSeq(p.PublicKey, cs)
+		out.entries = append(out.entries, election.BallotEntry{Pseudonym: pd.e.Pseudonym, TxID: pd.e.TxID})
+		out.cts = append(out.cts, pd.c)
 	}
 	return out
-}
-
-func productSeq(pk *paillier.PublicKey, cs []*big.Int) *big.Int {
-	acc := big.NewInt(1)
-	for _, c := range cs {
-		acc = pk.Add(acc, c)
-	}
-	return acc
 }
 
 // listing is what the ballot listing saw under one voter key.
@@ -364,12 +334,12 @@ func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing
 		return product
 	}
 	r := checkChunk(p, []election.BallotEntry{bw.Entry})
-	if r.valid != 1 {
+	if len(r.cts) != 1 {
 		return product // the listing already reported it, and did not count it
 	}
 	// Valid ciphertexts are units mod N² (DecodeCiphertext checks
 	// gcd(c, N) = 1), so the inverse exists.
-	inv := new(big.Int).ModInverse(r.product, p.PublicKey.NSquared)
+	inv := new(big.Int).ModInverse(r.cts[0], p.PublicKey.NSquared)
 	*counted--
 	return new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
 }
@@ -511,4 +481,14 @@ func Run(l *Ledger, opts Options) *Report {
 		rep.Failures = append(rep.Failures, Failure{Kind: KindResult, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
 	}
 	return rep
+}
+
+func countKind(fs []Failure, kind string) int {
+	n := 0
+	for _, f := range fs {
+		if f.Kind == kind {
+			n++
+		}
+	}
+	return n
 }

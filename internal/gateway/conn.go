@@ -31,7 +31,12 @@ type Options struct {
 	Org       string // org name or MSP id; "" = first org
 	Identity  string // identity name in network.json ("admin", "user1", …); "" = "user1"
 	Chaincode string // "" = "ballot"
-	Peer      int    // index of the org's peer to use as gateway
+	Peer      int    // index of the peer to use as gateway, in PeerOrg (or Org)
+	// PeerOrg, if set, is the org (name or MSP id) whose peer serves as the
+	// gateway, while the client still signs as Identity of Org: a trustee
+	// asks every org's own peer over TLS pinned to that org's CA, so that
+	// no one peer answers for the others.
+	PeerOrg string
 	// Timeouts of each gateway call; zero picks defaults (evaluate 30 s,
 	// endorse 60 s, submit 30 s, commit 60 s). They bound every attempt
 	// even when the caller's context has no deadline: the *WithContext calls
@@ -74,6 +79,7 @@ type Conn struct {
 	backend  backend
 	qscc     backend // the query system chaincode, for reading blocks
 	channel  string
+	peerMSP  string // the MSP of the gateway peer's org
 	MSPID    string
 	Org      string
 	opts     Options
@@ -121,10 +127,16 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 		sort.Strings(names)
 		return nil, fmt.Errorf("--identity %q: org %s has no such identity (has: %s)", opts.Identity, org.Name, strings.Join(names, ", "))
 	}
-	if opts.Peer < 0 || opts.Peer >= len(org.Peers) {
-		return nil, fmt.Errorf("peer index %d: org %s has %d peer(s)", opts.Peer, org.Name, len(org.Peers))
+	peerOrg := org
+	if opts.PeerOrg != "" {
+		if peerOrg, err = net.Org(opts.PeerOrg); err != nil {
+			return nil, err
+		}
 	}
-	p := org.Peers[opts.Peer]
+	if opts.Peer < 0 || opts.Peer >= len(peerOrg.Peers) {
+		return nil, fmt.Errorf("peer index %d: org %s has %d peer(s)", opts.Peer, peerOrg.Name, len(peerOrg.Peers))
+	}
+	p := peerOrg.Peers[opts.Peer]
 	if opts.CheckEndpoint != nil {
 		if err := opts.CheckEndpoint(p.Endpoint); err != nil {
 			return nil, err
@@ -136,7 +148,7 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 	}
 	caFile := p.TLSCACert
 	if caFile == "" {
-		caFile = org.TLSCACert
+		caFile = peerOrg.TLSCACert
 	}
 	caPEM, err := os.ReadFile(caFile)
 	if err != nil {
@@ -173,6 +185,7 @@ func Connect(net *Network, opts Options) (*Conn, error) {
 		backend:  contractBackend{gw.GetNetwork(net.Channel).GetContract(opts.Chaincode)},
 		qscc:     contractBackend{gw.GetNetwork(net.Channel).GetContract("qscc")},
 		channel:  net.Channel,
+		peerMSP:  peerOrg.MSPID,
 		MSPID:    org.MSPID,
 		Org:      org.Name,
 		opts:     opts,
@@ -249,6 +262,19 @@ type Receipt struct {
 func (c *Conn) Evaluate(ctx context.Context, fn string, args ...[]byte) ([]byte, error) {
 	return c.evaluate(ctx, c.backend, fn, args)
 }
+
+// EvaluateInOwnOrg runs a query on a peer of the gateway peer's own org
+// only (fabric-gateway's target organisations), never one the gateway picks
+// elsewhere: the answer is that org's.
+func (c *Conn) EvaluateInOwnOrg(ctx context.Context, fn string, args ...[]byte) ([]byte, error) {
+	return c.evaluate(ctx, orgBackend{c.backend, c.peerMSP}, fn, args)
+}
+
+// Channel is the channel the connection is bound to.
+func (c *Conn) Channel() string { return c.channel }
+
+// PeerMSP is the MSP id of the gateway peer's org.
+func (c *Conn) PeerMSP() string { return c.peerMSP }
 
 // Chaincode is the name of the chaincode the connection calls (its state namespace).
 func (c *Conn) Chaincode() string { return c.opts.Chaincode }
@@ -579,6 +605,24 @@ func (b contractBackend) endorse(ctx context.Context, fn string, args [][]byte) 
 		return nil, err
 	}
 	return clientTx{tx}, nil
+}
+
+// orgBackend evaluates on peers of one org only.
+type orgBackend struct {
+	backend
+	mspID string
+}
+
+func (b orgBackend) evaluate(ctx context.Context, fn string, args [][]byte) ([]byte, error) {
+	cb, ok := b.backend.(contractBackend)
+	if !ok {
+		return b.backend.evaluate(ctx, fn, args) // a test fake has no orgs
+	}
+	prop, err := cb.c.NewProposal(fn, client.WithBytesArguments(args...), client.WithEndorsingOrganizations(b.mspID))
+	if err != nil {
+		return nil, fmt.Errorf("building proposal: %w", err)
+	}
+	return prop.EvaluateWithContext(ctx)
 }
 
 type clientTx struct{ *client.Transaction }

@@ -24,10 +24,21 @@ import (
 // Client calls the ballot chaincode.
 type Client struct {
 	Conn *gateway.Conn
+	// OwnOrgOnly has every query answered by a peer of the gateway peer's
+	// own org (gateway.Conn.EvaluateInOwnOrg): a trustee reads each org's
+	// ledger separately and compares them (package threshold/trustee).
+	OwnOrgOnly bool
 }
 
 // New wraps a gateway connection.
 func New(c *gateway.Conn) *Client { return &Client{Conn: c} }
+
+func (c *Client) evaluate(ctx context.Context, fn string, args ...[]byte) ([]byte, error) {
+	if c.OwnOrgOnly {
+		return c.Conn.EvaluateInOwnOrg(ctx, fn, args...)
+	}
+	return c.Conn.Evaluate(ctx, fn, args...)
+}
 
 // OpenElection submits a canonical manifest.
 func (c *Client) OpenElection(ctx context.Context, manifest []byte) (*gateway.Receipt, error) {
@@ -81,7 +92,7 @@ func (c *Client) sameBallotStored(ctx context.Context, ballot []byte) (*CastRece
 // GetBallot returns the receipt of the ballot stored under a voter's
 // pseudonym (hex, as in election.Ballot.PseudonymHex).
 func (c *Client) GetBallot(ctx context.Context, electionID, pseudonymHex string) (*election.Receipt, error) {
-	out, err := c.Conn.Evaluate(ctx, "GetBallot", []byte(electionID), []byte(pseudonymHex))
+	out, err := c.evaluate(ctx, "GetBallot", []byte(electionID), []byte(pseudonymHex))
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +108,7 @@ const DefaultPageSize = 200
 
 // ListBallots returns one page.
 func (c *Client) ListBallots(ctx context.Context, electionID string, pageSize int, bookmark string) (*election.BallotPage, error) {
-	out, err := c.Conn.Evaluate(ctx, "ListBallots", []byte(electionID), []byte(strconv.Itoa(pageSize)), []byte(bookmark))
+	out, err := c.evaluate(ctx, "ListBallots", []byte(electionID), []byte(strconv.Itoa(pageSize)), []byte(bookmark))
 	if err != nil {
 		return nil, err
 	}
@@ -145,13 +156,13 @@ func (c *Client) CountBallots(ctx context.Context, electionID string) (int, erro
 
 // GetManifest returns the manifest bytes on the ledger.
 func (c *Client) GetManifest(ctx context.Context, electionID string) ([]byte, error) {
-	return c.Conn.Evaluate(ctx, "GetManifest", []byte(electionID))
+	return c.evaluate(ctx, "GetManifest", []byte(electionID))
 }
 
 // GetResult returns the published result bytes, or (nil, nil) if none is
 // published yet.
 func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, error) {
-	out, err := c.Conn.Evaluate(ctx, "GetResult", []byte(electionID))
+	out, err := c.evaluate(ctx, "GetResult", []byte(electionID))
 	var re *gateway.RejectError
 	if errors.As(err, &re) && re.Code == election.CodeNotFound {
 		return nil, nil
@@ -163,7 +174,7 @@ func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, erro
 // answers would now accept a result for the election, and so no longer a
 // ballot. Trustees ask it before decrypting (package threshold/trustee).
 func (c *Client) WindowClosed(ctx context.Context, electionID string) (bool, error) {
-	out, err := c.Conn.Evaluate(ctx, "WindowClosed", []byte(electionID))
+	out, err := c.evaluate(ctx, "WindowClosed", []byte(electionID))
 	if err != nil {
 		return false, err
 	}

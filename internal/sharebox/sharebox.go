@@ -130,16 +130,25 @@ func ReadSealedFile(path string, ids ...age.Identity) (*threshold.KeyShare, erro
 }
 
 // ReadIdentityFile reads an age identity file. Like ssh with private keys,
-// it refuses a file that group or others may read or write.
+// it refuses a file that group or others may read or write. The mode is
+// that of the file opened, not of whatever the path names a moment before.
 func ReadIdentityFile(path string) ([]age.Identity, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("identity file %s: not a regular file", path)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("identity file %s: mode %04o is accessible by group or others, want 0600", path, fi.Mode().Perm())
 	}
-	b, err := readSmall(path)
+	b, err := readLimited(path, f)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +166,11 @@ func readSmall(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	return readLimited(path, f)
+}
+
+func readLimited(path string, r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxFile+1))
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +183,10 @@ func readSmall(path string) ([]byte, error) {
 // GenerateIdentity makes a new age key pair in dir (created 0700): the
 // identity in dir/identity.txt (0600) and the recipient in
 // dir/recipient.txt. It refuses a dir that already holds an identity, so a
-// trustee's key is never overwritten. It returns the recipient.
+// trustee's key is never overwritten, not even by a second keygen running
+// at the same moment. The identity is the last file to appear, complete
+// (written aside, then linked into place): a keygen that fails leaves no
+// identity, and running it again succeeds. It returns the recipient.
 func GenerateIdentity(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
@@ -184,11 +200,21 @@ func GenerateIdentity(dir string) (string, error) {
 		return "", err
 	}
 	rcp := id.Recipient().String()
-	secret := fmt.Sprintf("# fabvote trustee identity (age); recipient: %s\n%s\n", rcp, id)
-	if err := atomicfile.WriteFile(idPath, []byte(secret), 0o600); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, RecipientFile), []byte(rcp+"\n"), 0o644); err != nil {
 		return "", err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, RecipientFile), []byte(rcp+"\n"), 0o644); err != nil {
+	secret := []byte(fmt.Sprintf("# fabvote trustee identity (age); recipient: %s\n%s\n", rcp, id))
+	defer clear(secret)
+	tmp := idPath + ".new"
+	os.Remove(tmp) // of an interrupted keygen
+	if err := atomicfile.WriteFile(tmp, secret, 0o600); err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, idPath); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("%s already exists: a trustee keeps its identity; use another directory", idPath)
+		}
 		return "", err
 	}
 	return rcp, nil

@@ -108,3 +108,38 @@ func TestGenerateAndReadIdentity(t *testing.T) {
 		t.Fatalf("group-readable identity: %v, want a refusal", err)
 	}
 }
+
+// A keygen interrupted before its identity appeared (a recipient and a
+// half-written identity aside are left) is run again and succeeds, with a
+// recipient that matches the new identity; an identity path that is not a
+// regular file is refused.
+func TestGenerateIdentityAfterInterruption(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, RecipientFile), []byte("age1stale\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, IdentityFile+".new"), []byte("AGE-SECRET-KEY-1HALF"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rcp, err := GenerateIdentity(dir)
+	if err != nil {
+		t.Fatalf("keygen after an interrupted one: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, RecipientFile)); strings.TrimSpace(string(b)) != rcp {
+		t.Fatalf("recipient.txt = %q, want %q", b, rcp)
+	}
+	ids, err := ReadIdentityFile(filepath.Join(dir, IdentityFile))
+	if err != nil || ids[0].(*age.X25519Identity).Recipient().String() != rcp {
+		t.Fatalf("the identity does not match the recipient: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IdentityFile+".new")); !os.IsNotExist(err) {
+		t.Fatalf("the identity's temporary copy is left behind (%v)", err)
+	}
+	sub := filepath.Join(t.TempDir(), "dir")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadIdentityFile(sub); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a directory as identity file: %v, want a refusal", err)
+	}
+}

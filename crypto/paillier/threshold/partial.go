@@ -37,8 +37,10 @@ type PartialDecryption struct {
 // verified ballots on the ledger once the voting window has closed. A
 // tallyseal.Ciphertext can be made only under crypto/paillier/threshold
 // (Go's internal-package rule), and the package that makes one,
-// threshold/trustee, does so only after those checks. A nil or empty seal is
-// refused with ErrUnsealedTally.
+// threshold/trustee, does so only after those checks. This keeps fabvote's
+// own tools from misusing a share; it does not stop a program written
+// against this library, which can decrypt anything with K shares. A nil or
+// empty seal is refused with ErrUnsealedTally.
 func (ks *KeyShare) DecryptTally(random io.Reader, pp *PublicParams, t *tallyseal.Ciphertext) (*PartialDecryption, error) {
 	c := t.Value()
 	if c == nil {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,45 @@ func TestSealOnlyUnderThreshold(t *testing.T) {
 				t.Fatalf("go build ./%s: %v, want a failure naming %q:\n%s", tc.dir, err, tc.message, out)
 			}
 		})
+	}
+}
+
+// The programs fabvote ships (./cmd/... and ./chaincode/..., test files
+// left out) link neither the test-only partial decryption (thresholdtest)
+// nor any package that imports the seal other than threshold, which opens
+// it, and threshold/trustee, which makes it after its checks. So the only
+// way the shipped code has a share decrypt is trustee.Recompute.
+func TestShippedProgramsUseTheSealOnlyThroughTrustee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go toolchain")
+	}
+	const mod = "github.com/fabvote/fabvote/"
+	const seal = mod + "crypto/paillier/threshold/internal/tallyseal"
+	allowed := map[string]bool{mod + "crypto/paillier/threshold": true, mod + "crypto/paillier/threshold/trustee": true}
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..", "..", "..")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps",
+		"-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./cmd/...", "./chaincode/...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	sawTrustee := false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := f[0]
+		if strings.HasSuffix(pkg, "/thresholdtest") {
+			t.Errorf("a shipped program links %s", pkg)
+		}
+		if pkg == mod+"crypto/paillier/threshold/trustee" {
+			sawTrustee = true
+		}
+		if slices.Contains(f[1:], seal) && !allowed[pkg] {
+			t.Errorf("%s, linked into a shipped program, imports the seal", pkg)
+		}
+	}
+	if !sawTrustee {
+		t.Fatal("the shipped programs do not link threshold/trustee: the check looked at the wrong packages")
 	}
 }

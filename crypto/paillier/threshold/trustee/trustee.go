@@ -1,37 +1,56 @@
-// Package trustee is the only way to have a trustee's key share decrypt
-// anything: the election's own tally, recomputed from the ledger.
+// Package trustee is the only way fabvote's code has a trustee's key share
+// decrypt anything: the election's own tally, recomputed from the ledger,
+// once per election.
 //
 // K colluding trustees can decrypt any ciphertext, so whoever hands them a
 // ciphertext could have them decrypt one voter's ballot, or a running tally
 // before the voting window has closed. Recompute therefore does everything
-// itself: it compares the trustee's copy of the manifest with the ledger's,
-// refuses unless the ledger's WindowClosed says the window has closed, reads
-// every ballot from the ledger, verifies each one (the checks of
-// audit.CheckBallots, the same as `fabvote verify`), and multiplies the
-// valid ones. Only then does it seal the product (threshold's internal
-// tallyseal package), and a sealed product is the only thing
-// KeyShare.DecryptTally accepts. A Tally made any other way holds no seal
-// and decrypts nothing.
+// itself, on a Ledger that reads a peer of every org of the trustee's
+// network file: it requires the manifest to name that file's channel and
+// every org's copy of the manifest to equal the trustee's own, every org's
+// WindowClosed to say the window has closed, and every org's ballot listing
+// to have the same digest; it verifies every ballot (the checks of
+// audit.CheckBallots, the same as `fabvote verify`) and multiplies the valid
+// ones. Only then does it seal the product (threshold's internal tallyseal
+// package), and a sealed product is the only thing KeyShare.DecryptTally
+// accepts. Tally.PartialDecrypt then records the product in the trustee's
+// Journal, durably, and refuses a second, different product for the same
+// election: two decrypted tallies that differ by one held-back ballot would
+// reveal it.
+//
+// The seal binds fabvote's own code, not a program written against this
+// library: such a program can import threshold/trustee, or copy a share's
+// arithmetic, and decrypt anything with K shares. What keeps shares from
+// that is that they never sit together (internal/sharebox) and that honest
+// trustees run fabvote.
 //
 // The package sits under crypto/paillier/threshold because Go lets only
-// packages there import the seal.
+// packages there import the seal. Ledger can be built only from
+// internal/ledger clients (NewLedger); tests build one from fakes.
 package trustee
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"strings"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/ledger"
 )
 
-// Ledger is what a trustee reads; internal/ledger's Client is one.
-type Ledger interface {
+// reader is what Recompute reads from one org's peers; *ledger.Client is
+// one. It is unexported so that Ledger can be built only from ledger
+// clients (and, in this package's tests, from fakes: export_test.go).
+type reader interface {
 	GetManifest(ctx context.Context, electionID string) ([]byte, error)
 	// WindowClosed is the chaincode's evaluate-only WindowClosed.
 	WindowClosed(ctx context.Context, electionID string) (bool, error)
@@ -39,16 +58,61 @@ type Ledger interface {
 	Ballots(ctx context.Context, electionID string, pageSize int) audit.BallotSource
 }
 
+// orgReader is one org's view of the channel.
+type orgReader struct {
+	msp string
+	r   reader
+}
+
+// Ledger is the channel as a trustee reads it: through a peer of each org,
+// each org's answers compared with the others'. One peer that lies (or an
+// attacker's channel that copies the manifest) then cannot choose what the
+// trustee decrypts unless the peers of every org read agree on the lie.
+type Ledger struct {
+	channel string
+	orgs    []orgReader
+}
+
+// NewLedger reads channel through clients, one per org, each connected to
+// a peer of its org (gateway.Options.PeerOrg) on that channel. It sets each
+// client's OwnOrgOnly, so that the gateway peer answers for its own org only.
+func NewLedger(channel string, clients ...*ledger.Client) (*Ledger, error) {
+	l := &Ledger{channel: channel}
+	seen := map[string]bool{}
+	for _, c := range clients {
+		if c == nil || c.Conn == nil {
+			return nil, errors.New("trustee: a nil ledger client")
+		}
+		if got := c.Conn.Channel(); got != channel {
+			return nil, fmt.Errorf("trustee: a client of channel %q, want %q", got, channel)
+		}
+		msp := c.Conn.PeerMSP()
+		if seen[msp] {
+			return nil, fmt.Errorf("trustee: two clients read org %s: ask each org once", msp)
+		}
+		seen[msp] = true
+		c.OwnOrgOnly = true
+		l.orgs = append(l.orgs, orgReader{msp: msp, r: c})
+	}
+	if len(l.orgs) == 0 {
+		return nil, errors.New("trustee: no org to read the ledger from")
+	}
+	return l, nil
+}
+
 // Errors of Recompute; each is wrapped with the election id and details.
 var (
+	ErrWrongChannel     = errors.New("the manifest names another channel")
 	ErrManifestMismatch = errors.New("the manifest differs from the ledger's")
 	ErrWindowOpen       = errors.New("the ledger does not show the voting window closed")
 	ErrInvalidBallots   = errors.New("ballots on the ledger do not verify")
+	ErrOrgsDisagree     = errors.New("the orgs' peers disagree")
 )
 
 // Tally is an election's tally as recomputed from the ledger. Only
 // Recompute makes one that can be decrypted.
 type Tally struct {
+	manifest string // manifestHash of the manifest's bytes
 	prepared *election.Prepared
 	checked  *audit.Tally
 	sealed   *tallyseal.Ciphertext
@@ -56,8 +120,12 @@ type Tally struct {
 
 // Recompute reads the election of manifest from l and returns its tally,
 // after the checks in the package comment. manifest is the trustee's own
-// copy (canonical bytes); it must equal the ledger's byte for byte.
-func Recompute(ctx context.Context, l Ledger, manifest []byte, opts audit.Options) (*Tally, error) {
+// copy (canonical bytes); it must name l's channel and equal every org's
+// copy on the ledger byte for byte.
+func Recompute(ctx context.Context, l *Ledger, manifest []byte, opts audit.Options) (*Tally, error) {
+	if l == nil || len(l.orgs) == 0 {
+		return nil, errors.New("trustee: no ledger to recompute the tally from (NewLedger)")
+	}
 	m, err := election.ParseManifest(manifest)
 	if err != nil {
 		return nil, fmt.Errorf("the manifest: %w", err)
@@ -67,29 +135,118 @@ func Recompute(ctx context.Context, l Ledger, manifest []byte, opts audit.Option
 		return nil, fmt.Errorf("the manifest: %w", err)
 	}
 	id := m.ElectionID
-	onLedger, err := l.GetManifest(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("reading the manifest of %q from the ledger: %w", id, err)
+	if m.Channel != l.channel {
+		return nil, fmt.Errorf("election %q: %w: %q, but the network file's channel is %q", id, ErrWrongChannel, m.Channel, l.channel)
 	}
-	if !bytes.Equal(onLedger, manifest) {
-		return nil, fmt.Errorf("election %q: %w (was it copied before `election open` set the window?)", id, ErrManifestMismatch)
+	if err := l.sameManifest(ctx, id, manifest); err != nil {
+		return nil, err
 	}
-	closed, err := l.WindowClosed(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("asking the ledger whether the voting window of %q has closed: %w", id, err)
+	if err := l.windowClosed(ctx, m); err != nil {
+		return nil, err
 	}
-	if !closed {
-		return nil, fmt.Errorf("election %q: %w (it ends at %s); a trustee decrypts only the final tally",
-			id, ErrWindowOpen, m.End.UTC().Format("2006-01-02T15:04:05Z07:00"))
-	}
-	t, err := audit.CheckBallots(p, l.Ballots(ctx, id, 0), opts)
+	t, err := l.checkBallots(ctx, p, opts)
 	if err != nil {
 		return nil, err
 	}
 	if len(t.Failures) > 0 {
 		return nil, &BallotsError{ElectionID: id, Failures: t.Failures}
 	}
-	return &Tally{prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
+	return &Tally{manifest: manifestHash(manifest), prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
+}
+
+// sameManifest: every org's peer holds manifest for id.
+func (l *Ledger) sameManifest(ctx context.Context, id string, manifest []byte) error {
+	for _, o := range l.orgs {
+		onLedger, err := o.r.GetManifest(ctx, id)
+		if err != nil {
+			return fmt.Errorf("reading the manifest of %q from %s's peer: %w", id, o.msp, err)
+		}
+		if !bytes.Equal(onLedger, manifest) {
+			return fmt.Errorf("election %q: %w on %s's peer (was it copied before `election open` set the window?)", id, ErrManifestMismatch, o.msp)
+		}
+	}
+	return nil
+}
+
+// windowClosed: every org's peer shows the window closed.
+func (l *Ledger) windowClosed(ctx context.Context, m *election.Manifest) error {
+	var open []string
+	for _, o := range l.orgs {
+		closed, err := o.r.WindowClosed(ctx, m.ElectionID)
+		if err != nil {
+			return fmt.Errorf("asking %s's peer whether the voting window of %q has closed: %w", o.msp, m.ElectionID, err)
+		}
+		if !closed {
+			open = append(open, o.msp)
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Errorf("election %q: %w on the peers of %s (it ends at %s); a trustee decrypts only the final tally",
+			m.ElectionID, ErrWindowOpen, strings.Join(open, ", "), m.End.UTC().Format("2006-01-02T15:04:05Z07:00"))
+	}
+	return nil
+}
+
+// checkBallots verifies the first org's ballots, and requires every other
+// org's ballot list to have the same digest.
+func (l *Ledger) checkBallots(ctx context.Context, p *election.Prepared, opts audit.Options) (*audit.Tally, error) {
+	id := p.Manifest.ElectionID
+	first := l.orgs[0]
+	d := newListDigest()
+	t, err := audit.CheckBallots(p, d.wrap(first.r.Ballots(ctx, id, 0)), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s's peer: %w", first.msp, err)
+	}
+	want := d.sum()
+	for _, o := range l.orgs[1:] {
+		od := newListDigest()
+		if err := od.wrap(o.r.Ballots(ctx, id, 0))(func(election.BallotEntry) error { return nil }); err != nil {
+			return nil, fmt.Errorf("reading the ballots of %q from %s's peer: %w", id, o.msp, err)
+		}
+		if got := od.sum(); got != want {
+			return nil, fmt.Errorf("election %q: %w on its ballots: %s's peer lists %d, %s's peer %d, with different contents "+
+				"(if a peer is still catching up, try again; otherwise one of them lies)", id, ErrOrgsDisagree, first.msp, d.n, o.msp, od.n)
+		}
+	}
+	return t, nil
+}
+
+// ballotListTag domain-separates the digest of a ballot listing.
+const ballotListTag = "fabvote/trustee/ballot-list/v1"
+
+// listDigest hashes a ballot listing: every entry's pseudonym, transaction
+// id and ballot, each length-prefixed, in the order listed.
+type listDigest struct {
+	h hash.Hash
+	n int
+}
+
+func newListDigest() *listDigest {
+	d := &listDigest{h: sha256.New()}
+	d.h.Write([]byte(ballotListTag))
+	return d
+}
+
+func (d *listDigest) wrap(src audit.BallotSource) audit.BallotSource {
+	return func(fn func(election.BallotEntry) error) error {
+		return src(func(e election.BallotEntry) error {
+			for _, f := range [][]byte{[]byte(e.Pseudonym), []byte(e.TxID), e.Ballot} {
+				var n [8]byte
+				binary.BigEndian.PutUint64(n[:], uint64(len(f)))
+				d.h.Write(n[:])
+				d.h.Write(f)
+			}
+			d.n++
+			return fn(e)
+		})
+	}
+}
+
+func (d *listDigest) sum() [32]byte {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(d.n))
+	d.h.Write(n[:])
+	return [32]byte(d.h.Sum(nil))
 }
 
 // BallotsError lists the ballots that failed verification.
@@ -119,17 +276,28 @@ func (t *Tally) Checked() *audit.Tally {
 
 // PartialDecrypt is trustee ks's partial decryption of the tally, with its
 // proof. It checks the share against the election's public parameters
-// first, so a share of another election is refused by name.
-func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare) (*threshold.PartialDecryption, error) {
+// first, so a share of another election is refused by name; then it records
+// the tally in the trustee's journal, durably, and refuses if the journal
+// holds another tally of this election (ErrOtherTally): two decrypted
+// tallies that differ by one ballot would reveal that ballot.
+func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare, j *Journal) (*threshold.PartialDecryption, error) {
 	if t == nil || t.sealed == nil {
 		return nil, fmt.Errorf("%w: use trustee.Recompute", threshold.ErrUnsealedTally)
 	}
+	if j == nil {
+		return nil, errors.New("trustee: no journal: a trustee records each tally it decrypts (OpenJournal)")
+	}
 	pp := t.prepared.Threshold
+	id := t.prepared.Manifest.ElectionID
 	if pp == nil {
-		return nil, fmt.Errorf("election %q has a single key, not trustee shares", t.prepared.Manifest.ElectionID)
+		return nil, fmt.Errorf("election %q has a single key, not trustee shares", id)
 	}
 	if err := ks.Check(pp); err != nil {
-		return nil, fmt.Errorf("the key share does not belong to election %q: %w", t.prepared.Manifest.ElectionID, err)
+		return nil, fmt.Errorf("the key share does not belong to election %q: %w", id, err)
+	}
+	width := (pp.PublicKey.NSquared.BitLen() + 7) / 8
+	if err := j.record(t.manifest, id, t.sealed.Value(), width, t.checked.Valid); err != nil {
+		return nil, err
 	}
 	return ks.DecryptTally(random, pp, t.sealed)
 }

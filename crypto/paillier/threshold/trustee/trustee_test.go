@@ -15,27 +15,60 @@ import (
 	"github.com/fabvote/fabvote/internal/audit"
 )
 
-// fakeLedger is a small in-memory ledger for unit tests (the real one is
-// exercised by the end-to-end test).
+// fakeLedger is one org's peer, in memory, for unit tests (the real one is
+// exercised by the end-to-end test). The *Err fields make a call fail;
+// streamErrAt > 0 fails the ballot stream after that many entries.
 type fakeLedger struct {
 	manifest    []byte
 	closed      bool
 	entries     []election.BallotEntry
 	ballotReads int
+
+	manifestErr, windowErr, streamErr error
+	streamErrAt                       int
 }
 
-func (f *fakeLedger) GetManifest(context.Context, string) ([]byte, error) { return f.manifest, nil }
-func (f *fakeLedger) WindowClosed(context.Context, string) (bool, error)  { return f.closed, nil }
+func (f *fakeLedger) GetManifest(context.Context, string) ([]byte, error) {
+	return f.manifest, f.manifestErr
+}
+func (f *fakeLedger) WindowClosed(context.Context, string) (bool, error) {
+	return f.closed, f.windowErr
+}
 func (f *fakeLedger) Ballots(context.Context, string, int) audit.BallotSource {
 	return func(fn func(election.BallotEntry) error) error {
 		f.ballotReads++
-		for _, e := range f.entries {
+		for i, e := range f.entries {
+			if f.streamErr != nil && i == f.streamErrAt {
+				return f.streamErr
+			}
 			if err := fn(e); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+}
+
+// orgs are the MSP ids of the fake network's two orgs.
+var orgs = []string{"Org1MSP", "Org2MSP"}
+
+// of is a Ledger of the manifest's channel read through fs, one per org.
+func (w *world) of(fs ...*fakeLedger) *trustee.Ledger {
+	rs := make([]trustee.Reader, len(fs))
+	for i, f := range fs {
+		rs[i] = f
+	}
+	return trustee.NewTestLedger(w.m.Channel, orgs[:len(fs)], rs...)
+}
+
+// journal is a fresh trustee journal in a temporary directory.
+func journal(t *testing.T) *trustee.Journal {
+	t.Helper()
+	j, err := trustee.OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
 
 type world struct {
@@ -76,13 +109,13 @@ var opts = audit.Options{Workers: 2, BatchSize: 2}
 // built from their partials verifies and has the voters' counts.
 func TestRecomputeAndDecrypt(t *testing.T) {
 	w := newWorld(t)
-	tally, err := trustee.Recompute(context.Background(), w.ledger(true), w.raw, opts)
+	tally, err := trustee.Recompute(context.Background(), w.of(w.ledger(true), w.ledger(true)), w.raw, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var parts []*threshold.PartialDecryption
 	for _, i := range []int{2, 0} {
-		pd, err := tally.PartialDecrypt(rand.Reader, w.shares[i])
+		pd, err := tally.PartialDecrypt(rand.Reader, w.shares[i], journal(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +165,7 @@ func TestRecomputeRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := w.ledger(true)
 			tc.setup(f)
-			tally, err := trustee.Recompute(context.Background(), f, tc.local, opts)
+			tally, err := trustee.Recompute(context.Background(), w.of(f), tc.local, opts)
 			if !errors.Is(err, tc.want) || tally != nil {
 				t.Fatalf("Recompute = %v, %v; want %v", tally, err, tc.want)
 			}
@@ -149,7 +182,7 @@ func TestRecomputeRefuses(t *testing.T) {
 func TestNoDecryptionOfForeignCiphertext(t *testing.T) {
 	w := newWorld(t)
 	var forged trustee.Tally
-	if pd, err := forged.PartialDecrypt(rand.Reader, w.shares[0]); !errors.Is(err, threshold.ErrUnsealedTally) || pd != nil {
+	if pd, err := forged.PartialDecrypt(rand.Reader, w.shares[0], journal(t)); !errors.Is(err, threshold.ErrUnsealedTally) || pd != nil {
 		t.Fatalf("zero Tally: PartialDecrypt = %v, %v; want ErrUnsealedTally", pd, err)
 	}
 	if pd, err := w.shares[0].DecryptTally(rand.Reader, w.pp, nil); !errors.Is(err, threshold.ErrUnsealedTally) || pd != nil {
@@ -157,11 +190,11 @@ func TestNoDecryptionOfForeignCiphertext(t *testing.T) {
 	}
 	// The honest partial is of the ledger's product only, not of a
 	// re-randomised ballot.
-	tally, err := trustee.Recompute(context.Background(), w.ledger(true), w.raw, opts)
+	tally, err := trustee.Recompute(context.Background(), w.of(w.ledger(true), w.ledger(true)), w.raw, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pd, err := tally.PartialDecrypt(rand.Reader, w.shares[0])
+	pd, err := tally.PartialDecrypt(rand.Reader, w.shares[0], journal(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,13 +219,13 @@ func TestNoDecryptionOfForeignCiphertext(t *testing.T) {
 // Checked returns a copy: changing it does not change what is decrypted.
 func TestCheckedIsACopy(t *testing.T) {
 	w := newWorld(t)
-	tally, err := trustee.Recompute(context.Background(), w.ledger(true), w.raw, opts)
+	tally, err := trustee.Recompute(context.Background(), w.of(w.ledger(true), w.ledger(true)), w.raw, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := new(big.Int).Set(tally.Checked().Product)
 	tally.Checked().Product.SetInt64(2)
-	pd, err := tally.PartialDecrypt(rand.Reader, w.shares[1])
+	pd, err := tally.PartialDecrypt(rand.Reader, w.shares[1], journal(t))
 	if err != nil {
 		t.Fatal(err)
 	}
