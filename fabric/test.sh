@@ -15,9 +15,25 @@ FABRIC_TEST_PKGS=(
 	"./core/ledger/kvledger/txmgmt/txmgr;;TestTxSimulatorUnsupportedTxCouchDBQuery"
 	# The chaincode package's own tests: the ginkgo suite (CheckInvocation,
 	# the handler) and the framework test that invokes through a real ledger.
-	"./core/chaincode;^(TestChaincode|TestCCFramework)$;"
+	"./core/chaincode;^(TestChaincode|TestCCFramework|TestFabvote.*)$;"
 	# The ledger as a whole (ledger, block store, state DB, txmgr together).
 	"./core/ledger/kvledger;;CouchDB"
+	# The security patches (0010-0017) and the dependency floors of patch
+	# 0001: the packages they touch and the gRPC/HTTP/2 users of the raised
+	# modules. etcdraft runs its storage (WAL) tests only: its chain suite
+	# takes many minutes and exercises no patched code.
+	"./internal/pkg/comm;;"
+	"./internal/pkg/gateway;;"
+	"./internal/peer/gossip;;"
+	"./internal/peer/version;;"
+	"./gossip/util;;"
+	"./gossip/comm;;"
+	"./msp;;"
+	"./common/grpclogging;;"
+	"./common/grpcmetrics;;"
+	"./orderer/common/cluster;;"
+	"./orderer/common/metadata;;"
+	"./orderer/consensus/etcdraft;^(TestOpenWAL|TestTakeSnapshot|TestApplyOutOfDateSnapshot|TestFabvote.*)$;"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and
