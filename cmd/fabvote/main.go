@@ -36,6 +36,7 @@ var commands = []command{
 	{"tally", "multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},
 	{"trustee decrypt", "one trustee's partial decryption of the tally product", cmdTrusteeDecrypt},
 	{"verify", "audit an election from the ledger alone; exit 1 on FAIL", cmdVerify},
+	{"version", "print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
 }
 
 // usageError is a command-line mistake: exit status 2.

@@ -56,7 +56,7 @@ func ParseVersionM(out string) ([]Binary, error) {
 // Violation is one module (or toolchain) of one binary below its floor.
 type Violation struct {
 	Binary, Module, Have string
-	Floor              Floor
+	Floor                Floor
 }
 
 func (v Violation) String() string {

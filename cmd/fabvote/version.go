@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/fabvote/fabvote/fabric"
+)
+
+// version is fabvote's own version; `make fabvote` sets it with -ldflags
+// (git describe). A plain `go build` says "dev".
+var version = "dev"
+
+func cmdVersion(args []string) error {
+	if len(args) != 0 {
+		return usagef("version takes no arguments")
+	}
+	return printVersion(os.Stdout)
+}
+
+// printVersion names fabvote's version, the Go toolchain, the pinned Fabric
+// release and the fork's patch series, whose level `peer version` and
+// `orderer version` print too: equal levels mean the same series.
+func printVersion(w io.Writer) error {
+	s, err := fabric.Load()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "fabvote %s (%s)\n", version, runtime.Version())
+	fmt.Fprintf(w, "Fabric %s (commit %s, %s@%s)\n", s.Release, s.Commit, s.Module, s.Version)
+	fmt.Fprintf(w, "fabvote patch series: %s\n", s.Level)
+	for _, p := range s.Patches {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	return nil
+}

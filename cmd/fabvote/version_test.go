@@ -1,0 +1,29 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fabvote/fabvote/fabric"
+)
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := printVersion(&out); err != nil {
+		t.Fatal(err)
+	}
+	s, err := fabric.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fabvote dev", "Fabric 2.5.0 (commit " + s.Commit,
+		"fabvote patch series: " + s.Level + "\n", "  0001-go-modules.patch\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("version output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if code, stderr := fv(t, "version", "extra"); code != 2 || !strings.Contains(stderr, "version takes no arguments") {
+		t.Fatalf("version extra: %d %q", code, stderr)
+	}
+}
