@@ -7,17 +7,23 @@
 // whose transactions are cut at other boundaries passes the hash and
 // signature checks (the crosslinking transaction attack, CVE-2023-46132).
 //
-// The fix here accepts a transaction only when its bytes are exactly the
-// canonical protobuf encoding of an Envelope with a non-empty payload and a
-// non-empty signature:
+// The fix here accepts a transaction only when its bytes are what the
+// orderer writes into a block: the canonical protobuf encoding of an Envelope
+// with a non-empty payload and a non-empty signature,
 //
 //	0x0a  varint(len(payload))    payload
 //	0x12  varint(len(signature))  signature
 //
-// with minimal varints and nothing before, between or after. The length
-// fields make this a prefix-free code: where one transaction ends is fixed by
-// its own first bytes, so a concatenation splits into canonical envelopes in
-// at most one way, and the data hash again determines the list.
+// with minimal varints and nothing before or between, followed by nothing
+// or by well-formed fields the Envelope message does not define (the
+// orderer re-encodes each envelope it orders, and protobuf keeps fields it
+// does not know and writes them after the known ones; refusing them here
+// would let one client's envelope stop every peer's channel). This is
+// exactly what upstream's check accepts: bytes equal to their own
+// re-encoding. It is a prefix-free code: a transaction starts with the
+// payload tag 0x0a and holds no other payload field at its top level, so in
+// a concatenation each payload tag starts the next transaction, the split
+// into envelopes is unique, and the data hash again determines the list.
 //
 // The package imports only the standard library and protowire, so the
 // fork's protoutil can call it and its tests run in the root module.
@@ -72,10 +78,44 @@ func CheckEnvelope(raw []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) != 0 {
-		return fmt.Errorf("%w (%d)", ErrTrailingBytes, len(rest))
+	return checkUnknownFields(rest)
+}
+
+// checkUnknownFields accepts zero or more well-formed fields after the
+// signature, none of which may be a payload or signature field: protobuf
+// would read those as the Envelope's own fields, and a payload tag here is
+// where a second envelope begins.
+func checkUnknownFields(b []byte) error {
+	for len(b) > 0 {
+		num, typ, _ := protowire.ConsumeTag(b)
+		if typ == protowire.BytesType && (num == payloadField || num == signatureField) {
+			return fmt.Errorf("%w: field %d after the signature", ErrUnexpected, num)
+		}
+		n, err := canonicalField(b)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrTrailingBytes, err)
+		}
+		b = b[n:]
 	}
 	return nil
+}
+
+// canonicalField returns the length of the field at the start of b, which
+// must be a well-formed field with a minimal tag: protobuf keeps an unknown
+// field's value bytes as they came but writes its tag afresh.
+func canonicalField(b []byte) (int, error) {
+	num, typ, tagLen := protowire.ConsumeTag(b)
+	if tagLen < 0 || num > protowire.MaxValidNumber {
+		return 0, fmt.Errorf("%d bytes that are not a field", len(b))
+	}
+	if tagLen != protowire.SizeTag(num) {
+		return 0, fmt.Errorf("field %d tag: %w", num, ErrNotCanonical)
+	}
+	n := protowire.ConsumeFieldValue(num, typ, b[tagLen:])
+	if n < 0 {
+		return 0, fmt.Errorf("field %d: %w", num, ErrTruncated)
+	}
+	return tagLen + n, nil
 }
 
 // consumeField reads one length-delimited field that must be field num, in

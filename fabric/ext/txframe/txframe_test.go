@@ -18,6 +18,28 @@ func envelope(t testing.TB, payload, sig []byte) []byte {
 	return raw
 }
 
+// Fields the Envelope does not define, after the signature, are what the
+// orderer writes when a client sent them (protobuf keeps unknown fields and
+// re-encodes them last): accepted, as upstream's re-encoding check does.
+func TestCheckEnvelopeAcceptsTrailingUnknownFields(t *testing.T) {
+	for _, raw := range [][]byte{
+		{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x1a, 0x01, 'x'},
+		{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x18, 0x05, 0x1a, 0x00},
+		{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x08, 0x01}, // field 1 as a varint: unknown to protobuf
+	} {
+		if err := CheckEnvelope(raw); err != nil {
+			t.Errorf("CheckEnvelope(%x): %v", raw, err)
+		}
+		env := &common.Envelope{}
+		if err := proto.Unmarshal(raw, env); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := proto.Marshal(env); !bytes.Equal(again, raw) {
+			t.Errorf("%x re-encodes to %x: the orderer would not write it", raw, again)
+		}
+	}
+}
+
 // A known-answer vector: the bytes of Envelope{Payload: "ab", Signature: "s"}.
 func TestCheckEnvelopeKnownAnswer(t *testing.T) {
 	want := []byte{0x0a, 0x02, 'a', 'b', 0x12, 0x01, 's'}
@@ -45,7 +67,9 @@ func TestCheckEnvelopeRejects(t *testing.T) {
 		{"empty payload", []byte{0x0a, 0x00, 0x12, 0x01, 's'}, ErrEmptyField},
 		{"empty signature", []byte{0x0a, 0x01, 'p', 0x12, 0x00}, ErrEmptyField},
 		{"signature first", []byte{0x12, 0x01, 's', 0x0a, 0x01, 'p'}, ErrUnexpected},
-		{"unknown field after", []byte{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x1a, 0x01, 'x'}, ErrTrailingBytes},
+		{"payload again after the signature", []byte{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x0a, 0x01, 'q'}, ErrUnexpected},
+		{"signature again", []byte{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x12, 0x01, 't'}, ErrUnexpected},
+		{"truncated unknown field", []byte{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x1a, 0x05, 'x'}, ErrTruncated},
 		{"unknown field between", []byte{0x0a, 0x01, 'p', 0x1a, 0x01, 'x', 0x12, 0x01, 's'}, ErrUnexpected},
 		{"payload as varint", []byte{0x08, 0x01, 0x12, 0x01, 's'}, ErrUnexpected},
 		{"repeated payload", []byte{0x0a, 0x01, 'p', 0x0a, 0x01, 'q', 0x12, 0x01, 's'}, ErrUnexpected},
@@ -110,15 +134,22 @@ func TestCheckDataRejectsEveryResplit(t *testing.T) {
 	}
 }
 
-// FuzzCheckEnvelope: whatever CheckEnvelope accepts is an Envelope whose
-// canonical re-encoding is the input itself, with both fields non-empty (the
-// property upstream's fix checks by re-marshalling), and nothing panics.
+// FuzzCheckEnvelope: CheckEnvelope accepts exactly the Envelopes whose
+// re-encoding is the input itself, with both fields non-empty (the property
+// upstream's fix checks by re-marshalling): whatever it accepts re-encodes to
+// itself, and whatever the orderer could write (a re-encoding) it accepts.
 func FuzzCheckEnvelope(f *testing.F) {
 	f.Add([]byte{0x0a, 0x02, 'a', 'b', 0x12, 0x01, 's'})
 	f.Add([]byte{0x0a, 0x81, 0x00, 'p', 0x12, 0x01, 's'})
 	f.Add([]byte{0x0a, 0x01, 'p', 0x12, 0x01, 's', 0x1a, 0x01, 'x'})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if CheckEnvelope(raw) != nil {
+		if err := CheckEnvelope(raw); err != nil {
+			env := &common.Envelope{}
+			if proto.Unmarshal(raw, env) == nil && len(env.Payload) > 0 && len(env.Signature) > 0 {
+				if again, _ := proto.Marshal(env); bytes.Equal(again, raw) {
+					t.Fatalf("refused %x, which re-encodes to itself: %v", raw, err)
+				}
+			}
 			return
 		}
 		env := &common.Envelope{}
