@@ -32,6 +32,10 @@ FABRIC_TEST_PKGS=(
 	"./common/grpclogging;;"
 	"./common/grpcmetrics;;"
 	"./orderer/common/cluster;;"
+	"./orderer/common/onboarding;;"
+	"./orderer/common/follower;;"
+	"./internal/pkg/peer/blocksprovider;;"
+	"./core/deliverservice;;"
 	"./orderer/common/metadata;;"
 	"./orderer/consensus/etcdraft;^(TestOpenWAL|TestTakeSnapshot|TestApplyOutOfDateSnapshot|TestFabvote.*)$;"
 )
