@@ -20,8 +20,7 @@ FABRIC_TEST_PKGS=(
 	"./core/ledger/kvledger;;CouchDB"
 	# The security patches (0010-0017) and the dependency floors of patch
 	# 0001: the packages they touch and the gRPC/HTTP/2 users of the raised
-	# modules. etcdraft runs its storage (WAL) tests only: its chain suite
-	# takes many minutes and exercises no patched code.
+	# modules, and the users of the block checks of patch 0011.
 	"./internal/pkg/comm;;"
 	"./internal/pkg/gateway;;"
 	"./internal/peer/gossip;;"
@@ -37,7 +36,7 @@ FABRIC_TEST_PKGS=(
 	"./internal/pkg/peer/blocksprovider;;"
 	"./core/deliverservice;;"
 	"./orderer/common/metadata;;"
-	"./orderer/consensus/etcdraft;^(TestOpenWAL|TestTakeSnapshot|TestApplyOutOfDateSnapshot|TestFabvote.*)$;"
+	"./orderer/consensus/etcdraft;;"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and
