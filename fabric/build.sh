@@ -13,6 +13,7 @@
 #   build.sh workspace DIR   a git repository with one commit per patch, for
 #                            editing the series (see docs/FORK.md)
 #   build.sh export DIR      rewrite fabric/patches from such a workspace
+#   build.sh patch-level     the patch series' level, as `peer version` prints it
 #
 # Environment: ROOT (repository root), BUILD, BIN, GO; FABRIC_GO_TAGS (extra build
 # tags, default none, as upstream's GO_TAGS).
@@ -41,8 +42,8 @@ CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 # Our own packages, copied into the tree so patches can import them as
 # github.com/hyperledger/fabric/fabvote/<name>. They import only the standard
 # library and third-party modules (checked below), never each other.
-EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless)
-EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless)
+EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless fabric/ext/txframe fabric/ext/timewindow)
+EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless fabvote/txframe fabvote/timewindow)
 
 # In-tree test files: fabric/testdata/overlay/<path> is copied to <tree>/<path>.
 OVERLAY=$HERE/testdata/overlay
@@ -75,6 +76,32 @@ moddir() {
 }
 
 patches() { find "$HERE/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' | LC_ALL=C sort; }
+
+# patch_level: the highest patch number and the first 12 hex digits of
+# SHA-256 over every patch's file name, a newline and its content, in order.
+# `fabvote version` computes the same (package fabric, series.go); its test
+# compares the two.
+patch_level() {
+	local last digest
+	last=$(basename "$(patches | tail -n 1)")
+	digest=$(patches | while IFS= read -r p; do
+		printf '%s\n' "$(basename "$p")"
+		cat "$p"
+	done | sha256sum | cut -c1-12)
+	printf '%s+sha256:%s\n' "${last%%-*}" "$digest"
+}
+
+# check_go: refuse a Go older than the floor in fabric/floors/floors.txt
+# (the standard library's security fixes come with the toolchain).
+check_go() {
+	local floor have
+	floor=$(awk '$1 == "go" { print $2 }' "$HERE/floors/floors.txt")
+	[ -n "$floor" ] || die "fabric/floors/floors.txt has no go line"
+	have=$("$GO" env GOVERSION) || die "cannot run $GO"
+	have=${have#go}
+	[ "$(printf '%s\n%s\n' "$floor" "$have" | sort -V | head -n 1)" = "$floor" ] ||
+		die "Go $have is older than the floor $floor (fabric/floors/floors.txt); install Go $floor or newer"
+}
 
 # copy_tree DEST: a fresh, writable copy of the pinned upstream at DEST.
 copy_tree() {
@@ -134,6 +161,7 @@ build_bins() {
 	local tree=$1 out=$2 version=$3 ldflags pkgs=() c
 	for c in "${CMDS[@]}"; do pkgs+=("./cmd/$c"); done
 	ldflags="-X $MODULE/common/metadata.Version=$version -X $MODULE/common/metadata.CommitSHA=$COMMIT"
+	ldflags+=" -X $MODULE/common/metadata.FabvotePatches=$(patch_level)"
 	mkdir -p "$out"
 	log "building ${CMDS[*]} -> $out"
 	(cd "$tree" && "$GO" build -trimpath -tags "$FABRIC_GO_TAGS" -ldflags "$ldflags" -o "$out/" "${pkgs[@]}")
@@ -230,6 +258,11 @@ cmd_check_patches() {
 }
 
 case "${1:-}" in
+verify | stock | fork | check-patches | test | bench) check_go ;;
+esac
+
+case "${1:-}" in
+patch-level) patch_level ;;
 verify) moddir >/dev/null && log "$MODULE@$VERSION matches $SUM" ;;
 stock) cmd_stock ;;
 fork) cmd_fork ;;
@@ -238,5 +271,5 @@ test) . "$HERE/test.sh" && cmd_test ;;
 bench) . "$HERE/test.sh" && cmd_bench ;;
 workspace) . "$HERE/test.sh" && cmd_workspace "${2:?usage: build.sh workspace DIR}" ;;
 export) . "$HERE/test.sh" && cmd_export "${2:?usage: build.sh export DIR}" ;;
-*) sed -n '2,17p' "$0" >&2; exit 2 ;;
+*) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac

@@ -7,11 +7,13 @@
 #                               switch mode, on the patched tree (in make test)
 #   make fabric-bench           in-tree BCCSP/SHA-256 benchmarks, Go vs OpenSSL / simd
 #   make fabric-verify          check the pinned module's hash only
+#   make deps-floor-check       bin/peer, bin/orderer and bin/fabvote link no module
+#                               below its security floor (fabric/floors; in make test)
 
 FABRIC_SH := $(ROOT)/fabric/build.sh
 FABRIC_ENV = ROOT=$(ROOT) BUILD=$(BUILD) BIN=$(BIN) GO=$(GO)
 
-.PHONY: fabric fabric-stock fabric-check-patches fabric-test fabric-bench fabric-verify
+.PHONY: fabric fabric-stock fabric-check-patches fabric-test fabric-bench fabric-verify deps-floor-check
 
 fabric:
 	$(FABRIC_ENV) $(FABRIC_SH) fork
@@ -31,4 +33,7 @@ fabric-bench:
 fabric-verify:
 	$(FABRIC_ENV) $(FABRIC_SH) verify
 
-TEST_TARGETS += fabric-check-patches fabric-test
+deps-floor-check: fabric fabvote
+	GO=$(GO) $(GO) run ./fabric/floors/depsfloor $(BIN)/peer $(BIN)/orderer $(BIN)/fabvote
+
+TEST_TARGETS += fabric-check-patches fabric-test deps-floor-check

@@ -22,6 +22,25 @@ FABRIC_TEST_PKGS=(
 	"./core/chaincode;^(TestChaincode|TestCCFramework|TestFabvote.*)$;;race"
 	# The ledger as a whole (ledger, block store, state DB, txmgr together).
 	"./core/ledger/kvledger;;CouchDB;"
+	# The security patches (0010-0017) and the dependency floors of patch
+	# 0001: the packages they touch and the gRPC/HTTP/2 users of the raised
+	# modules, and the users of the block checks of patch 0011.
+	"./internal/pkg/comm;;;"
+	"./internal/pkg/gateway;;;"
+	"./internal/peer/gossip;;;"
+	"./internal/peer/version;;;"
+	"./gossip/util;;;"
+	"./gossip/comm;;;"
+	"./msp;;;"
+	"./common/grpclogging;;;"
+	"./common/grpcmetrics;;;"
+	"./orderer/common/cluster;;;"
+	"./orderer/common/onboarding;;;"
+	"./orderer/common/follower;;;"
+	"./internal/pkg/peer/blocksprovider;;;"
+	"./core/deliverservice;;;"
+	"./orderer/common/metadata;;;"
+	"./orderer/consensus/etcdraft;;;"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and

@@ -10,8 +10,11 @@ export VOTERS
 
 .PHONY: fabvote demo e2e-test
 
+# The version `fabvote version` prints; the patch series comes from fabric/.
+FABVOTE_VERSION ?= $(shell git -C $(ROOT) describe --always --dirty 2>/dev/null || echo dev)
+
 fabvote:
-	$(GO) build -o $(BIN)/fabvote ./cmd/fabvote
+	$(GO) build -ldflags "-X main.version=$(FABVOTE_VERSION)" -o $(BIN)/fabvote ./cmd/fabvote
 
 demo: fabric fabvote
 	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) $(ROOT)/scripts/demo.sh

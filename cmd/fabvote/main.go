@@ -38,6 +38,7 @@ var commands = []command{
 	{"trustee keygen", "a trustee's age key pair: its sealed share opens only with it", cmdTrusteeKeygen},
 	{"trustee decrypt", "one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
 	{"verify", "audit an election from the ledger alone; exit 1 on FAIL", cmdVerify},
+	{"version", "print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
 }
 
 // usageError is a command-line mistake: exit status 2.
