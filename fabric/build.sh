@@ -44,6 +44,20 @@ CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless)
 EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless)
 
+# Packages of the root module that in-tree code needs (the validation-time
+# ballot check and what it imports), copied to fabvote/mod/<path> with their
+# imports of github.com/fabvote/fabvote/ rewritten to that prefix. They must
+# import only the standard library and each other (checked by the build).
+MOD_PKGS=(election crypto/zkp crypto/paillier crypto/paillier/arith crypto/paillier/threshold
+	crypto/paillier/threshold/internal/tallyseal crypto/votecode validation/ballotcheck)
+MOD_PREFIX=$MODULE/fabvote/mod
+
+# Packages of ours that import Fabric (fabric/intree/<name>, outside the root
+# module): copied with their tests to fabvote/<name>; they are built and
+# tested only in the tree.
+INTREE=$HERE/intree
+INTREE_PKGS=(ballotvscc)
+
 # In-tree test files: fabric/testdata/overlay/<path> is copied to <tree>/<path>.
 OVERLAY=$HERE/testdata/overlay
 
@@ -103,9 +117,33 @@ add_ext() {
 		mkdir -p "$dst"
 		cp "${files[@]}" "$dst/"
 	done
+	add_mod "$dest"
+	for i in "${INTREE_PKGS[@]}"; do
+		mkdir -p "$dest/fabvote/$i"
+		cp "$INTREE/$i"/*.go "$dest/fabvote/$i/"
+	done
 	if [ -d "$OVERLAY" ]; then
 		cp -R "$OVERLAY/." "$dest/"
 	fi
+}
+
+# add_mod DEST: copy MOD_PKGS (no tests) under fabvote/mod with rewritten
+# imports. The files keep the root module's language version through a
+# go1.22 build constraint (the tree's go.mod says go 1.20).
+add_mod() {
+	local dest=$1 p f out
+	for p in "${MOD_PKGS[@]}"; do
+		mkdir -p "$dest/fabvote/mod/$p"
+		while IFS= read -r f; do
+			out=$dest/fabvote/mod/$p/$(basename "$f")
+			if grep -q '^//go:build ' "$f"; then
+				sed -e 's|^//go:build \(.*\)$|//go:build go1.22 \&\& (\1)|' \
+					-e "s|\"github.com/fabvote/fabvote/|\"$MOD_PREFIX/|g" "$f" >"$out"
+			else
+				{ printf '//go:build go1.22\n\n'; sed "s|\"github.com/fabvote/fabvote/|\"$MOD_PREFIX/|g" "$f"; } >"$out"
+			fi
+		done < <(find "$ROOT/$p" -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' | LC_ALL=C sort)
+	done
 }
 
 # apply_patches DEST: apply the series in order; stop at the first failure.
@@ -126,6 +164,10 @@ stamp() {
 		for s in "${EXT_SRC[@]}"; do
 			[ ! -d "$ROOT/$s" ] || find "$ROOT/$s" -type f | LC_ALL=C sort | xargs sha256sum
 		done
+		for s in "${MOD_PKGS[@]}"; do
+			find "$ROOT/$s" -maxdepth 1 -type f | LC_ALL=C sort | xargs sha256sum
+		done
+		find "$INTREE" -type f | LC_ALL=C sort | xargs sha256sum
 		[ ! -d "$OVERLAY" ] || find "$OVERLAY" -type f | LC_ALL=C sort | xargs sha256sum
 	} | sha256sum | cut -d' ' -f1
 }
