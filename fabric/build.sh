@@ -49,7 +49,8 @@ EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless)
 # imports of github.com/fabvote/fabvote/ rewritten to that prefix. They must
 # import only the standard library and each other (checked by the build).
 MOD_PKGS=(election crypto/zkp crypto/paillier crypto/paillier/arith crypto/paillier/threshold
-	crypto/paillier/threshold/internal/tallyseal crypto/votecode validation/ballotcheck)
+	crypto/paillier/threshold/internal/tallyseal crypto/votecode validation/ballotcheck
+	election/electiontest)
 MOD_PREFIX=$MODULE/fabvote/mod
 
 # Packages of ours that import Fabric (fabric/intree/<name>, outside the root
@@ -128,7 +129,7 @@ add_ext() {
 }
 
 # add_mod DEST: copy MOD_PKGS (no tests) under fabvote/mod with rewritten
-# imports. The files keep the root module's language version through a
+# imports, and their embedded JSON files (the test fixture). The files keep the root module's language version through a
 # go1.22 build constraint (the tree's go.mod says go 1.20).
 add_mod() {
 	local dest=$1 p f out
@@ -143,6 +144,7 @@ add_mod() {
 				{ printf '//go:build go1.22\n\n'; sed "s|\"github.com/fabvote/fabvote/|\"$MOD_PREFIX/|g" "$f"; } >"$out"
 			fi
 		done < <(find "$ROOT/$p" -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' | LC_ALL=C sort)
+		find "$ROOT/$p" -maxdepth 1 -type f -name '*.json' -exec cp {} "$dest/fabvote/mod/$p/" \;
 	done
 }
 

@@ -22,6 +22,9 @@ FABRIC_TEST_PKGS=(
 	"./core/chaincode;^(TestChaincode|TestCCFramework|TestFabvote.*)$;;race"
 	# The ledger as a whole (ledger, block store, state DB, txmgr together).
 	"./core/ledger/kvledger;;CouchDB;"
+	# fabvote packages that import Fabric (fabric/intree): the ballot
+	# validation plugin (O-IV).
+	"./fabvote/ballotvscc;;;race"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and
