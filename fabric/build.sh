@@ -15,7 +15,7 @@
 #   build.sh export DIR      rewrite fabric/patches from such a workspace
 #
 # Environment: ROOT (repository root), BUILD, BIN, GO; FABRIC_GO_TAGS (extra build
-# tags, default none, as upstream's GO_TAGS).
+# tags, as upstream's GO_TAGS; default "gmp" when libgmp links, see below).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +23,11 @@ ROOT=${ROOT:-$(dirname "$HERE")}
 BUILD=${BUILD:-$ROOT/build}
 BIN=${BIN:-$ROOT/bin}
 GO=${GO:-go}
-FABRIC_GO_TAGS=${FABRIC_GO_TAGS:-}
+# FABRIC_GO_TAGS unset: "gmp" when libgmp links (chaincode/gotags.sh), so
+# that the ballot validation plugin's proof check (fabvote/mod/crypto/
+# paillier/arith) uses GMP as the chaincode does; it handles public values
+# only. Set it (even empty) to choose.
+FABRIC_GO_TAGS=${FABRIC_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
 
 # shellcheck source=/dev/null
 . "$HERE/UPSTREAM"
