@@ -25,9 +25,12 @@ NET_SH=$ROOT/network/net.sh
 #   stock        upstream Fabric 2.5 (bin/stock), no patches
 #   fork-off     the fork with every switch off
 #   o1 o2 o3     one optimisation alone (SHA-256 simd, OpenSSL ECDSA, lockless commit gate)
-#   all          all three
+#   o4           the ballot validation plugin alone (proof checked by every peer
+#                at validation, cheap endorsement)
+#   all          O-I to O-III together
+#   all-o4       O-I to O-IV together
 #   *-nobatch    the same with the chaincode's cross-transaction proof batching off
-BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 all stock-nobatch all-nobatch"
+BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 o4 all all-o4 stock-nobatch all-nobatch"
 
 bench_die() { printf 'bench: ERROR: %s\n' "$*" >&2; exit 1; }
 bench_log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -42,7 +45,9 @@ bench_config_env() {
 	o1) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked ;;
 	o2) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=locked ;;
 	o3) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=lockless ;;
+	o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_VALIDATION_PLUGIN=ballotvscc ;;
 	all) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless ;;
+	all-o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_VALIDATION_PLUGIN=ballotvscc ;;
 	*) bench_die "unknown configuration '$c' (known: $BENCH_ALL_CONFIGS)" ;;
 	esac
 	# BENCH_PROOF_BATCH (unset: the chaincode's default) sets the proof batch
@@ -66,7 +71,7 @@ bench_net_up() {
 		"CHAINCODES=ballot=./chaincode/ballot/cmd/ballot-cc"
 		"CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE=$BENCH_GATEWAY_LIMIT"
 	)
-	local pass="FABVOTE_SHA256 FABVOTE_ECDSA FABVOTE_COMMIT_GATE FABVOTE_PROOF_BATCH FABVOTE_PROOF_BATCH_WAIT GOMAXPROCS GOGC GOMEMLIMIT GODEBUG CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE"
+	local pass="FABVOTE_SHA256 FABVOTE_ECDSA FABVOTE_COMMIT_GATE FABVOTE_VALIDATION_PLUGIN FABVOTE_PROOF_BATCH FABVOTE_PROOF_BATCH_WAIT GOMAXPROCS GOGC GOMEMLIMIT GODEBUG CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE"
 	if [[ ${BENCH_PROFILE:-0} == 1 ]]; then
 		envs+=("CORE_PEER_PROFILE_ENABLED=true" "CORE_PEER_PROFILE_LISTENADDRESS=$BENCH_PPROF_PEER"
 			"ORDERER_GENERAL_PROFILE_ENABLED=true" "ORDERER_GENERAL_PROFILE_ADDRESS=$BENCH_PPROF_ORDERER"
@@ -76,7 +81,7 @@ bench_net_up() {
 	while IFS= read -r kv; do envs+=("$kv"); done < <(bench_config_env "$c")
 	envs+=("NET_PASS_ENV=$pass")
 	bench_log "network up: configuration $c ($(bench_config_env "$c" | tr '\n' ' '))"
-	env -u FABVOTE_SHA256 -u FABVOTE_ECDSA -u FABVOTE_COMMIT_GATE -u FABVOTE_PROOF_BATCH "${envs[@]}" "$NET_SH" up >"$BENCH_RUN_DIR.up.log" 2>&1 ||
+	env -u FABVOTE_SHA256 -u FABVOTE_ECDSA -u FABVOTE_COMMIT_GATE -u FABVOTE_VALIDATION_PLUGIN -u FABVOTE_PROOF_BATCH "${envs[@]}" "$NET_SH" up >"$BENCH_RUN_DIR.up.log" 2>&1 ||
 		{ tail -n 40 "$BENCH_RUN_DIR.up.log" >&2; bench_die "network up failed for $c (log: $BENCH_RUN_DIR.up.log)"; }
 	BENCH_NETWORK=$BENCH_RUN_DIR/network.json
 	[[ -f $BENCH_NETWORK ]] || bench_die "no $BENCH_NETWORK after network up"

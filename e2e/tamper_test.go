@@ -97,7 +97,18 @@ func tamperDuringWindow(t *testing.T, e *env, main *election.Manifest, eaKey *ec
 
 	te := &tamperElection{m: m, deleted: victim.PseudonymHex()}
 	key := election.LedgerKey(election.ObjBallot, m.ElectionID, te.deleted)
-	te.delTx = forgeWrite(t, e, cast("tamper-template", 3), key)
+	if pluginOn() {
+		// Every peer's ballot validation refuses the deletion: the ballot
+		// stays, whoever endorsed the transaction.
+		forgeWrite(t, e, cast("tamper-template", 3), key, false)
+		if _, err := e.voter.GetBallot(c, m.ElectionID, te.deleted); err != nil {
+			t.Fatalf("after the refused forged deletion, GetBallot: %v; want the ballot", err)
+		}
+		te.deleted = ""
+		t.Logf("the peers' ballot validation refused the colluding endorsers' deletion of %s", victim.PseudonymHex())
+		return te
+	}
+	te.delTx = forgeWrite(t, e, cast("tamper-template", 3), key, true)
 	_, err = e.voter.GetBallot(c, m.ElectionID, te.deleted)
 	var re *gateway.RejectError
 	if !errors.As(err, &re) || re.Code != election.CodeNotFound {
@@ -113,6 +124,22 @@ func tamperAfterWindow(t *testing.T, e *env, te *tamperElection) {
 	c := ctx(t)
 	time.Sleep(time.Until(te.m.ResultNotBefore()) + 2*time.Second)
 	res := thresholdResult(t, e, te.m)
+	if te.deleted == "" { // the ballot validation plugin refused the deletion
+		rb, err := res.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.BallotCount != 2 {
+			t.Fatalf("the state holds %d ballots, want 2 (the deletion was refused)", res.BallotCount)
+		}
+		if _, err := e.ea.PublishResult(c, rb); err != nil {
+			t.Fatalf("publishing the result: %v", err)
+		}
+		if out, code := e.fv("verify", "--network", e.netPath, "--election", te.m.ElectionID); code != 0 {
+			t.Fatalf("verify after a refused forged deletion: exit %d, want 0\n%s", code, out)
+		}
+		return
+	}
 	if res.BallotCount != 1 {
 		t.Fatalf("the state holds %d ballots after the deletion, want 1", res.BallotCount)
 	}
@@ -136,8 +163,9 @@ func tamperAfterWindow(t *testing.T, e *env, te *tamperElection) {
 // submitted) for its header and chaincode id, replaces the ballot
 // namespace's read-write set with the deletion, and re-endorses it with
 // every peer org's peer0 key, as colluding endorsers would. It returns the
-// transaction id once the transaction committed as valid.
-func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string) string {
+// transaction id once the transaction committed as valid (wantValid) or was
+// marked ENDORSEMENT_POLICY_FAILURE by the peers' ballot validation.
+func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, wantValid bool) string {
 	c := ctx(t)
 	gw := e.voter.Conn.Gateway()
 	prop, err := gw.GetNetwork(e.net.Channel).GetContract("ballot").NewProposal("CastBallot", client.WithBytesArguments(template.Marshal()))
@@ -198,10 +226,23 @@ func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string) str
 		t.Fatalf("submitting the forged deletion: %v", err)
 	}
 	st, err := commit.StatusWithContext(c)
+	if !wantValid {
+		if err != nil || st.Code != peer.TxValidationCode_ENDORSEMENT_POLICY_FAILURE {
+			t.Fatalf("the forged deletion: status %+v, %v; want ENDORSEMENT_POLICY_FAILURE from the ballot validation", st, err)
+		}
+		return forged.TransactionID()
+	}
 	if err != nil || !st.Successful {
 		t.Fatalf("the forged deletion did not commit as valid (status %+v, %v)", st, err)
 	}
 	return forged.TransactionID()
+}
+
+// pluginOn reports whether the network's ballot chaincode definition names
+// the ballot validation plugin (scripts/e2e.sh passes the network tool's
+// switch through).
+func pluginOn() bool {
+	return os.Getenv("FABVOTE_VALIDATION_PLUGIN") == "ballotvscc"
 }
 
 // peerIdentity returns org's peer0 serialized identity and signing key, from

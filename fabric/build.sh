@@ -16,7 +16,7 @@
 #   build.sh patch-level     the patch series' level, as `peer version` prints it
 #
 # Environment: ROOT (repository root), BUILD, BIN, GO; FABRIC_GO_TAGS (extra build
-# tags, default none, as upstream's GO_TAGS).
+# tags, as upstream's GO_TAGS; default "gmp" when libgmp links, see below).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,7 +24,11 @@ ROOT=${ROOT:-$(dirname "$HERE")}
 BUILD=${BUILD:-$ROOT/build}
 BIN=${BIN:-$ROOT/bin}
 GO=${GO:-go}
-FABRIC_GO_TAGS=${FABRIC_GO_TAGS:-}
+# FABRIC_GO_TAGS unset: "gmp" when libgmp links (chaincode/gotags.sh), so
+# that the ballot validation plugin's proof check (fabvote/mod/crypto/
+# paillier/arith) uses GMP as the chaincode does; it handles public values
+# only. Set it (even empty) to choose.
+FABRIC_GO_TAGS=${FABRIC_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
 
 # shellcheck source=/dev/null
 . "$HERE/UPSTREAM"
@@ -44,6 +48,21 @@ CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 # library and third-party modules (checked below), never each other.
 EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless fabric/ext/txframe fabric/ext/timewindow)
 EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless fabvote/txframe fabvote/timewindow)
+
+# Packages of the root module that in-tree code needs (the validation-time
+# ballot check and what it imports), copied to fabvote/mod/<path> with their
+# imports of github.com/fabvote/fabvote/ rewritten to that prefix. They must
+# import only the standard library and each other (checked by the build).
+MOD_PKGS=(election crypto/zkp crypto/paillier crypto/paillier/arith crypto/paillier/threshold
+	crypto/paillier/threshold/internal/tallyseal crypto/votecode validation/ballotcheck
+	election/electiontest)
+MOD_PREFIX=$MODULE/fabvote/mod
+
+# Packages of ours that import Fabric (fabric/intree/<name>, outside the root
+# module): copied with their tests to fabvote/<name>; they are built and
+# tested only in the tree.
+INTREE=$HERE/intree
+INTREE_PKGS=(ballotvscc)
 
 # In-tree test files: fabric/testdata/overlay/<path> is copied to <tree>/<path>.
 OVERLAY=$HERE/testdata/overlay
@@ -130,9 +149,34 @@ add_ext() {
 		mkdir -p "$dst"
 		cp "${files[@]}" "$dst/"
 	done
+	add_mod "$dest"
+	for i in "${INTREE_PKGS[@]}"; do
+		mkdir -p "$dest/fabvote/$i"
+		cp "$INTREE/$i"/*.go "$dest/fabvote/$i/"
+	done
 	if [ -d "$OVERLAY" ]; then
 		cp -R "$OVERLAY/." "$dest/"
 	fi
+}
+
+# add_mod DEST: copy MOD_PKGS (no tests) under fabvote/mod with rewritten
+# imports, and their embedded JSON files (the test fixture). The files keep the root module's language version through a
+# go1.22 build constraint (the tree's go.mod says go 1.20).
+add_mod() {
+	local dest=$1 p f out
+	for p in "${MOD_PKGS[@]}"; do
+		mkdir -p "$dest/fabvote/mod/$p"
+		while IFS= read -r f; do
+			out=$dest/fabvote/mod/$p/$(basename "$f")
+			if grep -q '^//go:build ' "$f"; then
+				sed -e 's|^//go:build \(.*\)$|//go:build go1.22 \&\& (\1)|' \
+					-e "s|\"github.com/fabvote/fabvote/|\"$MOD_PREFIX/|g" "$f" >"$out"
+			else
+				{ printf '//go:build go1.22\n\n'; sed "s|\"github.com/fabvote/fabvote/|\"$MOD_PREFIX/|g" "$f"; } >"$out"
+			fi
+		done < <(find "$ROOT/$p" -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' | LC_ALL=C sort)
+		find "$ROOT/$p" -maxdepth 1 -type f -name '*.json' -exec cp {} "$dest/fabvote/mod/$p/" \;
+	done
 }
 
 # apply_patches DEST: apply the series in order; stop at the first failure.
@@ -153,6 +197,10 @@ stamp() {
 		for s in "${EXT_SRC[@]}"; do
 			[ ! -d "$ROOT/$s" ] || find "$ROOT/$s" -type f | LC_ALL=C sort | xargs sha256sum
 		done
+		for s in "${MOD_PKGS[@]}"; do
+			find "$ROOT/$s" -maxdepth 1 -type f | LC_ALL=C sort | xargs sha256sum
+		done
+		find "$INTREE" -type f | LC_ALL=C sort | xargs sha256sum
 		[ ! -d "$OVERLAY" ] || find "$OVERLAY" -type f | LC_ALL=C sort | xargs sha256sum
 	} | sha256sum | cut -d' ' -f1
 }

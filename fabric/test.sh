@@ -41,6 +41,9 @@ FABRIC_TEST_PKGS=(
 	"./core/deliverservice;;;"
 	"./orderer/common/metadata;;;"
 	"./orderer/consensus/etcdraft;;;"
+	# fabvote packages that import Fabric (fabric/intree): the ballot
+	# validation plugin (O-IV).
+	"./fabvote/ballotvscc;;;race"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and

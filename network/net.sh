@@ -49,6 +49,15 @@ NET_PASS_ENV=${NET_PASS_ENV:-GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH}
 # channel member could open a new election id naming itself the authority.
 # Set FABVOTE_AUTHORITY_MSPS= (empty) to lift the restriction.
 export FABVOTE_AUTHORITY_MSPS=${FABVOTE_AUTHORITY_MSPS-EAMSP}
+# O-IV: FABVOTE_VALIDATION_PLUGIN=ballotvscc names the fork's ballot
+# validation plugin in the definition of every chaincode built from the
+# ballot contract (--validation-plugin), and, being a FABVOTE_* variable,
+# reaches those chaincode services too, which then leave the proof check to
+# validation (package ballot: EnvValidationPlugin). Unset or "off": Fabric's
+# default plugin and the full check at endorsement. Needs the fork's peer and
+# its core.yaml (make fabric): a stock peer cannot load the plugin.
+FABVOTE_VALIDATION_PLUGIN=${FABVOTE_VALIDATION_PLUGIN:-off}
+BALLOT_CC_PATH=./chaincode/ballot/cmd/ballot-cc
 # Extra KEY=VALUE settings (space-separated) for every node, e.g.
 # NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
 NET_NODE_ENV=${NET_NODE_ENV:-}
@@ -713,6 +722,9 @@ deploy_cc() { # INDEX
 			fail_node "$(peer_name "$org")" "install of $name on $(peer_name "$org") failed"
 	done
 	local common=(--channelID "$CHANNEL" --name "$name" --version "$CC_VERSION" --sequence 1)
+	if [[ $FABVOTE_VALIDATION_PLUGIN == ballotvscc && $path == "$BALLOT_CC_PATH" ]]; then
+		common+=(--validation-plugin ballotvscc)
+	fi
 	for org in "${ORGS[@]}"; do
 		# shellcheck disable=SC2046
 		retry 5 peer_cli "$org" lifecycle chaincode approveformyorg $(orderer_flags) "${common[@]}" \
@@ -837,6 +849,14 @@ cmd_up() {
 	for tool in core.yaml orderer.yaml; do
 		[[ -f $FABRIC_CFG_SRC/$tool ]] || die "$FABRIC_CFG_SRC/$tool not found: run 'make fabric' (or set FABRIC_CFG_SRC)"
 	done
+	case $FABVOTE_VALIDATION_PLUGIN in
+	off | vscc) ;;
+	ballotvscc)
+		grep -q 'name: BallotValidation' "$FABRIC_CFG_SRC/core.yaml" ||
+			die "FABVOTE_VALIDATION_PLUGIN=ballotvscc: $FABRIC_CFG_SRC/core.yaml registers no ballotvscc validator; the plugin needs the fork (make fabric)" ;;
+	*) die "FABVOTE_VALIDATION_PLUGIN=$FABVOTE_VALIDATION_PLUGIN: want ballotvscc, vscc or off" ;;
+	esac
+	export FABVOTE_VALIDATION_PLUGIN
 	local ports=() o org i
 	for o in "${ORDERERS[@]}"; do ports+=("$(orderer_port "$o")" "$(orderer_admin_port "$o")" "$(orderer_ops_port "$o")"); done
 	for org in "${ORGS[@]}"; do

@@ -28,6 +28,16 @@ const (
 	// that may open elections (as the manifest's authority). Unset: any MSP
 	// may open a new election id naming itself as the authority.
 	EnvAuthorityMSPs = "FABVOTE_AUTHORITY_MSPS"
+	// EnvValidationPlugin names the validation plugin of the chaincode's
+	// definition (O-IV). "ballotvscc" (ValidationPluginBallot): every peer
+	// checks each ballot's validity proof at validation, so CastBallot at
+	// endorsement decodes the proof but leaves its verification to them.
+	// Unset, "vscc" or "off": the definition uses Fabric's default plugin
+	// and CastBallot checks everything. The network tool sets the variable
+	// and the definition's --validation-plugin together.
+	EnvValidationPlugin = "FABVOTE_VALIDATION_PLUGIN"
+	// ValidationPluginBallot is the fork's ballot validation plugin.
+	ValidationPluginBallot = "ballotvscc"
 )
 
 // Defaults.
@@ -50,6 +60,11 @@ type Config struct {
 	AuthorityMSPs []string
 	// Now is the peer's clock (time.Now if nil).
 	Now func() time.Time
+	// ProofAtValidation: the chaincode definition names the ballot
+	// validation plugin, which verifies every ballot's proof at commit, so
+	// endorsement only decodes it (EnvValidationPlugin). Never set it for a
+	// definition with the default plugin: nothing would check the proofs.
+	ProofAtValidation bool
 }
 
 // DefaultConfig is the configuration with no environment: batching with
@@ -103,6 +118,15 @@ func ConfigFromEnv(lookup func(string) (string, bool)) (Config, error) {
 			cfg.MaxClockSkew = d
 		}
 	}
+	if v, ok := lookup(EnvValidationPlugin); ok {
+		switch v = strings.TrimSpace(v); v {
+		case "", "off", "vscc":
+		case ValidationPluginBallot:
+			cfg.ProofAtValidation = true
+		default:
+			return Config{}, fmt.Errorf("%s=%q: want %q, \"vscc\" or \"off\"", EnvValidationPlugin, v, ValidationPluginBallot)
+		}
+	}
 	if v, ok := lookup(EnvAuthorityMSPs); ok && strings.TrimSpace(v) != "" {
 		for _, id := range strings.Split(v, ",") {
 			if id = strings.TrimSpace(id); id != "" {
@@ -126,6 +150,9 @@ func (c Config) String() string {
 	auth := "any MSP (the manifest's authority)"
 	if len(c.AuthorityMSPs) > 0 {
 		auth = strings.Join(c.AuthorityMSPs, ",")
+	}
+	if c.ProofAtValidation {
+		v = "at validation by every peer (" + ValidationPluginBallot + "), decoding only at endorsement"
 	}
 	return fmt.Sprintf("proof verification %s; max clock skew %s; elections opened by %s", v, skew, auth)
 }

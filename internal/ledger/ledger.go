@@ -19,6 +19,7 @@ import (
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
 )
 
 // Client calls the ballot chaincode.
@@ -64,6 +65,12 @@ func (c *Client) CastBallot(ctx context.Context, ballot []byte) (*CastReceipt, e
 				return rc, nil
 			}
 		}
+		var ce *gateway.CommitError
+		if errors.As(err, &ce) && ce.Code == peer.TxValidationCode_ENDORSEMENT_POLICY_FAILURE {
+			if re := c.validationRejection(ctx, ballot, ce); re != nil {
+				return nil, re
+			}
+		}
 		return nil, err
 	}
 	var rec election.Receipt
@@ -71,6 +78,34 @@ func (c *Client) CastBallot(ctx context.Context, ballot []byte) (*CastReceipt, e
 		return nil, fmt.Errorf("CastBallot committed in tx %s, but its receipt does not decode: %w", r.TxID, err)
 	}
 	return &CastReceipt{Receipt: rec, Block: r.Block, Attempts: r.Attempts}, nil
+}
+
+// validationRejection names why the peers' validation rejected a ballot.
+// With the ballot validation plugin (O-IV) a ballot whose proof does not
+// verify is endorsed and then marked ENDORSEMENT_POLICY_FAILURE at commit:
+// Fabric's plugin API has no other code for it. The checks the plugin adds
+// are the ballot's own checks against its manifest, which are
+// deterministic, so the client repeats them and reports the rejection under
+// the code the chaincode gives when it checks at endorsement (PROOF, TOKEN,
+// ...). It returns nil when the ballot passes them: then the policy failure
+// is the endorsements' own.
+func (c *Client) validationRejection(ctx context.Context, ballot []byte, ce *gateway.CommitError) *gateway.RejectError {
+	b, err := election.ParseBallot(ballot)
+	if err == nil {
+		var raw []byte
+		if raw, err = c.GetManifest(ctx, b.ElectionID); err == nil {
+			var m *election.Manifest
+			if m, err = election.ParseManifest(raw); err == nil {
+				err = election.CheckBallot(m, b)
+			}
+		}
+	}
+	code := election.CodeOf(err)
+	if err == nil || code == "" || code == election.CodeNotFound || code == election.CodeInternal {
+		return nil
+	}
+	return &gateway.RejectError{Fn: "CastBallot", Code: code,
+		Msg: fmt.Sprintf("%v (transaction %s committed as invalid by the peers' ballot validation)", err, ce.TxID)}
 }
 
 func (c *Client) sameBallotStored(ctx context.Context, ballot []byte) (*CastReceipt, bool) {
