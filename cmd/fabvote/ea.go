@@ -146,10 +146,10 @@ func limitFlags(fs *flag.FlagSet) *registrar.Limits {
 	l := registrar.DefaultLimits()
 	fs.Func("ip-rate", fmt.Sprintf("requests per second from one client address (default %v)", l.IPRate), rateFlag(&l.IPRate))
 	fs.IntVar(&l.IPBurst, "ip-burst", l.IPBurst, "requests at once from one client address")
-	fs.Func("voter-rate", fmt.Sprintf("requests per second for one voter id (default %v)", l.VoterRate), rateFlag(&l.VoterRate))
+	fs.Func("voter-rate", fmt.Sprintf("requests per second for one voter id from one address (default %v)", l.VoterRate), rateFlag(&l.VoterRate))
 	fs.IntVar(&l.VoterBurst, "voter-burst", l.VoterBurst, "requests at once for one voter id")
 	fs.IntVar(&l.IPFailures, "ip-failures", l.IPFailures, "failures from one address within --failure-window before it is locked out")
-	fs.IntVar(&l.VoterFailures, "voter-failures", l.VoterFailures, "failures for one voter id within --failure-window before it is locked out")
+	fs.IntVar(&l.VoterFailures, "voter-failures", l.VoterFailures, "failures for one voter id from one address within --failure-window before it is locked out there")
 	fs.DurationVar(&l.FailureWindow, "failure-window", l.FailureWindow, "window in which failures are counted")
 	fs.DurationVar(&l.Lockout, "lockout", l.Lockout, "how long a locked-out address or voter id is refused")
 	return &l

@@ -8,15 +8,17 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Limits bounds how fast one client address and one voter id may try, and
-// locks either out after repeated failures (a wrong code, a used code). With
-// codes of at least MinCodeBits a guess is hopeless anyway; the limits keep a
-// guesser from burning the service's CPU and make a weak roll survivable.
+// Limits bounds how fast one client address, and one voter id from one client
+// address, may try, and locks either out after repeated failures (a wrong
+// code, a used code). With codes of at least MinCodeBits a guess is hopeless
+// anyway; the limits keep a guesser from burning the service's CPU and make a
+// weak roll survivable. A voter id's limits are kept per address, so nobody
+// can lock a voter out from somewhere else by sending wrong codes for it.
 type Limits struct {
 	IPRate, VoterRate   rate.Limit    // requests per second, sustained
 	IPBurst, VoterBurst int           // requests at once
 	IPFailures          int           // failures from one address within FailureWindow before lockout
-	VoterFailures       int           // failures for one voter id within FailureWindow before lockout
+	VoterFailures       int           // failures for one voter id from one address within FailureWindow before lockout
 	FailureWindow       time.Duration // failures older than this are forgiven
 	Lockout             time.Duration // how long a locked-out address or voter id is refused
 	LogRate             rate.Limit    // failure log lines per second (the rest are counted)
@@ -142,7 +144,7 @@ func NewGuard(l Limits) (*Guard, error) {
 	}
 	return &Guard{
 		ips:    newLimiter("client address", l.IPRate, l.IPBurst, l.IPFailures, l.FailureWindow, l.Lockout),
-		voters: newLimiter("voter id", l.VoterRate, l.VoterBurst, l.VoterFailures, l.FailureWindow, l.Lockout),
+		voters: newLimiter("voter id from this address", l.VoterRate, l.VoterBurst, l.VoterFailures, l.FailureWindow, l.Lockout),
 		log:    rate.NewLimiter(l.LogRate, int(l.LogRate)+1),
 		now:    time.Now,
 	}, nil
@@ -151,8 +153,15 @@ func NewGuard(l Limits) (*Guard, error) {
 // AllowIP takes one request of the client address ip.
 func (g *Guard) AllowIP(ip string) (time.Duration, error) { return g.ips.allow(ip, g.now()) }
 
-// AllowVoter takes one request for voter id.
-func (g *Guard) AllowVoter(id string) (time.Duration, error) { return g.voters.allow(id, g.now()) }
+// AllowVoter takes one request for voter id from the client address ip.
+func (g *Guard) AllowVoter(ip, id string) (time.Duration, error) {
+	return g.voters.allow(voterKey(ip, id), g.now())
+}
+
+// voterKey is the subject of a voter id's limits: the id as tried from one
+// address. Keyed by the id alone, wrong codes from anywhere would lock the
+// real voter out.
+func voterKey(ip, id string) string { return ip + " " + id }
 
 // Fail records a failed attempt by ip for voter id (id "" when the request
 // named no valid id); it reports which of the two are now locked out.
@@ -160,7 +169,7 @@ func (g *Guard) Fail(ip, id string) (ipLocked, voterLocked bool) {
 	now := g.now()
 	ipLocked = g.ips.fail(ip, now)
 	if id != "" {
-		voterLocked = g.voters.fail(id, now)
+		voterLocked = g.voters.fail(voterKey(ip, id), now)
 	}
 	return ipLocked, voterLocked
 }

@@ -58,15 +58,19 @@ func TestGuardLockoutAndExpiry(t *testing.T) {
 	if _, locked := g.Fail("ip", "alice"); !locked {
 		t.Fatal("the failure past the limit does not lock out")
 	}
-	wait, err := g.AllowVoter("alice")
+	wait, err := g.AllowVoter("ip", "alice")
 	if err == nil || !strings.Contains(err.Error(), "locked out") || wait != 15*time.Minute {
 		t.Fatalf("locked voter: wait %v, err %v", wait, err)
 	}
-	if _, err := g.AllowVoter("bob"); err != nil {
+	if _, err := g.AllowVoter("ip", "bob"); err != nil {
 		t.Fatalf("another voter is locked out: %v", err)
 	}
+	// Failures from one address never lock the voter out elsewhere.
+	if _, err := g.AllowVoter("other-ip", "alice"); err != nil {
+		t.Fatalf("the voter is locked out from another address: %v", err)
+	}
 	clock.advance(15*time.Minute + time.Second)
-	if _, err := g.AllowVoter("alice"); err != nil {
+	if _, err := g.AllowVoter("ip", "alice"); err != nil {
 		t.Fatalf("lockout does not expire: %v", err)
 	}
 }
@@ -86,9 +90,10 @@ func TestLimitsCheck(t *testing.T) {
 	}
 }
 
-// TestLockoutOverHTTP: after repeated wrong codes the voter id is refused
-// with 429 even with its right code, other voters are not, and an address
-// that keeps failing is refused for every voter.
+// TestLockoutOverHTTP: after repeated wrong codes from one address the voter
+// id is refused there with 429 even with its right code; the same voter from
+// another address and other voters are not; and an address that keeps
+// failing is refused for every voter.
 func TestLockoutOverHTTP(t *testing.T) {
 	l := openLimits()
 	l.VoterFailures, l.IPFailures = 3, 6
@@ -103,7 +108,13 @@ func TestLockoutOverHTTP(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "HTTP 429") || !strings.Contains(err.Error(), "locked out") {
 		t.Fatalf("right code after lockout: err = %v, want HTTP 429 locked out", err)
 	}
-	if _, err := f.register(1, f.codes[1][1], pub); err != nil {
+	// The real voter 0, from another address, still registers: wrong codes
+	// sent from this address cannot lock it out.
+	srv := f.srv.Config.Handler.(*Server)
+	if _, rf := srv.register("192.0.2.7", &Request{ElectionID: "e1", VoterID: f.codes[0][0], Code: f.codes[0][1], VoterPub: pub}); rf != nil {
+		t.Fatalf("voter 0 from another address after the lockout here: %v", rf.err)
+	}
+	if _, err := f.register(1, f.codes[1][1], voterPub(t)); err != nil {
 		t.Fatalf("another voter after voter 0's lockout: %v", err)
 	}
 	// Three more failures on voter 2 bring the address to 7 > 6.
@@ -114,8 +125,24 @@ func TestLockoutOverHTTP(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "HTTP 429") || !strings.Contains(err.Error(), "client address is locked out") {
 		t.Fatalf("locked-out address: err = %v, want HTTP 429", err)
 	}
-	if n := f.store.Count(); n != 1 {
-		t.Fatalf("%d tokens issued, want 1", n)
+	if n := f.store.Count(); n != 2 {
+		t.Fatalf("%d tokens issued, want 2", n)
+	}
+}
+
+// TestLimitSubject: an IPv6 client counts as its /64, an IPv4 one as itself.
+func TestLimitSubject(t *testing.T) {
+	for _, c := range []struct{ host, want string }{
+		{"192.0.2.7", "192.0.2.7"},
+		{"2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", "2001:db8:1:3::/64"},
+		{"::ffff:192.0.2.7", "::ffff:192.0.2.7"},
+		{"not-an-ip", "not-an-ip"},
+	} {
+		if got := limitSubject(c.host); got != c.want {
+			t.Errorf("limitSubject(%q) = %q, want %q", c.host, got, c.want)
+		}
 	}
 }
 

@@ -156,13 +156,25 @@ func (s *Server) answer(w http.ResponseWriter, ip, voterID string, tok *Token, r
 }
 
 // clientIP is the connection's remote address (no forwarding headers are
-// trusted: a client could set them to dodge its limit).
+// trusted: a client could set them to dodge its limit), as limitSubject
+// keys it.
 func clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
-	return host
+	return limitSubject(host)
+}
+
+// limitSubject is the address the limits count against: an IPv4 address
+// itself, an IPv6 address's /64, since one host commonly holds a whole /64
+// and could otherwise rotate through it to dodge its limit.
+func limitSubject(host string) string {
+	ip := net.ParseIP(host)
+	if ip == nil || ip.To4() != nil {
+		return host
+	}
+	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
 }
 
 func (s *Server) register(ip string, req *Request) (*Token, *refusal) {
@@ -178,7 +190,7 @@ func (s *Server) register(ip string, req *Request) (*Token, *refusal) {
 		s.Guard.Fail(ip, "")
 		return nil, refuse(http.StatusBadRequest, err)
 	}
-	if wait, err := s.Guard.AllowVoter(req.VoterID); err != nil {
+	if wait, err := s.Guard.AllowVoter(ip, req.VoterID); err != nil {
 		return nil, &refusal{status: http.StatusTooManyRequests, retryAfter: wait, err: err}
 	}
 	// One message for unknown ids and wrong codes, so the roll cannot be probed.
