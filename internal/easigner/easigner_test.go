@@ -191,6 +191,21 @@ func TestPKCS11RefusesExportableKey(t *testing.T) {
 			}
 		})
 	}
+	// A key made extractable and flipped to non-extractable afterwards may
+	// already have been copied out: refused too.
+	t.Run("flipped after creation", func(t *testing.T) {
+		cfg := newSoftHSMToken(t)
+		cfg.KeyLabel = "flipped"
+		generateWithAttrs(t, cfg, true, true, pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, false))
+		s, err := OpenPKCS11(cfg)
+		if err == nil {
+			s.Close()
+			t.Fatal("a key that was once extractable was accepted")
+		}
+		if !strings.Contains(err.Error(), "is not CKA_NEVER_EXTRACTABLE") {
+			t.Fatalf("err = %v, want mention of CKA_NEVER_EXTRACTABLE", err)
+		}
+	})
 	// The same path accepts a sensitive, non-extractable key made the same way.
 	cfg := newSoftHSMToken(t)
 	cfg.KeyLabel = "strong"
@@ -203,8 +218,9 @@ func TestPKCS11RefusesExportableKey(t *testing.T) {
 }
 
 // generateWithAttrs makes a P-256 key pair in the token with the given
-// CKA_SENSITIVE and CKA_EXTRACTABLE, as a careless operator's tool might.
-func generateWithAttrs(t *testing.T, cfg PKCS11Config, sensitive, extractable bool) {
+// CKA_SENSITIVE and CKA_EXTRACTABLE, as a careless operator's tool might,
+// then sets the private key's attributes in later (if any).
+func generateWithAttrs(t *testing.T, cfg PKCS11Config, sensitive, extractable bool, later ...*pkcs11.Attribute) {
 	t.Helper()
 	ctx := pkcs11.New(cfg.Module)
 	if err := ctx.Initialize(); err != nil {
@@ -224,7 +240,13 @@ func generateWithAttrs(t *testing.T, cfg PKCS11Config, sensitive, extractable bo
 		t.Fatal(err)
 	}
 	pubT, privT := keyPairTemplates(cfg.KeyLabel, sensitive, extractable)
-	if _, _, err := ctx.GenerateKeyPair(sess, []*pkcs11.Mechanism{pkcs11.NewMechanism(pkcs11.CKM_EC_KEY_PAIR_GEN, nil)}, pubT, privT); err != nil {
+	_, priv, err := ctx.GenerateKeyPair(sess, []*pkcs11.Mechanism{pkcs11.NewMechanism(pkcs11.CKM_EC_KEY_PAIR_GEN, nil)}, pubT, privT)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(later) > 0 {
+		if err := ctx.SetAttributeValue(sess, priv, later); err != nil {
+			t.Fatalf("set key attributes: %v", err)
+		}
 	}
 }

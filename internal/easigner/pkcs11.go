@@ -195,35 +195,47 @@ func keyPairTemplates(label string, sensitive, extractable bool) (pub, priv []*p
 	return pub, priv
 }
 
-// checkKeyStaysInToken refuses a private key the token would hand out: it
-// must be CKA_SENSITIVE (never revealed in plaintext) and not
-// CKA_EXTRACTABLE (never exported, not even wrapped). Such a key could be
-// copied out of the HSM, which then protects nothing.
+// checkKeyStaysInToken refuses a private key the token would hand out, or
+// might once have handed out: it must be CKA_SENSITIVE (never revealed in
+// plaintext) and not CKA_EXTRACTABLE (never exported, not even wrapped), and
+// must always have been so (CKA_ALWAYS_SENSITIVE, CKA_NEVER_EXTRACTABLE: a
+// key made extractable and flipped later may already be copied). Such a key
+// could live outside the HSM, which then protects nothing.
 func (s *PKCS11Signer) checkKeyStaysInToken(label string) error {
-	attrs, err := s.ctx.GetAttributeValue(s.session, s.priv, []*pkcs11.Attribute{
-		pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, nil),
-		pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, nil),
-	})
+	flags, err := s.boolAttributes(pkcs11.CKA_SENSITIVE, pkcs11.CKA_EXTRACTABLE,
+		pkcs11.CKA_ALWAYS_SENSITIVE, pkcs11.CKA_NEVER_EXTRACTABLE)
 	if err != nil {
 		return fmt.Errorf("pkcs11: read the attributes of key %q: %w", label, err)
 	}
-	var sensitive, extractable bool
-	for _, a := range attrs {
-		on := len(a.Value) == 1 && a.Value[0] != 0
-		switch a.Type {
-		case pkcs11.CKA_SENSITIVE:
-			sensitive = on
-		case pkcs11.CKA_EXTRACTABLE:
-			extractable = on
-		}
-	}
+	const fix = "generate a new key with `fabvote election create --pkcs11-…`"
 	switch {
-	case !sensitive:
-		return fmt.Errorf("pkcs11: key %q is not CKA_SENSITIVE: the token would reveal it; generate a new key with `fabvote election create --pkcs11-…`", label)
-	case extractable:
-		return fmt.Errorf("pkcs11: key %q is CKA_EXTRACTABLE: it could be exported from the token; generate a new key with `fabvote election create --pkcs11-…`", label)
+	case !flags[pkcs11.CKA_SENSITIVE]:
+		return fmt.Errorf("pkcs11: key %q is not CKA_SENSITIVE: the token would reveal it; %s", label, fix)
+	case flags[pkcs11.CKA_EXTRACTABLE]:
+		return fmt.Errorf("pkcs11: key %q is CKA_EXTRACTABLE: it could be exported from the token; %s", label, fix)
+	case !flags[pkcs11.CKA_ALWAYS_SENSITIVE]:
+		return fmt.Errorf("pkcs11: key %q is not CKA_ALWAYS_SENSITIVE: it was once readable and may have been copied; %s", label, fix)
+	case !flags[pkcs11.CKA_NEVER_EXTRACTABLE]:
+		return fmt.Errorf("pkcs11: key %q is not CKA_NEVER_EXTRACTABLE: it was once exportable and may have been copied; %s", label, fix)
 	}
 	return nil
+}
+
+// boolAttributes reads boolean attributes of the private key.
+func (s *PKCS11Signer) boolAttributes(types ...uint) (map[uint]bool, error) {
+	var query []*pkcs11.Attribute
+	for _, t := range types {
+		query = append(query, pkcs11.NewAttribute(t, nil))
+	}
+	attrs, err := s.ctx.GetAttributeValue(s.session, s.priv, query)
+	if err != nil {
+		return nil, err
+	}
+	flags := make(map[uint]bool, len(types))
+	for _, a := range attrs {
+		flags[a.Type] = len(a.Value) == 1 && a.Value[0] != 0
+	}
+	return flags, nil
 }
 
 func (s *PKCS11Signer) readPublic(h pkcs11.ObjectHandle) (*ecdsa.PublicKey, error) {
