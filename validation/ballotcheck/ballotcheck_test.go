@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
@@ -308,5 +309,40 @@ func TestArgumentEqualsWrittenBallot(t *testing.T) {
 	}
 	if err := checkArgument([][]byte{bytes.Clone(raw[:len(raw)-1])}, raw); Code(err) != CodeWriteSet {
 		t.Fatalf("truncated argument: %v", err)
+	}
+}
+
+// TestManifestCacheFollowsCommittedState: a manifest key rewritten in
+// committed state (which only a forged write set can do) is read afresh, so
+// a peer that cached the first version and a restarted peer judge the next
+// block by the same manifest.
+func TestManifestCacheFollowsCommittedState(t *testing.T) {
+	setup(t)
+	rewritten := *fixMan
+	rewritten.End = fixMan.End.Add(-time.Hour)
+	raw2, err := rewritten.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := fixRaw
+	m := ManifestCache(func(string) ([]byte, error) { return stored, nil })
+	first, err := m(testElection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := m(testElection); again != first {
+		t.Fatal("an unchanged manifest was prepared again")
+	}
+	stored = raw2
+	second, err := m(testElection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Manifest.End.Equal(rewritten.End) {
+		t.Fatalf("after the rewrite the cache gave end %v, want the committed %v", second.Manifest.End, rewritten.End)
+	}
+	stored = nil
+	if _, err := m(testElection); Code(err) != election.CodeNoElection {
+		t.Fatalf("a manifest gone from state gave %v, want %s", err, election.CodeNoElection)
 	}
 }

@@ -1,21 +1,28 @@
 package ballotcheck
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/fabvote/fabvote/election"
 )
 
 // ManifestCache returns a Manifests that reads each election's manifest
-// with fetch (a committed-state read of its key, nil if absent) and keeps
-// the prepared form. Manifests are write-once, so a cached one is never
-// stale; a missing one is not cached, so an election opened later is found.
+// with fetch (a committed-state read of its key, nil if absent) on every
+// lookup and keeps the prepared form of the bytes it last read, so the
+// expensive part (parsing keys, precomputing messages) is done once per
+// manifest. The contract writes a manifest once, but colluding endorsers
+// could forge a rewrite; a verdict must then follow the committed state,
+// which every honest peer at the same height shares, not what one peer
+// happened to cache before (a restarted peer has no cache). A missing
+// manifest is not cached, so an election opened later is found.
 func ManifestCache(fetch func(key string) ([]byte, error)) Manifests {
-	var cache sync.Map // electionID → *election.Prepared
+	type prepared struct {
+		raw []byte
+		p   *election.Prepared
+	}
+	var cache sync.Map // electionID → *prepared
 	return func(id string) (*election.Prepared, error) {
-		if p, ok := cache.Load(id); ok {
-			return p.(*election.Prepared), nil
-		}
 		raw, err := fetch(election.LedgerKey(election.ObjManifest, id))
 		if err != nil {
 			return nil, &StateError{Err: err}
@@ -23,17 +30,29 @@ func ManifestCache(fetch func(key string) ([]byte, error)) Manifests {
 		if raw == nil {
 			return nil, election.Errorf(election.CodeNoElection, "no election %q on this channel", id)
 		}
-		m, err := election.ParseManifest(raw)
-		if err != nil {
-			return nil, &election.Error{Code: election.CodeInternal, Msg: "the stored manifest of " + id + " does not parse: " + err.Error(), Err: err}
+		if c, ok := cache.Load(id); ok && bytes.Equal(c.(*prepared).raw, raw) {
+			return c.(*prepared).p, nil
 		}
-		p, err := election.Prepare(m)
+		p, err := prepareStored(id, raw)
 		if err != nil {
-			return nil, &election.Error{Code: election.CodeInternal, Msg: "the stored manifest of " + id + " is invalid: " + err.Error(), Err: err}
+			return nil, err
 		}
-		actual, _ := cache.LoadOrStore(id, p)
-		return actual.(*election.Prepared), nil
+		cache.Store(id, &prepared{raw: bytes.Clone(raw), p: p})
+		return p, nil
 	}
+}
+
+// prepareStored parses and prepares the manifest stored for election id.
+func prepareStored(id string, raw []byte) (*election.Prepared, error) {
+	m, err := election.ParseManifest(raw)
+	if err != nil {
+		return nil, &election.Error{Code: election.CodeInternal, Msg: "the stored manifest of " + id + " does not parse: " + err.Error(), Err: err}
+	}
+	p, err := election.Prepare(m)
+	if err != nil {
+		return nil, &election.Error{Code: election.CodeInternal, Msg: "the stored manifest of " + id + " is invalid: " + err.Error(), Err: err}
+	}
+	return p, nil
 }
 
 // StateError is a failure to read committed state. It says nothing about the
