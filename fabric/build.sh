@@ -161,7 +161,8 @@ add_ext() {
 
 # add_mod DEST: copy MOD_PKGS (no tests) under fabvote/mod with rewritten
 # imports, and their embedded JSON files (the test fixture). The files keep the root module's language version through a
-# go1.22 build constraint (the tree's go.mod says go 1.20).
+# go1.22 build constraint, which states the language version they are written
+# for whatever go line the tree's go.mod has (1.26 since patch 0001).
 add_mod() {
 	local dest=$1 p f out
 	for p in "${MOD_PKGS[@]}"; do

@@ -27,6 +27,11 @@ FABRIC_TEST_PKGS=(
 	# modules, and the users of the block checks of patch 0011.
 	"./internal/pkg/comm;;;"
 	"./internal/pkg/gateway;;;"
+	"./internal/peer/node;;;"
+	"./internal/peer/chaincode;;;"
+	"./core/chaincode/accesscontrol;;;"
+	"./core/scc/qscc;;;"
+	"./common/flogging/fabenc;;;"
 	"./internal/peer/gossip;;;"
 	"./internal/peer/version;;;"
 	"./gossip/util;;;"

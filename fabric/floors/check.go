@@ -6,12 +6,20 @@ import (
 )
 
 // Binary is what `go version -m` says about one executable: its Go
-// toolchain and the version of each module it links (after replacements).
+// toolchain, the version of each module it links (after replacements), and
+// the GODEBUG defaults it was built with.
 type Binary struct {
 	Path    string
 	Go      string
 	Modules map[string]string
+	// DefaultGODEBUG is set when the main module's go line (or a godebug
+	// directive) asks for older behaviour than the toolchain's: the
+	// settings that turn newer standard-library protections off.
+	DefaultGODEBUG string
 }
+
+// GODEBUGModule names the violation of a binary built with DefaultGODEBUG.
+const GODEBUGModule = "DefaultGODEBUG"
 
 // ParseVersionM splits the output of `go version -m FILE...` into binaries.
 // A header line is "<path>: go1.26.8"; a dependency line is
@@ -45,6 +53,8 @@ func ParseVersionM(out string) ([]Binary, error) {
 		case len(f) >= 3 && f[0] == "=>" && lastDep != "":
 			delete(cur.Modules, lastDep)
 			cur.Modules[f[1]] = f[2]
+		case len(f) >= 2 && f[0] == "build" && strings.HasPrefix(f[1], GODEBUGModule+"="):
+			cur.DefaultGODEBUG = strings.TrimPrefix(f[1], GODEBUGModule+"=")
 		}
 	}
 	if len(bins) == 0 {
@@ -60,15 +70,23 @@ type Violation struct {
 }
 
 func (v Violation) String() string {
+	if v.Module == GODEBUGModule {
+		return fmt.Sprintf("%s was built with DefaultGODEBUG=%s: its module's go line or a godebug directive turns newer Go security defaults off", v.Binary, v.Have)
+	}
 	return fmt.Sprintf("%s links %s %s, below the floor %s (%s)", v.Binary, v.Module, v.Have, v.Floor.Version, v.Floor.Advisories)
 }
 
 // Check returns every floor a binary violates. A module the binary does not
 // link is no violation: the floor concerns what is in the binary. A version
-// that does not parse is reported, never passed.
+// that does not parse is reported, never passed. A binary built with older
+// GODEBUG defaults than its toolchain's is a violation too: the toolchain
+// floor carries the standard library's fixes only with its own defaults.
 func Check(bins []Binary, floors []Floor) []Violation {
 	var out []Violation
 	for _, b := range bins {
+		if b.DefaultGODEBUG != "" {
+			out = append(out, Violation{Binary: b.Path, Module: GODEBUGModule, Have: b.DefaultGODEBUG})
+		}
 		for _, f := range floors {
 			have, ok := b.Modules[f.Module]
 			if f.Module == "go" {

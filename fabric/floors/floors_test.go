@@ -69,6 +69,7 @@ func TestCheckRejectsBelowFloor(t *testing.T) {
 		{"etcd raft", "raft/v3\tv3.5.35", "raft/v3\tv3.5.1", "go.etcd.io/etcd/raft/v3"},
 		{"toolchain", "bin/peer: go1.26.8", "bin/peer: go1.26.5", "go"},
 		{"unparseable version", "golang.org/x/net\tv0.61.0", "golang.org/x/net\tlatest", "golang.org/x/net"},
+		{"older GODEBUG defaults (go line 1.20)", "\tbuild\t-compiler=gc\n", "\tbuild\t-compiler=gc\n\tbuild\tDefaultGODEBUG=tlsrsakex=1,x509sha1=1\n", GODEBUGModule},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

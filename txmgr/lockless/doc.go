@@ -53,7 +53,9 @@
 // only the last version read of a key, so MVCC cannot see that they
 // differed: a second uncounted read after a commit overlapped the session
 // fails with ErrStaleSnapshot, as stock Fabric fails such an invocation
-// with "changed during invoke". ReadHint marks a read whose value reaches
+// with "changed during invoke". ConfirmUncounted repeats that check once
+// the second read has returned, so a commit that starts between the check
+// and the read is caught too. ReadHint marks a read whose value reaches
 // neither the chaincode nor the read set (the key-level endorsement policy
 // of a written key, which only feeds the proposal's chaincode interest); it
 // fails only for a stale or finished session.

@@ -109,6 +109,7 @@ type Session struct {
 	rlocked bool   // the session holds g.rw's read lock (released by Done)
 	start   uint64 // g.seq when a Lockless session began (or made its first uncounted read)
 	peer    bool   // an uncounted read was made without the lock
+	confirm bool   // a later uncounted read was allowed: ConfirmUncounted checks it
 	err     error  // the ErrStaleSnapshot error, repeated by every later read
 }
 
@@ -176,7 +177,9 @@ func (s *Session) Read(ns, key string) error {
 // only the last version read of a key, two reads from different snapshots
 // could pair an old definition with a new package without MVCC noticing.
 // Stock Fabric fails such an invocation ("changed during invoke"); the
-// retry of a stale session runs locked and sees one snapshot.
+// retry of a stale session runs locked and sees one snapshot. A later
+// uncounted read must be followed by ConfirmUncounted once the value is
+// read, since a commit may also start between this check and that read.
 func (s *Session) ReadUncounted(ns, key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,7 +190,11 @@ func (s *Session) ReadUncounted(ns, key string) error {
 			s.start, s.peer = s.g.seq.Load(), true
 			return nil
 		}
-		return s.checkUnlocked(func() string { return fmt.Sprintf("peer-only read of %q in namespace %q", key, ns) })
+		if err := s.checkPeerSnapshot(ns, key); err != nil {
+			return err
+		}
+		s.confirm = true
+		return nil
 	case locked:
 		return nil
 	case stale:
@@ -195,6 +202,46 @@ func (s *Session) ReadUncounted(ns, key string) error {
 	default:
 		return fmt.Errorf("%w (read of %q in namespace %q)", ErrSessionDone, key, ns)
 	}
+}
+
+// ConfirmUncounted must be called after the state database read that a
+// ReadUncounted allowed, before its value is used. After a later uncounted
+// read it fails with an ErrStaleSnapshot error if a commit started or ended
+// since the session's first uncounted read: only a check after the read
+// shows that both reads saw one snapshot (a seqlock's second check). After
+// the first uncounted read, a locked read or a counted one it does nothing.
+func (s *Session) ConfirmUncounted(ns, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.st {
+	case fresh, oneKey:
+		if !s.confirm {
+			return nil
+		}
+		s.confirm = false
+		return s.checkPeerSnapshot(ns, key)
+	case locked:
+		return nil
+	case stale:
+		return s.err
+	default:
+		return fmt.Errorf("%w (read of %q in namespace %q)", ErrSessionDone, key, ns)
+	}
+}
+
+// checkPeerSnapshot makes the session stale unless every uncounted read so
+// far comes from one snapshot: the sequence is unchanged since the first,
+// and that one was not made during a commit (an odd start could see the
+// commit's batch before or after it was applied). s.mu is held.
+func (s *Session) checkPeerSnapshot(ns, key string) error {
+	what := func() string { return fmt.Sprintf("peer-only read of %q in namespace %q", key, ns) }
+	if s.start&1 == 1 {
+		s.st = stale
+		s.g.retries.Add(1)
+		s.err = fmt.Errorf("%w (%s: the first peer-only read was made during a commit)", ErrStaleSnapshot, what())
+		return s.err
+	}
+	return s.checkUnlocked(what)
 }
 
 // ReadHint must be called before a read whose value neither reaches the

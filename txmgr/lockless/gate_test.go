@@ -121,6 +121,7 @@ const (
 	opReadA             // Read("ns", "a")
 	opReadB             // Read("ns", "b")
 	opUncounted         // ReadUncounted("_lifecycle", "seq")
+	opConfirm           // ConfirmUncounted("_lifecycle", "seq"), after the read
 	opHint              // ReadHint("ns", "a")
 	opMulti             // MultiRead
 	opCommit            // LockCommit + UnlockCommit on the same goroutine
@@ -158,6 +159,13 @@ func TestScenarios(t *testing.T) {
 		{"uncounted after a read and a commit", []step{opBegin, opReadA, opCommit, opUncounted, opDone}, 3},
 		{"begin during commit, two uncounted reads", []step{opLockCommit, opBegin, opUncounted, opUnlockCommit, opUncounted, opDone}, 4},
 		{"uncounted, commit, multi-read first", []step{opBegin, opUncounted, opCommit, opMulti, opReadA, opDone}, -1},
+		// The check before a later uncounted read is not enough: a commit
+		// may start after it and before the read.
+		{"second uncounted read, commit after its check", []step{opBegin, opUncounted, opConfirm, opUncounted, opCommit, opConfirm, opReadA, opDone}, 5},
+		{"two confirmed uncounted reads, no overlap", []step{opBegin, opUncounted, opConfirm, opUncounted, opConfirm, opReadA, opDone}, -1},
+		{"first uncounted read confirmed across a commit", []step{opBegin, opUncounted, opCommit, opConfirm, opReadA, opDone}, -1},
+		{"two uncounted reads within one commit", []step{opLockCommit, opBegin, opUncounted, opUncounted, opUnlockCommit, opDone}, 3},
+		{"confirm after a counted read", []step{opBegin, opReadA, opCommit, opConfirm, opDone}, -1},
 		{"hint after a read and a commit", []step{opBegin, opReadA, opCommit, opHint, opHint, opDone}, -1},
 		{"hint does not count", []step{opBegin, opHint, opReadA, opCommit, opHint, opDone}, -1},
 		{"locked session never stale", []step{opBeginLocked, opReadA, opReadB, opMulti, opDone}, -1},
@@ -181,6 +189,8 @@ func TestScenarios(t *testing.T) {
 						err = s.Read("ns", "b")
 					case opUncounted:
 						err = s.ReadUncounted("_lifecycle", "seq")
+					case opConfirm:
+						err = s.ConfirmUncounted("_lifecycle", "seq")
 					case opHint:
 						err = s.ReadHint("ns", "a")
 					case opMulti:
@@ -212,7 +222,7 @@ func TestScenarios(t *testing.T) {
 						t.Fatalf("step %d: error %q does not say to retry", i, err)
 					case !wantFail && err != nil && !failed:
 						t.Fatalf("step %d: unexpected error %v", i, err)
-					case failed && st != opDone && st != opCommit && !IsRetryable(err):
+					case failed && st != opDone && st != opCommit && st != opLockCommit && st != opUnlockCommit && !IsRetryable(err):
 						t.Fatalf("step %d after a stale read: err = %v, want the retryable error again", i, err)
 					}
 					if wantFail {
@@ -255,6 +265,7 @@ func TestReadAfterDone(t *testing.T) {
 				"Read":          func() error { return s.Read("ns", "c") },
 				"ReadUncounted": func() error { return s.ReadUncounted("ns", "c") },
 				"ReadHint":      func() error { return s.ReadHint("ns", "c") },
+				"Confirm":       func() error { return s.ConfirmUncounted("ns", "c") },
 				"MultiRead":     s.MultiRead,
 			} {
 				err := call()
