@@ -34,19 +34,23 @@ import (
 
 // tamperElection is a sibling election for the ledger-side tests that must
 // not touch the main election's counts: one ballot per voter (two tokens of
-// one voter id) and a ballot deleted before the result by colluding
-// endorsers.
+// one voter id), a ballot deleted before the result by colluding endorsers,
+// and then the manifest key written again with the same bytes, so that a
+// block walk starting at the latest manifest write would not see the
+// deletion.
 type tamperElection struct {
-	m       *election.Manifest
-	deleted string // pseudonym of the deleted ballot
-	delTx   string
+	m        *election.Manifest
+	deleted  string // pseudonym of the deleted ballot
+	delTx    string
+	reopenTx string // the second write of the manifest key
 }
 
 // tamperDuringWindow opens the sibling with a short window and, inside it:
 // casts two ballots, checks that a second token of one voter id lands on the
 // first one's key and is DUPLICATE, and deletes one ballot with a
 // transaction endorsed by every peer's own key (what a policy-satisfying
-// set of colluding endorsers can sign), on the real network.
+// set of colluding endorsers can sign), on the real network; then writes
+// the manifest key again, with the same bytes, the same way.
 func tamperDuringWindow(t *testing.T, e *env, main *election.Manifest, eaKey *ecdsa.PrivateKey) *tamperElection {
 	c := ctx(t)
 	now := time.Now()
@@ -100,7 +104,7 @@ func tamperDuringWindow(t *testing.T, e *env, main *election.Manifest, eaKey *ec
 	if pluginOn() {
 		// Every peer's ballot validation refuses the deletion: the ballot
 		// stays, whoever endorsed the transaction.
-		forgeWrite(t, e, cast("tamper-template", 3), key, false)
+		forgeWrite(t, e, cast("tamper-template", 3), key, nil, false)
 		if _, err := e.voter.GetBallot(c, m.ElectionID, te.deleted); err != nil {
 			t.Fatalf("after the refused forged deletion, GetBallot: %v; want the ballot", err)
 		}
@@ -108,13 +112,14 @@ func tamperDuringWindow(t *testing.T, e *env, main *election.Manifest, eaKey *ec
 		t.Logf("the peers' ballot validation refused the colluding endorsers' deletion of %s", victim.PseudonymHex())
 		return te
 	}
-	te.delTx = forgeWrite(t, e, cast("tamper-template", 3), key, true)
+	te.delTx = forgeWrite(t, e, cast("tamper-template", 3), key, nil, true)
 	_, err = e.voter.GetBallot(c, m.ElectionID, te.deleted)
 	var re *gateway.RejectError
 	if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 		t.Fatalf("after the forged deletion, GetBallot: %v; want NOT_FOUND", err)
 	}
-	t.Logf("colluding endorsers deleted ballot %s in tx %s", te.deleted, te.delTx)
+	te.reopenTx = forgeWrite(t, e, cast("tamper-template", 3), election.LedgerKey(election.ObjManifest, m.ElectionID), mb, true)
+	t.Logf("colluding endorsers deleted ballot %s in tx %s and wrote the manifest again in tx %s", te.deleted, te.delTx, te.reopenTx)
 	return te
 }
 
@@ -151,21 +156,26 @@ func tamperAfterWindow(t *testing.T, e *env, te *tamperElection) {
 		t.Fatalf("the result without the deleted ballot is refused: %v", err)
 	}
 	out, code := e.fv("verify", "--network", e.netPath, "--election", te.m.ElectionID)
-	want := fmt.Sprintf("[COMMIT_ORDER] ballot %s (tx %s): this ballot key is deleted before the result", te.deleted, te.delTx)
-	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, want) {
-		t.Fatalf("verify of an election with a ballot deleted before the result: exit %d, want 1 and %q\n%s", code, want, out)
+	for _, want := range []string{
+		fmt.Sprintf("[COMMIT_ORDER] ballot %s (tx %s): this ballot key is deleted before the result", te.deleted, te.delTx),
+		fmt.Sprintf("[COMMIT_ORDER] manifest (tx %s): the manifest key is written again, with the same bytes,", te.reopenTx),
+	} {
+		if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, want) {
+			t.Fatalf("verify of an election with a ballot deleted before the result and its manifest written again: exit %d, want 1 and %q\n%s", code, want, out)
+		}
 	}
 	t.Logf("verify:\n%s", out)
 }
 
-// forgeWrite commits a transaction whose write set deletes key in the ballot
-// namespace. It takes a real endorsement of a cast of template (never
-// submitted) for its header and chaincode id, replaces the ballot
-// namespace's read-write set with the deletion, and re-endorses it with
+// forgeWrite commits a transaction whose write set writes value to key in
+// the ballot namespace, or deletes key if value is nil. It takes a real
+// endorsement of a cast of template (never submitted) for its header and
+// chaincode id, replaces the ballot namespace's read-write set with that
+// one write, and re-endorses it with
 // every peer org's peer0 key, as colluding endorsers would. It returns the
 // transaction id once the transaction committed as valid (wantValid) or was
 // marked ENDORSEMENT_POLICY_FAILURE by the peers' ballot validation.
-func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, wantValid bool) string {
+func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, value []byte, wantValid bool) string {
 	c := ctx(t)
 	gw := e.voter.Conn.Gateway()
 	prop, err := gw.GetNetwork(e.net.Channel).GetContract("ballot").NewProposal("CastBallot", client.WithBytesArguments(template.Marshal()))
@@ -197,7 +207,7 @@ func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, wan
 	found := false
 	for _, ns := range rws.NsRwset {
 		if ns.Namespace == "ballot" {
-			ns.Rwset = mustMarshal(t, &kvrwset.KVRWSet{Writes: []*kvrwset.KVWrite{{Key: key, IsDelete: true}}})
+			ns.Rwset = mustMarshal(t, &kvrwset.KVRWSet{Writes: []*kvrwset.KVWrite{{Key: key, Value: value, IsDelete: value == nil}}})
 			found = true
 		}
 	}
@@ -223,17 +233,17 @@ func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, wan
 	}
 	commit, err := forged.SubmitWithContext(c)
 	if err != nil {
-		t.Fatalf("submitting the forged deletion: %v", err)
+		t.Fatalf("submitting the forged write: %v", err)
 	}
 	st, err := commit.StatusWithContext(c)
 	if !wantValid {
 		if err != nil || st.Code != peer.TxValidationCode_ENDORSEMENT_POLICY_FAILURE {
-			t.Fatalf("the forged deletion: status %+v, %v; want ENDORSEMENT_POLICY_FAILURE from the ballot validation", st, err)
+			t.Fatalf("the forged write: status %+v, %v; want ENDORSEMENT_POLICY_FAILURE from the ballot validation", st, err)
 		}
 		return forged.TransactionID()
 	}
 	if err != nil || !st.Successful {
-		t.Fatalf("the forged deletion did not commit as valid (status %+v, %v)", st, err)
+		t.Fatalf("the forged write did not commit as valid (status %+v, %v)", st, err)
 	}
 	return forged.TransactionID()
 }

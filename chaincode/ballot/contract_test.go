@@ -273,6 +273,11 @@ func TestCastBallotRejects(t *testing.T) {
 	pub1, _ := v1.PublicKey.Bytes()
 	tokOther := fx.Token(fx.Manifest("e2"), v1)
 	good := ballots[1].Marshal()
+	// Same id, same keys, another title: a different manifest, whose
+	// digest the token and the proof bind.
+	twin := fx.Manifest(m.ElectionID)
+	twin.Title = "another manifest with the same id and keys"
+	twinBallot := fx.Ballot(twin, v1, 0)
 
 	cases := []struct {
 		name string
@@ -306,6 +311,12 @@ func TestCastBallotRejects(t *testing.T) {
 			b.Token = ballots[2].Token
 			return resign(b, v1)
 		}(), during, election.CodeToken},
+		{"made under another manifest with the same id and keys", twinBallot.Marshal(), during, election.CodeToken},
+		{"proof made under another manifest with the same id and keys", func() []byte {
+			b := clone(twinBallot) // this manifest's token, the twin's ciphertext and proof
+			b.Token = ballots[1].Token
+			return resign(b, v1)
+		}(), during, election.CodeProof},
 		{"bad signature", func() []byte {
 			b := clone(ballots[1])
 			b.Signature = ballots[2].Signature
@@ -556,6 +567,59 @@ func TestPublishResult(t *testing.T) {
 	// Casting after the window is rejected.
 	_, _, err = e.cast(ballots[5].Marshal(), after)
 	wantCode(t, err, election.CodeWindow)
+}
+
+// A result whose count overflowed its digit (M = 2^encodingBits votes for
+// one candidate carry into the next digit) is unsound whatever counts it
+// claims, and PublishResult rejects it without writing; a result over more
+// than maxVoters ballots with no count reaching M is sound and accepted.
+func TestPublishResultDigitOverflow(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, tc := range []struct {
+		name, id string
+		choices  []int
+		counts   []uint64 // claimed; nil: the true counts
+		code     string   // "": accepted
+	}{
+		{"maxVoters+1 ballots, no count reaches M", "ov-sound", []int{0, 0, 1, 1}, nil, ""},
+		{"M votes for one candidate, the true counts claimed", "ov-true", []int{0, 0, 0, 0}, nil, election.CodeResult},
+		{"M votes for one candidate, the tally's digits claimed", "ov-digits", []int{0, 0, 0, 0}, []uint64{0, 1, 0, 0}, election.CodeResult},
+		{"M votes for the last candidate (tally ≥ M^candidates)", "ov-last", []int{3, 3, 3, 3}, nil, election.CodeResult},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// One election per case: maxVoters 3, M = 4.
+			m := fx.Manifest(tc.id)
+			m.MaxVoters, m.EncodingBits = 3, 2
+			e.setClock(during)
+			e.open(m)
+			var cast []*election.Ballot
+			for i, choice := range tc.choices {
+				b := fx.Ballot(m, fx.Voters[i], choice)
+				if _, _, err := e.cast(b.Marshal(), during); err != nil {
+					t.Fatal(err)
+				}
+				cast = append(cast, b)
+			}
+			r := singleResult(t, m, cast)
+			if tc.counts != nil {
+				r.Counts = tc.counts
+			}
+			e.setClock(after)
+			before := e.w.snapshot()
+			s := e.w.tx(after)
+			err := e.c.PublishResult(txctx(s, authority), resultJSON(t, r))
+			if tc.code == "" {
+				if err != nil {
+					t.Fatalf("the true result is rejected: %v", err)
+				}
+				return
+			}
+			wantCode(t, err, tc.code)
+			if len(s.writes) != 0 || !maps.EqualFunc(before, e.w.snapshot(), bytes.Equal) {
+				t.Fatal("a rejected PublishResult wrote state")
+			}
+		})
+	}
 }
 
 func equalCounts(a, b []uint64) bool {

@@ -11,7 +11,8 @@
 // published ballot count equals the number of valid ballots (both over the
 // ballots committed before the result, when Ledger.Order reads the blocks:
 // see CommitOrder); every ballot key is written once and never deleted,
-// from the election's opening on (the blocks again); and the decryption
+// from the election's opening on, and the manifest key is written once, by
+// the opening (the blocks again); and the decryption
 // (single-key proof or trustees' partial decryptions) and the counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
 // eligibility beyond the authority's token.
@@ -47,7 +48,7 @@ const (
 	KindResultProduct = "RESULT_PRODUCT" // product differs from the product of the valid ballots
 	KindResult        = "RESULT"         // decryption proof, partials or counts fail
 	KindSource        = "SOURCE"         // reading the ledger failed
-	KindOrder         = "COMMIT_ORDER"   // the blocks hold ballot writes the contract never makes (deletions, rewrites), or another result
+	KindOrder         = "COMMIT_ORDER"   // the blocks hold writes the contract never makes (a ballot key deleted or rewritten, the manifest key written after the opening), or another result or manifest
 )
 
 // Failure is one thing that does not check out.
@@ -370,12 +371,20 @@ type Report struct {
 // other write to a ballot key — before the result (a ballot removed or
 // replaced before the tally, which the result would be consistent without)
 // or after it — is tampering by the endorsers, and the audit reports it.
+//
+// The contract writes the manifest key once, when the election opens. The
+// blocks are read from that first write on, so a later write of the
+// manifest key cannot move where the audit starts reading; each later
+// write is reported as tampering, and the opening must have written the
+// manifest the state holds.
 type CommitOrder struct {
-	ResultBlock uint64
-	ResultTxID  string
-	ResultValue []byte        // the result as written in that transaction: must be the published one
-	Earlier     []BallotWrite // writes to ballot keys from the manifest to the result, oldest first
-	Late        []BallotWrite // writes to ballot keys after the result, oldest first
+	Opening          ManifestWrite   // the first valid write of the manifest key
+	ManifestRewrites []ManifestWrite // every later valid write of it, deletions included, oldest first
+	ResultBlock      uint64
+	ResultTxID       string
+	ResultValue      []byte        // the result as written in that transaction: must be the published one
+	Earlier          []BallotWrite // writes to ballot keys from the opening to the result, oldest first
+	Late             []BallotWrite // writes to ballot keys after the result, oldest first
 }
 
 // BallotWrite is one valid write to a ballot key, as the blocks hold it.
@@ -384,6 +393,37 @@ type BallotWrite struct {
 	Hash    [32]byte             // SHA-256 of the ballot bytes written (zero for a deletion or an undecodable record)
 	Block   uint64
 	Deleted bool // a deletion: the contract never deletes a ballot, so this is tampering
+}
+
+// ManifestWrite is one valid write to the election's manifest key.
+type ManifestWrite struct {
+	TxID    string
+	Block   uint64
+	Hash    [32]byte // SHA-256 of the bytes written (zero for a deletion)
+	Deleted bool
+}
+
+// checkManifestWrites reports every write of the manifest key after the
+// opening, and an opening that did not write the manifest the state holds.
+func checkManifestWrites(o *CommitOrder, manifest []byte) []Failure {
+	var fs []Failure
+	if o.Opening.Deleted || o.Opening.Hash != sha256.Sum256(manifest) {
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "manifest (tx " + o.Opening.TxID + ")",
+			Err: fmt.Sprintf("the election's opening (block %d) did not write the manifest the state holds", o.Opening.Block)})
+	}
+	for _, mw := range o.ManifestRewrites {
+		what := "written again"
+		switch {
+		case mw.Deleted:
+			what = "deleted"
+		case mw.Hash == o.Opening.Hash:
+			what = "written again, with the same bytes,"
+		}
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "manifest (tx " + mw.TxID + ")",
+			Err: fmt.Sprintf("the manifest key is %s after the election opened (block %d, opened by tx %s in block %d); the contract writes a manifest once",
+				what, mw.Block, o.Opening.TxID, o.Opening.Block)})
+	}
+	return fs
 }
 
 // OK reports whether the audit passed.
@@ -458,6 +498,7 @@ func Run(l *Ledger, opts Options) *Report {
 			return rep
 		}
 		rep.Order = o
+		rep.Failures = append(rep.Failures, checkManifestWrites(o, l.Manifest)...)
 		var fs []Failure
 		product, fs = subtractLate(p, o, listed, product, &rep.Counted)
 		rep.Failures = append(rep.Failures, fs...)

@@ -23,7 +23,7 @@ func TestAuditLateBallots(t *testing.T) {
 	earlier := writes(before, 3)
 	order := func(lbs ...BallotWrite) func() (*CommitOrder, error) {
 		return func() (*CommitOrder, error) {
-			return &CommitOrder{ResultBlock: 7, ResultTxID: "tx-result", ResultValue: resultBefore, Earlier: earlier, Late: lbs}, nil
+			return &CommitOrder{Opening: opening(t, w), ResultBlock: 7, ResultTxID: "tx-result", ResultValue: resultBefore, Earlier: earlier, Late: lbs}, nil
 		}
 	}
 	lateAt := func(e election.BallotEntry, block uint64) BallotWrite {
@@ -49,7 +49,7 @@ func TestAuditLateBallots(t *testing.T) {
 		{"late ballots the listing did not see are not subtracted", Ledger{Ballots: source(before), Result: resultBefore, Order: order(l0, l1)}, true, "", 4, 2},
 		{"without the commit order every ballot must count", Ledger{Ballots: source(es), Result: resultBefore}, false, KindResultCount, 6, 0},
 		{"result over all six while two are late", Ledger{Ballots: source(es), Result: resultAll, Order: func() (*CommitOrder, error) {
-			return &CommitOrder{ResultBlock: 7, ResultValue: resultAll, Earlier: earlier, Late: []BallotWrite{l0, l1}}, nil
+			return &CommitOrder{Opening: opening(t, w), ResultBlock: 7, ResultValue: resultAll, Earlier: earlier, Late: []BallotWrite{l0, l1}}, nil
 		}}, false, KindResultCount, 4, 2},
 		{"the blocks' result is not the published one", Ledger{Ballots: source(before), Result: resultAll, Order: order()}, false, KindOrder, 4, 0},
 		{"late write from another transaction than the stored ballot's", Ledger{Ballots: source(es), Result: resultBefore, Order: order(otherTx, l1)}, false, KindOrder, 5, 2},
@@ -102,7 +102,7 @@ func TestAuditLateInvalidBallot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(tc.listed), Result: result,
 				Order: func() (*CommitOrder, error) {
-					return &CommitOrder{ResultBlock: 3, ResultValue: result, Earlier: writes(es[:5], 2), Late: []BallotWrite{{Entry: es[5], Block: 4}}}, nil
+					return &CommitOrder{Opening: opening(t, w), ResultBlock: 3, ResultValue: result, Earlier: writes(es[:5], 2), Late: []BallotWrite{{Entry: es[5], Block: 4}}}, nil
 				}}
 			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
 			if rep.OK() || countKind(rep.Failures, KindBallotInvalid) != 1 || len(rep.Failures) != 1 {
@@ -122,6 +122,11 @@ func TestAuditNoResultDoesNotReadOrder(t *testing.T) {
 	if called || countKind(rep.Failures, KindResultMissing) != 1 {
 		t.Fatalf("order read: %v; failures %v", called, rep.Failures)
 	}
+}
+
+// opening is the blocks' first write of the manifest key: w's manifest, in block 1.
+func opening(t *testing.T, w *world) ManifestWrite {
+	return ManifestWrite{TxID: "tx-open", Block: 1, Hash: sha256.Sum256(manifestBytes(t, w.m))}
 }
 
 // writes is what the blocks hold for entries written (once each) in block.
@@ -163,7 +168,7 @@ func TestAuditTamperingBeforeTheResult(t *testing.T) {
 			result := w.result(t, tc.counted)
 			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(tc.listed), Result: result,
 				Order: func() (*CommitOrder, error) {
-					return &CommitOrder{ResultBlock: 5, ResultValue: result, Earlier: tc.earlier}, nil
+					return &CommitOrder{Opening: opening(t, w), ResultBlock: 5, ResultValue: result, Earlier: tc.earlier}, nil
 				}}
 			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
 			var out bytes.Buffer
@@ -173,6 +178,58 @@ func TestAuditTamperingBeforeTheResult(t *testing.T) {
 			}
 			if tc.want != "" && (countKind(rep.Failures, KindOrder) != 1 || !strings.Contains(out.String(), tc.want)) {
 				t.Fatalf("want one COMMIT_ORDER failure saying %q\n%s", tc.want, out.String())
+			}
+		})
+	}
+}
+
+// The contract writes the manifest key once, when the election opens. A
+// later write, even of the same bytes, lets colluding endorsers pose as the
+// election's opening and hide what came before it; the blocks are read from
+// the first write, and every later one is reported.
+func TestAuditManifestWrites(t *testing.T) {
+	w := getWorld(t)
+	es := w.entries()[:4]
+	open := opening(t, w)
+	again := ManifestWrite{TxID: "tx-again", Block: 4, Hash: open.Hash}
+	other := again
+	other.Hash[0] ^= 1
+	deleted := ManifestWrite{TxID: "tx-del", Block: 4, Deleted: true}
+	notTheState := open
+	notTheState.Hash[0] ^= 1
+	for _, tc := range []struct {
+		name     string
+		opening  ManifestWrite
+		rewrites []ManifestWrite
+		want     []string // the COMMIT_ORDER failures' texts, in order
+	}{
+		{"written once, by the opening", open, nil, nil},
+		{"written again with the same bytes", open, []ManifestWrite{again}, []string{
+			"manifest (tx tx-again): the manifest key is written again, with the same bytes, after the election opened (block 4, opened by tx tx-open in block 1)"}},
+		{"written again with other bytes", open, []ManifestWrite{other}, []string{
+			"manifest (tx tx-again): the manifest key is written again after the election opened"}},
+		{"deleted", open, []ManifestWrite{deleted}, []string{
+			"manifest (tx tx-del): the manifest key is deleted after the election opened"}},
+		{"written twice more", open, []ManifestWrite{again, deleted}, []string{"(tx tx-again)", "(tx tx-del)"}},
+		{"the opening wrote another manifest than the state holds", notTheState, nil, []string{
+			"manifest (tx tx-open): the election's opening (block 1) did not write the manifest the state holds"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			result := w.result(t, es)
+			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(es), Result: result,
+				Order: func() (*CommitOrder, error) {
+					return &CommitOrder{Opening: tc.opening, ManifestRewrites: tc.rewrites, ResultBlock: 5, ResultValue: result, Earlier: writes(es, 3)}, nil
+				}}
+			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
+			var out bytes.Buffer
+			rep.Write(&out)
+			if rep.OK() != (len(tc.want) == 0) || len(rep.Failures) != len(tc.want) {
+				t.Fatalf("OK() = %v with %d failures, want %d\n%s", rep.OK(), len(rep.Failures), len(tc.want), out.String())
+			}
+			for i, want := range tc.want {
+				if f := rep.Failures[i]; f.Kind != KindOrder || !strings.Contains(f.String(), want) {
+					t.Errorf("failure %d is %q, want a COMMIT_ORDER failure containing %q", i, f, want)
+				}
 			}
 		})
 	}

@@ -30,6 +30,7 @@ func (r *Report) Write(w io.Writer) {
 		}
 	}
 	if o := r.Order; o != nil {
+		fmt.Fprintf(w, "  opening:         manifest first written in block %d (tx %s); the blocks are read from there (the manifest key must never be written again)\n", o.Opening.Block, o.Opening.TxID)
 		fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
 		fmt.Fprintf(w, "  ballot writes:   %d before the result and %d after it in the blocks since the election opened (each key must be written once, never deleted)\n", len(o.Earlier), len(o.Late))
 		if len(o.Late) > 0 {

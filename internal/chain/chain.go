@@ -6,9 +6,10 @@
 // committed after it. The blocks can: a transaction's position is its block
 // number and its index in the block, and the block's transactions filter
 // says whether the committing peers found it valid. WritesSince walks back
-// from the tip to the election's manifest and returns the valid writes
-// under a key prefix (the ballots) that precede and follow the last valid
-// write of a marker key (the result).
+// from the tip to the genesis block and returns the valid writes under a
+// key prefix (the ballots) since the first valid write of a floor key (the
+// election's manifest) that precede and follow the last valid write of a
+// marker key (the result), and every write of the floor key.
 //
 // Only the fields that question needs are decoded: the channel header's
 // type and transaction id, and the public write set of each namespace.
@@ -194,75 +195,93 @@ type Located struct {
 }
 
 // ErrNotFound is returned by WritesSince when no valid transaction wrote the
-// marker key after the floor key.
+// marker key at or after the floor key's first write.
 var ErrNotFound = errors.New("no valid transaction wrote the key")
 
+// Writes is what WritesSince finds.
+type Writes struct {
+	Marker Located // the last valid write of the marker key (the result)
+	// Floor is the first valid write of the floor key (the election's
+	// manifest: its opening), nil if no block holds one. FloorRewrites
+	// are every later valid write of it, deletions included, oldest first.
+	Floor         *Located
+	FloorRewrites []Located
+	Before, After []Located // writes under the prefix before and after the marker, oldest first
+}
+
 // WritesSince finds the last valid transaction that wrote key (the result)
-// in namespace ns and returns that write, every valid write in ns whose key
-// starts with prefix between the valid write of floor (the election's
-// manifest: nothing of the election can precede it) and the marker — the
-// marker transaction's own writes included — in before, and every such
-// write committed after the marker (later in its block or in a later block)
-// in after; both oldest first. It reads from the tip back to the floor's
-// block, so its cost is the number of blocks since the election opened. It
-// fails with ErrNotFound when no valid write of key follows the floor (or,
-// without a floor, the genesis block).
+// in namespace ns and returns that write as Marker; every valid write in
+// ns whose key starts with prefix, from the first valid write of floor
+// (the election's manifest: nothing of the election can precede it) to the
+// marker — the marker transaction's own writes included — as Before; and
+// every such write committed after the marker (later in its block or in a
+// later block) as After. It also returns every valid write of floor.
+//
+// The floor is the key's first write, not its last: the contract writes a
+// manifest once, so a later write is tampering, and a walk that stopped at
+// it would hide every write before it (a ballot deleted, then the manifest
+// written again, then the survivors re-written). Only the genesis block
+// proves that no earlier write exists, so WritesSince reads every block of
+// the channel, from the tip to block 0. It fails with ErrNotFound when no
+// valid write of key is at or after the floor's first write (or, without a
+// floor, anywhere).
 //
 // Each block it reads must hash to the next one's PreviousHash, so the
 // blocks it returns writes from are one unbroken chain ending at the tip
 // the peer reported. The peer is still trusted for that tip and for the
 // transactions filter, which no hash covers.
-func WritesSince(ctx context.Context, r Reader, ns, key, prefix, floor string) (marker Located, before, after []Located, err error) {
+func WritesSince(ctx context.Context, r Reader, ns, key, prefix, floor string) (*Writes, error) {
 	h, err := r.Height(ctx)
 	if err != nil {
-		return Located{}, nil, nil, fmt.Errorf("reading the chain height: %w", err)
+		return nil, fmt.Errorf("reading the chain height: %w", err)
 	}
 	w := walk{ns: ns, key: key, prefix: prefix, floor: floor}
 	var wantHash []byte // PreviousHash of the block read before (the next one up)
-	for n := h; n > 0 && !w.atFloor; n-- {
+	for n := h; n > 0; n-- {
 		num := n - 1
 		raw, err := r.Block(ctx, num)
 		if err != nil {
-			return Located{}, nil, nil, fmt.Errorf("reading block %d: %w", num, err)
+			return nil, fmt.Errorf("reading block %d: %w", num, err)
 		}
 		b, err := ParseBlock(raw)
 		if err != nil {
-			return Located{}, nil, nil, err
+			return nil, err
 		}
 		if b.Number != num {
-			return Located{}, nil, nil, fmt.Errorf("asked for block %d, got block %d", num, b.Number)
+			return nil, fmt.Errorf("asked for block %d, got block %d", num, b.Number)
 		}
 		if wantHash != nil && !bytes.Equal(b.Hash, wantHash) {
-			return Located{}, nil, nil, fmt.Errorf("block %d does not hash to block %d's previous hash: the blocks are not one chain", num, num+1)
+			return nil, fmt.Errorf("block %d does not hash to block %d's previous hash: the blocks are not one chain", num, num+1)
 		}
 		wantHash = b.PreviousHash
 		w.block(b)
 	}
-	if !w.found {
-		return Located{}, nil, nil, ErrNotFound
-	}
-	slices.Reverse(w.before)
-	slices.Reverse(w.after)
-	return w.marker, w.before, w.after, nil
+	return w.result()
 }
 
 // walk is the state of WritesSince's backward walk. It collects newest
-// first; WritesSince reverses.
+// first; result cuts and reverses.
 type walk struct {
 	ns, key, prefix, floor string
-	found, atFloor         bool
+	found                  bool
 	marker                 Located
 	before, after          []Located
+	floors                 []Located // valid writes of floor
+	// At the oldest floor write seen so far: the lengths of before and
+	// after (what was collected later in the walk precedes the election)
+	// and whether the marker had been found (it is at or after the floor).
+	cutBefore, cutAfter int
+	markerOpened        bool
 }
 
-// block visits b's valid transactions, last first, until the floor.
+// block visits b's valid transactions, last first.
 func (w *walk) block(b *Block) {
-	for i := len(b.Txs) - 1; i >= 0 && !w.atFloor; i-- {
+	for i := len(b.Txs) - 1; i >= 0; i-- {
 		tx := b.Txs[i]
 		if !tx.Valid {
 			continue
 		}
-		var inTx []Located
+		var inTx, floorsInTx []Located
 		for _, wr := range tx.Writes {
 			if wr.Namespace != w.ns {
 				continue
@@ -272,7 +291,7 @@ func (w *walk) block(b *Block) {
 			case wr.Key == w.key && !w.found:
 				w.found, w.marker = true, loc
 			case wr.Key == w.floor:
-				w.atFloor = true
+				floorsInTx = append(floorsInTx, loc)
 			case strings.HasPrefix(wr.Key, w.prefix):
 				inTx = append(inTx, loc)
 			}
@@ -285,5 +304,29 @@ func (w *walk) block(b *Block) {
 		for j := len(inTx) - 1; j >= 0; j-- {
 			*dst = append(*dst, inTx[j])
 		}
+		// The floor transaction's own writes are the election's.
+		for j := len(floorsInTx) - 1; j >= 0; j-- {
+			w.floors = append(w.floors, floorsInTx[j])
+			w.cutBefore, w.cutAfter, w.markerOpened = len(w.before), len(w.after), w.found
+		}
 	}
+}
+
+// result cuts the walk at the floor's first write and orders it oldest first.
+func (w *walk) result() (*Writes, error) {
+	if len(w.floors) > 0 {
+		w.before, w.after = w.before[:w.cutBefore], w.after[:w.cutAfter]
+		w.found = w.found && w.markerOpened
+	}
+	if !w.found {
+		return nil, ErrNotFound
+	}
+	slices.Reverse(w.before)
+	slices.Reverse(w.after)
+	slices.Reverse(w.floors)
+	out := &Writes{Marker: w.marker, Before: w.before, After: w.after}
+	if len(w.floors) > 0 {
+		out.Floor, out.FloorRewrites = &w.floors[0], w.floors[1:]
+	}
+	return out, nil
 }

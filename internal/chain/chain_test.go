@@ -104,7 +104,7 @@ const (
 
 func ballot(voter string) string { return "ballot/" + prefix + voter + "\x00=rec-" + voter }
 
-func writesSince(c *chaintest.Chain) (chain.Located, []chain.Located, []chain.Located, error) {
+func writesSince(c *chaintest.Chain) (*chain.Writes, error) {
 	return chain.WritesSince(context.Background(), c, "ballot", result, prefix, manifest)
 }
 
@@ -135,10 +135,11 @@ func TestWritesSince(t *testing.T) {
 		},
 		[]tx{{ID: "cfg", Valid: true, Config: true}},
 	)
-	marker, before, after, err := writesSince(c)
+	ws, err := writesSince(c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	marker, before, after := ws.Marker, ws.Before, ws.After
 	if got, want := describe(before), []string{"b1@1.1:v1", "b2@2.0:v2", "res@2.1:own"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("writes from the manifest to the result: got %q, want %q", got, want)
 	}
@@ -148,8 +149,11 @@ func TestWritesSince(t *testing.T) {
 	if got, want := describe(after), []string{"b3@2.2:v3", "b6@3.3:v6", "b6@3.3:v7"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("writes after the result: got %q, want %q", got, want)
 	}
-	if c.Reads != 4 {
-		t.Errorf("read %d blocks, want 4 (the tip back to the manifest's block)", c.Reads)
+	if ws.Floor == nil || ws.Floor.TxID != "open" || len(ws.FloorRewrites) != 0 {
+		t.Errorf("manifest writes: first %+v, later %d; want the opening only", ws.Floor, len(ws.FloorRewrites))
+	}
+	if c.Reads != 5 {
+		t.Errorf("read %d blocks, want 5 (the tip back to the genesis block)", c.Reads)
 	}
 }
 
@@ -162,10 +166,11 @@ func TestWritesSinceLastMarkerWins(t *testing.T) {
 		[]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
 		[]tx{{ID: "r2", Valid: true, Writes: []string{"ballot/" + result + "=R2"}}, {ID: "b2", Valid: true, Writes: []string{ballot("v2"), ballot("v2")}}},
 	)
-	marker, before, after, err := writesSince(c)
+	ws, err := writesSince(c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	marker, before, after := ws.Marker, ws.Before, ws.After
 	if marker.TxID != "r2" || string(marker.Value) != "R2" {
 		t.Fatalf("marker = %+v, want the last result write r2", marker)
 	}
@@ -179,6 +184,79 @@ func TestWritesSinceLastMarkerWins(t *testing.T) {
 	}
 }
 
+// The floor is the manifest's first write, the election's opening. Every
+// later write of the manifest key is returned for the caller to report,
+// and the writes before it stay in view: colluding endorsers who delete a
+// ballot, write the manifest again and re-write the survivors must not be
+// able to move the floor past the deletion.
+func TestWritesSinceManifestRewritten(t *testing.T) {
+	open := tx{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}
+	res := tx{ID: "res", Valid: true, Writes: []string{"ballot/" + result + "=R"}}
+	for _, tc := range []struct {
+		name                string
+		blocks              [][]tx
+		before, after, more []string // more: the manifest writes after the opening
+	}{
+		{"deletion hidden behind a manifest rewrite", [][]tx{
+			{{ID: "genesis", Valid: true, Config: true}},
+			{open},
+			{{ID: "cA", Valid: true, Writes: []string{ballot("a")}}, {ID: "cB", Valid: true, Writes: []string{ballot("b")}}},
+			{{ID: "tx1", Valid: true, Writes: []string{"ballot/" + prefix + "a\x00"}}},
+			{{ID: "tx2", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}},
+			{{ID: "tx3", Valid: true, Writes: []string{ballot("b")}}},
+			{res},
+		}, []string{"cA@2.0:a", "cB@2.1:b", "tx1@3.0:a", "tx3@5.0:b"}, nil, []string{"tx2@4.0"}},
+		{"manifest rewritten after the result", [][]tx{
+			{open, {ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+			{res},
+			{{ID: "again", Valid: true, Writes: []string{"ballot/" + manifest + "=M2"}}, {ID: "b2", Valid: true, Writes: []string{ballot("v2")}}},
+		}, []string{"b1@0.1:v1"}, []string{"b2@2.1:v2"}, []string{"again@2.0"}},
+		{"manifest key deleted", [][]tx{
+			{open},
+			{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+			{{ID: "del", Valid: true, Writes: []string{"ballot/" + manifest}}, res},
+		}, []string{"b1@1.0:v1"}, nil, []string{"del@2.0 (delete)"}},
+		{"ballot writes before the opening are not the election's", [][]tx{
+			{{ID: "pre", Valid: true, Writes: []string{ballot("v0")}}},
+			{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M", ballot("v1")}}},
+			{res},
+		}, []string{"open@1.0:v1"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := chaintest.NewChain(tc.blocks...)
+			ws, err := writesSince(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ws.Marker.TxID != "res" {
+				t.Errorf("marker %+v, want res", ws.Marker)
+			}
+			if ws.Floor == nil || ws.Floor.TxID != "open" {
+				t.Fatalf("floor %+v, want the opening", ws.Floor)
+			}
+			var more []string
+			for _, f := range ws.FloorRewrites {
+				d := fmt.Sprintf("%s@%d.%d", f.TxID, f.Block, f.Index)
+				if f.IsDelete {
+					d += " (delete)"
+				}
+				more = append(more, d)
+			}
+			for _, x := range []struct {
+				what      string
+				got, want []string
+			}{{"before the result", describe(ws.Before), tc.before}, {"after the result", describe(ws.After), tc.after}, {"manifest writes after the opening", more, tc.more}} {
+				if !reflect.DeepEqual(x.got, x.want) {
+					t.Errorf("%s: got %q, want %q", x.what, x.got, x.want)
+				}
+			}
+			if c.Reads != len(tc.blocks) {
+				t.Errorf("read %d blocks, want all %d", c.Reads, len(tc.blocks))
+			}
+		})
+	}
+}
+
 func TestWritesSinceErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -189,11 +267,11 @@ func TestWritesSinceErrors(t *testing.T) {
 		{"empty chain", chaintest.NewChain(), "", 0},
 		{"no result on the chain", chaintest.NewChain([]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}}), "", 1},
 		{"only an invalid result transaction", chaintest.NewChain([]tx{{ID: "r", Valid: false, Writes: []string{"ballot/" + result + "=R"}}}), "", 1},
-		{"stops at the election's manifest", chaintest.NewChain(
+		{"a result before the election's opening is not its result", chaintest.NewChain(
 			[]tx{{ID: "old", Valid: true, Writes: []string{"ballot/" + result + "=R"}}},
 			[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}},
 			[]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
-		), "", 2},
+		), "", 3},
 		{"reader failure", &chaintest.Chain{Blocks: [][]byte{nil}, Err: errors.New("access denied")}, "reading block 0: access denied", -1},
 		{"misnumbered block", &chaintest.Chain{Blocks: [][]byte{chaintest.Marshal(chaintest.Block(5, nil))}}, "asked for block 0, got block 5", -1},
 		{"undecodable block", &chaintest.Chain{Blocks: [][]byte{{0xff}}}, "does not decode", -1},
@@ -204,7 +282,7 @@ func TestWritesSinceErrors(t *testing.T) {
 		}(), "block 0 does not hash to block 1's previous hash", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, _, err := writesSince(tc.chain)
+			_, err := writesSince(tc.chain)
 			if tc.want == "" {
 				if !errors.Is(err, chain.ErrNotFound) {
 					t.Fatalf("err %v, want ErrNotFound", err)

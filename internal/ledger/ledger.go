@@ -231,10 +231,11 @@ func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Rec
 }
 
 // CommitOrder returns, for audit.Ledger.Order, a reader of when the
-// election's result committed and of every write to its ballot keys before
-// and after it. It reads blocks through qscc from the tip back to the
-// election's manifest, so its cost is the number of blocks since the
-// election opened.
+// election opened and its result committed, of every write to its manifest
+// key and of every write to its ballot keys before and after the result. It
+// reads every block of the channel through qscc, from the tip back to the
+// genesis block: only that shows which write of the manifest key was the
+// first (the opening), and so where the election's writes begin.
 func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*audit.CommitOrder, error) {
 	return func() (*audit.CommitOrder, error) {
 		return commitOrder(ctx, c.Conn, c.Conn.Chaincode(), electionID)
@@ -243,7 +244,7 @@ func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*au
 
 func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*audit.CommitOrder, error) {
 	prefix := election.LedgerKey(election.ObjBallot, electionID)
-	marker, before, after, err := chain.WritesSince(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
+	ws, err := chain.WritesSince(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
 		election.LedgerKey(election.ObjManifest, electionID))
 	if errors.Is(err, chain.ErrNotFound) {
 		return nil, fmt.Errorf("no block after election %q's manifest holds a valid write of its result", electionID)
@@ -251,17 +252,32 @@ func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*a
 	if err != nil {
 		return nil, err
 	}
+	marker := ws.Marker
 	if marker.IsDelete {
 		return nil, fmt.Errorf("the last write of election %q's result key (tx %s, block %d) deletes it", electionID, marker.TxID, marker.Block)
 	}
-	o := &audit.CommitOrder{ResultBlock: marker.Block, ResultTxID: marker.TxID, ResultValue: marker.Value}
-	if o.Earlier, err = ballotWrites(before, prefix, electionID, false); err != nil {
+	if ws.Floor == nil {
+		return nil, fmt.Errorf("no valid transaction in the channel's blocks wrote election %q's manifest", electionID)
+	}
+	o := &audit.CommitOrder{Opening: manifestWrite(*ws.Floor), ResultBlock: marker.Block, ResultTxID: marker.TxID, ResultValue: marker.Value}
+	for _, w := range ws.FloorRewrites {
+		o.ManifestRewrites = append(o.ManifestRewrites, manifestWrite(w))
+	}
+	if o.Earlier, err = ballotWrites(ws.Before, prefix, electionID, false); err != nil {
 		return nil, err
 	}
-	if o.Late, err = ballotWrites(after, prefix, electionID, true); err != nil {
+	if o.Late, err = ballotWrites(ws.After, prefix, electionID, true); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+func manifestWrite(w chain.Located) audit.ManifestWrite {
+	mw := audit.ManifestWrite{TxID: w.TxID, Block: w.Block, Deleted: w.IsDelete}
+	if !w.IsDelete {
+		mw.Hash = sha256.Sum256(w.Value)
+	}
+	return mw
 }
 
 // ballotWrites turns located writes under the ballot prefix into

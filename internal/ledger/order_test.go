@@ -42,6 +42,9 @@ func TestCommitOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.Opening.TxID != "open" || o.Opening.Block != 0 || o.Opening.Hash != sha256.Sum256([]byte("M")) || len(o.ManifestRewrites) != 0 {
+		t.Errorf("opening %+v, later manifest writes %+v: want tx open writing M, and nothing later", o.Opening, o.ManifestRewrites)
+	}
 	if len(o.Earlier) != 2 {
 		t.Fatalf("earlier writes %+v, want the write and the deletion of key 12", o.Earlier)
 	}
@@ -67,6 +70,7 @@ func TestCommitOrder(t *testing.T) {
 
 func TestCommitOrderErrors(t *testing.T) {
 	ctx := context.Background()
+	open := tx{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=M"}}
 	for _, tc := range []struct {
 		name  string
 		chain *chaintest.Chain
@@ -76,11 +80,14 @@ func TestCommitOrderErrors(t *testing.T) {
 			[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=M"}}},
 		), `no block after election "e1"'s manifest holds a valid write of its result`},
 		{"the result key deleted", chaintest.NewChain(
-			[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
+			[]tx{open, {ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
 			[]tx{{ID: "del", Valid: true, Writes: []string{"ballot/" + resultKey}}},
 		), "(tx del, block 1) deletes it"},
-		{"a key under the ballot prefix with an extra attribute", chaintest.NewChain(
+		{"no manifest write in the blocks", chaintest.NewChain(
 			[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
+		), `no valid transaction in the channel's blocks wrote election "e1"'s manifest`},
+		{"a key under the ballot prefix with an extra attribute", chaintest.NewChain(
+			[]tx{open, {ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
 			[]tx{{ID: "odd", Valid: true, Writes: []string{"ballot/" + election.LedgerKey(election.ObjBallot, "e1", "ab", "cd") + "=x"}}},
 		), "which is not a ballot key"},
 		{"a broken chain", func() *chaintest.Chain {
