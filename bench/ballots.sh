@@ -23,9 +23,10 @@ FV=$BIN/fabvote
 
 EDIR=$BENCH_CACHE/$BENCH_ELECTION
 # An election made before the pseudonym key existed (manifest version 1) has
-# no pseudonym.key, and its tokens and ballots are of the old format: the
-# cache is rebuilt (the ballot sets follow, as their manifest copy differs).
-if [[ -f $EDIR/manifest.json && ! -f $EDIR/pseudonym.key ]]; then
+# no pseudonym.key, and one made before the manifest committed to that key
+# (version 2) has no pseudonymKeyCommitment; fabvote refuses both formats, so
+# the cache is rebuilt (the ballot sets follow, as their manifest copy differs).
+if [[ -f $EDIR/manifest.json ]] && { [[ ! -f $EDIR/pseudonym.key ]] || ! grep -q '"pseudonymKeyCommitment":' "$EDIR/manifest.json"; }; then
 	echo "ballots.sh: $EDIR is of an older format; recreating it" >&2
 	rm -rf "$EDIR"
 fi

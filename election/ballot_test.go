@@ -194,6 +194,32 @@ func resign(t *testing.T, b *election.Ballot, voter *ecdsa.PrivateKey) *election
 	return b
 }
 
+// tokenUnderNewPseudonymKey mints voter's token with a fresh pseudonym key
+// under a copy of m that commits to it.
+func tokenUnderNewPseudonymKey(t *testing.T, m *election.Manifest, voter *ecdsa.PrivateKey) []byte {
+	t.Helper()
+	key, err := election.NewPseudonymKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remade := *m
+	remade.PseudonymKeyCommitment = electiontest.CommitTo(key)
+	p, err := election.Prepare(&remade)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := election.NewMinter(rand.Reader, p, fx.EA, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := voter.PublicKey.Bytes()
+	tok, err := mt.Mint(electiontest.VoterID(voter), pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func TestCheckBallotRejects(t *testing.T) {
 	m, p, ballots := fixtures(t)
 	v0, v1 := fx.Voters[0], fx.Voters[1]
@@ -207,6 +233,10 @@ func TestCheckBallotRejects(t *testing.T) {
 	twinBallot := fx.Ballot(twin, v0, 1)
 	// The authority issues voter 0's key a second token under another roll id.
 	tokenOtherID := fx.TokenFor(m, "another roll entry", v0)
+	// A local copy of the manifest made over for a new pseudonym key (after
+	// the original was lost): its minter takes the new key, but the manifest
+	// digest, and so the token, no longer matches the ledger's manifest.
+	tokenOtherPseudKey := tokenUnderNewPseudonymKey(t, m, v0)
 
 	cases := []struct {
 		name string
@@ -231,6 +261,11 @@ func TestCheckBallotRejects(t *testing.T) {
 		{"token for another manifest with the same id and keys", func() *election.Ballot {
 			b := clone(ballots[0])
 			b.Token = tokenTwin
+			return resign(t, b, v0)
+		}, election.CodeToken},
+		{"token issued under a manifest committing to another pseudonym key", func() *election.Ballot {
+			b := clone(ballots[0])
+			b.Token = tokenOtherPseudKey
 			return resign(t, b, v0)
 		}, election.CodeToken},
 		{"token with another pseudonym spliced in", func() *election.Ballot {

@@ -19,13 +19,16 @@
 //     authority's r‖s), ciphertext (CiphertextLen bytes), proof (zkp fixed
 //     length), signature (64-byte r‖s). Signatures must be low-S.
 //   - Digests are SHA-256 over length-prefixed fields, the first of which is a
-//     domain tag: "fabvote/manifest/v2" for the manifest digest,
+//     domain tag: "fabvote/manifest/v3" for the manifest digest,
 //     "fabvote/token/v2" for tokens (binding the manifest digest, the
 //     pseudonym and the voter key), "fabvote/ballot/v2" for the voter's
 //     signature. The pseudonym is HMAC-SHA256 under the authority's secret
 //     pseudonym key with the tag "fabvote/pseudonym/v1" (pseudonym.go); it is
 //     the ballot's ledger key, so one voter has one ballot whatever keys the
-//     authority signed for them.
+//     authority signed for them. The manifest carries the commitment
+//     SHA-256 with the tag "fabvote/pseudonym-key-commitment/v1" to that key,
+//     and NewMinter refuses any other key, so no issuing path can derive a
+//     second pseudonym for a voter.
 //
 // Every rejection is an *Error whose Code tells the reasons apart.
 package election

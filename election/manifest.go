@@ -19,8 +19,9 @@ import (
 
 // ManifestVersion is the only manifest version this code accepts. Version 2
 // added the channel and the clock-skew bound, which the token and the
-// validity proof bind through ManifestDigest.
-const ManifestVersion = 2
+// validity proof bind through ManifestDigest; version 3 added the
+// pseudonym-key commitment, bound the same way.
+const ManifestVersion = 3
 
 // Manifest limits.
 const (
@@ -48,20 +49,23 @@ const (
 // Manifest describes one election. It is written once to the ledger and is
 // immutable afterwards; its canonical encoding is Marshal's output.
 type Manifest struct {
-	Version      int       `json:"version"`
-	ElectionID   string    `json:"electionID"`
-	Channel      string    `json:"channel"` // the Fabric channel the election lives on: part of its identity
-	Title        string    `json:"title"`
-	Candidates   []string  `json:"candidates"`
-	EncodingBits uint      `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
-	MaxVoters    uint64    `json:"maxVoters"`
-	PaillierKey  []byte    `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
-	Threshold    []byte    `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
-	TokenKey     []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
-	AuthorityMSP string    `json:"authorityMSP"`
-	TrusteeMSPs  []string  `json:"trusteeMSPs"`
-	Start        time.Time `json:"start"` // voting window [Start, End), UTC
-	End          time.Time `json:"end"`
+	Version      int      `json:"version"`
+	ElectionID   string   `json:"electionID"`
+	Channel      string   `json:"channel"` // the Fabric channel the election lives on: part of its identity
+	Title        string   `json:"title"`
+	Candidates   []string `json:"candidates"`
+	EncodingBits uint     `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
+	MaxVoters    uint64   `json:"maxVoters"`
+	PaillierKey  []byte   `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
+	Threshold    []byte   `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
+	TokenKey     []byte   `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
+	// PseudonymKeyCommitment is PseudonymKeyCommitment(K_pseud): the one
+	// pseudonym key tokens of this election may be issued under.
+	PseudonymKeyCommitment []byte    `json:"pseudonymKeyCommitment"`
+	AuthorityMSP           string    `json:"authorityMSP"`
+	TrusteeMSPs            []string  `json:"trusteeMSPs"`
+	Start                  time.Time `json:"start"` // voting window [Start, End), UTC
+	End                    time.Time `json:"end"`
 	// MaxClockSkewSeconds is the largest difference between the clocks of
 	// two honest endorsing peers that the window rule tolerates: a result is
 	// accepted only from End + MaxClockSkew on (see ResultNotBefore).
@@ -266,6 +270,9 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if !ok || tokenKey.Curve != p256 {
 		return nil, manifestErr("tokenKey is %T, want an ECDSA P-256 key", anyKey)
 	}
+	if len(m.PseudonymKeyCommitment) != PseudonymKeyCommitmentLen {
+		return nil, manifestErr("pseudonymKeyCommitment has %d bytes, want %d", len(m.PseudonymKeyCommitment), PseudonymKeyCommitmentLen)
+	}
 
 	if err := checkMSPID("authorityMSP", m.AuthorityMSP); err != nil {
 		return nil, err
@@ -337,9 +344,9 @@ func (m *Manifest) Encoding() votecode.Encoding {
 }
 
 // ManifestDomain is the domain tag of ManifestDigest.
-const ManifestDomain = "fabvote/manifest/v2"
+const ManifestDomain = "fabvote/manifest/v3"
 
-// ManifestDigest is SHA-256(lp("fabvote/manifest/v2") ‖ lp(identity)),
+// ManifestDigest is SHA-256(lp("fabvote/manifest/v3") ‖ lp(identity)),
 // identity being the manifest's identity encoding (Prepared.ManifestDigest
 // computes it): the canonical JSON of the manifest with start and end set
 // to the zero time. The token and the validity proof bind it, so a ballot
@@ -355,8 +362,8 @@ func ManifestDigest(identity []byte) [32]byte {
 // is still set when the election opens (`fabvote election open --start
 // --end`), after tokens and ballots may have been made (benchmarks make
 // them in advance). Leaving it out changes nothing a ballot means: the
-// candidates, their encodings, the keys, the channel, the limits and the
-// clock-skew bound are all bound, and the contract enforces the window of
+// candidates, their encodings, the keys and the pseudonym-key commitment,
+// the channel, the limits and the clock-skew bound are all bound, and the contract enforces the window of
 // the manifest on the ledger on every cast, whatever window the voter's
 // copy showed.
 func (m *Manifest) identityEncoding() ([]byte, error) {

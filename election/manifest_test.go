@@ -12,6 +12,7 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/election/electiontest"
 )
 
 func TestManifestRoundTrip(t *testing.T) {
@@ -56,6 +57,7 @@ func TestManifestValidateRejects(t *testing.T) {
 		want string // substring naming the field
 	}{
 		{"version", func(m *election.Manifest) { m.Version = 1 }, "version"},
+		{"version 2 (no pseudonym-key commitment)", func(m *election.Manifest) { m.Version = 2 }, "version"},
 		{"no channel", func(m *election.Manifest) { m.Channel = "" }, "channel"},
 		{"channel with upper case", func(m *election.Manifest) { m.Channel = "Fabvote" }, "channel"},
 		{"channel too long", func(m *election.Manifest) { m.Channel = strings.Repeat("c", election.MaxChannelLen+1) }, "channel"},
@@ -88,6 +90,9 @@ func TestManifestValidateRejects(t *testing.T) {
 		{"threshold garbage", func(m *election.Manifest) { m.Threshold = []byte("garbage") }, "threshold"},
 		{"token key missing", func(m *election.Manifest) { m.TokenKey = nil }, "tokenKey"},
 		{"token key P-384", func(m *election.Manifest) { m.TokenKey = rsaLike }, "tokenKey"},
+		{"pseudonym-key commitment missing", func(m *election.Manifest) { m.PseudonymKeyCommitment = nil }, "pseudonymKeyCommitment"},
+		{"pseudonym-key commitment short", func(m *election.Manifest) { m.PseudonymKeyCommitment = m.PseudonymKeyCommitment[:31] }, "pseudonymKeyCommitment"},
+		{"pseudonym-key commitment long", func(m *election.Manifest) { m.PseudonymKeyCommitment = append(m.PseudonymKeyCommitment, 0) }, "pseudonymKeyCommitment"},
 		{"authority empty", func(m *election.Manifest) { m.AuthorityMSP = "" }, "authorityMSP"},
 		{"trustee twice", func(m *election.Manifest) { m.TrusteeMSPs = []string{"T", "T"} }, "trusteeMSPs[1]"},
 		{"trustee bad chars", func(m *election.Manifest) { m.TrusteeMSPs = []string{"T\x00"} }, "trusteeMSPs[0]"},
@@ -138,7 +143,7 @@ func TestParseManifestRejects(t *testing.T) {
 		{"oversize", append(good, bytes.Repeat([]byte(" "), election.MaxManifestSize)...), election.CodeSize},
 		{"empty", nil, election.CodeDecode},
 		{"not json", []byte("manifest"), election.CodeDecode},
-		{"unknown field", bytes.Replace(good, []byte(`{"version":2`), []byte(`{"extra":1,"version":2`), 1), election.CodeDecode},
+		{"unknown field", bytes.Replace(good, []byte(`{"version":3`), []byte(`{"extra":1,"version":3`), 1), election.CodeDecode},
 		{"trailing value", append(append([]byte(nil), good...), []byte(`{}`)...), election.CodeDecode},
 		{"trailing space", append(append([]byte(nil), good...), ' '), election.CodeDecode},
 		{"leading space", append([]byte(" "), good...), election.CodeDecode},
@@ -214,6 +219,9 @@ func TestManifestDigestBindsAllButTheWindow(t *testing.T) {
 		"trustees":     func(m *election.Manifest) { m.TrusteeMSPs = nil },
 		"clock skew":   func(m *election.Manifest) { m.MaxClockSkewSeconds = 60 },
 		"challenge":    func(m *election.Manifest) { m.ChallengeBits = 136 },
+		"pseudonym-key commitment": func(m *election.Manifest) {
+			m.PseudonymKeyCommitment = electiontest.CommitTo(bytes.Repeat([]byte{7}, election.PseudonymKeyLen))
+		},
 	} {
 		m := fx.Manifest("d1")
 		mod(m)

@@ -26,6 +26,50 @@ const PseudonymDomain = "fabvote/pseudonym/v1"
 // MaxVoterIDLen bounds a voter id (the roll's key) for the pseudonym.
 const MaxVoterIDLen = 256
 
+// PseudonymKeyCommitmentDomain is the domain tag of PseudonymKeyCommitment,
+// and PseudonymKeyCommitmentLen the length of the commitment.
+const (
+	PseudonymKeyCommitmentDomain = "fabvote/pseudonym-key-commitment/v1"
+	PseudonymKeyCommitmentLen    = 32
+)
+
+// ErrPseudonymKeyMismatch is returned by NewMinter (and
+// Prepared.CheckPseudonymKey) for a pseudonym key that is not the one the
+// manifest commits to.
+var ErrPseudonymKeyMismatch = errors.New("election: the pseudonym key does not match the manifest's pseudonymKeyCommitment")
+
+// PseudonymKeyCommitment is SHA-256(lp("fabvote/pseudonym-key-commitment/v1")
+// ‖ lp(key)): the manifest's pseudonymKeyCommitment.
+//
+// It pins K_pseud to the election. A voter's pseudonym depends on the key, so
+// tokens issued under any other key (another election's, or one made again
+// after the original was lost) would give every voter a second pseudonym and
+// so a second ballot; with the commitment in the manifest, NewMinter refuses
+// such a key. It reveals nothing about the key: K_pseud is 256 uniformly
+// random bits, so the hash cannot be inverted or the key guessed, and the
+// domain tag keeps it apart from every other SHA-256 input of the protocol.
+func PseudonymKeyCommitment(key []byte) ([PseudonymKeyCommitmentLen]byte, error) {
+	if len(key) != PseudonymKeyLen {
+		return [PseudonymKeyCommitmentLen]byte{}, fmt.Errorf("election: pseudonym key has %d bytes, want %d", len(key), PseudonymKeyLen)
+	}
+	return digest([]byte(PseudonymKeyCommitmentDomain), key), nil
+}
+
+// CheckPseudonymKey returns nil if key is the pseudonym key the manifest
+// commits to, and an error wrapping ErrPseudonymKeyMismatch otherwise.
+func (p *Prepared) CheckPseudonymKey(key []byte) error {
+	c, err := PseudonymKeyCommitment(key)
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(c[:], p.Manifest.PseudonymKeyCommitment) {
+		return fmt.Errorf("%w of election %q: it is not the key `election create` made for this election "+
+			"(another election's key, or one made again?); tokens under it would give every voter a second pseudonym, and so a second ballot",
+			ErrPseudonymKeyMismatch, p.Manifest.ElectionID)
+	}
+	return nil
+}
+
 // Pseudonym is HMAC-SHA256(K_pseud, lp("fabvote/pseudonym/v1") ‖
 // lp(electionID) ‖ lp(voterID)), lp(x) = 4-byte big-endian len(x) ‖ x.
 //
@@ -97,14 +141,22 @@ type Minter struct {
 	random io.Reader
 }
 
-// NewMinter checks that ea is the manifest's token key and that pseudKey has
-// the right length. random nil means crypto/rand.
+// NewMinter checks that ea is the manifest's token key and that pseudKey is
+// the key the manifest commits to (ErrPseudonymKeyMismatch otherwise).
+// random nil means crypto/rand.
+//
+// Every path that issues tokens (ea serve, register --offline, ballot --bulk)
+// goes through NewMinter, so this one check keeps all of them on the
+// election's own K_pseud.
 func NewMinter(random io.Reader, p *Prepared, ea crypto.Signer, pseudKey []byte) (*Minter, error) {
 	if len(pseudKey) != PseudonymKeyLen {
 		return nil, fmt.Errorf("election: pseudonym key has %d bytes, want %d", len(pseudKey), PseudonymKeyLen)
 	}
 	if ea == nil || !p.TokenKey.Equal(ea.Public()) {
 		return nil, errors.New("election: the authority key is not the manifest's tokenKey")
+	}
+	if err := p.CheckPseudonymKey(pseudKey); err != nil {
+		return nil, err
 	}
 	return &Minter{p: p, ea: ea, key: append([]byte(nil), pseudKey...), random: random}, nil
 }

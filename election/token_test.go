@@ -2,6 +2,7 @@ package election_test
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -12,7 +13,9 @@ import (
 )
 
 // Known answers, computed independently of this code (Python's hmac and
-// hashlib over the length-prefixed fields of docs/PROTOCOL.md section 3.3).
+// hashlib over the length-prefixed fields of docs/PROTOCOL.md sections 3.1
+// and 3.3): the pseudonym, the pseudonym-key commitment, the manifest digest
+// and the token digest.
 func TestPseudonymAndDigestVectors(t *testing.T) {
 	key := make([]byte, 32)
 	for i := range key {
@@ -27,8 +30,11 @@ func TestPseudonymAndDigestVectors(t *testing.T) {
 			t.Errorf("Pseudonym(%s) = %x, %v; want %s", v.voterID, got, err, v.want)
 		}
 	}
-	md := election.ManifestDigest([]byte(`{"version":2}`))
-	if hex.EncodeToString(md[:]) != "973ca06e3b34d3d572c48797659f6f49b260cca83da2d28e7218f3762d611b19" {
+	if c, err := election.PseudonymKeyCommitment(key); err != nil || hex.EncodeToString(c[:]) != "97a9d9b1eb68ae4f9e03b6a8e7fb73ae0800b2c5350cde7603940d34a026e25d" {
+		t.Errorf("PseudonymKeyCommitment = %x, %v", c, err)
+	}
+	md := election.ManifestDigest([]byte(`{"version":3}`))
+	if hex.EncodeToString(md[:]) != "0426ec283d079a06184fce9ff966c7d1cae0eb2f9c97451dc9744e7b53cbbd4d" {
 		t.Errorf("ManifestDigest = %x", md)
 	}
 	var ps [election.PseudonymLen]byte
@@ -40,7 +46,7 @@ func TestPseudonymAndDigestVectors(t *testing.T) {
 	for i := 1; i < 65; i++ {
 		pub[i] = byte(i)
 	}
-	if td := election.TokenDigest(md, "kat-election-1", ps, pub); hex.EncodeToString(td[:]) != "1ed585c509549b39a8ce0a82aacebd86b27493ea7ed66e3dda133969d25aaaf5" {
+	if td := election.TokenDigest(md, "kat-election-1", ps, pub); hex.EncodeToString(td[:]) != "4dbc0849c520dcdcfcd7f87c7367b813336d9740ca4d8017b0405db001f43157" {
 		t.Errorf("TokenDigest = %x", td)
 	}
 }
@@ -155,16 +161,56 @@ func TestMinterEnforcesMaxVoters(t *testing.T) {
 	}
 }
 
+// NewMinter, through which every issuing path builds its issuer, refuses
+// an authority key other than the manifest's and a pseudonym key other than
+// the one the manifest commits to: another election's key, a key made again
+// after the original was lost, or a key of the wrong length.
 func TestNewMinterRejects(t *testing.T) {
 	p, err := election.Prepare(fx.Manifest("e1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := election.NewMinter(nil, p, fx.Voters[0], electiontest.PseudonymKey); err == nil {
-		t.Error("a key other than the manifest's tokenKey was accepted")
+	fresh, err := election.NewPseudonymKey(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := election.NewMinter(nil, p, fx.EA, electiontest.PseudonymKey[:16]); err == nil {
-		t.Error("a short pseudonym key was accepted")
+	flipped := append([]byte(nil), electiontest.PseudonymKey...)
+	flipped[31] ^= 1
+	for _, tc := range []struct {
+		name     string
+		ea       crypto.Signer
+		key      []byte
+		mismatch bool // want ErrPseudonymKeyMismatch
+	}{
+		{"another authority key", fx.Voters[0], electiontest.PseudonymKey, false},
+		{"short pseudonym key", fx.EA, electiontest.PseudonymKey[:16], false},
+		{"another election's pseudonym key", fx.EA, fresh, true},
+		{"pseudonym key one bit off", fx.EA, flipped, true},
+	} {
+		_, err := election.NewMinter(nil, p, tc.ea, tc.key)
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		if got := errors.Is(err, election.ErrPseudonymKeyMismatch); got != tc.mismatch {
+			t.Errorf("%s: %v (ErrPseudonymKeyMismatch: %v, want %v)", tc.name, err, got, tc.mismatch)
+		}
+	}
+	if _, err := election.NewMinter(nil, p, fx.EA, electiontest.PseudonymKey); err != nil {
+		t.Fatalf("the manifest's own keys: %v", err)
+	}
+	// A manifest made for fresh accepts fresh, and refuses the other key.
+	m := fx.Manifest("e1")
+	m.PseudonymKeyCommitment = electiontest.CommitTo(fresh)
+	p2, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := election.NewMinter(nil, p2, fx.EA, fresh); err != nil {
+		t.Fatalf("the committed key: %v", err)
+	}
+	if _, err := election.NewMinter(nil, p2, fx.EA, electiontest.PseudonymKey); !errors.Is(err, election.ErrPseudonymKeyMismatch) {
+		t.Fatalf("the fixture's key under a manifest for another: %v", err)
 	}
 }
 

@@ -86,21 +86,22 @@ func cmdElectionCreate(args []string) error {
 		return usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", *skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
 	}
 	m := &election.Manifest{
-		Version:             election.ManifestVersion,
-		ElectionID:          *id,
-		Channel:             *channel,
-		MaxClockSkewSeconds: uint32(*skew / time.Second),
-		Title:               *title,
-		Candidates:          candidates,
-		EncodingBits:        uint(bits.Len64(*maxVoters)),
-		MaxVoters:           *maxVoters,
-		AuthorityMSP:        *authority,
-		TrusteeMSPs:         splitList(*trusteeMSPs),
-		Start:               st,
-		End:                 en,
-		ChallengeBits:       *challenge,
-		TokenKey:            []byte{0}, // placeholder for the early check below
-		PaillierKey:         []byte{0},
+		Version:                election.ManifestVersion,
+		ElectionID:             *id,
+		Channel:                *channel,
+		MaxClockSkewSeconds:    uint32(*skew / time.Second),
+		Title:                  *title,
+		Candidates:             candidates,
+		EncodingBits:           uint(bits.Len64(*maxVoters)),
+		MaxVoters:              *maxVoters,
+		AuthorityMSP:           *authority,
+		TrusteeMSPs:            splitList(*trusteeMSPs),
+		Start:                  st,
+		End:                    en,
+		ChallengeBits:          *challenge,
+		TokenKey:               []byte{0}, // placeholders for the early check below
+		PaillierKey:            []byte{0},
+		PseudonymKeyCommitment: make([]byte, election.PseudonymKeyCommitmentLen),
 	}
 	// Check everything cheap before spending a minute on primes.
 	if err := m.Validate(); err != nil && !strings.Contains(err.Error(), "paillierKey") {
@@ -152,15 +153,11 @@ func cmdElectionCreate(args []string) error {
 		signer = key
 		written = append(written, stage.final("ea.key")+" (secret: the EA token key)")
 	}
-	// K_pseud, next to the EA key: never in the manifest.
-	pseudPath, err := stage.path("pseudonym.key")
+	line, err := writePseudonymKey(stage, m)
 	if err != nil {
 		return err
 	}
-	if _, err := easigner.GeneratePseudonymKey(pseudPath); err != nil {
-		return err
-	}
-	written = append(written, stage.final("pseudonym.key")+" (secret: the pseudonym key, needed with the EA key to issue tokens)")
+	written = append(written, line)
 	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", *bitsN)
 	if *trustees > 0 {
 		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", *k, *trustees)
@@ -230,6 +227,28 @@ func cmdElectionCreate(args []string) error {
 		fmt.Printf("  %s\n", w)
 	}
 	return nil
+}
+
+// writePseudonymKey stages a fresh K_pseud next to the EA key and puts its
+// commitment in m: the key itself is never in the manifest, but with the
+// commitment there no other key can issue tokens for this election
+// (election.NewMinter refuses it), so a lost or swapped key cannot give a
+// voter a second pseudonym. It returns the line to print.
+func writePseudonymKey(stage *staging, m *election.Manifest) (string, error) {
+	path, err := stage.path("pseudonym.key")
+	if err != nil {
+		return "", err
+	}
+	key, err := easigner.GeneratePseudonymKey(path)
+	if err != nil {
+		return "", err
+	}
+	commitment, err := election.PseudonymKeyCommitment(key)
+	if err != nil {
+		return "", err
+	}
+	m.PseudonymKeyCommitment = commitment[:]
+	return stage.final("pseudonym.key") + " (secret: the pseudonym key, needed with the EA key to issue tokens)", nil
 }
 
 // readRecipients reads --trustee-recipients: required with trustees, so

@@ -35,32 +35,43 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveEnv is an election (the fixture's keys) with a roll and TLS material.
+// serveEnv is an election (the fixture's keys and a fresh pseudonym key)
+// with a roll and TLS material.
 type serveEnv struct {
-	dir   string
-	codes [][2]string
-	m     *election.Manifest
+	dir      string
+	codes    [][2]string
+	m        *election.Manifest
+	pseudKey []byte // DIR/pseudonym.key, the key e.m commits to
 }
 
 func (e *serveEnv) p(s string) string { return filepath.Join(e.dir, s) }
+
+// manifest is the fixture's manifest for id, committing to e's pseudonym key.
+func (e *serveEnv) manifest(id string) *election.Manifest {
+	m := electiontest.Load().Manifest(id)
+	m.PseudonymKeyCommitment = electiontest.CommitTo(e.pseudKey)
+	return m
+}
 
 func newServeEnv(t *testing.T, voters int, maxVoters uint64) *serveEnv {
 	t.Helper()
 	quietStdout(t)
 	fx := electiontest.Load()
-	e := &serveEnv{dir: t.TempDir(), m: fx.Manifest("serve-1")}
+	e := &serveEnv{dir: t.TempDir()}
+	if err := easigner.WritePEM(e.p("ea.key"), fx.EA); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if e.pseudKey, err = easigner.GeneratePseudonymKey(e.p("pseudonym.key")); err != nil {
+		t.Fatal(err)
+	}
+	e.m = e.manifest("serve-1")
 	e.m.MaxVoters = maxVoters
 	raw, err := e.m.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(e.p("manifest.json"), raw, 0o644)
-	if err := easigner.WritePEM(e.p("ea.key"), fx.EA); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := easigner.GeneratePseudonymKey(e.p("pseudonym.key")); err != nil {
-		t.Fatal(err)
-	}
 	if code, errs := fv(t, "ea", "roll", "--voters", fmt.Sprint(voters), "--out", e.p("roll.csv")); code != 0 {
 		t.Fatal(errs)
 	}
@@ -185,14 +196,24 @@ func TestServeRefusesMissingOrForeignState(t *testing.T) {
 	if code, errs := fv(t, e.serveArgs("--init-state")...); code != 1 || !strings.Contains(errs, "already exists") {
 		t.Fatalf("--init-state over a state: %d %s", code, errs)
 	}
-	// Another roll for the same election: the old state must not be used with it.
+	// Another roll for the same election (same manifest and keys): the old
+	// state must not be used with it.
 	other := newServeEnv(t, 3, 10)
+	for _, f := range []string{"manifest.json", "pseudonym.key"} {
+		data, err := os.ReadFile(e.p(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(other.p(f), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	os.Rename(e.p("roll.csv.state.db"), other.p("roll.csv.state.db"))
 	if code, errs := fv(t, other.serveArgs()...); code != 1 || !strings.Contains(errs, "another voter roll") {
 		t.Fatalf("state of another roll: %d %s", code, errs)
 	}
 	// Another election with the same roll.
-	m2 := electiontest.Load().Manifest("serve-2")
+	m2 := e.manifest("serve-2")
 	raw, _ := m2.Marshal()
 	os.WriteFile(other.p("manifest.json"), raw, 0o644)
 	os.Rename(other.p("roll.csv.state.db"), e.p("roll.csv.state.db"))

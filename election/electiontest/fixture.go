@@ -115,12 +115,23 @@ const (
 // PseudonymKey is the fixed test K_pseud: SHA-256 of a public string.
 var PseudonymKey = func() []byte { h := sha256.Sum256([]byte("electiontest pseudonym key")); return h[:] }()
 
+// CommitTo returns election.PseudonymKeyCommitment(key) as the manifest
+// field; it panics on a key of the wrong length.
+func CommitTo(key []byte) []byte {
+	c, err := election.PseudonymKeyCommitment(key)
+	if err != nil {
+		panic(err)
+	}
+	return c[:]
+}
+
 // Candidates is the default candidate list (4, as in the benchmark).
 var Candidates = []string{"Alice", "Bob", "Carol", "Dave"}
 
 // Manifest returns a valid single-key manifest for electionID with the
 // fixture's Paillier and authority keys, 4 candidates, MaxVoters 1000, the
-// window [Start, End), authority "AuthorityMSP" and trustee "TrusteeMSP".
+// window [Start, End), authority "AuthorityMSP" and trustee "TrusteeMSP",
+// committing to PseudonymKey.
 func (f *Fixture) Manifest(electionID string) *election.Manifest {
 	pkb, err := f.Paillier.Public().MarshalBinary()
 	if err != nil {
@@ -131,21 +142,22 @@ func (f *Fixture) Manifest(electionID string) *election.Manifest {
 		panic(err)
 	}
 	return &election.Manifest{
-		Version:             election.ManifestVersion,
-		ElectionID:          electionID,
-		Channel:             Channel,
-		Title:               "Test election " + electionID,
-		Candidates:          append([]string(nil), Candidates...),
-		EncodingBits:        10,
-		MaxVoters:           1000,
-		PaillierKey:         pkb,
-		TokenKey:            tok,
-		AuthorityMSP:        "AuthorityMSP",
-		TrusteeMSPs:         []string{"TrusteeMSP"},
-		Start:               Start,
-		End:                 End,
-		MaxClockSkewSeconds: ClockSkewSeconds,
-		ChallengeBits:       128,
+		Version:                election.ManifestVersion,
+		ElectionID:             electionID,
+		Channel:                Channel,
+		Title:                  "Test election " + electionID,
+		Candidates:             append([]string(nil), Candidates...),
+		EncodingBits:           10,
+		MaxVoters:              1000,
+		PaillierKey:            pkb,
+		TokenKey:               tok,
+		PseudonymKeyCommitment: CommitTo(PseudonymKey),
+		AuthorityMSP:           "AuthorityMSP",
+		TrusteeMSPs:            []string{"TrusteeMSP"},
+		Start:                  Start,
+		End:                    End,
+		MaxClockSkewSeconds:    ClockSkewSeconds,
+		ChallengeBits:          128,
 	}
 }
 
