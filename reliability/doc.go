@@ -1,4 +1,4 @@
-// Package reliability holds fabvote's fault and hostile-input tests (issue 7):
+// Package reliability holds fabvote's fault and hostile-input tests:
 // isolation under the lockless commit gate, access control and secrets,
 // crash and restart while ballots are cast, and resource limits, each on a
 // real single-host network started with network/net.sh.

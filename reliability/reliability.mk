@@ -1,4 +1,4 @@
-# reliability/reliability.mk — faults and hostile input (issue 7).
+# reliability/reliability.mk — faults and hostile input.
 # Included by the top-level Makefile (ROOT, BIN, GO, RUN come from there).
 # docs/RELIABILITY.md describes each test and what it measured.
 #
