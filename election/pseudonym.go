@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 )
 
@@ -132,7 +133,9 @@ var ErrRollFull = errors.New("election: the manifest's maxVoters tokens are alre
 //
 // A Minter counts the tokens it issues and refuses more than the manifest's
 // MaxVoters. That bound is only per Minter (per process); a registrar that
-// persists its roll must enforce it against its store as well.
+// persists its roll must enforce it against its store as well. A caller
+// that stores each token durably before handing it out uses MintCancelable,
+// so that a token whose store fails gives its slot back.
 type Minter struct {
 	p      *Prepared
 	ea     crypto.Signer
@@ -162,23 +165,38 @@ func NewMinter(random io.Reader, p *Prepared, ea crypto.Signer, pseudKey []byte)
 }
 
 // Mint returns the token of voterID for voterPub. It fails once MaxVoters
-// tokens are issued (ErrRollFull), and for a bad voter id or key.
+// tokens are issued (ErrRollFull), and for a bad voter id or key. The token
+// counts as issued once Mint returns.
 func (mt *Minter) Mint(voterID string, voterPub []byte) ([]byte, error) {
+	tok, _, err := mt.MintCancelable(voterID, voterPub)
+	return tok, err
+}
+
+// MintCancelable is Mint for a caller that records the token durably before
+// handing it out (the registrar's state). cancel, called when that record
+// fails and the token is never handed out, gives its slot back; later calls
+// of it do nothing. The slot is taken before the token is made and held
+// until cancel, so concurrent callers never together pass MaxVoters, and a
+// failed record never counts: after repeated disk errors the Minter still
+// issues MaxVoters tokens.
+func (mt *Minter) MintCancelable(voterID string, voterPub []byte) (tok []byte, cancel func(), err error) {
 	pseud, err := Pseudonym(mt.key, mt.p.Manifest.ElectionID, voterID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n := mt.issued.Add(1); n > mt.p.Manifest.MaxVoters {
 		mt.issued.Add(^uint64(0))
-		return nil, fmt.Errorf("%w (maxVoters = %d)", ErrRollFull, mt.p.Manifest.MaxVoters)
+		return nil, nil, fmt.Errorf("%w (maxVoters = %d)", ErrRollFull, mt.p.Manifest.MaxVoters)
 	}
-	tok, err := mt.p.IssueToken(mt.random, mt.ea, pseud, voterPub)
+	tok, err = mt.p.IssueToken(mt.random, mt.ea, pseud, voterPub)
 	if err != nil {
 		mt.issued.Add(^uint64(0))
-		return nil, err
+		return nil, nil, err
 	}
-	return tok, nil
+	var once sync.Once
+	return tok, func() { once.Do(func() { mt.issued.Add(^uint64(0)) }) }, nil
 }
 
-// Issued is the number of tokens this Minter has issued.
+// Issued is the number of tokens this Minter has issued, less those
+// cancelled: the slots of MaxVoters in use.
 func (mt *Minter) Issued() uint64 { return mt.issued.Load() }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
@@ -159,6 +160,82 @@ func TestMinterEnforcesMaxVoters(t *testing.T) {
 	if _, err := mt2.Mint("v", pub[:64]); err == nil || mt2.Issued() != 0 {
 		t.Fatalf("bad voter key: %v, issued %d", err, mt2.Issued())
 	}
+}
+
+// A token whose durable record fails is cancelled and gives its slot back,
+// so failed commits never make the Minter refuse early; a slot is held from
+// the mint to the cancel, so tokens in flight count against maxVoters.
+func TestMinterCancel(t *testing.T) {
+	m := fx.Manifest("e1")
+	m.MaxVoters = 3
+	m.EncodingBits = 2
+	p, err := election.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	for _, tc := range []struct {
+		name    string
+		commits string // one per token minted: o the caller's commit succeeds, x it fails and the token is cancelled
+		issued  uint64
+	}{
+		{"every commit fails", "xxxxxxx", 0},
+		{"failures among successes", "oxxoxx", 2},
+		{"maxVoters successes after failures", "xxxxooo", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mt, err := election.NewMinter(rand.Reader, p, fx.EA, electiontest.PseudonymKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// commit stands in for the registrar's bbolt transaction.
+			commit := func(i int) error {
+				if tc.commits[i] == 'x' {
+					return errors.New("disk I/O error")
+				}
+				return nil
+			}
+			for i := range tc.commits {
+				_, cancel, err := mt.MintCancelable(fmt.Sprintf("voter-%d", i), pub)
+				if err != nil {
+					t.Fatalf("token %d: %v", i, err)
+				}
+				if commit(i) != nil {
+					cancel()
+					cancel() // a second cancel gives back nothing more
+				}
+			}
+			if mt.Issued() != tc.issued {
+				t.Fatalf("Issued = %d, want %d", mt.Issued(), tc.issued)
+			}
+			for i := tc.issued; i < m.MaxVoters; i++ {
+				if _, err := mt.Mint(fmt.Sprintf("late-%d", i), pub); err != nil {
+					t.Fatalf("slot %d of maxVoters %d after the failures: %v", i+1, m.MaxVoters, err)
+				}
+			}
+			if _, err := mt.Mint("one-too-many", pub); !errors.Is(err, election.ErrRollFull) {
+				t.Fatalf("token maxVoters+1: %v, want ErrRollFull", err)
+			}
+		})
+	}
+	t.Run("tokens in flight hold their slots", func(t *testing.T) {
+		mt, _ := election.NewMinter(rand.Reader, p, fx.EA, electiontest.PseudonymKey)
+		var cancels []func()
+		for i := range m.MaxVoters {
+			_, cancel, err := mt.MintCancelable(fmt.Sprintf("pending-%d", i), pub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cancels = append(cancels, cancel)
+		}
+		if _, _, err := mt.MintCancelable("waiting", pub); !errors.Is(err, election.ErrRollFull) {
+			t.Fatalf("a token while maxVoters are uncommitted: %v, want ErrRollFull", err)
+		}
+		cancels[1]()
+		if _, _, err := mt.MintCancelable("waiting", pub); err != nil {
+			t.Fatalf("a token after one in flight was cancelled: %v", err)
+		}
+	})
 }
 
 // NewMinter, through which every issuing path builds its issuer, refuses

@@ -216,7 +216,7 @@ func cmdEAServe(args []string) error {
 		return err
 	}
 	defer st.Close()
-	h := &registrar.Server{ElectionID: m.ElectionID, Mint: mint.Mint, Roll: roll, Store: st, Guard: guard}
+	h := &registrar.Server{ElectionID: m.ElectionID, Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard}
 	return serveRegistration(ln, tlsConf, h, roll.Len())
 }
 

@@ -209,7 +209,7 @@ func TestOfflineFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewTLSServer(&registrar.Server{ElectionID: "cli-1", Mint: mint.Mint, Roll: roll, Store: st, Guard: guard})
+	srv := httptest.NewTLSServer(&registrar.Server{ElectionID: "cli-1", Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard})
 	defer srv.Close()
 	os.WriteFile(p("ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 	reg := func(code, key string) (int, string) {

@@ -260,7 +260,7 @@ func TestServeKilledMidRegistration(t *testing.T) {
 		pubs[i] = newVoterPub(t)
 	}
 	answered := make([][]byte, n)
-	var ok atomic.Int32
+	var prog regProgress
 	var wg sync.WaitGroup
 	c := e.client(t, srv.url)
 	for i := 0; i < n; i++ {
@@ -270,17 +270,18 @@ func TestServeKilledMidRegistration(t *testing.T) {
 			tok, err := c.Register(context.Background(), &registrar.Request{ElectionID: "serve-1", VoterID: e.codes[i][0], Code: e.codes[i][1], VoterPub: pubs[i]})
 			if err == nil {
 				answered[i] = tok.Token
-				ok.Add(1)
 			}
+			prog.done(err)
 		}()
 	}
-	for ok.Load() < n/3 {
-		time.Sleep(time.Millisecond)
-	}
+	waitErr := prog.await(n/3, n, time.Minute)
 	srv.cmd.Process.Signal(syscall.SIGKILL)
 	wg.Wait()
-	t.Logf("%d of %d registrations answered before SIGKILL", ok.Load(), n)
-	if ok.Load() == n {
+	if waitErr != nil {
+		t.Fatalf("registrations did not get far enough to kill ea serve in the middle of them: %v\nea serve:\n%s", waitErr, srv.stderr.String())
+	}
+	t.Logf("%d of %d registrations answered before SIGKILL", prog.ok.Load(), n)
+	if prog.ok.Load() == n {
 		t.Fatal("every registration finished before the kill; the test did not kill mid-registration")
 	}
 	srv2, err := startServe(t, e.serveArgs())
@@ -307,6 +308,99 @@ func TestServeKilledMidRegistration(t *testing.T) {
 	srv2.cmd.Process.Signal(syscall.SIGTERM)
 	<-srv2.done
 	checkStoredTokens(t, e, final)
+}
+
+// regProgress counts concurrent registrations as they return.
+type regProgress struct {
+	ok, failed atomic.Int32
+	mu         sync.Mutex
+	first      error // the first registration error, for the failure message
+}
+
+func (p *regProgress) done(err error) {
+	if err == nil {
+		p.ok.Add(1)
+		return
+	}
+	p.mu.Lock()
+	if p.first == nil {
+		p.first = err
+	}
+	p.mu.Unlock()
+	p.failed.Add(1)
+}
+
+// await waits until want registrations are answered. It gives up as soon as
+// every one of total has returned short of that, and at the deadline: when
+// registrations fail early, polling the count alone would hang until go
+// test's own timeout and say nothing of why.
+func (p *regProgress) await(want, total int32, deadline time.Duration) error {
+	stop := time.After(deadline)
+	for p.ok.Load() < want {
+		ok, failed := p.ok.Load(), p.failed.Load()
+		if ok+failed == total {
+			return fmt.Errorf("all %d registrations returned, %d answered, %d failed (first error: %v); want %d answered", total, ok, failed, p.firstErr(), want)
+		}
+		select {
+		case <-stop:
+			return fmt.Errorf("after %v, %d of %d registrations answered and %d failed (first error: %v); want %d answered", deadline, ok, total, failed, p.firstErr(), want)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func (p *regProgress) firstErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first
+}
+
+func TestRegProgressAwait(t *testing.T) {
+	boom := errors.New("connection refused")
+	for _, tc := range []struct {
+		name        string
+		ok, failed  int
+		later       int // registrations answered after await starts
+		want, total int32
+		wantErr     string // "" means nil
+	}{
+		{"enough answered already", 3, 0, 0, 3, 10, ""},
+		{"enough answered while waiting", 1, 0, 2, 3, 10, ""},
+		{"every registration failed", 0, 10, 0, 3, 10, "all 10 registrations returned, 0 answered, 10 failed (first error: connection refused)"},
+		{"all returned, too few answered", 2, 8, 0, 3, 10, "all 10 registrations returned, 2 answered, 8 failed"},
+		{"registrations stall", 1, 2, 0, 3, 10, "1 of 10 registrations answered and 2 failed (first error: connection refused); want 3 answered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p regProgress
+			for range tc.ok {
+				p.done(nil)
+			}
+			for range tc.failed {
+				p.done(boom)
+			}
+			go func() {
+				for range tc.later {
+					time.Sleep(5 * time.Millisecond)
+					p.done(nil)
+				}
+			}()
+			start := time.Now()
+			err := p.await(tc.want, tc.total, 200*time.Millisecond)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("await: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("await: %v, want an error containing %q", err, tc.wantErr)
+			}
+			if tc.ok+tc.failed == int(tc.total) && time.Since(start) > 100*time.Millisecond {
+				t.Errorf("await took %v to see that every registration had returned", time.Since(start))
+			}
+		})
+	}
 }
 
 // checkStoredTokens opens the state directly: one token per voter, each the

@@ -11,8 +11,9 @@
 // published ballot count equals the number of valid ballots (both over the
 // ballots committed before the result, when Ledger.Order reads the blocks:
 // see CommitOrder); every ballot key is written once and never deleted,
-// from the election's opening on, and the manifest key is written once, by
-// the opening (the blocks again); and the decryption
+// from the election's opening on, the manifest key is written once, by the
+// opening, and the result key once, with the published result (the blocks
+// again); and the decryption
 // (single-key proof or trustees' partial decryptions) and the counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
 // eligibility beyond the authority's token.
@@ -48,7 +49,7 @@ const (
 	KindResultProduct = "RESULT_PRODUCT" // product differs from the product of the valid ballots
 	KindResult        = "RESULT"         // decryption proof, partials or counts fail
 	KindSource        = "SOURCE"         // reading the ledger failed
-	KindOrder         = "COMMIT_ORDER"   // the blocks hold writes the contract never makes (a ballot key deleted or rewritten, the manifest key written after the opening), or another result or manifest
+	KindOrder         = "COMMIT_ORDER"   // the blocks hold writes the contract never makes (a ballot key deleted or rewritten, the manifest key written after the opening, the result key written after its first write), or another result or manifest
 )
 
 // Failure is one thing that does not check out.
@@ -377,14 +378,24 @@ type Report struct {
 // manifest key cannot move where the audit starts reading; each later
 // write is reported as tampering, and the opening must have written the
 // manifest the state holds.
+//
+// The contract writes the result key once too. The ballots are ordered
+// against its first write since the opening, which must have written the
+// published result; every later write of the result key, a deletion or a
+// write of the same bytes included, is reported as tampering: ordering
+// against a later write would count ballots that committed after the
+// result was published.
 type CommitOrder struct {
-	Opening          ManifestWrite   // the first valid write of the manifest key
-	ManifestRewrites []ManifestWrite // every later valid write of it, deletions included, oldest first
-	ResultBlock      uint64
-	ResultTxID       string
-	ResultValue      []byte        // the result as written in that transaction: must be the published one
-	Earlier          []BallotWrite // writes to ballot keys from the opening to the result, oldest first
-	Late             []BallotWrite // writes to ballot keys after the result, oldest first
+	Opening          KeyWrite   // the first valid write of the manifest key
+	ManifestRewrites []KeyWrite // every later valid write of it, deletions included, oldest first
+	// The first valid write of the result key since the opening.
+	ResultBlock    uint64
+	ResultTxID     string
+	ResultValue    []byte        // the result as written in that transaction: must be the published one
+	ResultDeleted  bool          // that write deletes the key: the contract never does
+	ResultRewrites []KeyWrite    // every later valid write of the result key, deletions included, oldest first
+	Earlier        []BallotWrite // writes to ballot keys from the opening to the result, oldest first
+	Late           []BallotWrite // writes to ballot keys after the result, oldest first
 }
 
 // BallotWrite is one valid write to a ballot key, as the blocks hold it.
@@ -395,8 +406,8 @@ type BallotWrite struct {
 	Deleted bool // a deletion: the contract never deletes a ballot, so this is tampering
 }
 
-// ManifestWrite is one valid write to the election's manifest key.
-type ManifestWrite struct {
+// KeyWrite is one valid write to the election's manifest or result key.
+type KeyWrite struct {
 	TxID    string
 	Block   uint64
 	Hash    [32]byte // SHA-256 of the bytes written (zero for a deletion)
@@ -422,6 +433,34 @@ func checkManifestWrites(o *CommitOrder, manifest []byte) []Failure {
 		fs = append(fs, Failure{Kind: KindOrder, Subject: "manifest (tx " + mw.TxID + ")",
 			Err: fmt.Sprintf("the manifest key is %s after the election opened (block %d, opened by tx %s in block %d); the contract writes a manifest once",
 				what, mw.Block, o.Opening.TxID, o.Opening.Block)})
+	}
+	return fs
+}
+
+// checkResultWrites reports a first write of the result key that is not
+// the published result, and every later write of the key.
+func checkResultWrites(o *CommitOrder, result []byte) []Failure {
+	var fs []Failure
+	switch {
+	case o.ResultDeleted:
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "result (tx " + o.ResultTxID + ")",
+			Err: fmt.Sprintf("the result key's first write since the election opened (block %d) deletes it; the contract writes a result once", o.ResultBlock)})
+	case !bytes.Equal(o.ResultValue, result):
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "result",
+			Err: fmt.Sprintf("the result written in block %d (tx %s) is not the published result", o.ResultBlock, o.ResultTxID)})
+	}
+	first := sha256.Sum256(o.ResultValue)
+	for _, rw := range o.ResultRewrites {
+		what := "written again"
+		switch {
+		case rw.Deleted:
+			what = "deleted"
+		case !o.ResultDeleted && rw.Hash == first:
+			what = "written again, with the same bytes,"
+		}
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "result (tx " + rw.TxID + ")",
+			Err: fmt.Sprintf("the result key is %s after its first write (block %d, first written by tx %s in block %d); the contract writes a result once",
+				what, rw.Block, o.ResultTxID, o.ResultBlock)})
 	}
 	return fs
 }
@@ -502,10 +541,7 @@ func Run(l *Ledger, opts Options) *Report {
 		var fs []Failure
 		product, fs = subtractLate(p, o, listed, product, &rep.Counted)
 		rep.Failures = append(rep.Failures, fs...)
-		if !bytes.Equal(o.ResultValue, l.Result) {
-			rep.Failures = append(rep.Failures, Failure{Kind: KindOrder, Subject: "result",
-				Err: fmt.Sprintf("the result written in block %d (tx %s) is not the published result", o.ResultBlock, o.ResultTxID)})
-		}
+		rep.Failures = append(rep.Failures, checkResultWrites(o, l.Result)...)
 	}
 	what := "valid ballots on the ledger"
 	if rep.Order != nil {

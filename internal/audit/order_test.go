@@ -125,8 +125,8 @@ func TestAuditNoResultDoesNotReadOrder(t *testing.T) {
 }
 
 // opening is the blocks' first write of the manifest key: w's manifest, in block 1.
-func opening(t *testing.T, w *world) ManifestWrite {
-	return ManifestWrite{TxID: "tx-open", Block: 1, Hash: sha256.Sum256(manifestBytes(t, w.m))}
+func opening(t *testing.T, w *world) KeyWrite {
+	return KeyWrite{TxID: "tx-open", Block: 1, Hash: sha256.Sum256(manifestBytes(t, w.m))}
 }
 
 // writes is what the blocks hold for entries written (once each) in block.
@@ -191,26 +191,26 @@ func TestAuditManifestWrites(t *testing.T) {
 	w := getWorld(t)
 	es := w.entries()[:4]
 	open := opening(t, w)
-	again := ManifestWrite{TxID: "tx-again", Block: 4, Hash: open.Hash}
+	again := KeyWrite{TxID: "tx-again", Block: 4, Hash: open.Hash}
 	other := again
 	other.Hash[0] ^= 1
-	deleted := ManifestWrite{TxID: "tx-del", Block: 4, Deleted: true}
+	deleted := KeyWrite{TxID: "tx-del", Block: 4, Deleted: true}
 	notTheState := open
 	notTheState.Hash[0] ^= 1
 	for _, tc := range []struct {
 		name     string
-		opening  ManifestWrite
-		rewrites []ManifestWrite
+		opening  KeyWrite
+		rewrites []KeyWrite
 		want     []string // the COMMIT_ORDER failures' texts, in order
 	}{
 		{"written once, by the opening", open, nil, nil},
-		{"written again with the same bytes", open, []ManifestWrite{again}, []string{
+		{"written again with the same bytes", open, []KeyWrite{again}, []string{
 			"manifest (tx tx-again): the manifest key is written again, with the same bytes, after the election opened (block 4, opened by tx tx-open in block 1)"}},
-		{"written again with other bytes", open, []ManifestWrite{other}, []string{
+		{"written again with other bytes", open, []KeyWrite{other}, []string{
 			"manifest (tx tx-again): the manifest key is written again after the election opened"}},
-		{"deleted", open, []ManifestWrite{deleted}, []string{
+		{"deleted", open, []KeyWrite{deleted}, []string{
 			"manifest (tx tx-del): the manifest key is deleted after the election opened"}},
-		{"written twice more", open, []ManifestWrite{again, deleted}, []string{"(tx tx-again)", "(tx tx-del)"}},
+		{"written twice more", open, []KeyWrite{again, deleted}, []string{"(tx tx-again)", "(tx tx-del)"}},
 		{"the opening wrote another manifest than the state holds", notTheState, nil, []string{
 			"manifest (tx tx-open): the election's opening (block 1) did not write the manifest the state holds"}},
 	} {
@@ -220,6 +220,59 @@ func TestAuditManifestWrites(t *testing.T) {
 				Order: func() (*CommitOrder, error) {
 					return &CommitOrder{Opening: tc.opening, ManifestRewrites: tc.rewrites, ResultBlock: 5, ResultValue: result, Earlier: writes(es, 3)}, nil
 				}}
+			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
+			var out bytes.Buffer
+			rep.Write(&out)
+			if rep.OK() != (len(tc.want) == 0) || len(rep.Failures) != len(tc.want) {
+				t.Fatalf("OK() = %v with %d failures, want %d\n%s", rep.OK(), len(rep.Failures), len(tc.want), out.String())
+			}
+			for i, want := range tc.want {
+				if f := rep.Failures[i]; f.Kind != KindOrder || !strings.Contains(f.String(), want) {
+					t.Errorf("failure %d is %q, want a COMMIT_ORDER failure containing %q", i, f, want)
+				}
+			}
+		})
+	}
+}
+
+// The contract writes the result key once. The ballots are ordered against
+// its first write, which must be the published result; every later write,
+// even of the same bytes, would let colluding endorsers replace the result
+// with one that counts ballots committed after it, and is reported.
+func TestAuditResultWrites(t *testing.T) {
+	w := getWorld(t)
+	es := w.entries()[:4]
+	result := w.result(t, es)
+	again := KeyWrite{TxID: "tx-again", Block: 6, Hash: sha256.Sum256(result)}
+	other := again
+	other.Hash[0] ^= 1
+	deleted := KeyWrite{TxID: "tx-del", Block: 6, Deleted: true}
+	for _, tc := range []struct {
+		name     string
+		deleted  bool // the first write deletes the key
+		rewrites []KeyWrite
+		want     []string // the COMMIT_ORDER failures' texts, in order
+	}{
+		{"written once", false, nil, nil},
+		{"written again with the same bytes", false, []KeyWrite{again}, []string{
+			"result (tx tx-again): the result key is written again, with the same bytes, after its first write (block 6, first written by tx tx-result in block 5); the contract writes a result once"}},
+		{"written again with other bytes", false, []KeyWrite{other}, []string{
+			"result (tx tx-again): the result key is written again after its first write"}},
+		{"deleted", false, []KeyWrite{deleted}, []string{
+			"result (tx tx-del): the result key is deleted after its first write"}},
+		{"deleted, then written again", false, []KeyWrite{deleted, again}, []string{"(tx tx-del)", "(tx tx-again)"}},
+		{"the first write deletes it", true, []KeyWrite{again}, []string{
+			"result (tx tx-result): the result key's first write since the election opened (block 5) deletes it",
+			"result (tx tx-again): the result key is written again after its first write"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &CommitOrder{Opening: opening(t, w), ResultBlock: 5, ResultTxID: "tx-result", ResultValue: result,
+				ResultDeleted: tc.deleted, ResultRewrites: tc.rewrites, Earlier: writes(es, 3)}
+			if tc.deleted {
+				o.ResultValue = nil
+			}
+			l := Ledger{Manifest: manifestBytes(t, w.m), Ballots: source(es), Result: result,
+				Order: func() (*CommitOrder, error) { return o, nil }}
 			rep := Run(&l, Options{Workers: 2, BatchSize: 2})
 			var out bytes.Buffer
 			rep.Write(&out)

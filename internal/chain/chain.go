@@ -8,8 +8,8 @@
 // says whether the committing peers found it valid. WritesSince walks back
 // from the tip to the genesis block and returns the valid writes under a
 // key prefix (the ballots) since the first valid write of a floor key (the
-// election's manifest) that precede and follow the last valid write of a
-// marker key (the result), and every write of the floor key.
+// election's manifest) that precede and follow the first valid write of a
+// marker key (the result) since then, and every write of both keys.
 //
 // Only the fields that question needs are decoded: the channel header's
 // type and transaction id, and the public write set of each namespace.
@@ -200,7 +200,11 @@ var ErrNotFound = errors.New("no valid transaction wrote the key")
 
 // Writes is what WritesSince finds.
 type Writes struct {
-	Marker Located // the last valid write of the marker key (the result)
+	// Marker is the first valid write of the marker key (the result) at
+	// or after the floor. MarkerRewrites are every later valid write of
+	// it, deletions included, oldest first.
+	Marker         Located
+	MarkerRewrites []Located
 	// Floor is the first valid write of the floor key (the election's
 	// manifest: its opening), nil if no block holds one. FloorRewrites
 	// are every later valid write of it, deletions included, oldest first.
@@ -209,18 +213,22 @@ type Writes struct {
 	Before, After []Located // writes under the prefix before and after the marker, oldest first
 }
 
-// WritesSince finds the last valid transaction that wrote key (the result)
-// in namespace ns and returns that write as Marker; every valid write in
-// ns whose key starts with prefix, from the first valid write of floor
-// (the election's manifest: nothing of the election can precede it) to the
-// marker — the marker transaction's own writes included — as Before; and
-// every such write committed after the marker (later in its block or in a
-// later block) as After. It also returns every valid write of floor.
+// WritesSince finds the first valid transaction at or after the floor that
+// wrote key (the result) in namespace ns and returns that write as Marker;
+// every valid write in ns whose key starts with prefix, from the first
+// valid write of floor (the election's manifest: nothing of the election
+// can precede it) to the marker — the marker transaction's own writes
+// included — as Before; and every such write committed after the marker
+// (later in its block or in a later block) as After. It also returns every
+// later valid write of key, and every valid write of floor.
 //
 // The floor is the key's first write, not its last: the contract writes a
 // manifest once, so a later write is tampering, and a walk that stopped at
 // it would hide every write before it (a ballot deleted, then the manifest
-// written again, then the survivors re-written). Only the genesis block
+// written again, then the survivors re-written). The marker is the key's
+// first write for the same reason: the contract writes a result once, and
+// ordering the ballots against a later write would count a ballot that
+// committed after the result was published. Only the genesis block
 // proves that no earlier write exists, so WritesSince reads every block of
 // the channel, from the tip to block 0. It fails with ErrNotFound when no
 // valid write of key is at or after the floor's first write (or, without a
@@ -263,15 +271,19 @@ func WritesSince(ctx context.Context, r Reader, ns, key, prefix, floor string) (
 // first; result cuts and reverses.
 type walk struct {
 	ns, key, prefix, floor string
-	found                  bool
-	marker                 Located
-	before, after          []Located
-	floors                 []Located // valid writes of floor
-	// At the oldest floor write seen so far: the lengths of before and
-	// after (what was collected later in the walk precedes the election)
-	// and whether the marker had been found (it is at or after the floor).
-	cutBefore, cutAfter int
-	markerOpened        bool
+	writes                 []Located  // valid writes under prefix
+	markers                []markerAt // valid writes of key
+	floors                 []Located  // valid writes of floor
+	// At the oldest floor write seen so far: the lengths of writes and
+	// markers (what was collected later in the walk precedes the election).
+	cutWrites, cutMarkers int
+}
+
+// markerAt is a write of the marker key and the number of prefix writes
+// collected before it in the walk: writes[:split] were committed after it.
+type markerAt struct {
+	Located
+	split int
 }
 
 // block visits b's valid transactions, last first.
@@ -281,50 +293,56 @@ func (w *walk) block(b *Block) {
 		if !tx.Valid {
 			continue
 		}
-		var inTx, floorsInTx []Located
+		var inTx, markersInTx, floorsInTx []Located
 		for _, wr := range tx.Writes {
 			if wr.Namespace != w.ns {
 				continue
 			}
 			loc := Located{Write: wr, TxID: tx.ID, Block: b.Number, Index: i}
 			switch {
-			case wr.Key == w.key && !w.found:
-				w.found, w.marker = true, loc
+			case wr.Key == w.key:
+				markersInTx = append(markersInTx, loc)
 			case wr.Key == w.floor:
 				floorsInTx = append(floorsInTx, loc)
 			case strings.HasPrefix(wr.Key, w.prefix):
 				inTx = append(inTx, loc)
 			}
 		}
-		// Writes of the marker's own transaction are not after it.
-		dst := &w.after
-		if w.found {
-			dst = &w.before
+		// Writes of a marker's own transaction are not after it.
+		split := len(w.writes)
+		for j := len(markersInTx) - 1; j >= 0; j-- {
+			w.markers = append(w.markers, markerAt{markersInTx[j], split})
 		}
 		for j := len(inTx) - 1; j >= 0; j-- {
-			*dst = append(*dst, inTx[j])
+			w.writes = append(w.writes, inTx[j])
 		}
 		// The floor transaction's own writes are the election's.
 		for j := len(floorsInTx) - 1; j >= 0; j-- {
 			w.floors = append(w.floors, floorsInTx[j])
-			w.cutBefore, w.cutAfter, w.markerOpened = len(w.before), len(w.after), w.found
+			w.cutWrites, w.cutMarkers = len(w.writes), len(w.markers)
 		}
 	}
 }
 
-// result cuts the walk at the floor's first write and orders it oldest first.
+// result cuts the walk at the floor's first write, splits the prefix
+// writes at the marker's first write, and orders them oldest first.
 func (w *walk) result() (*Writes, error) {
+	writes, markers := w.writes, w.markers
 	if len(w.floors) > 0 {
-		w.before, w.after = w.before[:w.cutBefore], w.after[:w.cutAfter]
-		w.found = w.found && w.markerOpened
+		writes, markers = writes[:w.cutWrites], markers[:w.cutMarkers]
 	}
-	if !w.found {
+	if len(markers) == 0 {
 		return nil, ErrNotFound
 	}
-	slices.Reverse(w.before)
-	slices.Reverse(w.after)
+	first := markers[len(markers)-1]
+	after, before := writes[:first.split], writes[first.split:]
+	slices.Reverse(before)
+	slices.Reverse(after)
 	slices.Reverse(w.floors)
-	out := &Writes{Marker: w.marker, Before: w.before, After: w.after}
+	out := &Writes{Marker: first.Located, Before: before, After: after}
+	for j := len(markers) - 2; j >= 0; j-- {
+		out.MarkerRewrites = append(out.MarkerRewrites, markers[j].Located)
+	}
 	if len(w.floors) > 0 {
 		out.Floor, out.FloorRewrites = &w.floors[0], w.floors[1:]
 	}

@@ -157,30 +157,80 @@ func TestWritesSince(t *testing.T) {
 	}
 }
 
-// The marker is the last valid write of the key: a second result write
-// (which the contract refuses, but a colluding endorser set could commit)
-// is the one the ballots are ordered against.
-func TestWritesSinceLastMarkerWins(t *testing.T) {
-	c := chaintest.NewChain(
-		[]tx{{ID: "r1", Valid: true, Writes: []string{"ballot/" + result + "=R1"}}},
-		[]tx{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
-		[]tx{{ID: "r2", Valid: true, Writes: []string{"ballot/" + result + "=R2"}}, {ID: "b2", Valid: true, Writes: []string{ballot("v2"), ballot("v2")}}},
-	)
-	ws, err := writesSince(c)
-	if err != nil {
-		t.Fatal(err)
+// located renders writes of the manifest or the result key as
+// "tx@block.index", with " (delete)" for a deletion.
+func located(ls []chain.Located) []string {
+	var out []string
+	for _, l := range ls {
+		d := fmt.Sprintf("%s@%d.%d", l.TxID, l.Block, l.Index)
+		if l.IsDelete {
+			d += " (delete)"
+		}
+		out = append(out, d)
 	}
-	marker, before, after := ws.Marker, ws.Before, ws.After
-	if marker.TxID != "r2" || string(marker.Value) != "R2" {
-		t.Fatalf("marker = %+v, want the last result write r2", marker)
-	}
-	if got, want := describe(before), []string{"b1@1.0:v1"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("writes before the result: got %q, want %q", got, want)
-	}
-	// A key written twice in one transaction is returned twice: the
-	// caller decides that it is tampering.
-	if got, want := describe(after), []string{"b2@2.1:v2", "b2@2.1:v2"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("writes after the result: got %q, want %q", got, want)
+	return out
+}
+
+// The marker is the first valid write of the key since the opening: the
+// contract writes a result once, so every later write (which a colluding
+// endorser set could commit) is returned for the caller to report, and
+// the ballots are ordered against the first.
+func TestWritesSinceResultRewritten(t *testing.T) {
+	open := tx{ID: "open", Valid: true, Writes: []string{"ballot/" + manifest + "=M"}}
+	res := tx{ID: "res", Valid: true, Writes: []string{"ballot/" + result + "=R"}}
+	del := tx{ID: "del", Valid: true, Writes: []string{"ballot/" + result}}
+	for _, tc := range []struct {
+		name                string
+		blocks              [][]tx
+		marker              string
+		before, after, more []string // more: the result writes after the marker
+	}{
+		{"written again after a ballot", [][]tx{
+			{{ID: "r1", Valid: true, Writes: []string{"ballot/" + result + "=R1"}}},
+			{{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+			// A key written twice in one transaction is returned twice:
+			// the caller decides that it is tampering.
+			{{ID: "r2", Valid: true, Writes: []string{"ballot/" + result + "=R2"}}, {ID: "b2", Valid: true, Writes: []string{ballot("v2"), ballot("v2")}}},
+		}, "r1@0.0", nil, []string{"b1@1.0:v1", "b2@2.1:v2", "b2@2.1:v2"}, []string{"r2@2.0"}},
+		{"rewritten in the transaction of a later ballot", [][]tx{
+			{open, {ID: "b1", Valid: true, Writes: []string{ballot("v1")}}},
+			{res},
+			{{ID: "again", Valid: true, Writes: []string{ballot("v2"), "ballot/" + result + "=R2"}}},
+		}, "res@1.0", []string{"b1@0.1:v1"}, []string{"again@2.0:v2"}, []string{"again@2.0"}},
+		{"deleted after the result", [][]tx{
+			{open}, {res}, {{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}}, {del},
+		}, "res@1.0", nil, []string{"b1@2.0:v1"}, []string{"del@3.0 (delete)"}},
+		{"deleted before its first write", [][]tx{
+			{open}, {del}, {{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}}, {res},
+		}, "del@1.0 (delete)", nil, []string{"b1@2.0:v1"}, []string{"res@3.0"}},
+		{"written twice in one transaction", [][]tx{
+			{open}, {{ID: "res", Valid: true, Writes: []string{"ballot/" + result + "=R", ballot("own"), "ballot/" + result + "=R2"}}},
+		}, "res@1.0", []string{"res@1.0:own"}, nil, []string{"res@1.0"}},
+		{"a result before the opening is not the election's", [][]tx{
+			{{ID: "old", Valid: true, Writes: []string{"ballot/" + result + "=R0"}}},
+			{open}, {{ID: "b1", Valid: true, Writes: []string{ballot("v1")}}}, {res},
+		}, "res@3.0", []string{"b1@2.0:v1"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := chaintest.NewChain(tc.blocks...)
+			ws, err := writesSince(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range []struct {
+				what      string
+				got, want []string
+			}{
+				{"marker", located([]chain.Located{ws.Marker}), []string{tc.marker}},
+				{"before the result", describe(ws.Before), tc.before},
+				{"after the result", describe(ws.After), tc.after},
+				{"result writes after the marker", located(ws.MarkerRewrites), tc.more},
+			} {
+				if !reflect.DeepEqual(x.got, x.want) {
+					t.Errorf("%s: got %q, want %q", x.what, x.got, x.want)
+				}
+			}
+		})
 	}
 }
 
@@ -234,14 +284,7 @@ func TestWritesSinceManifestRewritten(t *testing.T) {
 			if ws.Floor == nil || ws.Floor.TxID != "open" {
 				t.Fatalf("floor %+v, want the opening", ws.Floor)
 			}
-			var more []string
-			for _, f := range ws.FloorRewrites {
-				d := fmt.Sprintf("%s@%d.%d", f.TxID, f.Block, f.Index)
-				if f.IsDelete {
-					d += " (delete)"
-				}
-				more = append(more, d)
-			}
+			more := located(ws.FloorRewrites)
 			for _, x := range []struct {
 				what      string
 				got, want []string

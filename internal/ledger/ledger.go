@@ -231,8 +231,9 @@ func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Rec
 }
 
 // CommitOrder returns, for audit.Ledger.Order, a reader of when the
-// election opened and its result committed, of every write to its manifest
-// key and of every write to its ballot keys before and after the result. It
+// election opened and its result was first written, of every write to its
+// manifest and result keys and of every write to its ballot keys before and
+// after the result. It
 // reads every block of the channel through qscc, from the tip back to the
 // genesis block: only that shows which write of the manifest key was the
 // first (the opening), and so where the election's writes begin.
@@ -252,16 +253,17 @@ func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*a
 	if err != nil {
 		return nil, err
 	}
-	marker := ws.Marker
-	if marker.IsDelete {
-		return nil, fmt.Errorf("the last write of election %q's result key (tx %s, block %d) deletes it", electionID, marker.TxID, marker.Block)
-	}
 	if ws.Floor == nil {
 		return nil, fmt.Errorf("no valid transaction in the channel's blocks wrote election %q's manifest", electionID)
 	}
-	o := &audit.CommitOrder{Opening: manifestWrite(*ws.Floor), ResultBlock: marker.Block, ResultTxID: marker.TxID, ResultValue: marker.Value}
+	marker := ws.Marker
+	o := &audit.CommitOrder{Opening: keyWrite(*ws.Floor), ResultBlock: marker.Block, ResultTxID: marker.TxID,
+		ResultValue: marker.Value, ResultDeleted: marker.IsDelete}
 	for _, w := range ws.FloorRewrites {
-		o.ManifestRewrites = append(o.ManifestRewrites, manifestWrite(w))
+		o.ManifestRewrites = append(o.ManifestRewrites, keyWrite(w))
+	}
+	for _, w := range ws.MarkerRewrites {
+		o.ResultRewrites = append(o.ResultRewrites, keyWrite(w))
 	}
 	if o.Earlier, err = ballotWrites(ws.Before, prefix, electionID, false); err != nil {
 		return nil, err
@@ -272,8 +274,8 @@ func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*a
 	return o, nil
 }
 
-func manifestWrite(w chain.Located) audit.ManifestWrite {
-	mw := audit.ManifestWrite{TxID: w.TxID, Block: w.Block, Deleted: w.IsDelete}
+func keyWrite(w chain.Located) audit.KeyWrite {
+	mw := audit.KeyWrite{TxID: w.TxID, Block: w.Block, Deleted: w.IsDelete}
 	if !w.IsDelete {
 		mw.Hash = sha256.Sum256(w.Value)
 	}

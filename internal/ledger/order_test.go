@@ -54,7 +54,7 @@ func TestCommitOrder(t *testing.T) {
 	if e := o.Earlier[1]; e.Entry.Pseudonym != "12" || e.Entry.TxID != "early-del" || !e.Deleted || e.Block != 1 {
 		t.Errorf("earlier deletion %+v", e)
 	}
-	if o.ResultBlock != 2 || o.ResultTxID != "res" || string(o.ResultValue) != "R" || len(o.Late) != 3 {
+	if o.ResultBlock != 2 || o.ResultTxID != "res" || string(o.ResultValue) != "R" || o.ResultDeleted || len(o.ResultRewrites) != 0 || len(o.Late) != 3 {
 		t.Fatalf("commit order %+v", o)
 	}
 	if e := o.Late[0]; e.Entry.Pseudonym != vkh || e.Entry.TxID != "late-tx" || string(e.Entry.Ballot) != "ballot bytes" || e.Block != 3 || e.Deleted {
@@ -79,10 +79,6 @@ func TestCommitOrderErrors(t *testing.T) {
 		{"no result after the manifest", chaintest.NewChain(
 			[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=M"}}},
 		), `no block after election "e1"'s manifest holds a valid write of its result`},
-		{"the result key deleted", chaintest.NewChain(
-			[]tx{open, {ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
-			[]tx{{ID: "del", Valid: true, Writes: []string{"ballot/" + resultKey}}},
-		), "(tx del, block 1) deletes it"},
 		{"no manifest write in the blocks", chaintest.NewChain(
 			[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=R"}}},
 		), `no valid transaction in the channel's blocks wrote election "e1"'s manifest`},

@@ -55,7 +55,7 @@ func BenchmarkRegisterAfterPrefill(b *testing.B) {
 	}
 	defer st.Close()
 	guard, _ := NewGuard(openLimits())
-	srv := &Server{ElectionID: "e1", Mint: mint.Mint, Roll: roll, Store: st, Guard: guard}
+	srv := &Server{ElectionID: "e1", Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard}
 	next := 0
 	b.Run(fmt.Sprintf("registered=%d", registered), func(b *testing.B) {
 		if next+b.N > fresh {

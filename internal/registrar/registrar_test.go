@@ -124,7 +124,7 @@ func newFixture(t *testing.T, n int, limits Limits) *fixture {
 		t.Fatal(err)
 	}
 	var logBuf syncBuffer
-	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Mint: mint.Mint, Roll: roll, Store: st, Guard: guard, Log: newTestLogger(&logBuf)})
+	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard, Log: newTestLogger(&logBuf)})
 	t.Cleanup(func() { srv.Close(); st.Close() })
 	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, prep: prep, store: st, state: statePath, binding: b, codes: codes, log: &logBuf}
 }

@@ -48,7 +48,7 @@ type errorBody struct {
 // Server checks roll entries and issues tokens for one election.
 type Server struct {
 	ElectionID string
-	// Mint issues the token of voterID for voterPub (election.Minter.Mint):
+	// Mint issues the token of voterID for voterPub (election.Minter.MintCancelable):
 	// the token format and the pseudonym stay outside the registrar.
 	Mint  MintFunc
 	Roll  *Roll

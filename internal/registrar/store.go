@@ -73,10 +73,12 @@ type Registration struct {
 	Replayed bool `json:"-"`
 }
 
-// MintFunc makes the token for a voter's key (election.Minter.Mint). The
-// token format and the voter's pseudonym live with the caller; the store only
-// keeps the bytes.
-type MintFunc func(voterID string, voterPub []byte) (token []byte, err error)
+// MintFunc makes the token for a voter's key (election.Minter.MintCancelable).
+// The token format and the voter's pseudonym live with the caller; the store
+// only keeps the bytes. cancel, if not nil, is called when the token is not
+// stored after all (the commit failed) and so never handed out: a minter
+// that counts tokens against maxVoters must not count it.
+type MintFunc func(voterID string, voterPub []byte) (token []byte, cancel func(), err error)
 
 var (
 	// ErrUsed means the voter id's code was used already, for another key.
@@ -168,7 +170,7 @@ func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 // held by another process, and a file of another election or roll are errors
 // that name what is wrong.
 func OpenStore(path string, b Binding) (*Store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, OpenFile: openExisting})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, OpenFile: openFile})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("registration state %s does not exist: a missing state would make every used code work again; if this is a new election, create it with `fabvote ea init-state` (or `ea serve --init-state`)", path)
 	}
@@ -184,6 +186,10 @@ func OpenStore(path string, b Binding) (*Store, error) {
 	}
 	return &Store{db: db, binding: b}, nil
 }
+
+// openFile opens the state file for bbolt. Tests substitute it to keep the
+// file and make the disk fail under the store.
+var openFile = openExisting
 
 // openExisting is os.OpenFile without O_CREATE: opening never makes a state.
 func openExisting(path string, flag int, perm os.FileMode) (*os.File, error) {
@@ -229,9 +235,11 @@ func (s *Store) Close() error { return s.db.Close() }
 // Register returns id's registration. The first call for id stores a new
 // one made by mint; a later call with the same key returns the stored token
 // again (a retry after a lost answer); another key gets ErrUsed. The token
-// count never passes maxVoters. It returns only after the commit is on disk.
+// count never passes maxVoters. It returns only after the commit is on disk,
+// and cancels the minted token when the commit fails.
 func (s *Store) Register(id string, voterPub []byte, mint MintFunc) (*Registration, error) {
 	var reg *Registration
+	var cancel func()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		regs, meta := tx.Bucket(bucketRegs), tx.Bucket(bucketMeta)
 		if old := regs.Get([]byte(id)); old != nil {
@@ -241,10 +249,11 @@ func (s *Store) Register(id string, voterPub []byte, mint MintFunc) (*Registrati
 		if issued >= s.binding.MaxVoters {
 			return ErrFull
 		}
-		tok, err := mint(id, voterPub)
+		tok, c, err := mint(id, voterPub)
 		if err != nil {
 			return fmt.Errorf("issuing token: %w", err)
 		}
+		cancel = c
 		reg = &Registration{VoterID: id, VoterPub: bytes.Clone(voterPub), Token: tok, Time: time.Now().UTC()}
 		val, err := json.Marshal(reg)
 		if err != nil {
@@ -256,6 +265,9 @@ func (s *Store) Register(id string, voterPub []byte, mint MintFunc) (*Registrati
 		return meta.Put(keyIssued, u64(issued+1))
 	})
 	if err != nil {
+		if cancel != nil {
+			cancel()
+		}
 		return nil, err
 	}
 	return reg, nil

@@ -3,6 +3,7 @@ package registrar
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func openState(t *testing.T, n int) *Store {
 }
 
 func fixedToken(tok string) MintFunc {
-	return func(string, []byte) ([]byte, error) { return []byte(tok), nil }
+	return func(string, []byte) ([]byte, func(), error) { return []byte(tok), nil, nil }
 }
 
 // TestSecondOpenRefused: a second server on the same state file is refused
@@ -167,7 +168,7 @@ func TestStoreNeverPassesMaxVoters(t *testing.T) {
 		}
 	}
 	minted := false
-	_, err := st.Register("c", []byte("c"), func(string, []byte) ([]byte, error) { minted = true; return []byte("c"), nil })
+	_, err := st.Register("c", []byte("c"), func(string, []byte) ([]byte, func(), error) { minted = true; return []byte("c"), nil, nil })
 	if !errors.Is(err, ErrFull) || minted {
 		t.Fatalf("third token with maxVoters 2: err = %v, minted = %v", err, minted)
 	}
@@ -183,7 +184,7 @@ func TestStoreNeverPassesMaxVoters(t *testing.T) {
 // TestIssueErrorStoresNothing: a failed issue leaves no record behind.
 func TestIssueErrorStoresNothing(t *testing.T) {
 	st := openState(t, 2)
-	_, err := st.Register("a", []byte("k"), func(string, []byte) ([]byte, error) { return nil, errors.New("hsm gone") })
+	_, err := st.Register("a", []byte("k"), func(string, []byte) ([]byte, func(), error) { return nil, nil, errors.New("hsm gone") })
 	if err == nil || !strings.Contains(err.Error(), "hsm gone") {
 		t.Fatalf("err = %v", err)
 	}
@@ -214,5 +215,71 @@ func TestRollDigest(t *testing.T) {
 	}
 	if a.Digest() == otherCode.Digest() {
 		t.Fatal("another code gives the same roll digest")
+	}
+}
+
+// openWithFailingDisk opens the state at path and then closes its file
+// under bbolt, so that every commit from then on fails as a dead disk's
+// would, after the transaction (and the mint in it) has run.
+func openWithFailingDisk(t *testing.T, path string, b Binding) *Store {
+	t.Helper()
+	var file *os.File
+	openFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := openExisting(name, flag, perm)
+		file = f
+		return f, err
+	}
+	defer func() { openFile = openExisting }()
+	st, err := OpenStore(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file.Close()
+	return st
+}
+
+// TestCommitFailureUsesNoSlot: a registration whose commit fails answers
+// no token, so it must not use up one of the minter's maxVoters slots:
+// after failed commits, even more of them than maxVoters, the state
+// reopened on a working disk still gets a token for every voter.
+func TestCommitFailureUsesNoSlot(t *testing.T) {
+	const n = 2
+	for _, failures := range []int{1, n, 3 * n} {
+		t.Run(fmt.Sprintf("%d failed commits", failures), func(t *testing.T) {
+			dir := t.TempDir()
+			roll, codes := newRoll(t, dir, n)
+			mint, _, manifest := testMinter(t, "e1", n)
+			b, err := NewBinding("e1", manifest, n, roll)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "state.db")
+			if err := InitStore(path, b); err != nil {
+				t.Fatal(err)
+			}
+			st := openWithFailingDisk(t, path, b)
+			for i := range failures {
+				if _, err := st.Register(codes[i%n][0], voterPub(t), mint.MintCancelable); err == nil {
+					t.Fatalf("registration %d committed on a closed file", i)
+				}
+			}
+			st.Close() // the file is gone already; only the mapping and the lock are released
+			if got := mint.Issued(); got != 0 {
+				t.Errorf("the minter counts %d tokens issued after %d failed commits, want 0", got, failures)
+			}
+			st, err = OpenStore(path, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			for i := range n {
+				if _, err := st.Register(codes[i][0], voterPub(t), mint.MintCancelable); err != nil {
+					t.Fatalf("voter %d after the disk recovered: %v", i, err)
+				}
+			}
+			if st.Count() != n || mint.Issued() != n {
+				t.Fatalf("state counts %d tokens and the minter %d, want %d", st.Count(), mint.Issued(), n)
+			}
+		})
 	}
 }
