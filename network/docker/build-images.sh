@@ -76,6 +76,10 @@ pick_base() {
 }
 
 # stage NAME FILE...: a build context holding only the files the image needs.
+# Every file is made readable (and a program executable) by all: the
+# containers run as an unprivileged user, and a binary built under another
+# step's umask 077 (artifacts.sh builds its tools into the same directory)
+# would otherwise reach the image as root's alone.
 stage() {
 	local dir=$WORK/ctx/$1 f
 	shift
@@ -84,6 +88,7 @@ stage() {
 	for f in "$@"; do
 		[[ -f $f ]] || ddie "$f not found (run 'make fabric' for the Fabric binaries)"
 		cp -p "$f" "$dir/"
+		chmod u=rwX,go=rX "$dir/$(basename "$f")"
 	done
 	echo "$dir"
 }
@@ -127,6 +132,11 @@ main() {
 		'set -e; [ "$(id -u)" != 0 ]; ls /usr/lib/*-linux-gnu/libcrypto.so.3 >/dev/null; peer version >/dev/null; fabvote help >/dev/null 2>&1' ||
 		ddie "smoke test of fabvote/tools failed"
 	"$DOCKER" run --rm "fabvote/orderer:$FABVOTE_IMAGE_TAG" orderer version >/dev/null 2>&1 || ddie "smoke test of fabvote/orderer failed"
+	# The peer runs the external builder as its unprivileged user: without
+	# it every chaincode install falls back to the disabled docker build.
+	"$DOCKER" run --rm "fabvote/peer:$FABVOTE_IMAGE_TAG" bash -c \
+		'for p in detect build release; do [ -x "/opt/fabvote/builder/bin/$p" ]; done' ||
+		ddie "fabvote/peer: the external builder is not executable by the peer's user"
 	# The fork's OpenSSL ECDSA path (O-II) finds libcrypto.so.3 in the image.
 	local out
 	out=$("$DOCKER" run --rm -e FABVOTE_ECDSA=openssl "fabvote/peer:$FABVOTE_IMAGE_TAG" peer version 2>&1) || true
