@@ -261,6 +261,11 @@ func TestElection(t *testing.T) {
 	}
 
 	// 3. Open, with a window that covers the casts and the rejection cases.
+	// The chain's height now is where the determinism check starts reading.
+	opening, err := e.voter.Conn.Height(c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.mustFV("election", "open", "--network", e.netPath, "--manifest", mPath, "--start", "-5s", "--end", "+"+window.String())
 	m := readManifest(t, mPath)
 	if out, code := e.fv("election", "open", "--network", e.netPath, "--manifest", mPath, "--end", "+1h"); code != 1 || !strings.Contains(out, "already open") {
@@ -538,6 +543,10 @@ func TestElection(t *testing.T) {
 
 	// 10. The ballot deleted before the sibling's result is reported.
 	t.Run("ballot deleted before the result", func(t *testing.T) { tamperAfterWindow(t, e, tamper) })
+
+	// 11. Every org's peer validated all of it alike (docs/PROTOCOL.md 7.11),
+	// the invalid ballots of the rejection cases included.
+	t.Run("peers of every org agree", func(t *testing.T) { peersAgree(t, e, id, opening) })
 }
 
 // publishRejections submits results that the chaincode must refuse, after

@@ -43,8 +43,12 @@ type Write struct {
 
 // Tx is one transaction of a block.
 type Tx struct {
-	ID     string  // transaction id (empty for config transactions)
-	Valid  bool    // the committing peers marked it VALID; only valid writes reach the state
+	ID    string // transaction id (empty for config transactions)
+	Valid bool   // the committing peers marked it VALID; only valid writes reach the state
+	// Code is the block's transactions filter entry: the committing peer's
+	// own validation verdict, which no hash covers, so two peers' copies of
+	// a block can differ only here and in CommitHash.
+	Code   peer.TxValidationCode
 	Writes []Write // public writes of an endorser transaction, in rwset order
 }
 
@@ -54,6 +58,11 @@ type Block struct {
 	Hash         []byte // hash of this block's header: the next block's PreviousHash
 	PreviousHash []byte
 	Txs          []Tx
+	// CommitHash is the committing peer's hash chain over the state
+	// updates of every block up to this one (Fabric's COMMIT_HASH
+	// metadata), nil if the block carries none: like the transactions
+	// filter, the peer's own and covered by no block hash.
+	CommitHash []byte
 }
 
 // HeaderHash is Fabric's block header hash (protoutil.BlockHeaderHash):
@@ -110,10 +119,55 @@ func ParseBlock(raw []byte) (*Block, error) {
 		if err != nil {
 			return nil, fmt.Errorf("block %d, transaction %d: %w", out.Number, i, err)
 		}
-		tx.Valid = peer.TxValidationCode(filter[i]) == peer.TxValidationCode_VALID
+		tx.Code = peer.TxValidationCode(filter[i])
+		tx.Valid = tx.Code == peer.TxValidationCode_VALID
 		out.Txs[i] = tx
 	}
+	ch, err := commitHash(b.Metadata)
+	if err != nil {
+		return nil, fmt.Errorf("block %d: %w", out.Number, err)
+	}
+	out.CommitHash = ch
 	return out, nil
+}
+
+// commitHash decodes the COMMIT_HASH metadata entry, nil when absent.
+func commitHash(md *common.BlockMetadata) ([]byte, error) {
+	if md == nil || len(md.Metadata) <= int(common.BlockMetadataIndex_COMMIT_HASH) ||
+		len(md.Metadata[common.BlockMetadataIndex_COMMIT_HASH]) == 0 {
+		return nil, nil
+	}
+	var m common.Metadata
+	if err := proto.Unmarshal(md.Metadata[common.BlockMetadataIndex_COMMIT_HASH], &m); err != nil {
+		return nil, fmt.Errorf("commit hash metadata does not decode: %w", err)
+	}
+	return m.Value, nil
+}
+
+// SameCommit reports how two peers' copies of a block differ, nil if they
+// do not: the header hash (the same block from the orderer), then each
+// transaction's validation code and the commit hash, which each peer
+// computes itself. A validation plugin whose verdicts depend on the peer
+// (its randomness, its scheduling, its cache) shows up here as two copies
+// of one block that differ.
+func SameCommit(a, b *Block) error {
+	switch {
+	case a.Number != b.Number:
+		return fmt.Errorf("block %d compared with block %d", a.Number, b.Number)
+	case !bytes.Equal(a.Hash, b.Hash):
+		return fmt.Errorf("block %d: header hashes differ (%x, %x)", a.Number, a.Hash, b.Hash)
+	case len(a.Txs) != len(b.Txs):
+		return fmt.Errorf("block %d: %d and %d transactions", a.Number, len(a.Txs), len(b.Txs))
+	}
+	for i := range a.Txs {
+		if a.Txs[i].Code != b.Txs[i].Code {
+			return fmt.Errorf("block %d, transaction %d (%s): validated %s and %s", a.Number, i, a.Txs[i].ID, a.Txs[i].Code, b.Txs[i].Code)
+		}
+	}
+	if !bytes.Equal(a.CommitHash, b.CommitHash) {
+		return fmt.Errorf("block %d: commit hashes (state updates) differ (%x, %x)", a.Number, a.CommitHash, b.CommitHash)
+	}
+	return nil
 }
 
 func parseTx(raw []byte) (Tx, error) {

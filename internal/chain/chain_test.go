@@ -25,14 +25,15 @@ func TestParseBlock(t *testing.T) {
 		tx{ID: "t2", Valid: false, Writes: []string{"ballot/k2=v2"}},
 		tx{ID: "t3", Valid: true, Writes: []string{"ballot/k3"}},
 	)
+	b.Metadata.Metadata[common.BlockMetadataIndex_COMMIT_HASH] = chaintest.Marshal(&common.Metadata{Value: []byte("state hash")})
 	got, err := chain.ParseBlock(chaintest.Marshal(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &chain.Block{Number: 9, Hash: chaintest.HeaderHash(b.Header), PreviousHash: prev, Txs: []chain.Tx{
+	want := &chain.Block{Number: 9, Hash: chaintest.HeaderHash(b.Header), PreviousHash: prev, CommitHash: []byte("state hash"), Txs: []chain.Tx{
 		{ID: "cfg", Valid: true},
 		{ID: "t1", Valid: true, Writes: []chain.Write{{Namespace: "ballot", Key: "k1", Value: []byte("v1")}, {Namespace: "lscc", Key: "x", Value: []byte("y")}}},
-		{ID: "t2", Valid: false, Writes: []chain.Write{{Namespace: "ballot", Key: "k2", Value: []byte("v2")}}},
+		{ID: "t2", Valid: false, Code: peer.TxValidationCode_MVCC_READ_CONFLICT, Writes: []chain.Write{{Namespace: "ballot", Key: "k2", Value: []byte("v2")}}},
 		{ID: "t3", Valid: true, Writes: []chain.Write{{Namespace: "ballot", Key: "k3", IsDelete: true}}},
 	}}
 	if !reflect.DeepEqual(got, want) {
@@ -86,11 +87,56 @@ func TestParseBlockRejects(t *testing.T) {
 		{"action without endorsed action", "no endorsed action", with(true, func(c *common.Block) {
 			c.Data.Data[0] = envelopeWith(common.HeaderType_ENDORSER_TRANSACTION, actionWith(&peer.ChaincodeActionPayload{}))
 		})},
+		{"commit hash garbage", "commit hash metadata does not decode", with(false, func(c *common.Block) {
+			c.Metadata.Metadata[common.BlockMetadataIndex_COMMIT_HASH] = []byte{0xff, 0xff}
+		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := chain.ParseBlock(tc.raw)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ParseBlock: error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSameCommit compares two peers' copies of a block: equal copies pass,
+// and each field a peer sets itself (or a different block) is named.
+func TestSameCommit(t *testing.T) {
+	txs := []tx{{ID: "t1", Valid: true, Writes: []string{"ballot/k=v"}}, {ID: "t2", Valid: true, Writes: []string{"ballot/j=w"}}}
+	// copyWith is block 4 as a peer committed it, changed by f.
+	copyWith := func(f func(*common.Block)) *chain.Block {
+		b := chaintest.Block(4, []byte("prev"), txs...)
+		b.Metadata.Metadata[common.BlockMetadataIndex_COMMIT_HASH] = chaintest.Marshal(&common.Metadata{Value: []byte("h4")})
+		if f != nil {
+			f(b)
+		}
+		pb, err := chain.ParseBlock(chaintest.Marshal(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pb
+	}
+	ours := copyWith(nil)
+	for _, tc := range []struct {
+		name, want string // want "" means the copies agree
+		theirs     *chain.Block
+	}{
+		{"the same copy", "", copyWith(nil)},
+		{"another validation code", "transaction 1 (t2): validated VALID and ENDORSEMENT_POLICY_FAILURE", copyWith(func(b *common.Block) {
+			b.Metadata.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER][1] = byte(peer.TxValidationCode_ENDORSEMENT_POLICY_FAILURE)
+		})},
+		{"another commit hash", "commit hashes (state updates) differ", copyWith(func(b *common.Block) {
+			b.Metadata.Metadata[common.BlockMetadataIndex_COMMIT_HASH] = chaintest.Marshal(&common.Metadata{Value: []byte("other")})
+		})},
+		{"no commit hash", "commit hashes", copyWith(func(b *common.Block) { b.Metadata.Metadata[common.BlockMetadataIndex_COMMIT_HASH] = nil })},
+		{"another block at that height", "header hashes differ", copyWith(func(b *common.Block) { b.Header.PreviousHash = []byte("fork") })},
+		{"another height", "block 4 compared with block 5", copyWith(func(b *common.Block) { b.Header.Number = 5 })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := chain.SameCommit(ours, tc.theirs)
+			if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("SameCommit: %v, want %q", err, tc.want)
 			}
 		})
 	}

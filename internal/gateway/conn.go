@@ -280,8 +280,27 @@ func (c *Conn) PeerMSP() string { return c.peerMSP }
 func (c *Conn) Chaincode() string { return c.opts.Chaincode }
 
 // Height returns the number of blocks on the channel (qscc GetChainInfo).
-func (c *Conn) Height(ctx context.Context) (uint64, error) {
-	out, err := c.evaluate(ctx, c.qscc, "GetChainInfo", [][]byte{[]byte(c.channel)})
+func (c *Conn) Height(ctx context.Context) (uint64, error) { return c.height(ctx, c.qscc) }
+
+// Block returns block number n, marshalled (qscc GetBlockByNumber).
+func (c *Conn) Block(ctx context.Context, n uint64) ([]byte, error) { return c.block(ctx, c.qscc, n) }
+
+// HeightInOwnOrg and BlockInOwnOrg are Height and Block answered by a peer
+// of the gateway peer's own org only. The gateway otherwise falls back to
+// another org's peer when its own org's cannot answer, and a block's
+// transactions filter is the answering peer's own validation: reading each
+// org's verdicts needs each org's peer.
+func (c *Conn) HeightInOwnOrg(ctx context.Context) (uint64, error) {
+	return c.height(ctx, orgBackend{c.qscc, c.peerMSP})
+}
+
+// BlockInOwnOrg: see HeightInOwnOrg.
+func (c *Conn) BlockInOwnOrg(ctx context.Context, n uint64) ([]byte, error) {
+	return c.block(ctx, orgBackend{c.qscc, c.peerMSP}, n)
+}
+
+func (c *Conn) height(ctx context.Context, qscc backend) (uint64, error) {
+	out, err := c.evaluate(ctx, qscc, "GetChainInfo", [][]byte{[]byte(c.channel)})
 	if err != nil {
 		return 0, err
 	}
@@ -292,9 +311,8 @@ func (c *Conn) Height(ctx context.Context) (uint64, error) {
 	return info.Height, nil
 }
 
-// Block returns block number n, marshalled (qscc GetBlockByNumber).
-func (c *Conn) Block(ctx context.Context, n uint64) ([]byte, error) {
-	return c.evaluate(ctx, c.qscc, "GetBlockByNumber", [][]byte{[]byte(c.channel), []byte(strconv.FormatUint(n, 10))})
+func (c *Conn) block(ctx context.Context, qscc backend, n uint64) ([]byte, error) {
+	return c.evaluate(ctx, qscc, "GetBlockByNumber", [][]byte{[]byte(c.channel), []byte(strconv.FormatUint(n, 10))})
 }
 
 func (c *Conn) evaluate(ctx context.Context, b backend, fn string, args [][]byte) ([]byte, error) {
@@ -613,10 +631,19 @@ type orgBackend struct {
 	mspID string
 }
 
+// orgEvaluator is a backend other than a fabric-gateway contract (a test
+// fake) that takes the org restriction itself, so that it can be seen.
+type orgEvaluator interface {
+	evaluateInOrg(ctx context.Context, mspID, fn string, args [][]byte) ([]byte, error)
+}
+
 func (b orgBackend) evaluate(ctx context.Context, fn string, args [][]byte) ([]byte, error) {
 	cb, ok := b.backend.(contractBackend)
 	if !ok {
-		return b.backend.evaluate(ctx, fn, args) // a test fake has no orgs
+		if oe, ok := b.backend.(orgEvaluator); ok {
+			return oe.evaluateInOrg(ctx, b.mspID, fn, args)
+		}
+		return b.backend.evaluate(ctx, fn, args) // a test fake that has no orgs
 	}
 	prop, err := cb.c.NewProposal(fn, client.WithBytesArguments(args...), client.WithEndorsingOrganizations(b.mspID))
 	if err != nil {

@@ -54,3 +54,52 @@ func TestHeightAndBlockCallQSCC(t *testing.T) {
 		t.Fatalf("undecodable chain info: err %v", err)
 	}
 }
+
+// qsccOrgFake is qsccFake that also records the org an evaluation was
+// restricted to ("" for none).
+type qsccOrgFake struct {
+	qsccFake
+	orgs []string
+}
+
+func (q *qsccOrgFake) evaluate(ctx context.Context, fn string, args [][]byte) ([]byte, error) {
+	q.orgs = append(q.orgs, "")
+	return q.qsccFake.evaluate(ctx, fn, args)
+}
+
+func (q *qsccOrgFake) evaluateInOrg(ctx context.Context, msp, fn string, args [][]byte) ([]byte, error) {
+	q.orgs = append(q.orgs, msp)
+	return q.qsccFake.evaluate(ctx, fn, args)
+}
+
+// TestQSCCInOwnOrg: the InOwnOrg reads send the same qscc calls as Height
+// and Block, restricted to the gateway peer's org (where the plain ones are
+// not), so that a block's transactions filter is that org's.
+func TestQSCCInOwnOrg(t *testing.T) {
+	info, err := proto.Marshal(&common.BlockchainInfo{Height: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, wantCall, wantOrg string
+		read                    func(c *Conn) error
+	}{
+		{"Height", "GetChainInfo(fabvote)", "", func(c *Conn) error { _, err := c.Height(ctx); return err }},
+		{"HeightInOwnOrg", "GetChainInfo(fabvote)", "Party1MSP", func(c *Conn) error { _, err := c.HeightInOwnOrg(ctx); return err }},
+		{"Block", "GetBlockByNumber(fabvote,7)", "", func(c *Conn) error { _, err := c.Block(ctx, 7); return err }},
+		{"BlockInOwnOrg", "GetBlockByNumber(fabvote,7)", "Party1MSP", func(c *Conn) error { _, err := c.BlockInOwnOrg(ctx, 7); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &qsccOrgFake{qsccFake: qsccFake{reply: info}}
+			c := testConn(nil, 1)
+			c.qscc, c.channel, c.peerMSP = q, "fabvote", "Party1MSP"
+			if err := tc.read(c); err != nil {
+				t.Fatal(err)
+			}
+			if len(q.calls) != 1 || q.calls[0] != tc.wantCall || q.orgs[0] != tc.wantOrg {
+				t.Fatalf("qscc calls %q in orgs %q, want %s in %q", q.calls, q.orgs, tc.wantCall, tc.wantOrg)
+			}
+		})
+	}
+}

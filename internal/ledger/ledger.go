@@ -26,8 +26,10 @@ import (
 type Client struct {
 	Conn *gateway.Conn
 	// OwnOrgOnly has every query answered by a peer of the gateway peer's
-	// own org (gateway.Conn.EvaluateInOwnOrg): a trustee reads each org's
-	// ledger separately and compares them (package threshold/trustee).
+	// own org (gateway.Conn.EvaluateInOwnOrg), and Blocks reads blocks there
+	// too: a trustee reads each org's ledger separately and compares them
+	// (package threshold/trustee), as does the end-to-end test's check that
+	// every org's peer validated the election alike.
 	OwnOrgOnly bool
 }
 
@@ -239,8 +241,27 @@ func (c *Client) PublishResult(ctx context.Context, result []byte) (*gateway.Rec
 // first (the opening), and so where the election's writes begin.
 func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*audit.CommitOrder, error) {
 	return func() (*audit.CommitOrder, error) {
-		return commitOrder(ctx, c.Conn, c.Conn.Chaincode(), electionID)
+		return commitOrder(ctx, c.Blocks(), c.Conn.Chaincode(), electionID)
 	}
+}
+
+// Blocks reads the channel's blocks through qscc, from a peer of the
+// gateway peer's own org only when OwnOrgOnly is set: a block's
+// transactions filter is the answering peer's own validation, so reading
+// each org's ledger separately means reading its blocks there too.
+func (c *Client) Blocks() chain.Reader {
+	if c.OwnOrgOnly {
+		return ownOrgBlocks{c.Conn}
+	}
+	return c.Conn
+}
+
+// ownOrgBlocks is a chain.Reader on a gateway peer's own org.
+type ownOrgBlocks struct{ c *gateway.Conn }
+
+func (o ownOrgBlocks) Height(ctx context.Context) (uint64, error) { return o.c.HeightInOwnOrg(ctx) }
+func (o ownOrgBlocks) Block(ctx context.Context, n uint64) ([]byte, error) {
+	return o.c.BlockInOwnOrg(ctx, n)
 }
 
 func commitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*audit.CommitOrder, error) {
