@@ -42,26 +42,7 @@ func TestAuditSeesPastAManifestRewrite(t *testing.T) {
 	for _, b := range ballots[1:] {
 		listed = append(listed, election.BallotEntry{Pseudonym: b.PseudonymHex(), TxID: "tx3", Ballot: b.Marshal()})
 	}
-	src := func(fn func(election.BallotEntry) error) error {
-		for _, e := range listed {
-			if err := fn(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	tally, err := audit.CheckBallots(p, src, audit.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := audit.ResultFromKey(p, tally, fx.Paillier)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := res.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rb := resultOf(t, p, fx, listed)
 	c := chaintest.NewChain(
 		[]tx{{ID: "genesis", Valid: true, Config: true}},
 		[]tx{{ID: "open", Valid: true, Writes: []string{"ballot/" + manifestKey + "=" + string(mb)}}},
@@ -75,7 +56,7 @@ func TestAuditSeesPastAManifestRewrite(t *testing.T) {
 		[]tx{{ID: "tx3", Valid: true, Writes: []string{write(ballots[1], "tx3"), write(ballots[2], "tx3")}}},
 		[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=" + string(rb)}}},
 	)
-	l := &audit.Ledger{Manifest: mb, Ballots: src, Result: rb, Order: func() (*audit.CommitOrder, error) {
+	l := &audit.Ledger{Manifest: mb, Ballots: source(listed), Result: rb, Order: func() (*audit.CommitOrder, error) {
 		return commitOrder(context.Background(), c, "ballot", "e1")
 	}}
 	rep := audit.Run(l, audit.Options{Workers: 1})

@@ -40,21 +40,28 @@ func newResultFixture(t *testing.T) *resultFixture {
 		f.entries = append(f.entries, election.BallotEntry{Pseudonym: b.PseudonymHex(), TxID: castID(i), Ballot: b.Marshal()})
 	}
 	for n := 0; n <= len(f.entries); n++ {
-		tally, err := audit.CheckBallots(p, source(f.entries[:n]), audit.Options{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := audit.ResultFromKey(p, tally, fx.Paillier)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb, err := res.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.results = append(f.results, rb)
+		f.results = append(f.results, resultOf(t, p, fx, f.entries[:n]))
 	}
 	return f
+}
+
+// resultOf is the encoded result that counts the ballots of entries,
+// decrypted with the fixture's whole key.
+func resultOf(t *testing.T, p *election.Prepared, fx *electiontest.Fixture, entries []election.BallotEntry) []byte {
+	t.Helper()
+	tally, err := audit.CheckBallots(p, source(entries), audit.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := audit.ResultFromKey(p, tally, fx.Paillier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := res.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rb
 }
 
 func castID(i int) string { return "cast" + string(rune('A'+i)) }
