@@ -94,6 +94,7 @@ var ballotPrefix = election.LedgerKey(election.ObjBallot)
 // weights (nil: crypto/rand); it must be unpredictable to voters.
 func CheckBlock(random io.Reader, manifests Manifests, txs []*Tx) []error {
 	errs := make([]error, len(txs))
+	manifests = onePerBlock(manifests)
 	var queue []pending
 	for i, tx := range txs {
 		if tx == nil {
@@ -121,6 +122,26 @@ func CheckBlock(random io.Reader, manifests Manifests, txs []*Tx) []error {
 		}
 	}
 	return errs
+}
+
+// onePerBlock answers each election's lookup once per block: every
+// transaction of a block is validated against the committed state before
+// the block, so one read of a manifest serves all of them. Only CheckBlock's
+// sequential loop calls it.
+func onePerBlock(m Manifests) Manifests {
+	type answer struct {
+		p   *election.Prepared
+		err error
+	}
+	seen := map[string]answer{}
+	return func(id string) (*election.Prepared, error) {
+		if a, ok := seen[id]; ok {
+			return a.p, a.err
+		}
+		p, err := m(id)
+		seen[id] = answer{p, err}
+		return p, err
+	}
 }
 
 // checkTx runs every check but the proof on tx and returns the proofs to

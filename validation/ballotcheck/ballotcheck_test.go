@@ -346,3 +346,26 @@ func TestManifestCacheFollowsCommittedState(t *testing.T) {
 		t.Fatalf("a manifest gone from state gave %v, want %s", err, election.CodeNoElection)
 	}
 }
+
+// TestManifestReadOncePerBlock: a block's ballots of one election cost one
+// committed-state read of its manifest, not one per ballot.
+func TestManifestReadOncePerBlock(t *testing.T) {
+	setup(t)
+	reads := 0
+	m := ManifestCache(func(key string) ([]byte, error) {
+		reads++
+		if key == election.LedgerKey(election.ObjManifest, testElection) {
+			return fixRaw, nil
+		}
+		return nil, nil
+	})
+	txs := validBlock(t, 4)
+	for i, err := range CheckBlock(nil, m, txs) {
+		if err != nil {
+			t.Fatalf("tx %d: %v", i, err)
+		}
+	}
+	if reads != 1 {
+		t.Fatalf("%d manifest reads for a block of %d ballots, want 1", reads, len(txs))
+	}
+}
