@@ -18,7 +18,7 @@ func (pk *PublicKey) ValidateCiphertext(c *big.Int) error {
 		return fmt.Errorf("%w: ciphertext is not positive", ErrInvalidCiphertext)
 	case c.Cmp(pk.NSquared) >= 0:
 		return fmt.Errorf("%w: ciphertext is not below N²", ErrInvalidCiphertext)
-	case new(big.Int).GCD(nil, nil, c, pk.N).Cmp(one) != 0:
+	case !arith.Coprime(c, pk.N):
 		return fmt.Errorf("%w: ciphertext shares a factor with N", ErrInvalidCiphertext)
 	}
 	return nil

@@ -134,36 +134,22 @@ func combinedCheck(random io.Reader, pk *paillier.PublicKey, items []checked) (b
 		cBases, cExps = append(cBases, it.c), append(cExps, eSum)
 	}
 	// The exponentiation by N is one long serial chain; the multi-exponentiations
-	// are split into chunks so that all cores share the work.
+	// are split by exponent bits so that all cores share the work.
 	var lhs *big.Int
 	tasks := []func(){func() {
 		lhs = arith.Exp(arith.MultiExp(zBases, zExps, pk.N), pk.N, pk.NSquared)
 		lhs.Mul(lhs, lhs).Mod(lhs, pk.NSquared)
 	}}
 	var parts []*big.Int
-	addChunks := func(bases, exps []*big.Int, minChunk int) {
-		chunks := runtime.GOMAXPROCS(0)
-		if c := len(bases) / minChunk; c < chunks {
-			chunks = c
-		}
-		if chunks < 1 {
-			chunks = 1
-		}
-		for w := 0; w < chunks; w++ {
-			lo, hi := w*len(bases)/chunks, (w+1)*len(bases)/chunks
+	for _, me := range []struct{ bases, exps []*big.Int }{{aBases, aExps}, {cBases, cExps}} {
+		for _, sl := range bitSlices(me.exps, runtime.GOMAXPROCS(0)) {
 			idx := len(parts)
 			parts = append(parts, nil)
 			tasks = append(tasks, func() {
-				if hi-lo == 1 {
-					parts[idx] = arith.Exp(bases[lo], exps[lo], pk.NSquared)
-				} else {
-					parts[idx] = arith.MultiExp(bases[lo:hi], exps[lo:hi], pk.NSquared)
-				}
+				parts[idx] = multiExpSlice(me.bases, me.exps, sl, pk.NSquared)
 			})
 		}
 	}
-	addChunks(aBases, aExps, 64)
-	addChunks(cBases, cExps, 16)
 	runParallel(tasks)
 	rhs := big.NewInt(1)
 	for _, part := range parts {
@@ -177,6 +163,49 @@ func combinedCheck(random io.Reader, pk *paillier.PublicKey, items []checked) (b
 	rhs.Mul(rhs, s).Mod(rhs, pk.NSquared)
 	rhs.Mul(rhs, rhs).Mod(rhs, pk.NSquared)
 	return lhs.Cmp(rhs) == 0, nil
+}
+
+// minSliceBits is the shortest exponent slice worth its own task: below a
+// Pippenger window's width, a slice pays the bucket sums without sharing them.
+const minSliceBits = 12
+
+// bitSlice is the exponent bits [lo, hi) of a multi-exponentiation.
+type bitSlice struct{ lo, hi int }
+
+// bitSlices splits the exponents' bits into at most workers contiguous
+// slices. ∏ b_i^(e_i) = ∏_j (∏ b_i^(e_i[lo_j, hi_j)))^(2^lo_j), and Pippenger's
+// cost is linear in the bits, so splitting by bits costs the same as one
+// multi-exponentiation plus lo_j squarings per slice; splitting by bases
+// instead would repeat the bucket sums for every part.
+func bitSlices(exps []*big.Int, workers int) []bitSlice {
+	bits := 0
+	for _, e := range exps {
+		bits = max(bits, e.BitLen())
+	}
+	n := min(workers, bits/minSliceBits)
+	if n < 1 {
+		n = 1
+	}
+	out := make([]bitSlice, n)
+	for j := range out {
+		out[j] = bitSlice{lo: j * bits / n, hi: (j + 1) * bits / n}
+	}
+	return out
+}
+
+// multiExpSlice returns ∏ bases[i]^(exps[i] bits [lo, hi) · 2^lo) mod m.
+func multiExpSlice(bases, exps []*big.Int, sl bitSlice, m *big.Int) *big.Int {
+	mask := new(big.Int).Sub(new(big.Int).Lsh(one, uint(sl.hi-sl.lo)), one)
+	part := make([]*big.Int, len(exps))
+	for i, e := range exps {
+		part[i] = new(big.Int).Rsh(e, uint(sl.lo))
+		part[i].And(part[i], mask)
+	}
+	r := arith.MultiExp(bases, part, m)
+	if sl.lo == 0 {
+		return r
+	}
+	return arith.Exp(r, new(big.Int).Lsh(one, uint(sl.lo)), m)
 }
 
 // runParallel runs the tasks on at most GOMAXPROCS goroutines, in order of

@@ -1,11 +1,14 @@
 package zkp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/big"
 	"sync"
 	"testing"
+
+	"github.com/fabvote/fabvote/crypto/paillier/arith"
 )
 
 // batchOf returns n valid ballots from distinct voters.
@@ -156,6 +159,37 @@ func TestVerifyBatchRandomnessFailure(t *testing.T) {
 	for i, err := range VerifyBatch(failingReader{}, items) {
 		if err == nil {
 			t.Errorf("item %d accepted without verifier randomness", i)
+		}
+	}
+}
+
+// TestBitSlicesRecombine: the slices' products recombine to the whole
+// multi-exponentiation, for every worker count and exponent length, and the
+// slices cover every bit exactly once.
+func TestBitSlicesRecombine(t *testing.T) {
+	m := big.NewInt(1000003 * 998244353)
+	for _, bits := range []int{1, 11, 64, 194} {
+		bases, exps := make([]*big.Int, 40), make([]*big.Int, 40)
+		for i := range bases {
+			bases[i] = big.NewInt(int64(7 + 13*i))
+			exps[i] = new(big.Int).Rsh(new(big.Int).SetBytes(bytes.Repeat([]byte{byte(0x5b + i)}, 25)), uint(200-bits))
+		}
+		want := arith.MultiExp(bases, exps, m)
+		for _, workers := range []int{1, 2, 3, 8} {
+			got, next := big.NewInt(1), 0
+			for _, sl := range bitSlices(exps, workers) {
+				if sl.lo != next || sl.hi <= sl.lo {
+					t.Fatalf("bits=%d workers=%d: slice [%d, %d) after bit %d", bits, workers, sl.lo, sl.hi, next)
+				}
+				next = sl.hi
+				got.Mul(got, multiExpSlice(bases, exps, sl, m)).Mod(got, m)
+			}
+			if next != bits {
+				t.Fatalf("bits=%d workers=%d: slices end at bit %d", bits, workers, next)
+			}
+			if got.Cmp(want) != 0 {
+				t.Errorf("bits=%d workers=%d: recombined product differs", bits, workers)
+			}
 		}
 	}
 }

@@ -203,21 +203,18 @@ func checkRanges(ctx *Context, c *big.Int, pr *ValidityProof) error {
 			return fmt.Errorf("%w: branch %d: z is not canonical (above N/2)", ErrInvalidProof, k)
 		}
 	}
-	prod := big.NewInt(1)
+	// One gcd for all values: p or q divides their product iff it divides one of them.
+	vals := make([]*big.Int, 0, 2*p+1)
 	if c != nil {
-		prod.Mod(c, pk.N)
+		vals = append(vals, c)
 	}
-	t1 := new(big.Int)
-	for k := 0; k < p; k++ {
-		prod.Mul(prod, t1.Mod(pr.A[k], pk.N))
-		prod.Mul(prod, pr.Z[k])
-		prod.Mod(prod, pk.N)
-	}
-	if t1.GCD(nil, nil, prod, pk.N).Cmp(one) == 0 {
+	vals = append(vals, pr.A...)
+	vals = append(vals, pr.Z...)
+	if arith.Coprime(arith.MulAll(one, vals, pk.N), pk.N) {
 		return nil
 	}
 	// Some value shares a factor with N: name it.
-	coprime := func(x *big.Int) bool { return new(big.Int).GCD(nil, nil, x, pk.N).Cmp(one) == 0 }
+	coprime := func(x *big.Int) bool { return arith.Coprime(x, pk.N) }
 	if c != nil && !coprime(c) {
 		return fmt.Errorf("%w: ciphertext c shares a factor with N", ErrInvalidCiphertext)
 	}

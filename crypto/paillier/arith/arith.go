@@ -74,3 +74,12 @@ func MulAll(acc *big.Int, xs []*big.Int, m *big.Int) *big.Int {
 	}
 	return mulAll(acc, xs, m)
 }
+
+// Coprime reports whether gcd(x, n) = 1, for x ≥ 0 and n > 0 (public values:
+// GMP's gcd is not constant-time).
+func Coprime(x, n *big.Int) bool {
+	if x.Sign() < 0 || n.Sign() <= 0 {
+		panic("arith: Coprime needs x ≥ 0 and n > 0")
+	}
+	return coprime(x, n)
+}

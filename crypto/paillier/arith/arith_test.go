@@ -50,6 +50,34 @@ func TestMulAllMatchesMathBig(t *testing.T) {
 	}
 }
 
+func TestCoprime(t *testing.T) {
+	p, q := big.NewInt(1000003), big.NewInt(998244353)
+	n := new(big.Int).Mul(p, q)
+	big4096 := new(big.Int).Add(randInt(t, 4095), new(big.Int).Lsh(big.NewInt(1), 4095))
+	for _, tc := range []struct {
+		name string
+		x, n *big.Int
+		want bool
+	}{
+		{"zero", big.NewInt(0), n, false},
+		{"one", big.NewInt(1), n, true},
+		{"multiple of p", new(big.Int).Mul(p, big.NewInt(77)), n, false},
+		{"multiple of q above n", new(big.Int).Mul(q, new(big.Int).Add(n, big.NewInt(5))), n, false},
+		{"unit", big.NewInt(2), n, true},
+		{"n itself", n, n, false},
+		{"x above n, unit", new(big.Int).Add(n, big.NewInt(1)), n, true},
+		{"4096-bit odd modulus and 2", big.NewInt(2), new(big.Int).SetBit(big4096, 0, 1), true},
+	} {
+		want := new(big.Int).GCD(nil, nil, tc.x, tc.n).Cmp(big.NewInt(1)) == 0
+		if want != tc.want {
+			t.Fatalf("%s: table is wrong", tc.name)
+		}
+		if got := Coprime(tc.x, tc.n); got != tc.want {
+			t.Errorf("%s backend, %s: Coprime = %v, want %v", Backend, tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestPanicsOnBadInput(t *testing.T) {
 	m := big.NewInt(101)
 	for _, tc := range []struct {
@@ -62,6 +90,8 @@ func TestPanicsOnBadInput(t *testing.T) {
 		{"ExpSecret zero modulus", func() { ExpSecret(big.NewInt(2), big.NewInt(1), big.NewInt(0)) }},
 		{"length mismatch", func() { MultiExp([]*big.Int{big.NewInt(2)}, nil, m) }},
 		{"base ≥ m", func() { MultiExp([]*big.Int{big.NewInt(101)}, []*big.Int{big.NewInt(1)}, m) }},
+		{"Coprime negative", func() { Coprime(big.NewInt(-1), m) }},
+		{"Coprime zero modulus", func() { Coprime(big.NewInt(1), big.NewInt(0)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {

@@ -153,6 +153,17 @@ static size_t fv_multiexp(uint64_t *out, const uint64_t *bases, size_t bstride,
 	mpz_clears(M, acc, t, NULL);
 	return r;
 }
+// fv_coprime: 1 if gcd(x, n) = 1, else 0.
+static int fv_coprime(const uint64_t *x, size_t xn, const uint64_t *n, size_t nn) {
+	mpz_t X, N;
+	mpz_inits(X, N, NULL);
+	fv_import(X, x, xn);
+	fv_import(N, n, nn);
+	mpz_gcd(X, X, N);
+	int r = mpz_cmp_ui(X, 1) == 0;
+	mpz_clears(X, N, NULL);
+	return r;
+}
 */
 import "C"
 
@@ -252,4 +263,9 @@ func mulAll(acc *big.Int, xs []*big.Int, m *big.Int) *big.Int {
 		n = C.fv_mulall(ptr(a), ptr(xw), C.size_t(stride), C.size_t(hi-lo), ptr(mw), C.size_t(len(mw)))
 	}
 	return fromWords(a, n)
+}
+
+func coprime(x, n *big.Int) bool {
+	xw, nw := words(x), words(n)
+	return C.fv_coprime(ptr(xw), C.size_t(len(xw)), ptr(nw), C.size_t(len(nw))) == 1
 }

@@ -22,3 +22,7 @@ func mulAll(acc *big.Int, xs []*big.Int, m *big.Int) *big.Int {
 	}
 	return a
 }
+
+func coprime(x, n *big.Int) bool {
+	return new(big.Int).GCD(nil, nil, x, n).Cmp(big.NewInt(1)) == 0
+}
