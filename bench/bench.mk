@@ -6,6 +6,7 @@
 #                               BENCH_CONFIGS, TRIALS, VOTERS, RATE, MODE, SWEEP_RATES, PROFILE_CONFIGS)
 #   make bench-report           docs/BENCHMARKS.md end-to-end section + docs/bench/*.png from RESULTS
 #                               (default: the latest run in .cache/bench/results)
+#   make bench-report-unit      the report's statistics (paired ratios and their intervals; in make test)
 #   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)
 
 ifndef FABVOTE_BENCH_MK
@@ -17,7 +18,7 @@ BENCH_ENV = ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) GO=$(GO)
 BENCH_VOTERS ?= $(if $(filter command line environment,$(origin VOTERS)),$(VOTERS),40000)
 RESULTS  ?= $(ROOT)/.cache/bench/results/latest
 
-.PHONY: ballots bench bench-report bench-smoke
+.PHONY: ballots bench bench-report bench-report-unit bench-smoke
 
 ballots: fabvote
 	$(BENCH_ENV) VOTERS=$(BENCH_VOTERS) $(ROOT)/bench/ballots.sh
@@ -28,9 +29,12 @@ bench: fabric fabric-stock fabvote
 bench-report:
 	$(BENCH_ENV) $(ROOT)/bench/report/report.sh $(RESULTS)
 
+bench-report-unit:
+	python3 $(ROOT)/bench/report/report_test.py
+
 bench-smoke: fabric fabvote caliper-install
 	$(BENCH_ENV) $(ROOT)/bench/smoke.sh
 
-TEST_TARGETS += bench-smoke caliper-unit
+TEST_TARGETS += bench-smoke bench-report-unit caliper-unit
 
 endif

@@ -125,6 +125,48 @@ def main_table(reps):
     return lines + ([""] + notes if notes else []), agg
 
 
+# Two-sided 95 % quantiles of Student's t, by degrees of freedom.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086}
+
+
+def paired_ratio(xs):
+    """Mean of per-trial ratios with a 95 % t-interval; None under 2 pairs."""
+    if len(xs) < 2:
+        return None
+    m = statistics.fmean(xs)
+    half = T975.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - half, m + half
+
+
+def paired_table(reps):
+    """Each configuration over stock, trial by trial: the runs of one trial are
+    adjacent in the alternating order, so pairing them removes the drift
+    between trials from the ratio."""
+    by = {}
+    for r in reps:
+        key = (r.get("mode", "full"), r.get("loop", ""), r["sent"])
+        by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[r.get("trial", 0)] = r
+    lines = ["| mode | ballots | configuration | pairs | steady TPS / stock [95 % CI] | p50 / stock [95 % CI] | verdict |",
+             "|---|---|---|---|---|---|---|"]
+    for (mode, loop, n), cfgs in sorted(by.items()):
+        base = cfgs.get("stock")
+        if not base:
+            continue
+        for c in sorted(cfgs, key=order_key):
+            if c == "stock":
+                continue
+            trials = sorted(set(cfgs[c]) & set(base))
+            tps = paired_ratio([cfgs[c][t]["steady"]["tps"] / base[t]["steady"]["tps"] for t in trials])
+            p50 = paired_ratio([cfgs[c][t]["latencyMs"]["p50"] / base[t]["latencyMs"]["p50"] for t in trials])
+            if tps is None:
+                continue
+            verdict = "inside the noise" if tps[1] <= 1.0 <= tps[2] else ("faster" if tps[1] > 1.0 else "slower")
+            cell = lambda r: f"×{r[0]:.2f} [{r[1]:.2f}–{r[2]:.2f}]" if r else "–"
+            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | {len(trials)} | {cell(tps)} | {cell(p50)} | {verdict} |")
+    return lines if len(lines) > 2 else []
+
+
 def sweep_points(reps):
     pts = {}
     for r in reps:
@@ -408,6 +450,12 @@ def main():
               "*skip-endorsement*: transactions endorsed beforehand, only ordering and commit measured. Ratios are to `stock`",
               "in the same mode and load. A difference smaller than the spread of repeated trials is noise, and a row with one",
               "trial has no spread: read the ratios with the *busy* column of the CPU table below.", ""] + t + [""]
+        pt = paired_table(mains)
+        if pt:
+            L += ["### Ratios to stock, trial by trial", "",
+                  "Each trial's ratio to the stock run of the same trial (same ballots, adjacent in the alternating order);",
+                  "mean and 95 % confidence interval (Student's t over the pairs). *Inside the noise* means the interval",
+                  "contains ×1.00.", ""] + pt + [""]
     if sweeps:
         pts = sweep_points(sweeps)
         smeta = next((m for m in metas if m.get("sweepRates")), meta)

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Unit tests of report.py's statistics (run by `make bench-report-unit`)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
+
+def rep(label, trial, tps, p50, n=40000):
+    return {"label": label, "trial": trial, "mode": "full", "loop": "closed", "sent": n,
+            "steady": {"tps": tps}, "latencyMs": {"p50": p50}}
+
+
+class PairedRatio(unittest.TestCase):
+    def test_interval_of_known_ratios(self):
+        m, lo, hi = report.paired_ratio([1.0, 1.2, 1.1, 1.3, 0.9])
+        self.assertAlmostEqual(m, 1.1)
+        # sd = 0.1581, t(4) = 2.776: half-width 0.1963
+        self.assertAlmostEqual(hi - m, 2.776 * 0.158113883 / 5 ** 0.5, places=4)
+        self.assertAlmostEqual(m - lo, hi - m)
+
+    def test_one_pair_has_no_interval(self):
+        self.assertIsNone(report.paired_ratio([1.3]))
+
+    def test_table_pairs_by_trial_and_says_noise(self):
+        reps = [rep("stock", t, 400 + 10 * t, 1000) for t in range(1, 6)]
+        # fork 1.5x stock in every trial: a tight interval above 1.
+        reps += [rep("all-o4", t, 1.5 * (400 + 10 * t), 600) for t in range(1, 6)]
+        # o3: 1.1x in odd trials, 0.9x in even ones: inside the noise.
+        reps += [rep("o3", t, (1.1 if t % 2 else 0.9) * (400 + 10 * t), 1000) for t in range(1, 6)]
+        rows = {r.split("|")[3].strip(): r for r in report.paired_table(reps)[2:]}
+        self.assertIn("×1.50 [1.50–1.50]", rows["`all-o4`"])
+        self.assertIn("×0.60 [0.60–0.60]", rows["`all-o4`"])
+        self.assertIn("| faster |", rows["`all-o4`"])
+        self.assertIn("inside the noise", rows["`o3`"])
+
+    def test_unpaired_trials_are_left_out(self):
+        reps = [rep("stock", 1, 400, 1000), rep("stock", 2, 400, 1000), rep("o1", 2, 440, 1000), rep("o1", 3, 440, 1000)]
+        self.assertEqual(report.paired_table(reps), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
