@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -353,5 +354,52 @@ func TestLowOrderGapNeedsFactorisation(t *testing.T) {
 	}
 	if !rejected {
 		t.Fatalf("12 random-weight checks all accepted (probability (1/%d)^12)", d)
+	}
+}
+
+// TestBatchNamesNonUnits: values that share a factor with N (which only the
+// key holder can make) fail the batch's one gcd for the whole group; each
+// item must then get exactly the error that VerifyValidity gives it, also
+// when it fails the challenge sum too, and its honest neighbours must pass.
+func TestBatchNamesNonUnits(t *testing.T) {
+	env := newMaulEnv(t)
+	p := len(env.pr.A)
+	clone := func() *ValidityProof {
+		pr := &ValidityProof{}
+		for k := 0; k < p; k++ {
+			pr.A = append(pr.A, new(big.Int).Set(env.pr.A[k]))
+			pr.E = append(pr.E, new(big.Int).Set(env.pr.E[k]))
+			pr.Z = append(pr.Z, new(big.Int).Set(env.pr.Z[k]))
+		}
+		return pr
+	}
+	aShares := clone()
+	aShares.A[1].Mul(env.p, big.NewInt(12345)) // in (0, N²), a multiple of p
+	zShares := clone()
+	zShares.Z[2].Set(env.q) // in (0, N/2], a multiple of q
+	zSharesBadSum := clone()
+	zSharesBadSum.Z[0].Set(env.p)
+	zSharesBadSum.E[0].Add(zSharesBadSum.E[0], big.NewInt(1))
+	for _, tc := range []struct {
+		name string
+		pr   *ValidityProof
+	}{{"a_k multiple of p", aShares}, {"z_k = q", zShares}, {"z_k = p and challenge sum off", zSharesBadSum}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := VerifyValidity(env.ctx, env.c, tc.pr)
+			if want == nil || !strings.Contains(want.Error(), "shares a factor with N") {
+				t.Fatalf("VerifyValidity: %v, want a shared-factor error", want)
+			}
+			items := append([]BatchItem{env.neighbors[0]}, BatchItem{Ctx: env.ctx, C: env.c, Proof: tc.pr})
+			items = append(items, env.neighbors[1:]...)
+			errs := VerifyBatch(nil, items)
+			if got := errs[1]; got == nil || got.Error() != "batch item 1: "+want.Error() {
+				t.Fatalf("batch: %v, want %q", got, "batch item 1: "+want.Error())
+			}
+			for i, err := range errs {
+				if i != 1 && err != nil {
+					t.Fatalf("honest neighbour %d rejected: %v", i, err)
+				}
+			}
+		})
 	}
 }

@@ -53,7 +53,7 @@ func VerifyBatch(random io.Reader, items []BatchItem) []error {
 	groups := map[string][]int{}
 	var order []string
 	for i, it := range items {
-		if err := checkStatic(it.Ctx, it.C, it.Proof); err != nil {
+		if err := checkStaticBounds(it.Ctx, it.C, it.Proof); err != nil {
 			errs[i] = fmt.Errorf("batch item %d: %w", i, err)
 			continue
 		}
@@ -64,10 +64,41 @@ func VerifyBatch(random io.Reader, items []BatchItem) []error {
 		groups[key] = append(groups[key], i)
 	}
 	for _, key := range order {
-		idx := groups[key]
-		verifyGroup(random, items, idx, errs)
+		idx := passStatic(items, groups[key], errs)
+		if len(idx) > 0 {
+			verifyGroup(random, items, idx, errs)
+		}
 	}
 	return errs
+}
+
+// passStatic finishes checkStatic for items[idx] (same modulus, bounds
+// checked), in checkStatic's order so that each item gets the error that
+// VerifyValidity would give it: the gcd conditions with one gcd for the whole
+// group (and one per item only if that fails), then the challenge sums. It
+// records the failures and returns the items that pass.
+func passStatic(items []BatchItem, idx []int, errs []error) []int {
+	var vals []*big.Int
+	for _, i := range idx {
+		vals = append(vals, unitValues(items[i].C, items[i].Proof)...)
+	}
+	unitsOK := allCoprime(items[idx[0]].Ctx.PublicKey, vals)
+	var pass []int
+	for _, i := range idx {
+		it := items[i]
+		err := checkChallengeSum(it.Ctx, it.C, it.Proof)
+		if !unitsOK {
+			if uerr := checkUnits(it.Ctx.PublicKey, it.C, it.Proof); uerr != nil {
+				err = uerr
+			}
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("batch item %d: %w", i, err)
+			continue
+		}
+		pass = append(pass, i)
+	}
+	return pass
 }
 
 // verifyGroup checks items[idx] (same modulus, static checks passed) and

@@ -176,9 +176,16 @@ func ParseValidityProof(ctx *Context, b []byte) (*ValidityProof, error) {
 }
 
 // checkRanges checks branch count and that c (if not nil) and every a_k are in
-// Z*_{N²}, every z_k in Z*_N and every e_k in [0, 2^t). The gcd conditions are
-// checked together: gcd(∏ x mod N, N) = 1 iff every x is coprime to N.
+// Z*_{N²}, every z_k in Z*_N and every e_k in [0, 2^t).
 func checkRanges(ctx *Context, c *big.Int, pr *ValidityProof) error {
+	if err := checkBounds(ctx, c, pr); err != nil {
+		return err
+	}
+	return checkUnits(ctx.PublicKey, c, pr)
+}
+
+// checkBounds is checkRanges without the gcd conditions.
+func checkBounds(ctx *Context, c *big.Int, pr *ValidityProof) error {
 	if pr == nil {
 		return fmt.Errorf("%w: proof is missing", ErrInvalidProof)
 	}
@@ -203,16 +210,33 @@ func checkRanges(ctx *Context, c *big.Int, pr *ValidityProof) error {
 			return fmt.Errorf("%w: branch %d: z is not canonical (above N/2)", ErrInvalidProof, k)
 		}
 	}
-	// One gcd for all values: p or q divides their product iff it divides one of them.
-	vals := make([]*big.Int, 0, 2*p+1)
+	return nil
+}
+
+// unitValues lists c (if not nil), the a_k and the z_k: the values that must
+// be coprime to N.
+func unitValues(c *big.Int, pr *ValidityProof) []*big.Int {
+	vals := make([]*big.Int, 0, 2*len(pr.A)+1)
 	if c != nil {
 		vals = append(vals, c)
 	}
 	vals = append(vals, pr.A...)
-	vals = append(vals, pr.Z...)
-	if arith.Coprime(arith.MulAll(one, vals, pk.N), pk.N) {
+	return append(vals, pr.Z...)
+}
+
+// allCoprime reports whether every value is coprime to N, with one gcd: p or
+// q divides the values' product iff it divides one of them.
+func allCoprime(pk *paillier.PublicKey, vals []*big.Int) bool {
+	return arith.Coprime(arith.MulAll(one, vals, pk.N), pk.N)
+}
+
+// checkUnits checks the gcd conditions of checkRanges (bounds already
+// checked) and names the first value that fails.
+func checkUnits(pk *paillier.PublicKey, c *big.Int, pr *ValidityProof) error {
+	if allCoprime(pk, unitValues(c, pr)) {
 		return nil
 	}
+	p := len(pr.A)
 	// Some value shares a factor with N: name it.
 	coprime := func(x *big.Int) bool { return arith.Coprime(x, pk.N) }
 	if c != nil && !coprime(c) {
@@ -232,15 +256,28 @@ func checkRanges(ctx *Context, c *big.Int, pr *ValidityProof) error {
 // checkStatic runs every check except the verification equations: context,
 // ranges and Σ e_k ≡ H(…) (mod 2^t).
 func checkStatic(ctx *Context, c *big.Int, pr *ValidityProof) error {
+	if err := checkStaticBounds(ctx, c, pr); err != nil {
+		return err
+	}
+	if err := checkUnits(ctx.PublicKey, c, pr); err != nil {
+		return err
+	}
+	return checkChallengeSum(ctx, c, pr)
+}
+
+// checkStaticBounds is the part of checkStatic before the gcd conditions.
+func checkStaticBounds(ctx *Context, c *big.Int, pr *ValidityProof) error {
 	if err := ctx.Check(); err != nil {
 		return err
 	}
 	if c == nil {
 		return fmt.Errorf("%w: ciphertext c is missing", ErrInvalidCiphertext)
 	}
-	if err := checkRanges(ctx, c, pr); err != nil {
-		return err
-	}
+	return checkBounds(ctx, c, pr)
+}
+
+// checkChallengeSum checks Σ e_k ≡ H(…) (mod 2^t).
+func checkChallengeSum(ctx *Context, c *big.Int, pr *ValidityProof) error {
 	sum := new(big.Int)
 	for _, e := range pr.E {
 		sum.Add(sum, e)
