@@ -40,7 +40,7 @@ bench_config_env() {
 	local c=$1 base
 	base=${c%-nobatch}
 	case $base in
-	stock) echo "FABRIC_BIN=$BIN/stock" ;;
+	stock) printf '%s\n' "FABRIC_BIN=$BIN/stock" "FABRIC_CFG_SRC=$ROOT/build/config-stock" ;;
 	fork-off) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked ;;
 	o1) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked ;;
 	o2) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=locked ;;

@@ -58,7 +58,7 @@ case $MODE in full | skip-commit | skip-endorsement) ;; *) bench_die "MODE=$MODE
 read -r -a CONFIGS <<<"$BENCH_CONFIGS"
 for c in "${CONFIGS[@]}"; do bench_config_env "$c" >/dev/null; done
 for c in "${CONFIGS[@]}"; do
-	case $c in stock*) [[ -x $BIN/stock/peer ]] || bench_die "$BIN/stock/peer missing: make fabric-stock" ;;
+	case $c in stock*) [[ -x $BIN/stock/peer && -f $ROOT/build/config-stock/core.yaml ]] || bench_die "$BIN/stock/peer or build/config-stock missing: make fabric-stock" ;;
 	*) [[ -x $BIN/peer ]] || bench_die "$BIN/peer missing: make fabric" ;; esac
 done
 [[ -x $FV ]] || bench_die "$FV missing: make fabvote"

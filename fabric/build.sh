@@ -230,12 +230,13 @@ prepare_stock() {
 cmd_stock() {
 	local tree=$BUILD/fabric-stock
 	locked eval 'prepare_stock; build_bins "$BUILD/fabric-stock" "$BIN/stock" "$RELEASE"'
-	# sampleconfig is not patched: the stock build provides it too when the
-	# fork has not been built yet.
-	if [ ! -d "$BUILD/config" ]; then
-		mkdir -p "$BUILD/config"
-		cp -R "$tree/sampleconfig/." "$BUILD/config/"
-	fi
+	# The stock peer's own configuration: the fork's core.yaml registers the
+	# compiled-in ballot validation handler, which a stock peer cannot load.
+	rm -rf "$BUILD/config-stock.tmp"
+	mkdir -p "$BUILD/config-stock.tmp"
+	cp -R "$tree/sampleconfig/." "$BUILD/config-stock.tmp/"
+	rm -rf "$BUILD/config-stock"
+	mv "$BUILD/config-stock.tmp" "$BUILD/config-stock"
 }
 
 # locked CMD...: run CMD holding $BUILD/.fabric.lock, so that two builds (or a

@@ -849,6 +849,12 @@ cmd_up() {
 	for tool in core.yaml orderer.yaml; do
 		[[ -f $FABRIC_CFG_SRC/$tool ]] || die "$FABRIC_CFG_SRC/$tool not found: run 'make fabric' (or set FABRIC_CFG_SRC)"
 	done
+	# The fork's core.yaml registers its compiled-in ballot validation
+	# handler; a stock peer panics on it at start, so refuse the pair here.
+	if grep -q 'name: BallotValidation' "$FABRIC_CFG_SRC/core.yaml" &&
+		! "$FABRIC_BIN/peer" version 2>/dev/null | grep -q 'fabvote patch series'; then
+		die "$FABRIC_BIN/peer is not the fork's peer, but $FABRIC_CFG_SRC/core.yaml is the fork's configuration: give a stock peer its own (FABRIC_CFG_SRC=$ROOT/build/config-stock, made by make fabric-stock)"
+	fi
 	case $FABVOTE_VALIDATION_PLUGIN in
 	off | vscc) ;;
 	ballotvscc)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # network/test.sh — end-to-end test of the native network (make network-test).
 #
+# A stock peer given the fork's core.yaml is refused before anything starts.
 # solo-org: up with kvtransfer, Init/Transfer/Total through the peer CLI, the
 # gateway test, kill -9 of the peer, the chaincode service and the orderer with
 # restarts (ledger height and state must survive), down, and no process left.
@@ -212,8 +213,29 @@ three_orgs() {
 	assert_gone "${pids[@]}"
 }
 
+# stock_peer_refused: a peer without the fork's patches, given the fork's
+# core.yaml (which registers the compiled-in ballot validation handler it would
+# panic on), is refused before anything is written or started.
+stock_peer_refused() {
+	step "a stock peer with the fork's configuration is refused"
+	local fake=$RUN/test-stock-peer-bin dir=$RUN/test-stock-peer out tool
+	rm -rf "$fake" "$dir"
+	mkdir -p "$fake"
+	for tool in orderer cryptogen configtxgen osnadmin; do ln -s "${FABRIC_BIN:-$ROOT/bin}/$tool" "$fake/$tool"; done
+	printf '#!/bin/sh\nprintf "peer:\\n Version: 2.5.0\\n"\n' >"$fake/peer"
+	chmod +x "$fake/peer"
+	if out=$(FABRIC_BIN=$fake NET_RUN_DIR=$dir PROFILE=solo-org "$NET" up 2>&1); then
+		fail "net.sh up started a network with a stock peer and the fork's core.yaml"
+	fi
+	grep -q "is not the fork's peer" <<<"$out" || fail "the refusal does not say why: $out"
+	[[ ! -e $dir/network.json && ! -e $dir/nodes.list ]] || fail "the refused start left files in $dir"
+	printf '[network-test] ok: refused (%s)\n' "$(grep -o "is not the fork's peer[^:]*" <<<"$out")" >&2
+	rm -rf "$fake" "$dir"
+}
+
 cd "$ROOT"
 T0=$SECONDS
+stock_peer_refused
 solo_org
 if [[ ${NET_TEST_THREE_ORGS:-1} == 1 ]]; then three_orgs; fi
 unset NET_RUN_DIR
