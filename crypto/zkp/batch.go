@@ -200,6 +200,10 @@ func combinedCheck(random io.Reader, pk *paillier.PublicKey, items []checked) (b
 // Pippenger window's width, a slice pays the bucket sums without sharing them.
 const minSliceBits = 12
 
+// minSplitBases is the fewest bases worth splitting: a single proof's few
+// bases cost less than the squarings that recombine the slices.
+const minSplitBases = 16
+
 // bitSlice is the exponent bits [lo, hi) of a multi-exponentiation.
 type bitSlice struct{ lo, hi int }
 
@@ -214,7 +218,7 @@ func bitSlices(exps []*big.Int, workers int) []bitSlice {
 		bits = max(bits, e.BitLen())
 	}
 	n := min(workers, bits/minSliceBits)
-	if n < 1 {
+	if n < 1 || len(exps) < minSplitBases {
 		n = 1
 	}
 	out := make([]bitSlice, n)

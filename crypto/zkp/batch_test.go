@@ -169,7 +169,7 @@ func TestVerifyBatchRandomnessFailure(t *testing.T) {
 func TestBitSlicesRecombine(t *testing.T) {
 	m := big.NewInt(1000003 * 998244353)
 	for _, bits := range []int{1, 11, 64, 194} {
-		bases, exps := make([]*big.Int, 40), make([]*big.Int, 40)
+		bases, exps := make([]*big.Int, 40), make([]*big.Int, 40) // ≥ minSplitBases
 		for i := range bases {
 			bases[i] = big.NewInt(int64(7 + 13*i))
 			exps[i] = new(big.Int).Rsh(new(big.Int).SetBytes(bytes.Repeat([]byte{byte(0x5b + i)}, 25)), uint(200-bits))
@@ -186,6 +186,9 @@ func TestBitSlicesRecombine(t *testing.T) {
 			}
 			if next != bits {
 				t.Fatalf("bits=%d workers=%d: slices end at bit %d", bits, workers, next)
+			}
+			if n := len(bitSlices(exps[:minSplitBases-1], workers)); n != 1 {
+				t.Fatalf("bits=%d workers=%d: %d slices for %d bases, want 1", bits, workers, n, minSplitBases-1)
 			}
 			if got.Cmp(want) != 0 {
 				t.Errorf("bits=%d workers=%d: recombined product differs", bits, workers)
