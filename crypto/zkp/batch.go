@@ -86,11 +86,12 @@ func passStatic(items []BatchItem, idx []int, errs []error) []int {
 	var pass []int
 	for _, i := range idx {
 		it := items[i]
-		err := checkChallengeSum(it.Ctx, it.C, it.Proof)
+		var err error
 		if !unitsOK {
-			if uerr := checkUnits(it.Ctx.PublicKey, it.C, it.Proof); uerr != nil {
-				err = uerr
-			}
+			err = checkUnits(it.Ctx.PublicKey, it.C, it.Proof)
+		}
+		if err == nil {
+			err = checkChallengeSum(it.Ctx, it.C, it.Proof)
 		}
 		if err != nil {
 			errs[i] = fmt.Errorf("batch item %d: %w", i, err)
@@ -204,8 +205,12 @@ const minSliceBits = 12
 // bases cost less than the squarings that recombine the slices.
 const minSplitBases = 16
 
-// bitSlice is the exponent bits [lo, hi) of a multi-exponentiation.
-type bitSlice struct{ lo, hi int }
+// bitSlice is the exponent bits [lo, hi) of a multi-exponentiation; top
+// marks the slice that holds every exponent's highest bit.
+type bitSlice struct {
+	lo, hi int
+	top    bool
+}
 
 // bitSlices splits the exponents' bits into at most workers contiguous
 // slices. ∏ b_i^(e_i) = ∏_j (∏ b_i^(e_i[lo_j, hi_j)))^(2^lo_j), and Pippenger's
@@ -223,18 +228,24 @@ func bitSlices(exps []*big.Int, workers int) []bitSlice {
 	}
 	out := make([]bitSlice, n)
 	for j := range out {
-		out[j] = bitSlice{lo: j * bits / n, hi: (j + 1) * bits / n}
+		out[j] = bitSlice{lo: j * bits / n, hi: (j + 1) * bits / n, top: j == n-1}
 	}
 	return out
 }
 
 // multiExpSlice returns ∏ bases[i]^(exps[i] bits [lo, hi) · 2^lo) mod m.
+// A slice that is the whole exponent (lo = 0, top) uses exps as they are.
 func multiExpSlice(bases, exps []*big.Int, sl bitSlice, m *big.Int) *big.Int {
-	mask := new(big.Int).Sub(new(big.Int).Lsh(one, uint(sl.hi-sl.lo)), one)
-	part := make([]*big.Int, len(exps))
-	for i, e := range exps {
-		part[i] = new(big.Int).Rsh(e, uint(sl.lo))
-		part[i].And(part[i], mask)
+	part := exps
+	if sl.lo > 0 || !sl.top {
+		mask := new(big.Int).Sub(new(big.Int).Lsh(one, uint(sl.hi-sl.lo)), one)
+		part = make([]*big.Int, len(exps))
+		for i, e := range exps {
+			part[i] = new(big.Int).Rsh(e, uint(sl.lo))
+			if !sl.top {
+				part[i].And(part[i], mask)
+			}
+		}
 	}
 	r := arith.MultiExp(bases, part, m)
 	if sl.lo == 0 {

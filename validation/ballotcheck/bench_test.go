@@ -23,10 +23,11 @@ import (
 // multiplications, the 500 c-bases at 6-bit windows 33·(500 + 2·2^6) ≈
 // 20.7k, the 2000 z-bases as many as the a-bases but mod N (≈ 1/3.4 the
 // cost), and the exponentiation by N ≈ 2.5k: ≈ 98 multiplications mod N² a
-// ballot. One costs 3.4 µs inside GMP's own mpz_powm and 4.1 µs as
-// mpz_mul + mpz_tdiv_r on the reference machine (Intel Xeon, 2 vCPUs), so
-// the proof alone needs 0.33–0.40 ms CPU a ballot; the token and the voter
-// signature (two P-256 verifications, ≈ 0.07 ms each there) come on top.
+// ballot. One costs 4.1 µs as mpz_mul + mpz_tdiv_r and ≈ 2.9 µs inside
+// GMP's own mpz_powm on the reference machine (Intel Xeon, 2 vCPUs;
+// arith's BenchmarkMulMod4096 and BenchmarkExpN), so the proof alone needs
+// 0.28–0.40 ms CPU a ballot; the token and the voter signature (two P-256
+// verifications, ≈ 0.07 ms each there) come on top.
 func BenchmarkCheckBlock500(b *testing.B) {
 	setup(b)
 	const n = 500

@@ -11,8 +11,8 @@ import (
 // with fetch (a committed-state read of its key, nil if absent) on every
 // lookup (CheckBlock looks each election up once per block) and keeps the
 // prepared form of the bytes it last read, so the expensive part (parsing
-// keys, precomputing messages) is done once per manifest. The contract writes a manifest once, but colluding endorsers
-// could forge a rewrite; a verdict must then follow the committed state,
+// keys, precomputing messages) is done once per manifest. The contract
+// writes a manifest once, but colluding endorsers could forge a rewrite; a verdict must then follow the committed state,
 // which every honest peer at the same height shares, not what one peer
 // happened to cache before (a restarted peer has no cache). A missing
 // manifest is not cached, so an election opened later is found.
