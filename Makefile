@@ -25,6 +25,7 @@ TEST_TARGETS :=
 -include bench/bench.mk
 -include reliability/reliability.mk
 -include network/docker.mk
+-include internal/bboard/bboard.mk
 
 .DEFAULT_GOAL := help
 .PHONY: help test test-go vet fmt-check

@@ -1,0 +1,133 @@
+// fabvote bulletin board: look up a ballot hash from a voter's receipt.
+// The data is in data/XX.js (XX = the hash's first two hex digits), loaded as
+// a script because browsers refuse fetch() on file:// pages. The page reads
+// ?q= on load so that a search can be linked to, and a form submission is
+// handled in place so that the aria-live region announces the answer.
+(function () {
+  "use strict";
+  var STATUS = {
+    c: { label: "counted", good: true, text: "The verifier checked your ballot and the published result includes it." },
+    v: { label: "valid, no result published yet", good: true, text: "The verifier checked your ballot; no result has been published yet." },
+    l: { label: "late: not counted", good: false, text: "Your ballot reached the ledger after the tally was made, so the result does not include it." },
+    i: { label: "invalid: not counted", good: false, text: "The verifier found your ballot faulty, so the result does not include it." },
+    u: { label: "not verified", good: false, text: "The verification stopped before it reached the ballots." }
+  };
+  var shards = {};
+  var waiting = {};
+  window.fabvoteShard = function (prefix, rows) {
+    shards[prefix] = rows;
+  };
+
+  var form = document.querySelector("form.search");
+  var input = document.getElementById("q");
+  var out = document.getElementById("result");
+
+  function el(tag, text) {
+    var e = document.createElement(tag);
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+
+  // show replaces the live region's content in one step, so that it is
+  // announced once and whole (aria-atomic).
+  function show(kind, heading, nodes) {
+    var box = document.createDocumentFragment();
+    box.appendChild(el("h2", heading));
+    nodes.forEach(function (n) { box.appendChild(n); });
+    out.className = "result-box " + kind;
+    out.replaceChildren(box);
+  }
+
+  function fact(dl, term, value, mono) {
+    dl.appendChild(el("dt", term));
+    var dd = el("dd");
+    dd.appendChild(mono ? el("code", value) : document.createTextNode(value));
+    dl.appendChild(dd);
+  }
+
+  function found(hash, row) {
+    var st = STATUS[row[4]] || STATUS.u;
+    var dl = el("dl");
+    dl.className = "facts";
+    fact(dl, "Ballot hash", hash, true);
+    fact(dl, "Recorded in block", String(row[1]) + ", transaction number " + String(row[2]) + " of the block");
+    fact(dl, "Transaction id", row[3], true);
+    fact(dl, "Status", st.label + (row[5] ? " (" + row[5] + ")" : ""));
+    show(st.good ? "ok" : "bad", "Found: your ballot was recorded (" + st.label + ")", [el("p", st.text), dl]);
+  }
+
+  function lookup(hash) {
+    var prefix = hash.slice(0, 2);
+    var rows = shards[prefix] || [];
+    var hits = rows.filter(function (r) { return r[0] === hash; });
+    if (hits.length === 0) {
+      show("bad", "Not found", [
+        el("p", "No ballot with the hash " + hash + " is recorded in this election."),
+        el("p", "Check that you copied the whole hash from your receipt. If it is right, your ballot was not recorded: keep your receipt and tell the election authority or an observer.")
+      ]);
+      return;
+    }
+    // Two ballots with one hash cannot both be honest; show only the first
+    // and say so rather than hide either.
+    found(hash, hits[0]);
+    if (hits.length > 1) {
+      out.appendChild(el("p", "Warning: " + hits.length + " ballots in the record have this hash; see the list of all ballots."));
+    }
+  }
+
+  function load(prefix, done) {
+    if (shards[prefix]) { done(true); return; }
+    if (waiting[prefix]) { waiting[prefix].push(done); return; }
+    waiting[prefix] = [done];
+    var s = document.createElement("script");
+    s.src = "data/" + prefix + ".js";
+    function finish(ok) {
+      var cbs = waiting[prefix];
+      delete waiting[prefix];
+      cbs.forEach(function (cb) { cb(ok && !!shards[prefix]); });
+    }
+    s.onload = function () { finish(true); };
+    s.onerror = function () { finish(false); };
+    document.head.appendChild(s);
+  }
+
+  function search(raw) {
+    var hash = raw.replace(/\s+/g, "").toLowerCase();
+    if (hash === "") {
+      show("bad", "Please enter a ballot hash", [el("p", "Paste the ballot hash from your receipt into the box, then choose Check.")]);
+      return;
+    }
+    if (!/^[0-9a-f]{64}$/.test(hash)) {
+      var why = /[^0-9a-f]/.test(hash)
+        ? "It contains characters other than 0–9 and a–f."
+        : "It has " + hash.length + " characters instead of 64.";
+      show("bad", "Not a ballot hash", [el("p", "This is not a ballot hash: a ballot hash is exactly 64 characters, digits 0–9 and letters a–f. " + why)]);
+      return;
+    }
+    show("", "Searching…", []);
+    load(hash.slice(0, 2), function (ok) {
+      if (!ok) {
+        show("bad", "The search data could not be loaded", [el("p", "The file data/" + hash.slice(0, 2) + ".js of this site is missing. Use the list of all ballots instead.")]);
+        return;
+      }
+      lookup(hash);
+    });
+  }
+
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    search(input.value);
+    try {
+      history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
+    } catch (e) {
+      // Some browsers refuse to change a file:// page's address; the answer
+      // is shown anyway, only the address is not a link to it.
+    }
+  });
+
+  var q = new URLSearchParams(window.location.search).get("q");
+  if (q !== null) {
+    input.value = q;
+    search(q);
+  }
+})();

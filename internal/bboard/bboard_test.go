@@ -1,0 +1,228 @@
+package bboard
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// build runs Build on f into a fresh outDir and returns the site's files.
+func build(t *testing.T, f *fixture) (string, map[string]string) {
+	t.Helper()
+	rec, rep := f.write(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Build(rec, rep, out); err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return out, readTree(t, out)
+}
+
+func readTree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// stepRow matches a row of the verification table.
+var stepRow = regexp.MustCompile(`<tr><th scope="row"><code>([a-z-]+)</code></th><td>[^<]*</td><td><span class="status \w+">([a-z ]+)</span></td></tr>`)
+
+// squash removes the markup so that assertions can read the page's text.
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// text is the page's text, with each verification step's outcome written
+// as "step NAME OUTCOME" so that a test can assert it.
+func text(html string) string {
+	html = stepRow.ReplaceAllString(html, "step $1 $2")
+	return strings.Join(strings.Fields(tags.ReplaceAllString(html, " ")), " ")
+}
+
+func TestBuildPages(t *testing.T) {
+	late, bad, counted := ballotN(5), ballotN(6), ballotN(0)
+	cases := []struct {
+		name string
+		fx   func() *fixture
+		want map[string][]string // file → texts it must contain
+		not  map[string][]string
+	}{
+		{"single key, failed verification", func() *fixture { return newFixture("single") }, map[string][]string{
+			"index.html": {"Test election e-single", "Verification failed", "Alice 3 60.0 %", "Bob 1 20.0 %",
+				"Carol 0 0.0 %", "Ballots counted 5", "step ballots failed", "step result passed", "BALLOT_INVALID PROOF",
+				"validity proof does not verify", genesis, "A single key", "2026-11-01 08:00:00 UTC",
+				"7 ballots recorded", "5 counted", "1 late: not counted", "1 invalid: not counted"},
+			"ballots.html":      {"Page 1", "7"},
+			"ballots-0001.html": {counted.BallotHash + " 3 0 " + counted.TxID + " counted", late.BallotHash + " 3 5 " + late.TxID + " late: not counted", bad.BallotHash + " 3 6 " + bad.TxID + " invalid: not counted (BALLOT_INVALID PROOF)", "First page", "Last page"},
+			"verify.html":       {"fabvote verify --record DIR", "python -m fabvote_verifier --record DIR", genesis, "--genesis-hash"},
+			"search.html":       {"Ballot hash from your receipt"},
+			"report.json":       {`"electionID":"e-single"`},
+		}, map[string][]string{"index.html": {"Verification passed"}}},
+		{"threshold, passed", func() *fixture { return newFixture("threshold").passing() }, map[string][]string{
+			"index.html": {"Verification passed", "Shared among 3 trustees: any 2", "Alice 2 40.0 %", "Dave 0 0.0 %",
+				"The verifier reported no failure", "6 ballots recorded", "step record passed", "step commit-order passed"},
+		}, map[string][]string{"index.html": {"Verification failed", "invalid: not counted"}}},
+		{"no result yet", func() *fixture {
+			f := newFixture("single").passing()
+			f.result = nil
+			f.report["result"] = nil
+			f.report["lateBallots"] = []any{}
+			return f
+		}, map[string][]string{
+			"index.html":        {"No result has been published", "6 valid, no result published yet"},
+			"ballots-0001.html": {counted.BallotHash + " 3 0 " + counted.TxID + " valid, no result published yet"},
+		}, map[string][]string{"index.html": {"Ballots counted"}}},
+		{"stopped at the blocks", func() *fixture {
+			f := newFixture("single")
+			f.report["steps"] = []any{map[string]any{"step": "record", "ok": true}, map[string]any{"step": "blocks", "ok": false}}
+			f.report["ballots"], f.report["result"], f.report["lateBallots"] = nil, nil, []any{}
+			f.report["failures"] = []any{map[string]any{"kind": "BLOCK_CHAIN", "subject": "block 4", "error": "previous_hash mismatch"}}
+			return f
+		}, map[string][]string{
+			"index.html":        {"step blocks failed", "step block-signatures not reached", "step result not reached", "7 not verified", "BLOCK_CHAIN – block 4"},
+			"ballots-0001.html": {counted.BallotHash + " 3 0 " + counted.TxID + " not verified"},
+		}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, files := build(t, tc.fx())
+			for file, wants := range tc.want {
+				got := files[file]
+				if file != "report.json" {
+					got = text(got)
+				}
+				for _, w := range wants {
+					if !strings.Contains(got, w) {
+						t.Errorf("%s lacks %q; text:\n%s", file, w, got)
+					}
+				}
+			}
+			for file, nots := range tc.not {
+				for _, n := range nots {
+					if strings.Contains(text(files[file]), n) {
+						t.Errorf("%s has %q", file, n)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The search data holds every ballot once, in the shard of its prefix,
+// with the status the tables show.
+func TestSearchShards(t *testing.T) {
+	_, files := build(t, newFixture("single"))
+	shards := 0
+	for name := range files {
+		if strings.HasPrefix(name, "data/") {
+			shards++
+		}
+	}
+	if shards != 256 {
+		t.Errorf("%d shards, want 256", shards)
+	}
+	for n, code := range map[int]string{0: "c", 5: "l", 6: "i"} {
+		b := ballotN(n)
+		shard := files["data/"+b.BallotHash[:2]+".js"]
+		want := fmt.Sprintf(`[%q,%d,%d,%q,%q,`, b.BallotHash, b.Block, b.Index, b.TxID, code)
+		if !strings.Contains(shard, want) || !strings.HasPrefix(shard, `fabvoteShard("`+b.BallotHash[:2]+`",`) {
+			t.Errorf("ballot %d: shard %s lacks %s:\n%s", n, b.BallotHash[:2], want, shard)
+		}
+	}
+}
+
+// search.js and the tables must name the statuses alike.
+func TestSearchScriptStatuses(t *testing.T) {
+	js, err := assetFS.ReadFile("assets/search.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range statusInfo {
+		if !bytes.Contains(js, []byte(fmt.Sprintf(`%s: { label: %q`, s.code, s.label))) {
+			t.Errorf("search.js lacks status %s %q", s.code, s.label)
+		}
+	}
+}
+
+func TestPagination(t *testing.T) {
+	f := newFixture("single").passing()
+	f.ballots = nil
+	for n := range 2500 {
+		f.ballots = append(f.ballots, ballotN(n))
+	}
+	sortBallots(f.ballots)
+	f.report["lateBallots"] = []any{}
+	_, files := build(t, f)
+	for i, want := range []int{1000, 1000, 500} {
+		page := files[fmt.Sprintf("ballots-%04d.html", i+1)]
+		if got := strings.Count(page, "<tr><td><code>"); got != want {
+			t.Errorf("page %d has %d rows, want %d", i+1, got, want)
+		}
+		if hasPrev := strings.Contains(page, `rel="prev"`); hasPrev != (i > 0) {
+			t.Errorf("page %d: prev link %v", i+1, hasPrev)
+		}
+		if hasNext := strings.Contains(page, `rel="next"`); hasNext != (i < 2) {
+			t.Errorf("page %d: next link %v", i+1, hasNext)
+		}
+	}
+	if _, ok := files["ballots-0004.html"]; ok {
+		t.Error("a fourth page")
+	}
+	if !strings.Contains(files["ballots-0002.html"], `<a href="ballots-0003.html" rel="next">`) {
+		t.Error("page 2 does not link to page 3")
+	}
+}
+
+func TestEmptyElection(t *testing.T) {
+	f := newFixture("single").passing()
+	f.ballots = []ballotEntry{}
+	f.result, f.report["result"], f.report["lateBallots"] = nil, nil, []any{}
+	_, files := build(t, f)
+	if !strings.Contains(files["ballots-0001.html"], "No ballot was recorded") {
+		t.Error("empty page 1 does not say there is no ballot")
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	f := newFixture("threshold")
+	_, a := build(t, f)
+	_, b := build(t, f)
+	if len(a) != len(b) {
+		t.Fatalf("%d files, then %d", len(a), len(b))
+	}
+	for name, body := range a {
+		if b[name] != body {
+			t.Errorf("%s differs between two builds", name)
+		}
+	}
+}
+
+// An empty existing outDir is used; the site's directory is world-readable.
+func TestEmptyOutDir(t *testing.T) {
+	rec, rep := newFixture("single").write(t)
+	out := t.TempDir()
+	if err := Build(rec, rep, out); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di, _ := os.Stat(out); di.Mode().Perm() != 0o755 || fi.Mode().Perm() != 0o644 {
+		t.Errorf("modes %v, %v", di.Mode(), fi.Mode())
+	}
+}

@@ -1,0 +1,190 @@
+//go:build browser
+
+// The real-browser tests: headless Chromium opens the generated site from
+// disk, as a voter would open a copy of it, and runs the receipt search.
+// Run them with `make bboard-test`, or
+//
+//	FABVOTE_BROWSER_TEST=1 go test -tags browser -run Browser ./internal/bboard/
+//
+// Without FABVOTE_BROWSER_TEST they skip when Chromium is missing; with it,
+// a missing Chromium is a failure, so that CI cannot pass them vacuously.
+// Screenshots and the site itself stay in build/bboard-artifacts/ (or in
+// $FABVOTE_BBOARD_ARTIFACTS) for a person to look at.
+
+package bboard
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// chromium returns the browser's path, or skips or fails the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("FABVOTE_BROWSER_TEST") != "" {
+		t.Fatal("FABVOTE_BROWSER_TEST is set but no chromium is installed (Debian package chromium)")
+	}
+	t.Skip("chromium not installed; set FABVOTE_BROWSER_TEST=1 to make this a failure")
+	return ""
+}
+
+// artifacts is the directory the browser tests leave their output in.
+func artifacts(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("FABVOTE_BBOARD_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "build", "bboard-artifacts")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var (
+	siteOnce sync.Once
+	siteDir  string
+	siteErr  error
+)
+
+// browserSite builds the single-key fixture's site (one counted, one late
+// and one invalid ballot among others) into the artifacts directory.
+func browserSite(t *testing.T) string {
+	t.Helper()
+	siteOnce.Do(func() {
+		f := newFixture("single")
+		rec, rep := f.write(t)
+		siteDir = filepath.Join(artifacts(t), "site")
+		if siteErr = os.RemoveAll(siteDir); siteErr == nil {
+			siteErr = Build(rec, rep, siteDir)
+		}
+	})
+	if siteErr != nil {
+		t.Fatal(siteErr)
+	}
+	return siteDir
+}
+
+// runChromium runs one headless Chromium command with its own profile, so
+// that concurrent runs never share state, and returns its standard output.
+func runChromium(t *testing.T, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir=" + t.TempDir()}
+	cmd := exec.CommandContext(ctx, chromium(t), append(base, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return out
+}
+
+func fileURL(dir, page string) string { return "file://" + filepath.ToSlash(filepath.Join(dir, page)) }
+
+// resultText is the text of the search page's live region in a DOM dump.
+func resultText(t *testing.T, dom string) string {
+	t.Helper()
+	i := strings.Index(dom, `id="result"`)
+	if i < 0 {
+		t.Fatalf("no result region in:\n%s", dom)
+	}
+	end := strings.Index(dom[i:], "</div>")
+	return text("<div " + dom[i:i+end])
+}
+
+func TestBrowserSearch(t *testing.T) {
+	site := browserSite(t)
+	counted, late, bad := ballotN(0), ballotN(5), ballotN(6)
+	spaced := strings.ToUpper(counted.BallotHash[:32]) + " " + counted.BallotHash[32:]
+	cases := []struct {
+		name, q string
+		want    []string
+	}{
+		{"known receipt", counted.BallotHash, []string{"Found: your ballot was recorded (counted)",
+			"Recorded in block 3, transaction number 0 of the block", counted.TxID, "Status counted"}},
+		{"known, in capitals with a space", spaced, []string{"Found", "Status counted"}},
+		{"late ballot", late.BallotHash, []string{"Found", "Status late: not counted", "after the tally"}},
+		{"invalid ballot", bad.BallotHash, []string{"Status invalid: not counted (BALLOT_INVALID PROOF)"}},
+		{"unknown hash", hexOf("nobody's ballot"), []string{"Not found", "No ballot with the hash " + hexOf("nobody's ballot")}},
+		{"too short", "abc123", []string{"Not a ballot hash", "It has 6 characters instead of 64"}},
+		{"not hex", strings.Repeat("g", 64), []string{"Not a ballot hash", "characters other than 0–9 and a–f"}},
+		{"empty", "", []string{"Please enter a ballot hash"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			url := fileURL(site, "search.html") + "?q=" + strings.ReplaceAll(tc.q, " ", "+")
+			dom := string(runChromium(t, "--dump-dom", url))
+			got := resultText(t, dom)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("result %q lacks %q", got, w)
+				}
+			}
+			// The page with its answer still passes the static rules
+			// (the answer's heading fits the page's outline).
+			for _, p := range a11yProblems(strings.NewReader(dom)) {
+				t.Errorf("after the search: %s", p)
+			}
+			checkSearchForm(t, dom)
+		})
+	}
+}
+
+// checkSearchForm asserts from the DOM that the search box can be reached
+// and operated by keyboard: a labelled text input in a GET form, neither
+// disabled nor taken out of the tab order, and an aria-live answer region.
+func checkSearchForm(t *testing.T, dom string) {
+	t.Helper()
+	for _, want := range []string{`<form class="search" action="search.html" method="get"`, `<label for="q">`,
+		`<input type="text" id="q" name="q"`, `<button type="submit">`, `aria-live="polite"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("search page lacks %s", want)
+		}
+	}
+	i := strings.Index(dom, `id="q"`)
+	if tag := dom[i : i+strings.Index(dom[i:], ">")]; strings.Contains(tag, "disabled") || strings.Contains(tag, "tabindex") {
+		t.Errorf("search input is not focusable: %s", tag)
+	}
+}
+
+// Screenshots of the main pages, for a person to look at, and a check that
+// every page renders.
+func TestBrowserScreenshots(t *testing.T) {
+	site := browserSite(t)
+	dir := artifacts(t)
+	for name, page := range map[string]string{
+		"index.png":   "index.html",
+		"ballots.png": "ballots-0001.html",
+		"search.png":  "search.html?q=" + ballotN(0).BallotHash,
+		"verify.png":  "verify.html",
+	} {
+		out := filepath.Join(dir, name)
+		os.Remove(out)
+		runChromium(t, "--screenshot="+out, "--window-size=1280,900", "--hide-scrollbars", fileURL(site, page))
+		b, err := os.ReadFile(out)
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || len(b) < 10000 {
+			t.Errorf("%s: no real screenshot (%d bytes, %v)", name, len(b), err)
+		}
+	}
+	t.Logf("screenshots in %s", dir)
+}

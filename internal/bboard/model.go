@@ -1,0 +1,280 @@
+package bboard
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+)
+
+// status is what the report says about one ballot of the index.
+type status int
+
+const (
+	statusCounted    status = iota // verified, on time, in the published result
+	statusValid                    // verified, but no result is published yet
+	statusLate                     // committed after the tally: not counted
+	statusInvalid                  // a failure names its pseudonym: not counted
+	statusUnverified               // the verification stopped before the ballots
+)
+
+// statusInfo is how a status is shown: a code for the search data, a word
+// for the tables (never colour alone) and a CSS class.
+var statusInfo = [...]struct{ code, label, class string }{
+	statusCounted:    {"c", "counted", "ok"},
+	statusValid:      {"v", "valid, no result published yet", "neutral"},
+	statusLate:       {"l", "late: not counted", "bad"},
+	statusInvalid:    {"i", "invalid: not counted", "bad"},
+	statusUnverified: {"u", "not verified", "neutral"},
+}
+
+func (s status) Code() string  { return statusInfo[s].code }
+func (s status) Label() string { return statusInfo[s].label }
+func (s status) Class() string { return statusInfo[s].class }
+
+// row is one ballot as the site shows it.
+type row struct {
+	Hash, Pseudonym, TxID string
+	Block, Index          uint64
+	Status                status
+	Reason                string // the failure's kind and code, for an invalid ballot
+}
+
+// stepDescriptions say in plain words what each step of docs/RECORD.md
+// section 7 establishes, in the verifiers' order.
+var stepDescriptions = []struct{ step, what string }{
+	{"record", "The record is complete and well formed."},
+	{"blocks", "The blocks form one unbroken chain of hashes from the genesis block."},
+	{"block-signatures", "Every block after the genesis block is signed by the channel's ordering service."},
+	{"ballot-index", "The list of ballots matches the ballots written in the blocks."},
+	{"ballots", "Every ballot is well formed, authorised by the election authority and proves that it holds one valid vote."},
+	{"commit-order", "No ballot was overwritten or deleted, and the manifest and the result were each written only once."},
+	{"result", "The published result is the proven decryption of the product of the counted ballots."},
+}
+
+// stepView is one line of the verification table.
+type stepView struct {
+	Name, What string
+	Reached    bool
+	OK         bool
+}
+
+// failureView is one failure of the report.
+type failureView struct{ Kind, Code, Subject, Error string }
+
+// candidateCount is one line of the result table.
+type candidateCount struct {
+	Name  string
+	Count uint64
+	Share string // percentage of the ballot count, one decimal
+}
+
+// pageRef names one page of the ballot list by the hashes it holds, so that
+// a reader without JavaScript can go straight to the page with their hash.
+type pageRef struct {
+	Num         int
+	File        string
+	First, Last string
+	Rows        []row
+}
+
+// maxIndexFailures caps the failures listed on the front page; the full
+// list stays in report.json, which the site publishes verbatim.
+const maxIndexFailures = 200
+
+// pageSize is the number of rows per ballot list page: 1,000 rows are about
+// 230 kB of HTML, quick to load and still searchable with the browser's find.
+const pageSize = 1000
+
+// model is everything the templates show.
+type model struct {
+	in          *input
+	Title       string
+	ElectionID  string
+	Channel     string
+	Chaincode   string
+	LastBlock   uint64
+	Start, End  string
+	Candidates  []string
+	Decryption  string
+	Trustees    []string
+	Authority   string
+	MaxVoters   uint64
+	Result      []candidateCount
+	BallotCount uint64
+	HasResult   bool
+	OK          bool
+	GenesisHash string
+	Steps       []stepView
+	Failures    []failureView
+	MoreFail    int
+	Counts      *reportBallots
+	Indexed     int
+	ByStatus    []statusCount
+	Pages       []pageRef
+	Rows        []row
+}
+
+type statusCount struct {
+	Label, Class string
+	N            int
+}
+
+// newModel derives the view from the checked input.
+func newModel(in *input) (*model, error) {
+	m := in.manifest
+	v := &model{
+		in: in, Title: m.Title, ElectionID: m.ElectionID, Channel: in.record.Channel,
+		Chaincode: in.record.Chaincode, LastBlock: in.record.LastBlock,
+		Start: fmtTime(m.Start), End: fmtTime(m.End), Candidates: m.Candidates,
+		Trustees: m.TrusteeMSPs, Authority: m.AuthorityMSP, MaxVoters: m.MaxVoters,
+		OK: *in.report.OK, GenesisHash: in.report.GenesisHash,
+		Counts: in.report.Ballots, Indexed: len(in.ballots),
+	}
+	var err error
+	if v.Decryption, err = decryptionMode(m.Threshold); err != nil {
+		return nil, err
+	}
+	if r := in.result; r != nil {
+		v.HasResult, v.BallotCount = true, r.BallotCount
+		for i, name := range m.Candidates {
+			v.Result = append(v.Result, candidateCount{name, r.Counts[i], share(r.Counts[i], r.BallotCount)})
+		}
+	}
+	v.Steps = steps(in.report.Steps)
+	v.Failures, v.MoreFail = failures(in.report.Failures)
+	v.Rows = rows(in)
+	v.ByStatus = countStatuses(v.Rows)
+	v.Pages = paginate(v.Rows)
+	return v, nil
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+func share(n, total uint64) string {
+	if total == 0 {
+		return "–"
+	}
+	// Integer arithmetic keeps the output identical on every platform.
+	permille := (n*1000 + total/2) / total
+	return fmt.Sprintf("%d.%d %%", permille/10, permille%10)
+}
+
+// decryptionMode describes who can decrypt the tally.
+func decryptionMode(enc []byte) (string, error) {
+	if len(enc) == 0 {
+		return "A single key, held by the tallier", nil
+	}
+	pp, err := threshold.ParsePublicParams(enc)
+	if err != nil {
+		return "", fmt.Errorf("manifest.json: threshold parameters: %w", err)
+	}
+	return fmt.Sprintf("Shared among %d trustees: any %d of them together decrypt the tally, fewer cannot", pp.L, pp.K), nil
+}
+
+// steps lists every known step, in order, marking those the report lacks as
+// not reached, then any step this code does not know, as the report gives it.
+func steps(got []reportStep) []stepView {
+	byName := map[string]reportStep{}
+	for _, s := range got {
+		byName[s.Step] = s
+	}
+	var out []stepView
+	known := map[string]bool{}
+	for _, d := range stepDescriptions {
+		known[d.step] = true
+		s, ok := byName[d.step]
+		out = append(out, stepView{Name: d.step, What: d.what, Reached: ok, OK: s.OK})
+	}
+	for _, s := range got {
+		if !known[s.Step] {
+			out = append(out, stepView{Name: s.Step, What: "(a step this bulletin board does not describe)", Reached: true, OK: s.OK})
+		}
+	}
+	return out
+}
+
+func failures(fs []reportFailure) ([]failureView, int) {
+	var out []failureView
+	for i, f := range fs {
+		if i == maxIndexFailures {
+			return out, len(fs) - i
+		}
+		out = append(out, failureView{f.Kind, f.Code, f.Subject, f.Error})
+	}
+	return out, 0
+}
+
+// rows applies docs/RECORD.md section 7: a ballot of the index is counted
+// when no failure names its pseudonym and it is not among lateBallots.
+func rows(in *input) []row {
+	reasons := map[string]string{}
+	for _, f := range in.report.Failures {
+		if f.Pseudonym != "" {
+			if _, seen := reasons[f.Pseudonym]; !seen {
+				reasons[f.Pseudonym] = strings.TrimSpace(f.Kind + " " + f.Code)
+			}
+		}
+	}
+	late := map[string]bool{}
+	for _, l := range in.report.LateBallots {
+		late[l.Pseudonym] = true
+	}
+	checked := slices.ContainsFunc(in.report.Steps, func(s reportStep) bool { return s.Step == "ballots" })
+	out := make([]row, len(in.ballots))
+	for i, b := range in.ballots {
+		r := row{Hash: b.BallotHash, Pseudonym: b.Pseudonym, TxID: b.TxID, Block: b.Block, Index: b.Index}
+		reason, bad := reasons[b.Pseudonym]
+		switch {
+		case !checked:
+			r.Status = statusUnverified
+		case bad:
+			r.Status, r.Reason = statusInvalid, reason
+		case late[b.Pseudonym]:
+			r.Status = statusLate
+		case in.result == nil:
+			r.Status = statusValid
+		default:
+			r.Status = statusCounted
+		}
+		out[i] = r
+	}
+	// By hash, the voter's key to the list; the pseudonym breaks ties so
+	// the order never depends on the input's.
+	slices.SortFunc(out, func(a, b row) int {
+		return cmp.Or(strings.Compare(a.Hash, b.Hash), strings.Compare(a.Pseudonym, b.Pseudonym))
+	})
+	return out
+}
+
+func countStatuses(rs []row) []statusCount {
+	n := make([]int, len(statusInfo))
+	for _, r := range rs {
+		n[r.Status]++
+	}
+	var out []statusCount
+	for s, c := range n {
+		if c > 0 {
+			out = append(out, statusCount{status(s).Label(), status(s).Class(), c})
+		}
+	}
+	return out
+}
+
+// paginate splits the sorted rows into pages; an empty list still gets one
+// (empty) page so that every link of the site has a target.
+func paginate(rs []row) []pageRef {
+	var out []pageRef
+	for i := 0; i == 0 || i < len(rs); i += pageSize {
+		p := pageRef{Num: len(out) + 1, Rows: rs[i:min(i+pageSize, len(rs))]}
+		p.File = fmt.Sprintf("ballots-%04d.html", p.Num)
+		if len(p.Rows) > 0 {
+			p.First, p.Last = p.Rows[0].Hash, p.Rows[len(p.Rows)-1].Hash
+		}
+		out = append(out, p)
+	}
+	return out
+}
