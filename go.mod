@@ -11,6 +11,7 @@ require (
 	github.com/hyperledger/fabric-protos-go-apiv2 v0.3.4
 	github.com/miekg/pkcs11 v1.1.1
 	github.com/minio/sha256-simd v1.0.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/syndtr/goleveldb v1.0.1-0.20210305035536-64b5b1c73954
 	go.etcd.io/bbolt v1.4.0
 	golang.org/x/time v0.9.0

@@ -541,6 +541,10 @@ func TestElection(t *testing.T) {
 		t.Fatalf("verify with a manifest that differs from the ledger's: exit %d\n%s", code, out)
 	}
 
+	// …and its election record, exported from a peer, verifies offline
+	// with the same counts, and fails with its kind when tampered with.
+	t.Run("election record", func(t *testing.T) { recordChecks(t, e, id) })
+
 	// 10. The ballot deleted before the sibling's result is reported.
 	t.Run("ballot deleted before the result", func(t *testing.T) { tamperAfterWindow(t, e, tamper) })
 

@@ -56,6 +56,8 @@ func TestEveryCommand(t *testing.T) {
 		{"trustee keygen", "--out is required", nil, ""},
 		{"trustee decrypt", "--manifest is required", []string{"--quiet=maybe"}, "-quiet"},
 		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "-max-attempts"},
+		{"record export", "--election is required", []string{"--max-attempts", "x"}, "-max-attempts"},
+		{"record site", "--record is required", nil, ""},
 		{"bench", "--ballots is required", []string{"--rate", "fast"}, "-rate"},
 		{"version", "", []string{"--patches=maybe"}, "-patches"},
 	}

@@ -37,7 +37,9 @@ var commands = []command{
 	{"tally", "multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},
 	{"trustee keygen", "a trustee's age key pair: its sealed share opens only with it", cmdTrusteeKeygen},
 	{"trustee decrypt", "one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
-	{"verify", "audit an election from the ledger alone; exit 1 on FAIL", cmdVerify},
+	{"verify", "audit an election from the ledger alone (or --record DIR, offline); exit 1 on FAIL", cmdVerify},
+	{"record export", "write the election record (docs/RECORD.md): manifest, result, ballot index, signed blocks", cmdRecordExport},
+	{"record site", "write the public bulletin board of an election record: a static site with a receipt search", cmdRecordSite},
 	{"version", "print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
 }
 

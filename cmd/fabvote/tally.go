@@ -395,14 +395,26 @@ func cmdTrusteeKeygen(args []string) error {
 }
 
 func cmdVerify(args []string) error {
-	fs := newFlags("verify", "--election ID [--network FILE]   (or --manifest FILE for the id)")
+	fs := newFlags("verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR, offline)")
 	id := fs.String("election", "", "election id")
 	manifest := fs.String("manifest", "", "take the election id from this manifest (the audit still reads the ledger's)")
 	expect := fs.String("expect-counts", "", "also require these published counts (comma-separated, one per candidate), e.g. from the voters' recorded choices")
+	recordDir := fs.String("record", "", "verify this election record (docs/RECORD.md) offline instead of the ledger: no network flag is used")
+	genesis := fs.String("genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
+	asJSON := fs.Bool("json", false, "print the JSON report (docs/RECORD.md section 7) instead of the human one")
 	var nf netFlags
 	nf.register(fs, "user1")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *recordDir != "" {
+		if *id != "" || *manifest != "" {
+			return usagef("--record takes the election from the record: no --election or --manifest")
+		}
+		return verifyRecord(*recordDir, *genesis, *expect, *asJSON)
+	}
+	if *genesis != "" {
+		return usagef("--genesis-hash goes with --record")
 	}
 	var localManifest []byte
 	if *manifest != "" {
@@ -451,11 +463,7 @@ func cmdVerify(args []string) error {
 	if *expect != "" {
 		checkExpectedCounts(rep, *expect)
 	}
-	rep.Write(os.Stdout)
-	if !rep.OK() {
-		return failedError{}
-	}
-	return nil
+	return printReport(rep, *asJSON)
 }
 
 // checkExpectedCounts adds a failure to rep if the published counts differ

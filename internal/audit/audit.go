@@ -50,6 +50,12 @@ const (
 	KindResult        = "RESULT"         // decryption proof, partials or counts fail
 	KindSource        = "SOURCE"         // reading the ledger failed
 	KindOrder         = "COMMIT_ORDER"   // the blocks hold writes the contract never makes (a ballot key deleted or rewritten, the manifest key written after the opening, the result key written after its first write), or another result or manifest
+
+	// The kinds of an election record's own checks (docs/RECORD.md section 6).
+	KindRecord         = "RECORD"          // record.json, ballots.json or the directory's files are not a version-1 record
+	KindBlockChain     = "BLOCK_CHAIN"     // a block's number, data hash, previous hash, filter or channel is wrong
+	KindBlockSignature = "BLOCK_SIGNATURE" // no orderer of the configuration in force signed a block
+	KindRecordBallots  = "RECORD_BALLOTS"  // ballots.json does not list exactly the ballot writes in the blocks
 )
 
 // Failure is one thing that does not check out.
@@ -57,7 +63,10 @@ type Failure struct {
 	Kind    string
 	Code    string // protocol error code for ballot failures (TOKEN, SIGNATURE, PROOF, …)
 	Subject string // which object: "ballot <pseudonym> (tx <id>)", "result", …
-	Err     string
+	// Pseudonym is the ballot key (hex) of a failure about one ballot, so
+	// that the JSON report names which ballots were not counted.
+	Pseudonym string
+	Err       string
 }
 
 func (f Failure) String() string {
@@ -177,7 +186,7 @@ func collect(p *election.Prepared, t *Tally, results <-chan partial, progress fu
 			t.Failures = append(t.Failures, r.failures...)
 			for i, k := range r.keys {
 				if _, dup := seen[k]; dup {
-					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: subject(r.entries[i]),
+					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: subject(r.entries[i]), Pseudonym: r.entries[i].Pseudonym,
 						Err: "a second ballot for this pseudonym is on the ledger; only the first is counted"})
 					continue
 				}
@@ -202,7 +211,7 @@ func subject(e election.BallotEntry) string {
 }
 
 func ballotFailure(e election.BallotEntry, kind string, err error) Failure {
-	return Failure{Kind: kind, Code: election.CodeOf(err), Subject: subject(e), Err: err.Error()}
+	return Failure{Kind: kind, Code: election.CodeOf(err), Subject: subject(e), Pseudonym: e.Pseudonym, Err: err.Error()}
 }
 
 // checkChunk runs the per-ballot checks on entries and batch-verifies the proofs.
@@ -276,7 +285,7 @@ type listing struct {
 func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listing, product *big.Int, counted *int) (*big.Int, []Failure) {
 	var fs []Failure
 	tampered := func(bw BallotWrite, format string, args ...any) {
-		fs = append(fs, Failure{Kind: KindOrder, Subject: subject(bw.Entry), Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", bw.Block)})
+		fs = append(fs, Failure{Kind: KindOrder, Subject: subject(bw.Entry), Pseudonym: bw.Entry.Pseudonym, Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", bw.Block)})
 	}
 	seen := make(map[string]BallotWrite)
 	// once records bw as its key's first write; it reports a deletion or a
@@ -312,7 +321,7 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 		bw, ok := seen[key]
 		switch {
 		case !ok:
-			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(election.BallotEntry{Pseudonym: key, TxID: ls.txID}),
+			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(election.BallotEntry{Pseudonym: key, TxID: ls.txID}), Pseudonym: key,
 				Err: "the state holds a ballot under this key that no valid transaction since the election opened wrote"})
 		case earlyOnly[key] && (ls.txID != bw.Entry.TxID || ls.hash != bw.Hash):
 			tampered(bw, "the state holds another ballot (tx %s) under this key than the one written before the result", ls.txID)
@@ -355,6 +364,13 @@ type Report struct {
 	Order      *CommitOrder // nil when the ledger's commit order was not read
 	Counted    int          // valid ballots the result must count: Tally.Valid less the valid late ballots
 	Failures   []Failure
+
+	// What a record verification adds (package record); zero for a live
+	// verification, whose human report must not change.
+	Source      string   // SourceRecord or SourceNetwork ("" is the network)
+	GenesisHash []byte   // the record's block 0 header hash
+	Steps       []string // the steps reached, in order; nil: the network's steps
+	Preamble    []string // lines printed after the report's first line
 }
 
 // CommitOrder is what the blocks say about when the result committed and

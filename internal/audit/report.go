@@ -10,6 +10,9 @@ import (
 // Write prints the report: a summary, every failure, and PASS or FAIL last.
 func (r *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "fabvote verify: election %q\n", r.ElectionID)
+	for _, l := range r.Preamble {
+		fmt.Fprintln(w, l)
+	}
 	if m := r.Manifest; m != nil {
 		mode := "single key"
 		if len(m.Threshold) > 0 {

@@ -69,6 +69,14 @@ type Block struct {
 // SHA-256 of the DER encoding of (number, previous hash, data hash). The
 // next block's PreviousHash carries it.
 func HeaderHash(h *common.BlockHeader) []byte {
+	sum := sha256.Sum256(HeaderDER(h))
+	return sum[:]
+}
+
+// HeaderDER is the DER encoding of (number, previous hash, data hash) that
+// HeaderHash hashes and an orderer's block signature covers
+// (protoutil.BlockHeaderBytes).
+func HeaderDER(h *common.BlockHeader) []byte {
 	der, err := asn1.Marshal(struct {
 		Number       *big.Int
 		PreviousHash []byte
@@ -77,8 +85,7 @@ func HeaderHash(h *common.BlockHeader) []byte {
 	if err != nil {
 		panic(err) // a big.Int and two byte slices always encode
 	}
-	sum := sha256.Sum256(der)
-	return sum[:]
+	return der
 }
 
 // DataHash is Fabric's block data hash (protoutil.BlockDataHash): SHA-256

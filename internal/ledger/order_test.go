@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/chain/chaintest"
 )
 
@@ -38,7 +39,7 @@ func TestCommitOrder(t *testing.T) {
 			{ID: "junk-tx", Valid: true, Writes: []string{ballotWrite("ef", []byte{0x09})}},
 		},
 	)
-	o, err := commitOrder(context.Background(), c, "ballot", "e1")
+	o, err := audit.ReadCommitOrder(context.Background(), c, "ballot", "e1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestCommitOrderErrors(t *testing.T) {
 		}(), "not one chain"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := commitOrder(ctx, tc.chain, "ballot", "e1")
+			_, err := audit.ReadCommitOrder(ctx, tc.chain, "ballot", "e1")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want one containing %q", err, tc.want)
 			}

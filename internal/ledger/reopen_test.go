@@ -57,7 +57,7 @@ func TestAuditSeesPastAManifestRewrite(t *testing.T) {
 		[]tx{{ID: "res", Valid: true, Writes: []string{"ballot/" + resultKey + "=" + string(rb)}}},
 	)
 	l := &audit.Ledger{Manifest: mb, Ballots: source(listed), Result: rb, Order: func() (*audit.CommitOrder, error) {
-		return commitOrder(context.Background(), c, "ballot", "e1")
+		return audit.ReadCommitOrder(context.Background(), c, "ballot", "e1")
 	}}
 	rep := audit.Run(l, audit.Options{Workers: 1})
 	var out bytes.Buffer

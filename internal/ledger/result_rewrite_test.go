@@ -129,7 +129,7 @@ func TestAuditSeesAResultRewrite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := chaintest.NewChain(tc.blocks...)
 			l := &audit.Ledger{Manifest: f.mb, Ballots: source(f.entries), Result: tc.state, Order: func() (*audit.CommitOrder, error) {
-				return commitOrder(context.Background(), c, "ballot", "e1")
+				return audit.ReadCommitOrder(context.Background(), c, "ballot", "e1")
 			}}
 			rep := audit.Run(l, audit.Options{Workers: 1})
 			var out bytes.Buffer

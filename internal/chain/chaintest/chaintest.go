@@ -24,6 +24,20 @@ type Tx struct {
 	Valid  bool
 	Config bool
 	Writes []string
+	// KVs are more writes, after Writes, for keys and values that are
+	// not text (a Value of nil with Delete set is a delete).
+	KVs []KV
+	// ConfigData is a config transaction's payload data (a marshalled
+	// ConfigEnvelope); nil: the placeholder "config".
+	ConfigData []byte
+	Channel    string // the channel header's channel; "": "fabvote"
+}
+
+// KV is one write of namespace NS.
+type KV struct {
+	NS, Key string
+	Value   []byte
+	Delete  bool
 }
 
 // Marshal encodes m or panics (test data only).
@@ -42,6 +56,9 @@ func Envelope(tx Tx) []byte {
 	if tx.Config {
 		typ = common.HeaderType_CONFIG
 		data = []byte("config")
+		if tx.ConfigData != nil {
+			data = tx.ConfigData
+		}
 	} else {
 		byNS := map[string]*kvrwset.KVRWSet{}
 		var order []string
@@ -54,6 +71,13 @@ func Envelope(tx Tx) []byte {
 			}
 			byNS[ns].Writes = append(byNS[ns].Writes, &kvrwset.KVWrite{Key: key, Value: []byte(value), IsDelete: !hasValue})
 		}
+		for _, kv := range tx.KVs {
+			if byNS[kv.NS] == nil {
+				byNS[kv.NS] = &kvrwset.KVRWSet{}
+				order = append(order, kv.NS)
+			}
+			byNS[kv.NS].Writes = append(byNS[kv.NS].Writes, &kvrwset.KVWrite{Key: kv.Key, Value: kv.Value, IsDelete: kv.Delete})
+		}
 		rws := &rwset.TxReadWriteSet{DataModel: rwset.TxReadWriteSet_KV}
 		for _, ns := range order {
 			rws.NsRwset = append(rws.NsRwset, &rwset.NsReadWriteSet{Namespace: ns, Rwset: Marshal(byNS[ns])})
@@ -63,7 +87,11 @@ func Envelope(tx Tx) []byte {
 		ap := &peer.ChaincodeActionPayload{Action: &peer.ChaincodeEndorsedAction{ProposalResponsePayload: Marshal(prp)}}
 		data = Marshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: Marshal(ap)}}})
 	}
-	ch := &common.ChannelHeader{Type: int32(typ), TxId: tx.ID, ChannelId: "fabvote"}
+	channel := tx.Channel
+	if channel == "" {
+		channel = "fabvote"
+	}
+	ch := &common.ChannelHeader{Type: int32(typ), TxId: tx.ID, ChannelId: channel}
 	pl := &common.Payload{Header: &common.Header{ChannelHeader: Marshal(ch)}, Data: data}
 	return Marshal(&common.Envelope{Payload: Marshal(pl)})
 }

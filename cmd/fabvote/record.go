@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/bboard"
+	"github.com/fabvote/fabvote/internal/record"
+)
+
+// cmdRecordExport writes an election record (docs/RECORD.md) from the
+// gateway peer's own org: its ledger values and its blocks, so that the
+// record is one peer's copy, whose transactions filter is that peer's.
+func cmdRecordExport(args []string) error {
+	fs := newFlags("record export", "--election ID --out DIR [--network FILE]")
+	id := fs.String("election", "", "election id")
+	out := fs.String("out", "", "the record directory to write (must not exist, or be empty)")
+	var nf netFlags
+	nf.register(fs, "user1")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "election", "out"); err != nil {
+		return err
+	}
+	lc, err := nf.connect("")
+	if err != nil {
+		return err
+	}
+	defer lc.Conn.Close()
+	lc.OwnOrgOnly = true
+	ctx, cancel := signalContext()
+	defer cancel()
+	// The values first: the blocks read after them reach their writes.
+	mb, err := lc.GetManifest(ctx, *id)
+	if err != nil {
+		return fmt.Errorf("reading the manifest of %q from the ledger: %w", *id, err)
+	}
+	rb, err := lc.GetResult(ctx, *id)
+	if err != nil {
+		return fmt.Errorf("reading the result of %q from the ledger: %w", *id, err)
+	}
+	sum, err := record.Export(ctx, record.Source{Blocks: lc.Blocks(), Channel: lc.Conn.Channel(), Chaincode: lc.Conn.Chaincode(),
+		ElectionID: *id, Manifest: mb, Result: rb}, *out)
+	if err != nil {
+		return fmt.Errorf("exporting the record of %q: %w", *id, err)
+	}
+	fmt.Printf("record of election %q written to %s: blocks 0 .. %d, %d ballot(s), %d bytes\n", *id, *out, sum.LastBlock, sum.Ballots, sum.Bytes)
+	fmt.Printf("genesis hash: %s (block 0's header hash: verifiers take it with --genesis-hash)\n", hex.EncodeToString(sum.GenesisHash))
+	if rb == nil {
+		fmt.Println("no result is published yet: the record has no result.json, and verifying it reports RESULT_MISSING")
+	}
+	return nil
+}
+
+// verifyRecord is `fabvote verify --record DIR`: offline, from the
+// record's files alone.
+func verifyRecord(dir, genesisHex, expect string, asJSON bool) error {
+	opts, err := recordOptions(genesisHex)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	rep, err := record.Verify(ctx, dir, opts)
+	if errors.Is(err, record.ErrUnreadable) {
+		return usagef("--record %s: %v", dir, err)
+	}
+	if err != nil {
+		return err
+	}
+	if expect != "" && rep.Tally != nil {
+		checkExpectedCounts(rep, expect)
+	}
+	return printReport(rep, asJSON)
+}
+
+// recordOptions turns --genesis-hash into the record verifier's options.
+func recordOptions(genesisHex string) (record.Options, error) {
+	if genesisHex == "" {
+		return record.Options{}, nil
+	}
+	h, err := hex.DecodeString(genesisHex)
+	if err != nil || len(h) != 32 {
+		return record.Options{}, usagef("--genesis-hash %q is not 64 hex digits", genesisHex)
+	}
+	return record.Options{GenesisHash: h}, nil
+}
+
+// printReport prints the human or the JSON report; a failing one is exit 1.
+func printReport(rep *audit.Report, asJSON bool) error {
+	if asJSON {
+		if err := rep.WriteJSON(os.Stdout); err != nil {
+			return err
+		}
+	} else {
+		rep.Write(os.Stdout)
+	}
+	if !rep.OK() {
+		return failedError{}
+	}
+	return nil
+}
+
+// cmdRecordSite writes the public bulletin board of an election record: a
+// static site with the election, the result, the verification's outcome
+// and every ballot by hash. The report it shows is this command's own
+// verification of the record, or, with --report, a report that another
+// verifier wrote for the same record (the independent Python verifier's
+// `--json` output, for example).
+func cmdRecordSite(args []string) error {
+	fs := newFlags("record site", "--record DIR --out SITE [--report FILE] [--genesis-hash HEX]")
+	dir := fs.String("record", "", "the election record (docs/RECORD.md)")
+	out := fs.String("out", "", "the site directory to write (must not exist, or be empty)")
+	reportFile := fs.String("report", "", "show this verifier's JSON report instead of verifying the record here")
+	genesis := fs.String("genesis-hash", "", "when verifying here: require this header hash (hex) of the channel's genesis block")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "record", "out"); err != nil {
+		return err
+	}
+	if *reportFile != "" && *genesis != "" {
+		return usagef("--genesis-hash is for the verification made here, not for a --report")
+	}
+	report, verdict, err := siteReport(*dir, *reportFile, *genesis)
+	if err != nil {
+		return err
+	}
+	if err := bboard.Build(*dir, report, *out); err != nil {
+		return err
+	}
+	fmt.Printf("bulletin board of the record %s written to %s (open %s); verification %s\n",
+		*dir, *out, filepath.Join(*out, "index.html"), verdict)
+	return nil
+}
+
+// siteReport returns the JSON report the site shows and its verdict.
+func siteReport(dir, reportFile, genesisHex string) ([]byte, string, error) {
+	if reportFile != "" {
+		b, err := os.ReadFile(reportFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("reading --report: %w", err)
+		}
+		var head struct{ OK bool }
+		if err := json.Unmarshal(b, &head); err != nil {
+			return nil, "", fmt.Errorf("--report %s is not a JSON report: %w", reportFile, err)
+		}
+		return b, verdictWord(head.OK) + " (from " + reportFile + ")", nil
+	}
+	opts, err := recordOptions(genesisHex)
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	rep, err := record.Verify(ctx, dir, opts)
+	if errors.Is(err, record.ErrUnreadable) {
+		return nil, "", usagef("--record %s: %v", dir, err)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := rep.JSON()
+	return b, verdictWord(rep.OK()), err
+}
+
+func verdictWord(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL: the site shows the failures"
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const recordFixtures = "../../internal/record/testdata/records"
+
+// captureStdout runs fn with os.Stdout sent to a file and returns it.
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := os.Stdout
+	os.Stdout = f
+	defer func() { os.Stdout = old }()
+	fn()
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestVerifyRecordExit: exit 0 for a passing record, 1 for a failing one,
+// 2 for no record at all or a bad flag; the human report ends in its verdict.
+func TestVerifyRecordExit(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		out  string // the stdout's last line, or stderr's text for exit 2
+	}{
+		{"good", []string{"--record", recordFixtures + "/good"}, 0, "RESULT: PASS"},
+		{"late ballot", []string{"--record", recordFixtures + "/late-ballot"}, 0, "RESULT: PASS (1 ballot(s) committed after the result, not counted)"},
+		{"count changed", []string{"--record", recordFixtures + "/result-count"}, 1, "RESULT: FAIL"},
+		{"genesis hash mismatch", []string{"--record", recordFixtures + "/good", "--genesis-hash", strings.Repeat("00", 32)}, 1, "RESULT: FAIL"},
+		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record"},
+		{"bad genesis hash", []string{"--record", recordFixtures + "/good", "--genesis-hash", "xyz"}, 2, "is not 64 hex digits"},
+		{"record with election", []string{"--record", recordFixtures + "/good", "--election", "e"}, 2, "no --election"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var code int
+			var stderr string
+			out := captureStdout(t, func() { code, stderr = fv(t, append([]string{"verify"}, tc.args...)...) })
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, tc.code, stderr, out)
+			}
+			got := strings.TrimSpace(out)
+			if i := strings.LastIndex(got, "\n"); i >= 0 {
+				got = got[i+1:]
+			}
+			if tc.code == 2 {
+				got = stderr
+			}
+			if !strings.Contains(got, tc.out) {
+				t.Fatalf("got %q, want %q", got, tc.out)
+			}
+		})
+	}
+}
+
+// TestVerifyRecordJSON: --json prints the section-7 report, with its
+// counts, and the same exit status.
+func TestVerifyRecordJSON(t *testing.T) {
+	for _, tc := range []struct {
+		dir   string
+		code  int
+		late  int
+		kinds string
+	}{{"late-ballot", 0, 1, ""}, {"result-foreign-partial", 1, 0, "RESULT"}} {
+		var code int
+		out := captureStdout(t, func() { code, _ = fv(t, "verify", "--json", "--record", recordFixtures+"/"+tc.dir) })
+		if code != tc.code {
+			t.Fatalf("%s: exit %d, want %d", tc.dir, code, tc.code)
+		}
+		var rep struct {
+			Format, Source, GenesisHash string
+			OK                          bool
+			Steps                       []struct{ Step string }
+			Ballots                     struct{ Recorded, Valid, Counted, Late int }
+			LateBallots                 []struct{ Pseudonym string }
+			Failures                    []struct{ Kind string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: the JSON report does not decode: %v\n%s", tc.dir, err, out)
+		}
+		var kinds []string
+		for _, f := range rep.Failures {
+			kinds = append(kinds, f.Kind)
+		}
+		if rep.Format != "fabvote-verify-report" || rep.Source != "record" || len(rep.GenesisHash) != 64 || len(rep.Steps) != 7 ||
+			rep.OK != (tc.code == 0) || rep.Ballots.Late != tc.late || len(rep.LateBallots) != tc.late || strings.Join(kinds, ",") != tc.kinds {
+			t.Fatalf("%s: report %+v", tc.dir, rep)
+		}
+	}
+}
+
+// TestRecordSite: the bulletin board of a record, with this command's own
+// verification or another verifier's report; a failing record still gets
+// its board (showing the failure), and every refusal leaves no site.
+func TestRecordSite(t *testing.T) {
+	good := recordFixtures + "/good"
+	other := filepath.Join(t.TempDir(), "other-report.json")
+	if err := os.WriteFile(other, []byte(`{"format":"fabvote-verify-report","version":1,"electionID":"another","source":"record","ok":true,"genesisHash":"0000000000000000000000000000000000000000000000000000000000000000","steps":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notJSON := filepath.Join(t.TempDir(), "report.txt")
+	if err := os.WriteFile(notJSON, []byte("RESULT: PASS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		args   []string // --out is added
+		code   int
+		want   string // in index.html for exit 0, in stderr otherwise
+		stdout string
+	}{
+		{"pass", []string{"--record", good}, 0, "Verification passed", "verification PASS"},
+		{"fail shown", []string{"--record", recordFixtures + "/result-count"}, 0, "Verification failed", "verification FAIL"},
+		{"genesis mismatch shown", []string{"--record", good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
+		{"report of another election", []string{"--record", good, "--report", other}, 1, `report is of election "another"`, ""},
+		{"report not JSON", []string{"--record", good, "--report", notJSON}, 1, "is not a JSON report", ""},
+		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
+		{"no out", []string{"--record", good, "--out", ""}, 2, "--out", ""},
+		{"report and genesis", []string{"--record", good, "--report", other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "--genesis-hash is for", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			site := filepath.Join(t.TempDir(), "site")
+			var code int
+			var stderr string
+			out := captureStdout(t, func() {
+				code, stderr = fv(t, append([]string{"record", "site", "--out", site}, tc.args...)...)
+			})
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, tc.code, stderr, out)
+			}
+			if tc.code != 0 {
+				if !strings.Contains(stderr, tc.want) {
+					t.Fatalf("stderr %q, want %q", stderr, tc.want)
+				}
+				if _, err := os.Stat(site); !os.IsNotExist(err) {
+					t.Fatalf("a refused site left %s behind (%v)", site, err)
+				}
+				return
+			}
+			index, err := os.ReadFile(filepath.Join(site, "index.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(index), tc.want) || !strings.Contains(out, tc.stdout) {
+				t.Fatalf("index.html lacks %q or stdout %q lacks %q", tc.want, out, tc.stdout)
+			}
+		})
+	}
+}

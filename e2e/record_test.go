@@ -1,0 +1,211 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/fabvote/fabvote/internal/chain"
+	"github.com/fabvote/fabvote/internal/record"
+	"github.com/hyperledger/fabric-protos-go-apiv2/common"
+	"google.golang.org/protobuf/proto"
+)
+
+// jsonReport is the part of the verification report (docs/RECORD.md 7)
+// the end-to-end test compares.
+type jsonReport struct {
+	OK          bool   `json:"ok"`
+	Source      string `json:"source"`
+	GenesisHash string `json:"genesisHash"`
+	Ballots     *struct {
+		Recorded, Valid, Counted, Late int
+	} `json:"ballots"`
+	Result *struct {
+		BallotCount uint64   `json:"ballotCount"`
+		Counts      []uint64 `json:"counts"`
+	} `json:"result"`
+	Failures []struct{ Kind string } `json:"failures"`
+}
+
+func (e *env) verifyJSON(t *testing.T, wantCode int, args ...string) *jsonReport {
+	t.Helper()
+	cmd := exec.Command(e.bin, append([]string{"verify", "--json"}, args...)...)
+	cmd.Dir = e.dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code != wantCode {
+		t.Fatalf("verify --json %v: exit %d, want %d\n%s%s", args, code, wantCode, out, stderr.String())
+	}
+	var rep jsonReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("verify --json %v: the report does not decode: %v\n%s", args, err, out)
+	}
+	return &rep
+}
+
+// recordChecks exports the election's record from the real channel,
+// verifies it offline against the live verification, and tampers with
+// copies of it at the file level.
+func recordChecks(t *testing.T, e *env, id string) {
+	dir := e.path("record-" + id)
+	out := e.mustFV("record", "export", "--network", e.netPath, "--election", id, "--out", dir)
+	m := regexp.MustCompile(`genesis hash: ([0-9a-f]{64})`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("record export prints no genesis hash:\n%s", out)
+	}
+	t.Logf("record export:\n%s", out)
+	rec := e.verifyJSON(t, 0, "--record", dir, "--genesis-hash", m[1])
+	live := e.verifyJSON(t, 0, "--network", e.netPath, "--election", id)
+	if rec.Source != "record" || live.Source != "network" || rec.GenesisHash != m[1] || rec.Ballots == nil || live.Ballots == nil ||
+		*rec.Ballots != *live.Ballots || rec.Result == nil || live.Result == nil || !slices.Equal(rec.Result.Counts, live.Result.Counts) ||
+		rec.Result.BallotCount != live.Result.BallotCount {
+		t.Fatalf("the record's report differs from the live one:\nrecord %+v %+v %+v\nlive   %+v %+v %+v", rec, rec.Ballots, rec.Result, live, live.Ballots, live.Result)
+	}
+	if human := e.mustFV("verify", "--record", dir); !bytes.Contains([]byte(human), []byte("RESULT: PASS")) {
+		t.Fatalf("verify --record:\n%s", human)
+	}
+	if keep := os.Getenv("FABVOTE_E2E_RECORD_KEEP"); keep != "" {
+		copyTree(t, dir, keep)
+		t.Logf("record kept in %s", keep)
+	}
+	index := readIndex(t, dir)
+	if len(index) == 0 {
+		t.Fatal("the record indexes no ballot")
+	}
+	first := index[0]
+	cases := []struct {
+		name   string
+		kind   string
+		tamper func(t *testing.T, d string)
+	}{
+		{"byte flipped in a ballot", "BLOCK_CHAIN", func(t *testing.T, d string) { flipBallotByte(t, d, first) }},
+		{"ballot removed from the index", "RECORD_BALLOTS", func(t *testing.T, d string) {
+			writeFile(t, filepath.Join(d, record.BallotsFile), record.MarshalBallotIndex(index[1:]))
+		}},
+		{"block removed", "RECORD", func(t *testing.T, d string) {
+			if err := os.Remove(filepath.Join(d, record.BlockFile(first.Block))); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"block signature replaced", "BLOCK_SIGNATURE", func(t *testing.T, d string) {
+			b, other := recordBlock(t, d, first.Block), recordBlock(t, d, first.Block-1)
+			b.Metadata.Metadata[common.BlockMetadataIndex_SIGNATURES] = other.Metadata.Metadata[common.BlockMetadataIndex_SIGNATURES]
+			putRecordBlock(t, d, first.Block, b)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := filepath.Join(t.TempDir(), "rec")
+			copyTree(t, dir, d)
+			tc.tamper(t, d)
+			rep := e.verifyJSON(t, 1, "--record", d)
+			var kinds []string
+			for _, f := range rep.Failures {
+				if !slices.Contains(kinds, f.Kind) {
+					kinds = append(kinds, f.Kind)
+				}
+			}
+			if rep.OK || !slices.Equal(kinds, []string{tc.kind}) {
+				t.Fatalf("kinds %v, want [%s]", kinds, tc.kind)
+			}
+		})
+	}
+}
+
+func readIndex(t *testing.T, dir string) []record.Entry {
+	b, err := os.ReadFile(filepath.Join(dir, record.BallotsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := record.ParseBallotIndex(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+func rawRecordBlock(t *testing.T, dir string, n uint64) []byte {
+	raw, err := (&record.Dir{Path: dir, LastBlock: n}).Block(ctx(t), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func recordBlock(t *testing.T, dir string, n uint64) *common.Block {
+	var b common.Block
+	if err := proto.Unmarshal(rawRecordBlock(t, dir, n), &b); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
+func putRecordBlock(t *testing.T, dir string, n uint64, b *common.Block) {
+	raw, err := proto.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := record.WriteBlockFile(dir, n, raw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flipBallotByte flips a byte in the middle of e's ballot, in its block's
+// own bytes.
+func flipBallotByte(t *testing.T, dir string, e record.Entry) {
+	raw := rawRecordBlock(t, dir, e.Block)
+	b, err := chain.ParseBlock(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range b.Txs[e.Index].Writes {
+		if i := bytes.Index(raw, w.Value); len(w.Value) > 100 && i >= 0 {
+			raw[i+len(w.Value)/2] ^= 1
+			if err := record.WriteBlockFile(dir, e.Block, raw); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no ballot found in block %d, transaction %d", e.Block, e.Index)
+}
+
+func writeFile(t *testing.T, p string, b []byte) {
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

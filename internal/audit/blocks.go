@@ -1,0 +1,88 @@
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/chain"
+)
+
+// ReadCommitOrder reads, for Ledger.Order, when election electionID opened
+// and its result was first written, every write of its manifest and result
+// keys and every write of its ballot keys before and after the result, from
+// the blocks r holds, in chaincode namespace ns. It reads every block from
+// the tip back to the genesis block: only that shows which write of the
+// manifest key was the first (the opening), and so where the election's
+// writes begin. A live audit reads the blocks through qscc (package ledger),
+// a record audit from the record's files (package record).
+func ReadCommitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*CommitOrder, error) {
+	prefix := election.LedgerKey(election.ObjBallot, electionID)
+	ws, err := chain.WritesSince(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
+		election.LedgerKey(election.ObjManifest, electionID))
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, fmt.Errorf("no block after election %q's manifest holds a valid write of its result", electionID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ws.Floor == nil {
+		return nil, fmt.Errorf("no valid transaction in the channel's blocks wrote election %q's manifest", electionID)
+	}
+	marker := ws.Marker
+	o := &CommitOrder{Opening: keyWrite(*ws.Floor), ResultBlock: marker.Block, ResultTxID: marker.TxID,
+		ResultValue: marker.Value, ResultDeleted: marker.IsDelete}
+	for _, w := range ws.FloorRewrites {
+		o.ManifestRewrites = append(o.ManifestRewrites, keyWrite(w))
+	}
+	for _, w := range ws.MarkerRewrites {
+		o.ResultRewrites = append(o.ResultRewrites, keyWrite(w))
+	}
+	if o.Earlier, err = ballotWrites(ws.Before, prefix, electionID, false); err != nil {
+		return nil, err
+	}
+	if o.Late, err = ballotWrites(ws.After, prefix, electionID, true); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func keyWrite(w chain.Located) KeyWrite {
+	mw := KeyWrite{TxID: w.TxID, Block: w.Block, Deleted: w.IsDelete}
+	if !w.IsDelete {
+		mw.Hash = sha256.Sum256(w.Value)
+	}
+	return mw
+}
+
+// ballotWrites turns located writes under the ballot prefix into
+// BallotWrites. keepBallot keeps the ballot bytes (late writes are
+// checked in full); earlier writes keep only their hash, so that memory
+// does not grow with the election.
+func ballotWrites(ws []chain.Located, prefix, electionID string, keepBallot bool) ([]BallotWrite, error) {
+	out := make([]BallotWrite, 0, len(ws))
+	for _, w := range ws {
+		// Ballot keys have exactly one attribute after the election id.
+		key, ok := strings.CutSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")
+		if !ok || strings.Contains(key, "\x00") {
+			return nil, fmt.Errorf("block %d, tx %s writes key %q under election %q's ballots, which is not a ballot key", w.Block, w.TxID, w.Key, electionID)
+		}
+		bw := BallotWrite{Entry: election.BallotEntry{Pseudonym: key, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
+		if !w.IsDelete {
+			// An undecodable record leaves Ballot empty and Hash zero: the
+			// audit then reports it as not decoding, or as not the ballot
+			// the state holds.
+			if rec, err := election.ParseRecord(w.Value); err == nil {
+				bw.Hash = sha256.Sum256(rec.Ballot)
+				if keepBallot {
+					bw.Entry.Ballot = rec.Ballot
+				}
+			}
+		}
+		out = append(out, bw)
+	}
+	return out, nil
+}

@@ -1,0 +1,181 @@
+package audit
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"io"
+)
+
+// Sources of a report (docs/RECORD.md section 7).
+const (
+	SourceNetwork = "network"
+	SourceRecord  = "record"
+)
+
+// Step names of the JSON report, in the order a record verification runs
+// them (docs/RECORD.md sections 6 and 7).
+const (
+	StepRecord          = "record"
+	StepBlocks          = "blocks"
+	StepBlockSignatures = "block-signatures"
+	StepBallotIndex     = "ballot-index"
+	StepBallots         = "ballots"
+	StepCommitOrder     = "commit-order"
+	StepResult          = "result"
+)
+
+// NetworkSteps are the steps of a live verification: it has no record.
+var NetworkSteps = []string{StepBallots, StepCommitOrder, StepResult}
+
+// RecordSteps are every step of a record verification.
+var RecordSteps = []string{StepRecord, StepBlocks, StepBlockSignatures, StepBallotIndex, StepBallots, StepCommitOrder, StepResult}
+
+// StepOf is the step a failure kind belongs to (the table of RECORD.md 7).
+// EXPECTED_COUNTS (fabvote verify --expect-counts) is about the result. A
+// SOURCE failure of a live verification belongs to no step it runs: only
+// the report's ok shows it.
+func StepOf(kind string) string {
+	switch kind {
+	case KindRecord, KindSource:
+		return StepRecord
+	case KindBlockChain:
+		return StepBlocks
+	case KindBlockSignature:
+		return StepBlockSignatures
+	case KindRecordBallots:
+		return StepBallotIndex
+	case KindManifest, KindBallotDecode, KindBallotKey, KindBallotInvalid, KindDuplicate:
+		return StepBallots
+	case KindOrder:
+		return StepCommitOrder
+	default:
+		return StepResult
+	}
+}
+
+// The JSON report's shape (docs/record/report.schema.json). Field order is
+// the schema's, so that two verifiers' reports diff line by line.
+type jsonReport struct {
+	Format      string        `json:"format"`
+	Version     int           `json:"version"`
+	ElectionID  string        `json:"electionID"`
+	Source      string        `json:"source"`
+	OK          bool          `json:"ok"`
+	GenesisHash string        `json:"genesisHash,omitempty"`
+	Steps       []jsonStep    `json:"steps"`
+	Ballots     *jsonBallots  `json:"ballots"`
+	Result      *jsonResult   `json:"result"`
+	LateBallots []jsonLate    `json:"lateBallots"`
+	Failures    []jsonFailure `json:"failures"`
+}
+
+type jsonStep struct {
+	Step string `json:"step"`
+	OK   bool   `json:"ok"`
+}
+
+type jsonBallots struct {
+	Recorded int `json:"recorded"`
+	Valid    int `json:"valid"`
+	Counted  int `json:"counted"`
+	Late     int `json:"late"`
+}
+
+type jsonResult struct {
+	BallotCount uint64   `json:"ballotCount"`
+	Candidates  []string `json:"candidates"`
+	Counts      []uint64 `json:"counts"`
+}
+
+type jsonLate struct {
+	Pseudonym string `json:"pseudonym"`
+	TxID      string `json:"txID"`
+	Block     uint64 `json:"block"`
+}
+
+type jsonFailure struct {
+	Kind      string `json:"kind"`
+	Code      string `json:"code,omitempty"`
+	Subject   string `json:"subject"`
+	Pseudonym string `json:"pseudonym,omitempty"`
+	Error     string `json:"error"`
+}
+
+// JSON renders the report as docs/RECORD.md section 7 describes, for a
+// live verification and a record alike.
+func (r *Report) JSON() ([]byte, error) {
+	out := jsonReport{Format: "fabvote-verify-report", Version: 1, ElectionID: r.ElectionID, Source: r.Source, OK: r.OK(),
+		Steps: r.jsonSteps(), Ballots: r.jsonBallots(), Result: r.jsonResult(),
+		LateBallots: []jsonLate{}, Failures: []jsonFailure{}}
+	if out.Source == "" {
+		out.Source = SourceNetwork
+	}
+	if out.Source == SourceRecord && len(r.GenesisHash) > 0 { // known once block 0 was read
+		out.GenesisHash = hex.EncodeToString(r.GenesisHash)
+	}
+	if r.Order != nil {
+		for _, lb := range r.Order.Late {
+			out.LateBallots = append(out.LateBallots, jsonLate{Pseudonym: lb.Entry.Pseudonym, TxID: lb.Entry.TxID, Block: lb.Block})
+		}
+	}
+	for _, f := range r.Failures {
+		out.Failures = append(out.Failures, jsonFailure{Kind: f.Kind, Code: f.Code, Subject: f.Subject, Pseudonym: f.Pseudonym, Error: f.Err})
+	}
+	return json.MarshalIndent(out, "", "  ")
+}
+
+// WriteJSON writes JSON's output and a newline.
+func (r *Report) WriteJSON(w io.Writer) error {
+	b, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// jsonSteps lists the steps reached, each not ok when a failure of its
+// kinds is reported.
+func (r *Report) jsonSteps() []jsonStep {
+	names := r.Steps
+	if names == nil {
+		names = NetworkSteps
+	}
+	failed := make(map[string]bool)
+	for _, f := range r.Failures {
+		failed[StepOf(f.Kind)] = true
+	}
+	steps := make([]jsonStep, len(names))
+	for i, n := range names {
+		steps[i] = jsonStep{Step: n, OK: !failed[n]}
+	}
+	return steps
+}
+
+// jsonBallots is null when the ballots were not reached. Recorded counts
+// every ballot read (late ones too), Counted those the result must count.
+func (r *Report) jsonBallots() *jsonBallots {
+	if r.Tally == nil {
+		return nil
+	}
+	b := &jsonBallots{Recorded: r.Tally.Entries, Valid: r.Tally.Valid, Counted: r.Counted}
+	if r.Order != nil {
+		b.Late = len(r.Order.Late)
+	}
+	return b
+}
+
+// jsonResult is null when no result was decoded.
+func (r *Report) jsonResult() *jsonResult {
+	if r.Result == nil {
+		return nil
+	}
+	res := &jsonResult{BallotCount: r.Result.BallotCount, Candidates: []string{}, Counts: r.Result.Counts}
+	if r.Manifest != nil {
+		res.Candidates = r.Manifest.Candidates
+	}
+	if res.Counts == nil {
+		res.Counts = []uint64{}
+	}
+	return res
+}

@@ -1,0 +1,62 @@
+package audit
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestReportJSONLive: a live report has the network's three steps, each
+// failing with its own kinds, and null ballots and result when the audit
+// stopped before them.
+func TestReportJSONLive(t *testing.T) {
+	cases := []struct {
+		name    string
+		rep     *Report
+		steps   map[string]bool
+		ballots bool
+	}{
+		{"manifest fails", &Report{ElectionID: "e", Failures: []Failure{{Kind: KindManifest, Subject: "manifest", Err: "bad"}}},
+			map[string]bool{StepBallots: false, StepCommitOrder: true, StepResult: true}, false},
+		{"late ballot rewritten", &Report{ElectionID: "e", Tally: &Tally{Entries: 3, Valid: 3}, Counted: 2,
+			Order:    &CommitOrder{Late: []BallotWrite{{Block: 9}}},
+			Failures: []Failure{{Kind: KindOrder, Subject: "ballot ab", Pseudonym: "ab", Err: "x"}, {Kind: "EXPECTED_COUNTS", Subject: "result", Err: "y"}}},
+			map[string]bool{StepBallots: true, StepCommitOrder: false, StepResult: false}, true},
+	}
+	for _, tc := range cases {
+		b, err := tc.rep.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Source      string
+			OK          bool
+			GenesisHash *string
+			Steps       []struct {
+				Step string
+				OK   bool
+			}
+			Ballots     *struct{ Recorded, Valid, Counted, Late int }
+			Result      *struct{}
+			LateBallots []struct{ Block uint64 }
+			Failures    []map[string]string
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		steps := map[string]bool{}
+		for _, s := range got.Steps {
+			steps[s.Step] = s.OK
+		}
+		if got.Source != SourceNetwork || got.OK || got.GenesisHash != nil || !reflect.DeepEqual(steps, tc.steps) ||
+			(got.Ballots != nil) != tc.ballots || got.Result != nil || len(got.Failures) != len(tc.rep.Failures) {
+			t.Errorf("%s: %s", tc.name, b)
+		}
+		if tc.ballots && (got.Ballots.Late != 1 || got.Ballots.Counted != 2 || len(got.LateBallots) != 1 || got.Failures[0]["pseudonym"] != "ab") {
+			t.Errorf("%s: counts or late ballots wrong: %s", tc.name, b)
+		}
+		if _, has := got.Failures[0]["code"]; has {
+			t.Errorf("%s: an empty code is not omitted: %s", tc.name, b)
+		}
+	}
+}

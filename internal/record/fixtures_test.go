@@ -1,0 +1,98 @@
+package record_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/record"
+	"github.com/fabvote/fabvote/internal/record/recordtest"
+)
+
+// update regenerates the committed test vectors:
+//
+//	go test ./internal/record -run TestFixtures -update
+var update = flag.Bool("update", false, "regenerate testdata/records")
+
+const fixturesDir = "testdata/records"
+
+// expectation is one entry of testdata/records/expected.json.
+type expectation struct {
+	OK    bool     `json:"ok"`
+	Kinds []string `json:"kinds"`
+}
+
+// kinds is the sorted distinct failure kinds of a report.
+func kinds(rep *audit.Report) []string {
+	out := []string{}
+	for _, f := range rep.Failures {
+		if !slices.Contains(out, f.Kind) {
+			out = append(out, f.Kind)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func regenerate(t *testing.T) {
+	exp := map[string]expectation{}
+	for v, ks := range recordtest.Variants {
+		if err := os.RemoveAll(filepath.Join(fixturesDir, string(v))); err != nil { // README.md stays
+			t.Fatal(err)
+		}
+		if _, err := recordtest.Write(context.Background(), v, filepath.Join(fixturesDir, string(v))); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		exp[string(v)] = expectation{OK: len(ks) == 0, Kinds: append([]string{}, ks...)}
+	}
+	b, err := json.MarshalIndent(exp, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fixturesDir, "expected.json"), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFixtures verifies every committed record and compares the outcome
+// with expected.json, which the Python verifier's tests read too.
+func TestFixtures(t *testing.T) {
+	if *update {
+		regenerate(t)
+	}
+	b, err := os.ReadFile(filepath.Join(fixturesDir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp map[string]expectation
+	if err := json.Unmarshal(b, &exp); err != nil {
+		t.Fatal(err)
+	}
+	if len(exp) != len(recordtest.Variants) {
+		t.Fatalf("expected.json has %d records, recordtest %d variants", len(exp), len(recordtest.Variants))
+	}
+	for name, want := range exp {
+		t.Run(name, func(t *testing.T) {
+			rep := verify(t, filepath.Join(fixturesDir, name), record.Options{})
+			if got := kinds(rep); rep.OK() != want.OK || !reflect.DeepEqual(got, want.Kinds) {
+				t.Fatalf("ok %v kinds %v, want ok %v kinds %v; failures: %v", rep.OK(), got, want.OK, want.Kinds, rep.Failures)
+			}
+		})
+	}
+}
+
+func verify(t *testing.T, dir string, opts record.Options) *audit.Report {
+	t.Helper()
+	rep, err := record.Verify(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}

@@ -1,0 +1,215 @@
+// Package recordtest builds complete, correctly signed synthetic election
+// records for the tests of package record and for the committed test
+// vectors both verifiers read (internal/record/testdata/records): a
+// genesis configuration block naming one orderer organisation and its CA,
+// the opening, blocks of real threshold-election ballots, a block with a
+// real result, every block after the genesis signed by an orderer.
+//
+// The variants tamper with the election's meaning, never with the
+// blocks' soundness: every variant is a well-formed record whose blocks
+// an orderer really signed, so only the election checks can catch them.
+//
+// Partial decryptions of an arbitrary ciphertext are for test binaries
+// only (package thresholdtest), so Build works inside tests only.
+package recordtest
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
+	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/election/electiontest"
+	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/chain/chaintest"
+	"github.com/fabvote/fabvote/internal/record"
+)
+
+// The fixture's names.
+const (
+	ElectionID = "record-e1"
+	Channel    = electiontest.Channel
+	Chaincode  = "ballot"
+)
+
+// Variant selects a semantic tamper; the zero value is the good record.
+type Variant string
+
+// The variants of the committed test vectors.
+const (
+	Good           Variant = "good"
+	ResultCount    Variant = "result-count"           // a count of the result changed: RESULT
+	ForeignPartial Variant = "result-foreign-partial" // a partial decryption by a share the manifest does not know: RESULT
+	LateBallot     Variant = "late-ballot"            // a ballot committed after the result: passes, reported late
+)
+
+// Variants lists every variant with the failure kinds it must give.
+var Variants = map[Variant][]string{
+	Good:           {},
+	ResultCount:    {audit.KindResult},
+	ForeignPartial: {audit.KindResult},
+	LateBallot:     {},
+}
+
+// Choices are the voters' candidates (2-of-3 trustees, 4 candidates).
+var Choices = []int{0, 3, 3, 1, 2}
+
+// Election is a built record's source: the signed blocks and the ledger
+// values Export takes.
+type Election struct {
+	Chain  *chaintest.Chain
+	Source record.Source
+}
+
+// Build makes the record of v. It must run in a test binary.
+func Build(v Variant) (*Election, error) {
+	if _, ok := Variants[v]; !ok {
+		return nil, fmt.Errorf("recordtest: unknown variant %q", v)
+	}
+	fx := electiontest.Load()
+	m, pp, shares := fx.ThresholdManifest(ElectionID, 2, 3)
+	manifest, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	var ballots [][]byte
+	for i, c := range Choices {
+		ballots = append(ballots, fx.Ballot(m, fx.Voters[i], c).Marshal())
+	}
+	result, err := makeResult(m, pp, shares, ballots, v)
+	if err != nil {
+		return nil, err
+	}
+	var late []byte
+	if v == LateBallot {
+		late = fx.Ballot(m, fx.Voters[len(Choices)], 1).Marshal()
+	}
+	c := buildChain(NewOrderer(OrdererMSP), manifest, ballots, result, late, fx.Voters[len(Choices)+1], m, fx)
+	return &Election{Chain: c, Source: record.Source{Blocks: c, Channel: Channel, Chaincode: Chaincode,
+		ElectionID: ElectionID, Manifest: manifest, Result: result}}, nil
+}
+
+// Write exports the record of v into dir (which must not exist or be
+// empty), through record.Export.
+func Write(ctx context.Context, v Variant, dir string) (*record.Summary, error) {
+	e, err := Build(v)
+	if err != nil {
+		return nil, err
+	}
+	return record.Export(ctx, e.Source, dir)
+}
+
+// makeResult tallies ballots, has trustees 1 and 3 decrypt, and applies
+// the result tamper of v.
+func makeResult(m *election.Manifest, pp *threshold.PublicParams, shares []*threshold.KeyShare, ballots [][]byte, v Variant) ([]byte, error) {
+	p, err := election.Prepare(m)
+	if err != nil {
+		return nil, err
+	}
+	src := func(fn func(election.BallotEntry) error) error {
+		for _, b := range ballots {
+			if err := fn(election.BallotEntry{Ballot: b, Pseudonym: pseudonymOf(b)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tally, err := audit.CheckBallots(p, src, audit.Options{})
+	if err != nil || tally.Valid != len(ballots) {
+		return nil, fmt.Errorf("recordtest: the fixture's ballots do not check: %v %v", err, tally.Failures)
+	}
+	var parts []*threshold.PartialDecryption
+	for _, i := range []int{0, 2} {
+		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, tally.Product)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, pd)
+	}
+	res, err := audit.ResultFromPartials(p, tally, parts)
+	if err != nil {
+		return nil, err
+	}
+	if err := tamperResult(res, m, pp, tally, v); err != nil {
+		return nil, err
+	}
+	return res.Marshal()
+}
+
+// tamperResult applies a result variant to a correct result.
+func tamperResult(res *election.Result, m *election.Manifest, pp *threshold.PublicParams, tally *audit.Tally, v Variant) error {
+	switch v {
+	case ResultCount:
+		res.Counts[0]++
+	case ForeignPartial:
+		// Another dealing of the same primes: its share 3 is nobody the
+		// manifest's verification keys know, but decrypts the same product.
+		fx := electiontest.Load()
+		fpp, fshares, err := threshold.DealFromPrimes(rand.Reader, fx.P, fx.Q, 2, 3)
+		if err != nil {
+			return err
+		}
+		pd, err := thresholdtest.PartialDecrypt(fshares[2], fpp, tally.Product)
+		if err != nil {
+			return err
+		}
+		if res.Partials[1], err = pd.Marshal(pp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pseudonymOf(ballot []byte) string {
+	b, err := election.ParseBallot(ballot)
+	must(err)
+	return b.PseudonymHex()
+}
+
+// txID is a Fabric-like transaction id: 64 hex digits.
+func txID(label string) string {
+	h := sha256.Sum256([]byte("recordtest " + label))
+	return hex.EncodeToString(h[:])
+}
+
+// ballotTx is the transaction that casts ballot: the ballot contract's
+// write of its record under the voter's ballot key.
+func ballotTx(ballot []byte, valid bool) chaintest.Tx {
+	p := pseudonymOf(ballot)
+	id := txID("ballot " + p)
+	rec := (&election.Record{TxID: id, Ballot: ballot}).Marshal()
+	return chaintest.Tx{ID: id, Valid: valid, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjBallot, ElectionID, p), Value: rec}}}
+}
+
+// buildChain lays out the blocks: 0 genesis, 1 opening, 2 and 3 ballots
+// (block 3 also holds a transaction the peer marked invalid, whose ballot
+// must be neither indexed nor counted), 4 the result, 5 a late ballot.
+func buildChain(o *Orderer, manifest []byte, ballots [][]byte, result, late []byte, stray *ecdsa.PrivateKey, m *election.Manifest, fx *electiontest.Fixture) *chaintest.Chain {
+	genesis := chaintest.Tx{ID: "", Valid: true, Config: true, ConfigData: o.ConfigEnvelope(), Channel: Channel}
+	opening := chaintest.Tx{ID: txID("open"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjManifest, ElectionID), Value: manifest}}}
+	invalid := ballotTx(fx.Ballot(m, stray, 2).Marshal(), false)
+	publish := chaintest.Tx{ID: txID("publish"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjResult, ElectionID), Value: result}}}
+	blocks := [][]chaintest.Tx{{genesis}, {opening},
+		{ballotTx(ballots[0], true), ballotTx(ballots[1], true), ballotTx(ballots[2], true)},
+		{ballotTx(ballots[3], true), invalid, ballotTx(ballots[4], true)},
+		{publish}}
+	if late != nil {
+		blocks = append(blocks, []chaintest.Tx{ballotTx(late, true)})
+	}
+	c := &chaintest.Chain{}
+	var prev []byte
+	for i, txs := range blocks {
+		b := chaintest.Block(uint64(i), prev, txs...)
+		if i > 0 {
+			o.Sign(b, 0)
+		}
+		prev = chaintest.HeaderHash(b.Header)
+		c.Blocks = append(c.Blocks, chaintest.Marshal(b))
+	}
+	return c
+}

@@ -1,0 +1,249 @@
+package record_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/elliptic"
+	"encoding/asn1"
+	"errors"
+	"math/big"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/chain"
+	"github.com/fabvote/fabvote/internal/chain/chaintest"
+	"github.com/fabvote/fabvote/internal/record"
+	"github.com/fabvote/fabvote/internal/record/recordtest"
+	"github.com/hyperledger/fabric-protos-go-apiv2/common"
+	"google.golang.org/protobuf/proto"
+)
+
+const goodFixture = fixturesDir + "/good"
+
+// copyRecord copies the good fixture into a fresh directory.
+func copyRecord(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "rec")
+	err := filepath.Walk(goodFixture, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(goodFixture, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func rawBlock(t *testing.T, dir string, n uint64) []byte {
+	t.Helper()
+	raw, err := (&record.Dir{Path: dir, LastBlock: n}).Block(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func block(t *testing.T, dir string, n uint64) *common.Block {
+	t.Helper()
+	var b common.Block
+	if err := proto.Unmarshal(rawBlock(t, dir, n), &b); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
+func putRaw(t *testing.T, dir string, n uint64, raw []byte) {
+	t.Helper()
+	if err := record.WriteBlockFile(dir, n, raw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func putBlock(t *testing.T, dir string, n uint64, b *common.Block) {
+	putRaw(t, dir, n, chaintest.Marshal(b))
+}
+
+func editIndex(t *testing.T, dir string, edit func([]record.Entry) []record.Entry) {
+	t.Helper()
+	p := filepath.Join(dir, record.BallotsFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := record.ParseBallotIndex(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, record.MarshalBallotIndex(edit(es)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flipInBallot flips one byte in the middle of the first ballot of block 2,
+// in the block's own bytes: the orderer's data hash no longer covers it.
+func flipInBallot(t *testing.T, dir string) {
+	raw := rawBlock(t, dir, 2)
+	b, err := chain.ParseBlock(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := b.Txs[0].Writes[0].Value
+	i := bytes.Index(raw, v)
+	if i < 0 {
+		t.Fatal("ballot not found in block 2")
+	}
+	raw[i+len(v)/2] ^= 0x01
+	putRaw(t, dir, 2, raw)
+}
+
+// highS replaces block 3's signature by its other valid form (n − s).
+func highS(t *testing.T, dir string) {
+	b := block(t, dir, 3)
+	var md common.Metadata
+	if err := proto.Unmarshal(b.Metadata.Metadata[0], &md); err != nil {
+		t.Fatal(err)
+	}
+	var rs struct{ R, S *big.Int }
+	if _, err := asn1.Unmarshal(md.Signatures[0].Signature, &rs); err != nil {
+		t.Fatal(err)
+	}
+	rs.S.Sub(elliptic.P256().Params().N, rs.S)
+	sig, err := asn1.Marshal(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.Signatures[0].Signature = sig
+	b.Metadata.Metadata[0] = chaintest.Marshal(&md)
+	putBlock(t, dir, 3, b)
+}
+
+// TestTamper changes a copy of the good record at the file level; each
+// change must give exactly its kinds.
+func TestTamper(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, dir string)
+		opts   record.Options
+		kinds  []string
+	}{
+		{"untouched", func(*testing.T, string) {}, record.Options{}, []string{}},
+		{"byte flipped in a ballot", flipInBallot, record.Options{}, []string{audit.KindBlockChain}},
+		{"ballot removed from the index", func(t *testing.T, d string) {
+			editIndex(t, d, func(es []record.Entry) []record.Entry { return es[1:] })
+		}, record.Options{}, []string{audit.KindRecordBallots}},
+		{"ballot added to the index", func(t *testing.T, d string) {
+			editIndex(t, d, func(es []record.Entry) []record.Entry {
+				e := es[len(es)-1]
+				e.Pseudonym = strings.Repeat("f", 64)
+				return append(es, e)
+			})
+		}, record.Options{}, []string{audit.KindRecordBallots}},
+		{"ballot hash changed in the index", func(t *testing.T, d string) {
+			editIndex(t, d, func(es []record.Entry) []record.Entry { es[0].BallotHash = strings.Repeat("0", 64); return es })
+		}, record.Options{}, []string{audit.KindRecordBallots}},
+		{"ballot place changed in the index", func(t *testing.T, d string) {
+			editIndex(t, d, func(es []record.Entry) []record.Entry { es[0].Index++; return es })
+		}, record.Options{}, []string{audit.KindRecordBallots}},
+		{"index unsorted", func(t *testing.T, d string) {
+			editIndex(t, d, func(es []record.Entry) []record.Entry { es[0], es[1] = es[1], es[0]; return es })
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"block file removed", func(t *testing.T, d string) {
+			os.Remove(filepath.Join(d, record.BlockFile(2)))
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"last block file removed", func(t *testing.T, d string) {
+			os.Remove(filepath.Join(d, record.BlockFile(4)))
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"two blocks swapped", func(t *testing.T, d string) {
+			b2, b3 := rawBlock(t, d, 2), rawBlock(t, d, 3)
+			putRaw(t, d, 2, b3)
+			putRaw(t, d, 3, b2)
+		}, record.Options{}, []string{audit.KindBlockChain}},
+		{"signature of another block", func(t *testing.T, d string) {
+			b2, b3 := block(t, d, 2), block(t, d, 3)
+			b3.Metadata.Metadata[0] = b2.Metadata.Metadata[0]
+			putBlock(t, d, 3, b3)
+		}, record.Options{}, []string{audit.KindBlockSignature}},
+		{"signed by an orderer of another CA", func(t *testing.T, d string) {
+			b := block(t, d, 2)
+			recordtest.NewOrderer(recordtest.OrdererMSP).Sign(b, 0)
+			putBlock(t, d, 2, b)
+		}, record.Options{}, []string{audit.KindBlockSignature}},
+		{"signature with a high S", highS, record.Options{}, []string{audit.KindBlockSignature}},
+		{"signature removed", func(t *testing.T, d string) {
+			b := block(t, d, 4)
+			b.Metadata.Metadata[0] = nil
+			putBlock(t, d, 4, b)
+		}, record.Options{}, []string{audit.KindBlockSignature}},
+		{"unknown file", func(t *testing.T, d string) {
+			writeFile(t, filepath.Join(d, "notes.txt"), "hello")
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"unknown file in blocks", func(t *testing.T, d string) {
+			writeFile(t, filepath.Join(d, record.BlocksDir, "0000000005.block"), "x")
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"record.json version 2", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.RecordFile)
+			b, _ := os.ReadFile(p)
+			writeFile(t, p, strings.Replace(string(b), `"version":1`, `"version":2`, 1))
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"result.json not the result in the blocks", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.ResultFile)
+			b, _ := os.ReadFile(p)
+			if !bytes.Contains(b, []byte(`"counts":[1,`)) {
+				t.Fatalf("result.json has no counts [1,…: %.80s", b)
+			}
+			writeFile(t, p, strings.Replace(string(b), `"counts":[1,`, `"counts":[2,`, 1))
+		}, record.Options{}, []string{audit.KindOrder, audit.KindResult}},
+		{"genesis hash mismatch", func(*testing.T, string) {}, record.Options{GenesisHash: make([]byte, 32)}, []string{audit.KindBlockChain}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyRecord(t)
+			tc.tamper(t, dir)
+			rep := verify(t, dir, tc.opts)
+			if got := kinds(rep); !reflect.DeepEqual(got, tc.kinds) {
+				t.Fatalf("kinds %v, want %v; failures: %v", got, tc.kinds, rep.Failures)
+			}
+		})
+	}
+}
+
+// TestGenesisHashMatch: the right --genesis-hash passes.
+func TestGenesisHashMatch(t *testing.T) {
+	rep := verify(t, goodFixture, record.Options{})
+	if !rep.OK() || len(rep.GenesisHash) != 32 {
+		t.Fatalf("good record: ok %v, genesis %x", rep.OK(), rep.GenesisHash)
+	}
+	if rep2 := verify(t, goodFixture, record.Options{GenesisHash: rep.GenesisHash}); !rep2.OK() {
+		t.Fatalf("the record's own genesis hash fails: %v", rep2.Failures)
+	}
+}
+
+// TestUnreadable: no record.json is no report at all (exit status 2).
+func TestUnreadable(t *testing.T) {
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "none")} {
+		if _, err := record.Verify(context.Background(), dir, record.Options{}); !errors.Is(err, record.ErrUnreadable) {
+			t.Errorf("%s: err %v, want ErrUnreadable", dir, err)
+		}
+	}
+}
