@@ -26,6 +26,7 @@ TEST_TARGETS :=
 -include reliability/reliability.mk
 -include network/docker.mk
 -include internal/bboard/bboard.mk
+-include verifier-py/verifier.mk
 
 .DEFAULT_GOAL := help
 .PHONY: help test test-go vet fmt-check

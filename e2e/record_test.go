@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -36,7 +37,29 @@ type jsonReport struct {
 
 func (e *env) verifyJSON(t *testing.T, wantCode int, args ...string) *jsonReport {
 	t.Helper()
-	cmd := exec.Command(e.bin, append([]string{"verify", "--json"}, args...)...)
+	return e.runReport(t, wantCode, exec.Command(e.bin, append([]string{"verify", "--json"}, args...)...))
+}
+
+// pyVerifier is the Python that has the independent verifier (verifier-py/)
+// installed, from FABVOTE_PYVERIFY; `make e2e-test` sets it.
+func pyVerifier(t *testing.T) string {
+	py := os.Getenv("FABVOTE_PYVERIFY")
+	if py == "" {
+		t.Skip("FABVOTE_PYVERIFY is not set: run `make e2e-test`, which installs the Python verifier")
+	}
+	return py
+}
+
+// pyVerifyJSON runs the independent Python verifier on a record.
+func (e *env) pyVerifyJSON(t *testing.T, py string, wantCode int, args ...string) *jsonReport {
+	t.Helper()
+	return e.runReport(t, wantCode, exec.Command(py, append([]string{"-m", "fabvote_verifier", "--json"}, args...)...))
+}
+
+// runReport runs a verifier with --json and decodes its report.
+func (e *env) runReport(t *testing.T, wantCode int, cmd *exec.Cmd) *jsonReport {
+	t.Helper()
+	args := cmd.Args
 	cmd.Dir = e.dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -48,11 +71,11 @@ func (e *env) verifyJSON(t *testing.T, wantCode int, args ...string) *jsonReport
 		t.Fatal(err)
 	}
 	if code != wantCode {
-		t.Fatalf("verify --json %v: exit %d, want %d\n%s%s", args, code, wantCode, out, stderr.String())
+		t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, wantCode, out, stderr.String())
 	}
 	var rep jsonReport
 	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("verify --json %v: the report does not decode: %v\n%s", args, err, out)
+		t.Fatalf("%v: the report does not decode: %v\n%s", args, err, out)
 	}
 	return &rep
 }
@@ -78,6 +101,12 @@ func recordChecks(t *testing.T, e *env, id string) {
 	if human := e.mustFV("verify", "--record", dir); !bytes.Contains([]byte(human), []byte("RESULT: PASS")) {
 		t.Fatalf("verify --record:\n%s", human)
 	}
+	t.Run("independent Python verifier", func(t *testing.T) {
+		py := e.pyVerifyJSON(t, pyVerifier(t), 0, "--record", dir, "--genesis-hash", m[1])
+		if !reflect.DeepEqual(py, rec) {
+			t.Fatalf("the Python verifier's report differs from fabvote's:\npython %+v %+v %+v\nfabvote %+v %+v %+v", py, py.Ballots, py.Result, rec, rec.Ballots, rec.Result)
+		}
+	})
 	if keep := os.Getenv("FABVOTE_E2E_RECORD_KEEP"); keep != "" {
 		copyTree(t, dir, keep)
 		t.Logf("record kept in %s", keep)
@@ -112,18 +141,31 @@ func recordChecks(t *testing.T, e *env, id string) {
 			d := filepath.Join(t.TempDir(), "rec")
 			copyTree(t, dir, d)
 			tc.tamper(t, d)
-			rep := e.verifyJSON(t, 1, "--record", d)
-			var kinds []string
-			for _, f := range rep.Failures {
-				if !slices.Contains(kinds, f.Kind) {
-					kinds = append(kinds, f.Kind)
-				}
+			if kinds := failureKinds(e.verifyJSON(t, 1, "--record", d)); !slices.Equal(kinds, []string{tc.kind}) {
+				t.Fatalf("fabvote: kinds %v, want [%s]", kinds, tc.kind)
 			}
-			if rep.OK || !slices.Equal(kinds, []string{tc.kind}) {
-				t.Fatalf("kinds %v, want [%s]", kinds, tc.kind)
+			if py := os.Getenv("FABVOTE_PYVERIFY"); py != "" {
+				if kinds := failureKinds(e.pyVerifyJSON(t, py, 1, "--record", d)); !slices.Equal(kinds, []string{tc.kind}) {
+					t.Fatalf("Python verifier: kinds %v, want [%s]", kinds, tc.kind)
+				}
 			}
 		})
 	}
+}
+
+// failureKinds lists a failing report's distinct failure kinds; a passing
+// report has none.
+func failureKinds(rep *jsonReport) []string {
+	var kinds []string
+	for _, f := range rep.Failures {
+		if !slices.Contains(kinds, f.Kind) {
+			kinds = append(kinds, f.Kind)
+		}
+	}
+	if rep.OK {
+		return nil
+	}
+	return kinds
 }
 
 func readIndex(t *testing.T, dir string) []record.Entry {

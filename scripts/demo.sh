@@ -8,12 +8,15 @@
 # casts every ballot through the Fabric gateway, has 2 of the 3 trustees each
 # recompute the tally from the ledger and decrypt it, publishes, audits from
 # the ledger alone, checks the counts against the voters' recorded choices,
-# and stops the network — also when a step fails.
+# exports the election record and verifies it offline (with the independent
+# Python verifier too, when PYVERIFY names its Python), writes the public
+# bulletin board, and stops the network — also when a step fails.
 #
 # Variables: VOTERS (1000), HTTPS_VOTERS (5), CONCURRENCY (64), EA_ADDR
 # (127.0.0.1:7443), DEMO_DIR (run/demo), WINDOW (voting window in seconds;
-# by default sized from the measured ballot-generation rate, see below), plus
-# the network's variables (BASE_PORT, FABRIC_BIN, …).
+# by default sized from the measured ballot-generation rate, see below),
+# PYVERIFY (the Python that has verifier-py installed; `make demo` sets it),
+# plus the network's variables (BASE_PORT, FABRIC_BIN, …).
 set -euo pipefail
 
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -174,9 +177,30 @@ EXPECT=$(awk -F, -v n=4 'FNR == 1 && FILENAME ~ /ballots/ { next } { c[$2]++ } E
 	voters/choices.csv ballots.bin.choices.csv)
 "$FV" verify --network "$NET" --election "$ID" --expect-counts "$EXPECT"
 
+step "the election record: exported from the peer, verified offline by both verifiers, published as a bulletin board"
+"$FV" record export --network "$NET" --election "$ID" --out record | tee export.out
+GENESIS=$(sed -n 's/^genesis hash: \([0-9a-f]*\).*/\1/p' export.out)
+# Offline from here on: the record's files alone, anchored by the two things
+# an observer takes from outside it, the genesis hash the channel's
+# organisations publish and the manifest the authority published.
+"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --expect-counts "$EXPECT" | sed 's/^/   /'
+"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --json >record-report.json
+if [[ -n ${PYVERIFY:-} ]]; then
+	"$PYVERIFY" -m fabvote_verifier --record record --genesis-hash "$GENESIS" --manifest "$M" --json >record-report-py.json ||
+		die "the Python verifier failed the record (record-report-py.json)"
+	same='{ok, ballots, result, lateBallots}'
+	[[ $(jq -c "$same" record-report.json) == "$(jq -c "$same" record-report-py.json)" ]] ||
+		die "the Go and Python verifiers disagree: compare record-report.json and record-report-py.json"
+	say "the independent Python verifier agrees: $(jq -c '.ballots' record-report-py.json)"
+else
+	say "PYVERIFY is not set: the independent Python verifier (verifier-py/) was not run"
+fi
+"$FV" record site --record record --report record-report.json --out site | sed 's/^/   /'
+
 step "summary"
 say "election $ID: $VOTERS ballots cast ($HTTPS_VOTERS registered over HTTPS, $BULK registered offline in bulk)"
 sed -n '/^result of election/,/^result published/p' tally.out | grep -v '^result published' | sed 's/^/   /'
 say "cast throughput: ${TPS:-?} tx/s (bulk cast, $CONCURRENCY in flight, every proof verified by the chaincode)"
-say "counts match the voters' recorded choices ($EXPECT); audit PASS"
+say "counts match the voters' recorded choices ($EXPECT); audit PASS, from the ledger and from the exported record"
+say "election record in $DEMO_DIR/record (genesis hash $GENESIS); bulletin board: $DEMO_DIR/site/index.html"
 say "total time $((SECONDS - T_START)) s"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/bboard"
+	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -60,8 +61,8 @@ func cmdRecordExport(args []string) error {
 
 // verifyRecord is `fabvote verify --record DIR`: offline, from the
 // record's files alone.
-func verifyRecord(dir, genesisHex, expect string, asJSON bool) error {
-	opts, err := recordOptions(genesisHex)
+func verifyRecord(dir, genesisHex, manifestPath, expect string, asJSON bool) error {
+	opts, err := recordOptions(genesisHex, manifestPath)
 	if err != nil {
 		return err
 	}
@@ -80,16 +81,26 @@ func verifyRecord(dir, genesisHex, expect string, asJSON bool) error {
 	return printReport(rep, asJSON)
 }
 
-// recordOptions turns --genesis-hash into the record verifier's options.
-func recordOptions(genesisHex string) (record.Options, error) {
-	if genesisHex == "" {
-		return record.Options{}, nil
+// recordOptions turns --genesis-hash and --manifest, the two anchors an
+// observer gets from the election's organisations, into the record
+// verifier's options.
+func recordOptions(genesisHex, manifestPath string) (record.Options, error) {
+	var opts record.Options
+	if genesisHex != "" {
+		h, err := hex.DecodeString(genesisHex)
+		if err != nil || len(h) != 32 {
+			return opts, usagef("--genesis-hash %q is not 64 hex digits", genesisHex)
+		}
+		opts.GenesisHash = h
 	}
-	h, err := hex.DecodeString(genesisHex)
-	if err != nil || len(h) != 32 {
-		return record.Options{}, usagef("--genesis-hash %q is not 64 hex digits", genesisHex)
+	if manifestPath != "" {
+		_, data, err := loadManifest(manifestPath)
+		if err != nil {
+			return opts, err
+		}
+		opts.Manifest = data
 	}
-	return record.Options{GenesisHash: h}, nil
+	return opts, nil
 }
 
 // printReport prints the human or the JSON report; a failing one is exit 1.
@@ -119,16 +130,17 @@ func cmdRecordSite(args []string) error {
 	out := fs.String("out", "", "the site directory to write (must not exist, or be empty)")
 	reportFile := fs.String("report", "", "show this verifier's JSON report instead of verifying the record here")
 	genesis := fs.String("genesis-hash", "", "when verifying here: require this header hash (hex) of the channel's genesis block")
+	manifest := fs.String("manifest", "", "when verifying here: require the record's manifest to be this published one")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := required(fs, "record", "out"); err != nil {
 		return err
 	}
-	if *reportFile != "" && *genesis != "" {
-		return usagef("--genesis-hash is for the verification made here, not for a --report")
+	if *reportFile != "" && (*genesis != "" || *manifest != "") {
+		return usagef("--genesis-hash and --manifest are for the verification made here, not for a --report")
 	}
-	report, verdict, err := siteReport(*dir, *reportFile, *genesis)
+	report, verdict, err := siteReport(*dir, *reportFile, *genesis, *manifest)
 	if err != nil {
 		return err
 	}
@@ -141,19 +153,19 @@ func cmdRecordSite(args []string) error {
 }
 
 // siteReport returns the JSON report the site shows and its verdict.
-func siteReport(dir, reportFile, genesisHex string) ([]byte, string, error) {
+func siteReport(dir, reportFile, genesisHex, manifestPath string) ([]byte, string, error) {
 	if reportFile != "" {
 		b, err := os.ReadFile(reportFile)
 		if err != nil {
 			return nil, "", fmt.Errorf("reading --report: %w", err)
 		}
-		var head struct{ OK bool }
-		if err := json.Unmarshal(b, &head); err != nil {
-			return nil, "", fmt.Errorf("--report %s is not a JSON report: %w", reportFile, err)
+		ok, err := reportOfRecord(b, dir)
+		if err != nil {
+			return nil, "", fmt.Errorf("--report %s: %w", reportFile, err)
 		}
-		return b, verdictWord(head.OK) + " (from " + reportFile + ")", nil
+		return b, verdictWord(ok) + " (from " + reportFile + ")", nil
 	}
-	opts, err := recordOptions(genesisHex)
+	opts, err := recordOptions(genesisHex, manifestPath)
 	if err != nil {
 		return nil, "", err
 	}
@@ -168,6 +180,40 @@ func siteReport(dir, reportFile, genesisHex string) ([]byte, string, error) {
 	}
 	b, err := rep.JSON()
 	return b, verdictWord(rep.OK()), err
+}
+
+// reportOfRecord returns another verifier's verdict from its JSON report,
+// once the report shows it is of this record: the same genesis block (the
+// site checks the election id). Keys are matched exactly, as the report's
+// schema names them.
+func reportOfRecord(report []byte, dir string) (bool, error) {
+	var fields map[string]json.RawMessage
+	var ok bool
+	var genesis string
+	err := json.Unmarshal(report, &fields)
+	if err == nil {
+		err = json.Unmarshal(fields["ok"], &ok)
+	}
+	if err == nil {
+		err = json.Unmarshal(fields["genesisHash"], &genesis)
+	}
+	if err != nil {
+		return false, fmt.Errorf("is not a JSON report of a record with its ok and genesisHash: %w", err)
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	raw, err := (&record.Dir{Path: dir}).Block(ctx, 0)
+	if err != nil {
+		return false, fmt.Errorf("reading the record's genesis block: %w", err)
+	}
+	b, err := chain.ParseBlock(raw)
+	if err != nil {
+		return false, fmt.Errorf("the record's genesis block: %w", err)
+	}
+	if genesis != hex.EncodeToString(b.Hash) {
+		return false, fmt.Errorf("is the report of a record with genesis hash %q, not of %s (%x)", genesis, dir, b.Hash)
+	}
+	return ok, nil
 }
 
 func verdictWord(ok bool) string {

@@ -45,6 +45,8 @@ func TestVerifyRecordExit(t *testing.T) {
 		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record"},
 		{"bad genesis hash", []string{"--record", recordFixtures + "/good", "--genesis-hash", "xyz"}, 2, "is not 64 hex digits"},
 		{"record with election", []string{"--record", recordFixtures + "/good", "--election", "e"}, 2, "no --election"},
+		{"published manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/good/manifest.json"}, 0, "RESULT: PASS"},
+		{"another election's manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 1, "RESULT: FAIL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,9 +111,25 @@ func TestVerifyRecordJSON(t *testing.T) {
 // its board (showing the failure), and every refusal leaves no site.
 func TestRecordSite(t *testing.T) {
 	good := recordFixtures + "/good"
-	other := filepath.Join(t.TempDir(), "other-report.json")
-	if err := os.WriteFile(other, []byte(`{"format":"fabvote-verify-report","version":1,"electionID":"another","source":"record","ok":true,"genesisHash":"0000000000000000000000000000000000000000000000000000000000000000","steps":[]}`), 0o644); err != nil {
-		t.Fatal(err)
+	// Another verifier's report of the good record, and two that must not
+	// be taken for it.
+	goodJSON := captureStdout(t, func() { fv(t, "verify", "--json", "--record", good) })
+	var genesis struct{ GenesisHash, ElectionID string }
+	if err := json.Unmarshal([]byte(goodJSON), &genesis); err != nil || len(genesis.GenesisHash) != 64 {
+		t.Fatalf("verify --json: %v\n%s", err, goodJSON)
+	}
+	reports := t.TempDir()
+	goodReport, other := filepath.Join(reports, "good.json"), filepath.Join(reports, "election.json")
+	otherGenesis, capitals := filepath.Join(reports, "genesis.json"), filepath.Join(reports, "caps.json")
+	for path, text := range map[string]string{
+		goodReport:   goodJSON,
+		other:        strings.Replace(goodJSON, `"`+genesis.ElectionID+`"`, `"another"`, 1),
+		otherGenesis: strings.Replace(goodJSON, genesis.GenesisHash, strings.Repeat("ab", 32), 1),
+		capitals:     strings.Replace(goodJSON, `"ok": true`, `"OK": true`, 1),
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	notJSON := filepath.Join(t.TempDir(), "report.txt")
 	if err := os.WriteFile(notJSON, []byte("RESULT: PASS\n"), 0o644); err != nil {
@@ -129,9 +147,14 @@ func TestRecordSite(t *testing.T) {
 		{"genesis mismatch shown", []string{"--record", good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
 		{"report of another election", []string{"--record", good, "--report", other}, 1, `report is of election "another"`, ""},
 		{"report not JSON", []string{"--record", good, "--report", notJSON}, 1, "is not a JSON report", ""},
+		{"report of another record", []string{"--record", good, "--report", otherGenesis}, 1, "is the report of a record with genesis hash", ""},
+		{"report with OK in capitals", []string{"--record", good, "--report", capitals}, 1, "is not a JSON report", ""},
+		{"another verifier's report", []string{"--record", good, "--report", goodReport}, 0, "Verification passed", "verification PASS (from"},
+		{"published manifest", []string{"--record", good, "--manifest", good + "/manifest.json"}, 0, "Verification passed", "verification PASS"},
+		{"another manifest", []string{"--record", good, "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 0, "Verification failed", "verification FAIL"},
 		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
 		{"no out", []string{"--record", good, "--out", ""}, 2, "--out", ""},
-		{"report and genesis", []string{"--record", good, "--report", other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "--genesis-hash is for", ""},
+		{"report and genesis", []string{"--record", good, "--report", other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "are for the verification made here", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -397,7 +397,7 @@ func cmdTrusteeKeygen(args []string) error {
 func cmdVerify(args []string) error {
 	fs := newFlags("verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR, offline)")
 	id := fs.String("election", "", "election id")
-	manifest := fs.String("manifest", "", "take the election id from this manifest (the audit still reads the ledger's)")
+	manifest := fs.String("manifest", "", "take the election id from this manifest (the audit still reads the ledger's); with --record, require the record's manifest to be this published one")
 	expect := fs.String("expect-counts", "", "also require these published counts (comma-separated, one per candidate), e.g. from the voters' recorded choices")
 	recordDir := fs.String("record", "", "verify this election record (docs/RECORD.md) offline instead of the ledger: no network flag is used")
 	genesis := fs.String("genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
@@ -408,10 +408,10 @@ func cmdVerify(args []string) error {
 		return err
 	}
 	if *recordDir != "" {
-		if *id != "" || *manifest != "" {
-			return usagef("--record takes the election from the record: no --election or --manifest")
+		if *id != "" {
+			return usagef("--record takes the election from the record: no --election")
 		}
-		return verifyRecord(*recordDir, *genesis, *expect, *asJSON)
+		return verifyRecord(*recordDir, *genesis, *manifest, *expect, *asJSON)
 	}
 	if *genesis != "" {
 		return usagef("--genesis-hash goes with --record")

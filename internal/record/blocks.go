@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/hyperledger/fabric-protos-go-apiv2/common"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -31,6 +33,10 @@ func (s *scan) fail(kind string, n uint64, format string, args ...any) {
 // run reads blocks 0 … last from r.
 func (s *scan) run(ctx context.Context, r chain.Reader, last uint64) {
 	for n := uint64(0); n <= last; n++ {
+		if err := ctx.Err(); err != nil {
+			s.fail(audit.KindBlockChain, n, "not read: %v", err)
+			return
+		}
 		raw, err := r.Block(ctx, n)
 		if err != nil {
 			s.fail(audit.KindBlockChain, n, "cannot be read: %v", err)
@@ -45,6 +51,11 @@ func (s *scan) run(ctx context.Context, r chain.Reader, last uint64) {
 // hands its writes to the index.
 func (s *scan) block(n uint64, raw []byte) {
 	var b common.Block
+	if err := fieldsOnce(raw, "block", 1, 2, 3); err != nil {
+		s.fail(audit.KindBlockChain, n, "%v", err)
+		s.prevHash = nil
+		return
+	}
 	if err := proto.Unmarshal(raw, &b); err != nil {
 		s.fail(audit.KindBlockChain, n, "does not decode as a common.Block: %v", err)
 		s.prevHash = nil
@@ -113,6 +124,12 @@ func (s *scan) channelHeaders(b *common.Block) ([]byte, error) {
 		var env common.Envelope
 		var pl common.Payload
 		var ch common.ChannelHeader
+		// The data hash covers the envelopes' concatenation, not where
+		// each ends: two envelopes run together would decode as the
+		// second alone (RECORD.md 5.1).
+		if err := fieldsOnce(raw, fmt.Sprintf("transaction %d: envelope", i), 1, 2); err != nil {
+			return nil, err
+		}
 		if err := proto.Unmarshal(raw, &env); err != nil {
 			return nil, fmt.Errorf("transaction %d: envelope does not decode: %w", i, err)
 		}
@@ -170,4 +187,31 @@ func (s *scan) checkSignature(n uint64, b *common.Block, config []byte) {
 		}
 		s.cfg, s.lastConfig = cfg, n
 	}
+}
+
+// fieldsOnce requires each of the fields nums to occur at most once at the
+// top level of the message b (RECORD.md 5.1): protobuf would merge two
+// occurrences, last one winning, where a message is expected, so that two
+// messages run together would read as one.
+func fieldsOnce(b []byte, what string, nums ...protowire.Number) error {
+	seen := make(map[protowire.Number]bool, len(nums))
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return fmt.Errorf("%s does not decode: %v", what, protowire.ParseError(n))
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return fmt.Errorf("%s does not decode: %v", what, protowire.ParseError(m))
+		}
+		b = b[n+m:]
+		if !slices.Contains(nums, num) {
+			continue
+		}
+		if seen[num] {
+			return fmt.Errorf("%s has field %d more than once: it is not one message but several run together", what, num)
+		}
+		seen[num] = true
+	}
+	return nil
 }

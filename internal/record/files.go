@@ -1,11 +1,13 @@
 package record
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,8 +44,12 @@ func gzipBytes(b []byte) ([]byte, error) {
 }
 
 // gunzip decompresses one gzip file, bounded by maxBlockSize.
-func gunzip(b []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+func gunzip(b []byte) ([]byte, error) { return gunzipFrom(bytes.NewReader(b)) }
+
+// gunzipFrom decompresses r as it reads it: a huge file costs time, not
+// memory.
+func gunzipFrom(r io.Reader) ([]byte, error) {
+	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +78,12 @@ func (d *Dir) Block(_ context.Context, n uint64) ([]byte, error) {
 	if n > d.LastBlock {
 		return nil, fmt.Errorf("the record ends at block %d, block %d asked for", d.LastBlock, n)
 	}
-	gz, err := os.ReadFile(filepath.Join(d.Path, BlockFile(n)))
+	f, err := os.Open(filepath.Join(d.Path, BlockFile(n)))
 	if err != nil {
 		return nil, err
 	}
-	raw, err := gunzip(gz)
+	defer f.Close()
+	raw, err := gunzipFrom(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", BlockFile(n), err)
 	}
@@ -129,7 +136,9 @@ func checkBlockFiles(dir string, lastBlock uint64) error {
 		}
 		seen[n] = true
 	}
-	if uint64(len(seen)) != lastBlock+1 {
+	// lastBlock+1 wraps to 0 for the largest uint64: no directory holds
+	// that many files, and the loop below then names block 0 missing.
+	if uint64(len(seen)) != lastBlock+1 || lastBlock == math.MaxUint64 {
 		for n := uint64(0); n <= lastBlock; n++ {
 			if !seen[n] {
 				return fmt.Errorf("block %d is missing: %s does not exist", n, BlockFile(n))

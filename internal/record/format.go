@@ -15,7 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
+	"unicode/utf8"
 )
 
 // Format and Version are record.json's fixed fields.
@@ -62,6 +65,9 @@ func decodeStrict(b []byte, v any) error {
 	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
 		return errors.New("starts with a byte order mark")
 	}
+	if !utf8.Valid(b) {
+		return errors.New("is not UTF-8") // Go's decoder would replace the bad bytes
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
@@ -74,11 +80,19 @@ func decodeStrict(b []byte, v any) error {
 }
 
 // requireFields reports the first of names missing from a JSON object: Go's
-// decoder would leave a missing field zero, which the schema forbids.
+// decoder would leave a missing field zero, which the schema forbids. It
+// also refuses a key that is not exactly one of names: Go's decoder
+// matches keys case-insensitively ("LastBlock" for "lastBlock"), the
+// schema and other readers do not.
 func requireFields(b []byte, names ...string) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(names, k) {
+			return fmt.Errorf("unknown field %q", k)
+		}
 	}
 	for _, n := range names {
 		if v, ok := m[n]; !ok || string(v) == "null" {

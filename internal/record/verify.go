@@ -22,7 +22,14 @@ type Options struct {
 	// GenesisHash, if set, is the header hash block 0 must have: the
 	// channel's root of trust as its organisations publish it.
 	GenesisHash []byte
-	Audit       audit.Options
+	// Manifest, if set, is the manifest manifest.json must be, byte for
+	// byte: the election as its authority published it. With the genesis
+	// hash it anchors the record: without it, an exporting org that
+	// flips its own peer's transactions filter could present another
+	// election, opened under the same id by transactions the honest
+	// peers marked invalid (RECORD.md section 9).
+	Manifest []byte
+	Audit    audit.Options
 }
 
 // Verify checks the record in dir in the order of RECORD.md section 6 and

@@ -32,6 +32,9 @@ func (v *verifier) audit(ctx context.Context) {
 		v.fail(audit.KindManifest, "manifest", fmt.Errorf("the manifest is of election %q on channel %q, %s says election %q on channel %q",
 			m.ElectionID, m.Channel, RecordFile, v.info.ElectionID, v.info.Channel))
 	}
+	if want := v.opts.Manifest; want != nil && !bytes.Equal(want, v.manifest) {
+		v.fail(audit.KindManifest, "manifest", fmt.Errorf("%s is not the published manifest given to the verifier: this record is of another election", ManifestFile))
+	}
 	if v.result == nil || !v.built.opened {
 		v.checkOpening() // otherwise the commit order checks it
 	}
