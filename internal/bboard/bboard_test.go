@@ -2,6 +2,8 @@ package bboard
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -65,10 +67,10 @@ func TestBuildPages(t *testing.T) {
 			"index.html": {"Test election e-single", "Verification failed", "Alice 3 60.0 %", "Bob 1 20.0 %",
 				"Carol 0 0.0 %", "Ballots counted 5", "step ballots failed", "step result passed", "BALLOT_INVALID PROOF",
 				"validity proof does not verify", genesis, "A single key", "2026-11-01 08:00:00 UTC",
-				"7 ballots recorded", "5 counted", "1 late: not counted", "1 invalid: not counted"},
+				"7 ballots recorded", "5 counted", "1 late: not counted", "1 invalid: not counted", "Manifest hash"},
 			"ballots.html":      {"Page 1", "7"},
 			"ballots-0001.html": {counted.BallotHash + " 3 0 " + counted.TxID + " counted", late.BallotHash + " 3 5 " + late.TxID + " late: not counted", bad.BallotHash + " 3 6 " + bad.TxID + " invalid: not counted (BALLOT_INVALID PROOF)", "First page", "Last page"},
-			"verify.html":       {"fabvote verify --record DIR", "python -m fabvote_verifier --record DIR", genesis, "--genesis-hash"},
+			"verify.html":       {"fabvote verify --record DIR", "python -m fabvote_verifier --record DIR", genesis, "--genesis-hash", "Compare the manifest", "--manifest"},
 			"search.html":       {"Ballot hash from your receipt"},
 			"report.json":       {`"electionID":"e-single"`},
 		}, map[string][]string{"index.html": {"Verification passed"}}},
@@ -224,5 +226,20 @@ func TestEmptyOutDir(t *testing.T) {
 	}
 	if di, _ := os.Stat(out); di.Mode().Perm() != 0o755 || fi.Mode().Perm() != 0o644 {
 		t.Errorf("modes %v, %v", di.Mode(), fi.Mode())
+	}
+}
+
+// TestManifestHashShown: the front page and the verification page show
+// SHA-256 of the record's manifest.json, the hash an observer compares
+// with the manifest the authority published.
+func TestManifestHashShown(t *testing.T) {
+	f := newFixture("threshold").passing()
+	sum := sha256.Sum256(f.manifest)
+	want := hex.EncodeToString(sum[:])
+	_, files := build(t, f)
+	for _, page := range []string{"index.html", "verify.html"} {
+		if !strings.Contains(files[page], want) {
+			t.Errorf("%s does not show the manifest hash %s", page, want)
+		}
 	}
 }

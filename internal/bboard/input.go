@@ -2,6 +2,8 @@ package bboard
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,10 +88,13 @@ type reportFailure struct {
 type input struct {
 	record   recordFile
 	manifest *election.Manifest
-	result   *election.Result // nil when no result is published
-	ballots  []ballotEntry
-	report   report
-	rawRep   []byte
+	// manifestHash is SHA-256 of manifest.json, hex: what an observer
+	// compares with the manifest the authority published.
+	manifestHash string
+	result       *election.Result // nil when no result is published
+	ballots      []ballotEntry
+	report       report
+	rawRep       []byte
 }
 
 // hex64 is a SHA-256 (or pseudonym) in the record's lower-case hex form.
@@ -115,6 +120,8 @@ func loadInput(recordDir string, rep []byte) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(mb)
+	in.manifestHash = hex.EncodeToString(sum[:])
 	if in.manifest, err = election.ParseManifest(mb); err != nil {
 		return nil, fmt.Errorf("manifest.json: %w", err)
 	}

@@ -108,14 +108,16 @@ type model struct {
 	HasResult   bool
 	OK          bool
 	GenesisHash string
-	Steps       []stepView
-	Failures    []failureView
-	MoreFail    int
-	Counts      *reportBallots
-	Indexed     int
-	ByStatus    []statusCount
-	Pages       []pageRef
-	Rows        []row
+	// ManifestHash is SHA-256 of the record's manifest.json.
+	ManifestHash string
+	Steps        []stepView
+	Failures     []failureView
+	MoreFail     int
+	Counts       *reportBallots
+	Indexed      int
+	ByStatus     []statusCount
+	Pages        []pageRef
+	Rows         []row
 }
 
 type statusCount struct {
@@ -131,7 +133,7 @@ func newModel(in *input) (*model, error) {
 		Chaincode: in.record.Chaincode, LastBlock: in.record.LastBlock,
 		Start: fmtTime(m.Start), End: fmtTime(m.End), Candidates: m.Candidates,
 		Trustees: m.TrusteeMSPs, Authority: m.AuthorityMSP, MaxVoters: m.MaxVoters,
-		OK: *in.report.OK, GenesisHash: in.report.GenesisHash,
+		OK: *in.report.OK, GenesisHash: in.report.GenesisHash, ManifestHash: in.manifestHash,
 		Counts: in.report.Ballots, Indexed: len(in.ballots),
 	}
 	var err error
