@@ -95,7 +95,7 @@ func (b *Ballot) VerifySignature() error {
 func (b *Ballot) Hash() [32]byte { return sha256.Sum256(b.Marshal()) }
 
 // Marshal returns the canonical encoding:
-// 0x01 ‖ lp(electionID) ‖ lp(voterPub) ‖ lp(token) ‖ lp(ciphertext) ‖ lp(proof) ‖ lp(signature)
+// 0x02 ‖ lp(electionID) ‖ lp(voterPub) ‖ lp(token) ‖ lp(ciphertext) ‖ lp(proof) ‖ lp(signature)
 // with lp(x) = 4-byte big-endian len(x) ‖ x.
 func (b *Ballot) Marshal() []byte {
 	fields := [][]byte{[]byte(b.ElectionID), b.VoterPub, b.Token, b.Ciphertext, b.Proof, b.Signature}

@@ -1,0 +1,50 @@
+"""Command line: fabvote-verify-record / python -m fabvote_verifier."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+from .verify import Unreadable, verify_record
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="fabvote-verify-record",
+                                 description="Independently verify a fabvote election record (docs/RECORD.md).")
+    ap.add_argument("--record", required=True, metavar="DIR", help="the election record directory")
+    ap.add_argument("--json", action="store_true", help="print the JSON report instead of the text report")
+    ap.add_argument("--genesis-hash", metavar="HEX", help="require this genesis block header hash")
+    ap.add_argument("--manifest", metavar="FILE",
+                    help="require manifest.json to be this file, the election's published manifest, byte for byte")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                    help="processes for the ballot checks (default: the number of CPUs)")
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    if args.genesis_hash is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", args.genesis_hash):
+        print("fabvote-verify-record: --genesis-hash must be 64 hex digits", file=sys.stderr)
+        return 2
+    if args.workers < 1:
+        print("fabvote-verify-record: --workers must be at least 1", file=sys.stderr)
+        return 2
+    published = None
+    if args.manifest is not None:
+        try:
+            with open(args.manifest, "rb") as f:
+                published = f.read()
+        except OSError as e:
+            print(f"fabvote-verify-record: --manifest: {e}", file=sys.stderr)
+            return 2
+    try:
+        rep = verify_record(args.record, args.genesis_hash, args.workers, published)
+    except Unreadable as e:
+        print(f"fabvote-verify-record: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.write(rep.dumps_json() + "\n")
+    else:
+        sys.stdout.write(rep.human())
+    return 0 if rep.ok else 1

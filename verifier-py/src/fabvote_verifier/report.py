@@ -1,0 +1,98 @@
+"""The verification report (docs/RECORD.md section 7): human-readable and JSON."""
+
+from __future__ import annotations
+
+import json
+
+STEPS = ["record", "blocks", "block-signatures", "ballot-index", "ballots", "commit-order", "result"]
+STEP_KINDS = {
+    "record": {"RECORD", "SOURCE"},
+    "blocks": {"BLOCK_CHAIN"},
+    "block-signatures": {"BLOCK_SIGNATURE"},
+    "ballot-index": {"RECORD_BALLOTS"},
+    "ballots": {"MANIFEST", "BALLOT_DECODE", "BALLOT_KEY", "BALLOT_INVALID", "DUPLICATE"},
+    "commit-order": {"COMMIT_ORDER"},
+    "result": {"RESULT_MISSING", "RESULT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT", "RESULT"},
+}
+KIND_STEP = {k: s for s, ks in STEP_KINDS.items() for k in ks}
+
+
+class Report:
+    def __init__(self, source: str = "record"):
+        self.source = source
+        self.election_id = ""
+        self.genesis_hash = None
+        self.steps = []
+        self.failures = []
+        self.ballots = None
+        self.result = None
+        self.late_ballots = []
+
+    def step(self, name: str) -> None:
+        if name not in self.steps:
+            self.steps.append(name)
+
+    def fail(self, kind, subject, error, code=None, pseudonym=None):
+        f = {"kind": kind}
+        if code:
+            f["code"] = code
+        f["subject"] = subject
+        if pseudonym:
+            f["pseudonym"] = pseudonym
+        f["error"] = error
+        self.failures.append(f)
+
+    def failed_steps(self) -> set:
+        return {KIND_STEP[f["kind"]] for f in self.failures}
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def kinds(self) -> list:
+        return sorted({f["kind"] for f in self.failures})
+
+    def to_json(self) -> dict:
+        bad = self.failed_steps()
+        out = {"format": "fabvote-verify-report", "version": 1, "electionID": self.election_id,
+               "source": self.source, "ok": self.ok}
+        if self.source == "record" and self.genesis_hash:
+            out["genesisHash"] = self.genesis_hash
+        out["steps"] = [{"step": s, "ok": s not in bad} for s in STEPS if s in self.steps]
+        out["ballots"] = self.ballots
+        out["result"] = self.result
+        out["lateBallots"] = self.late_ballots
+        out["failures"] = self.failures
+        return out
+
+    def dumps_json(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+    def human(self) -> str:
+        lines = []
+        lines.append(f"election {self.election_id or '?'} (source: {self.source})")
+        if self.genesis_hash:
+            lines.append(f"genesis block hash: {self.genesis_hash}")
+        bad = self.failed_steps()
+        for s in STEPS:
+            if s in self.steps:
+                lines.append(f"  {s:<17} {'FAIL' if s in bad else 'ok'}")
+        if self.ballots:
+            b = self.ballots
+            lines.append(f"ballots: {b['recorded']} recorded, {b['valid']} valid, {b['counted']} counted, {b['late']} late")
+        if self.result:
+            lines.append(f"result: {self.result['ballotCount']} ballot(s)")
+            for name, n in zip(self.result["candidates"], self.result["counts"]):
+                lines.append(f"  {n:>10}  {name}")
+        for lb in self.late_ballots:
+            lines.append(f"LATE {lb['pseudonym']} (tx {lb['txID']}, block {lb['block']}): committed after the result, not counted")
+        for f in self.failures:
+            code = f" {f['code']}" if "code" in f else ""
+            lines.append(f"{f['kind']}{code} {f['subject']}: {f['error']}")
+        if self.ok:
+            late = len(self.late_ballots)
+            tail = f" ({late} ballot(s) committed after the result, not counted)" if late else ""
+            lines.append("RESULT: PASS" + tail)
+        else:
+            lines.append("RESULT: FAIL")
+        return "\n".join(lines) + "\n"

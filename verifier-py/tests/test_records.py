@@ -1,0 +1,307 @@
+"""Every committed record fixture, and tampering with a copy of the good one."""
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import RECORDS, ROOT
+from fabvote_verifier import protowire, verify_record
+from fabvote_verifier.cli import main
+
+EXPECTED = os.path.join(RECORDS, "expected.json")
+
+
+def _expected():
+    if not os.path.isfile(EXPECTED):
+        return {}
+    with open(EXPECTED) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("name", sorted(_expected()))
+def test_fixture(name):
+    want = _expected()[name]
+    for workers in (1, 2):
+        rep = verify_record(os.path.join(RECORDS, name), workers=workers)
+        assert (rep.ok, rep.kinds()) == (want["ok"], sorted(set(want["kinds"]))), rep.human()
+
+
+def test_every_fixture_listed():
+    names = {d for d in os.listdir(RECORDS) if os.path.isdir(os.path.join(RECORDS, d))} if os.path.isdir(RECORDS) else set()
+    assert names == set(_expected())
+
+
+GOOD = os.path.join(RECORDS, "good")
+needs_good = pytest.mark.skipif(not os.path.isdir(GOOD), reason="no good fixture")
+
+
+@pytest.fixture
+def good(tmp_path):
+    d = tmp_path / "rec"
+    shutil.copytree(GOOD, d)
+    return str(d)
+
+
+def _read_block(rec, n):
+    with open(os.path.join(rec, "blocks", "%010d.block.gz" % n), "rb") as f:
+        return gzip.decompress(f.read())
+
+
+def _write_block(rec, n, raw):
+    with open(os.path.join(rec, "blocks", "%010d.block.gz" % n), "wb") as f:
+        f.write(gzip.compress(raw, mtime=0))
+
+
+def _index(rec):
+    with open(os.path.join(rec, "ballots.json")) as f:
+        return json.load(f)
+
+
+def _write_index(rec, idx):
+    with open(os.path.join(rec, "ballots.json"), "w") as f:
+        json.dump(idx, f, separators=(",", ":"))
+
+
+REPORT_SCHEMA = os.path.join(ROOT, "docs", "record", "report.schema.json")
+
+
+def _kinds(rec):
+    rep = verify_record(rec, workers=1)
+    _valid_report(rep)
+    return rep.ok, rep.kinds()
+
+
+def _valid_report(rep):
+    """Every report, failing ones too, follows docs/record/report.schema.json."""
+    try:
+        import jsonschema
+    except ImportError:
+        return
+    if os.path.isfile(REPORT_SCHEMA):
+        with open(REPORT_SCHEMA) as f:
+            jsonschema.validate(json.loads(rep.dumps_json()), json.load(f))
+
+
+@needs_good
+def test_good_passes(good):
+    assert _kinds(good) == (True, [])
+
+
+@needs_good
+def test_byte_flipped_in_a_ballot(good):
+    e = _index(good)[0]
+    raw = bytearray(_read_block(good, e["block"]))
+    marker = b"\x01\x00" + bytes([len(e["txID"])]) + e["txID"].encode() + b"\x02"
+    at = raw.find(marker)
+    assert at >= 0
+    raw[at + len(marker) + 300] ^= 0x01  # inside the ballot's ciphertext
+    _write_block(good, e["block"], bytes(raw))
+    assert _kinds(good) == (False, ["BLOCK_CHAIN"])
+
+
+@needs_good
+def test_ballot_removed_from_index(good):
+    idx = _index(good)
+    _write_index(good, idx[1:])
+    assert _kinds(good) == (False, ["RECORD_BALLOTS"])
+
+
+@needs_good
+def test_ballot_added_to_index(good):
+    idx = _index(good)
+    extra = dict(idx[0], pseudonym="f" * 64)
+    _write_index(good, idx + [extra])
+    assert _kinds(good) == (False, ["RECORD_BALLOTS"])
+
+
+@needs_good
+def test_ballot_hash_changed_in_index(good):
+    idx = _index(good)
+    idx[0]["ballotHash"] = "0" * 64
+    _write_index(good, idx)
+    assert _kinds(good) == (False, ["RECORD_BALLOTS"])
+
+
+@needs_good
+def test_index_unsorted(good):
+    idx = _index(good)
+    _write_index(good, idx[::-1])
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_blocks_swapped(good):
+    a, b = _read_block(good, 1), _read_block(good, 2)
+    _write_block(good, 1, b)
+    _write_block(good, 2, a)
+    assert _kinds(good) == (False, ["BLOCK_CHAIN"])
+
+
+def _pb_field(num, payload):
+    return protowire_key(num, 2) + _varint(len(payload)) + payload
+
+
+def protowire_key(num, wt):
+    return _varint(num << 3 | wt)
+
+
+def _varint(x):
+    out = bytearray()
+    while True:
+        b = x & 0x7F
+        x >>= 7
+        if x:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _block_with_metadata(raw, metadata):
+    f = protowire.parse(raw)
+    header, data = f[1][0][1], f[2][0][1]
+    md = b"".join(_pb_field(1, m) for m in metadata)
+    return _pb_field(1, header) + _pb_field(2, data) + _pb_field(3, md)
+
+
+def _metadata(raw):
+    f = protowire.parse(raw)
+    return [v for _, v in protowire.parse(f[3][0][1]).get(1, [])]
+
+
+@needs_good
+def test_reencoded_block_is_identical(good):
+    raw = _read_block(good, 2)
+    assert _block_with_metadata(raw, _metadata(raw)) == raw
+
+
+@needs_good
+def test_signature_of_another_block(good):
+    b2, b3 = _read_block(good, 2), _read_block(good, 3)
+    md2, md3 = _metadata(b2), _metadata(b3)
+    md2[0] = md3[0]
+    _write_block(good, 2, _block_with_metadata(b2, md2))
+    assert _kinds(good) == (False, ["BLOCK_SIGNATURE"])
+
+
+@needs_good
+def test_signature_removed(good):
+    b2 = _read_block(good, 2)
+    md2 = _metadata(b2)
+    md2[0] = b""
+    _write_block(good, 2, _block_with_metadata(b2, md2))
+    assert _kinds(good) == (False, ["BLOCK_SIGNATURE"])
+
+
+@needs_good
+def test_extra_file(good):
+    with open(os.path.join(good, "notes.txt"), "w") as f:
+        f.write("x")
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_extra_block_file(good):
+    shutil.copy(os.path.join(good, "blocks", "0000000001.block.gz"), os.path.join(good, "blocks", "0000000099.block.gz"))
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_missing_block(good):
+    os.remove(os.path.join(good, "blocks", "0000000002.block.gz"))
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_record_version(good):
+    p = os.path.join(good, "record.json")
+    rec = json.load(open(p))
+    rec["version"] = 2
+    json.dump(rec, open(p, "w"))
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_result_json_changed(good):
+    p = os.path.join(good, "result.json")
+    raw = open(p, "rb").read()
+    open(p, "wb").write(raw.replace(b'"ballotCount":5', b'"ballotCount":6'))
+    # not the result the blocks hold (COMMIT_ORDER), and not consistent either
+    assert _kinds(good) == (False, ["COMMIT_ORDER", "RESULT", "RESULT_COUNT"])
+
+
+@needs_good
+def test_manifest_json_changed(good):
+    p = os.path.join(good, "manifest.json")
+    raw = open(p, "rb").read()
+    open(p, "wb").write(raw.replace(b"Test election", b"Test Election"))
+    # not the manifest the opening wrote, and the tokens bind the other one
+    assert _kinds(good) == (False, ["BALLOT_INVALID", "COMMIT_ORDER", "RESULT_COUNT", "RESULT_PRODUCT"])
+
+
+@needs_good
+def test_record_ends_before_the_result(good):
+    p = os.path.join(good, "record.json")
+    rec = json.load(open(p))
+    rec["lastBlock"] = 3
+    json.dump(rec, open(p, "w"))
+    os.remove(os.path.join(good, "blocks", "0000000004.block.gz"))
+    assert _kinds(good) == (False, ["SOURCE"])
+
+
+@needs_good
+def test_empty_block_file(good):
+    open(os.path.join(good, "blocks", "0000000003.block.gz"), "wb").close()
+    assert _kinds(good) == (False, ["BLOCK_CHAIN"])
+
+
+@needs_good
+def test_invalidated_by_filter(good):
+    b = _read_block(good, 2)
+    md = _metadata(b)
+    md[2] = b"\x00\x0b\x00"
+    _write_block(good, 2, _block_with_metadata(b, md))
+    assert _kinds(good) == (False, ["RECORD_BALLOTS", "RESULT_COUNT", "RESULT_PRODUCT"])
+
+
+@needs_good
+def test_genesis_hash(good, capsys):
+    rep = verify_record(good)
+    assert main(["--record", good, "--genesis-hash", rep.genesis_hash]) == 0
+    assert main(["--record", good, "--genesis-hash", "0" * 64]) == 1
+    capsys.readouterr()
+
+
+@needs_good
+def test_cli_json_and_exit_codes(good, tmp_path, capsys):
+    assert main(["--record", good, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["format"] == "fabvote-verify-report" and out["ok"] is True
+    assert [s["step"] for s in out["steps"]] == ["record", "blocks", "block-signatures", "ballot-index", "ballots",
+                                                "commit-order", "result"]
+    assert main(["--record", str(tmp_path / "nothing")]) == 2
+    assert main([]) == 2
+    capsys.readouterr()
+
+
+@needs_good
+def test_module_entry_point(good):
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src"))
+    r = subprocess.run([sys.executable, "-m", "fabvote_verifier", "--record", good, "--json", "--workers", "2"],
+                       capture_output=True, env=env, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["ok"] is True
+
+
+@needs_good
+def test_huge_last_block(good):
+    p = os.path.join(good, "record.json")
+    rec = json.load(open(p))
+    rec["lastBlock"] = 10 ** 15
+    json.dump(rec, open(p, "w"))
+    assert _kinds(good) == (False, ["RECORD"])

@@ -1,0 +1,82 @@
+"""RECORD.md 5 and 5.1: gzip framing, duplicated Block/Envelope fields,
+well-formedness and UTF-8 of the decoded messages, --manifest."""
+
+import gzip
+import os
+import shutil
+
+import pytest
+
+from conftest import RECORDS
+from fabvote_verifier import gzipread, verify_record
+from fabvote_verifier.cli import main
+from fabvote_verifier.fabric import BlockError, parse_block
+from fabvote_verifier.protowire import WireError
+from fabvote_verifier.schemas import wellformed
+
+GOOD = os.path.join(RECORDS, "good")
+
+
+def test_gzip_members():
+    assert gzipread.decompress(gzip.compress(b"ab", mtime=0) + gzip.compress(b"cd", mtime=0)) == b"abcd"
+
+
+@pytest.mark.parametrize("data", [
+    b"",
+    gzip.compress(b"abc", mtime=0) + b"\x00\x00",   # NUL padding
+    gzip.compress(b"abc", mtime=0) + b"x",          # trailing byte
+    gzip.compress(b"abc", mtime=0)[:-3],            # truncated trailer
+    gzip.compress(b"abc", mtime=0)[:12],            # truncated member
+    b"\x1f\x8c" + gzip.compress(b"abc", mtime=0)[2:],  # bad magic
+])
+def test_gzip_rejects(data):
+    with pytest.raises(gzipread.GzipError):
+        gzipread.decompress(data)
+
+
+def test_gzip_limit():
+    with pytest.raises(gzipread.GzipError):
+        gzipread.decompress(gzip.compress(b"\x00" * 2000, mtime=0), limit=1000)
+
+
+def _f(num, payload):
+    return bytes([num << 3 | 2, len(payload)]) + payload
+
+
+def test_block_fields_twice():
+    hdr = _f(1, b"")
+    with pytest.raises(BlockError):
+        parse_block(hdr + hdr)
+
+
+@pytest.mark.parametrize("name,buf", [
+    ("ChannelHeader", _f(4, b"\xff")),                    # channel_id not UTF-8
+    ("ChannelHeader", _f(3, b"\x0b")),                    # timestamp malformed
+    ("KVRWSet", _f(1, _f(1, b"\xc3"))),                   # a read's key not UTF-8
+    ("KVRWSet", _f(2, b"\x0a\x05")),                      # range query malformed
+    ("ChaincodeAction", _f(4, _f(2, b"\xff\xfe"))),       # chaincode_id.name not UTF-8
+    ("ConfigGroup", _f(4, _f(2, _f(2, b"\x0a\x09")))),    # a policy malformed
+])
+def test_wellformed_rejects(name, buf):
+    with pytest.raises(WireError):
+        wellformed(buf, name)
+
+
+def test_wellformed_skips_bytes_and_unknown():
+    wellformed(_f(7, b"\xff") + _f(6, b"\xff"), "ChannelHeader")  # tls_cert_hash, unknown 7
+
+
+@pytest.mark.skipif(not os.path.isdir(GOOD), reason="no good fixture")
+def test_published_manifest(tmp_path, capsys):
+    good = tmp_path / "rec"
+    shutil.copytree(GOOD, good)
+    mf = good / "manifest.json"
+    assert verify_record(str(good), manifest=mf.read_bytes()).ok
+    other = tmp_path / "other.json"
+    other.write_bytes(mf.read_bytes().replace(b"Test election", b"Test Election"))
+    rep = verify_record(str(good), manifest=other.read_bytes())
+    assert rep.kinds() == ["MANIFEST"]
+    assert main(["--record", str(good), "--manifest", str(mf)]) == 0
+    assert main(["--record", str(good), "--manifest", str(other)]) == 1
+    assert main(["--record", str(good), "--manifest", str(tmp_path / "missing")]) == 2
+    capsys.readouterr()

@@ -1,0 +1,356 @@
+"""Write a synthetic election record (docs/RECORD.md) signed by a fresh
+orderer CA, for benchmarks and cross-checks.  Test use only: it uses the
+FIXED TEST KEY crypto/zkp/testdata/key2048.pem (whose primes are public) as
+a single Paillier key, and reuses nonces from a small pool (so ballots are
+cheap to make; their secrecy is nil).
+
+    python tools/gen_record.py OUT --ballots 4000 [--per-block 500]
+        [--bad-proof K] [--bad-token K] [--late K] [--rewrite-ballot]
+        [--variant NAME ...]
+
+Variants (for the cases the specification leaves open): txid-mismatch (a
+ballot record names another transaction), foreign-ballot (a ballot of
+another election under this election's key), bad-last-config (a block's
+last_config names block 1), ballot-before-opening, manifest-delete-first
+(the manifest key deleted before the opening), upper-key (a ballot key in
+upper-case hex), ca-signs (the CA certificate signs block 2), multi-gzip
+(a block file of two gzip members), result-delete-first (the result key
+deleted before the result).
+"""
+
+import argparse
+import base64
+import datetime
+import gzip
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import secrets
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+
+from cryptography import x509  # noqa: E402
+from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ec, utils  # noqa: E402
+from cryptography.x509.oid import NameOID  # noqa: E402
+
+from fabvote_verifier import canonjson as cj  # noqa: E402
+from fabvote_verifier import election, zkp  # noqa: E402
+from fabvote_verifier.fabric import header_der  # noqa: E402
+from fabvote_verifier.paillier import PublicKey  # noqa: E402
+from fabvote_verifier.sigs import HALF_N, P256_N  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CHANNEL, CC, EID = "fabvote", "ballot", "bench-e1"
+CANDIDATES = ["Alice", "Bob", "Carol", "Dave"]
+
+
+# ------------------------------------------------------------ protobuf writer
+def varint(x):
+    out = bytearray()
+    while True:
+        b = x & 0x7F
+        x >>= 7
+        if x:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def fb(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def fv(num, v):
+    return varint(num << 3) + varint(v) if v else b""
+
+
+def entry(k, v):
+    return fb(1, k.encode()) + fb(2, v)
+
+
+# ------------------------------------------------------------ keys
+def read_test_key():
+    lines = open(os.path.join(ROOT, "crypto", "zkp", "testdata", "key2048.pem")).read().splitlines()
+    b = base64.b64decode("".join(l for l in lines if l and not l.startswith("-----")))
+    lp_ = int.from_bytes(b[5:7], "big")
+    p = int.from_bytes(b[7:7 + lp_], "big")
+    o = 7 + lp_
+    lq = int.from_bytes(b[o:o + 2], "big")
+    return p, int.from_bytes(b[o + 2:o + 2 + lq], "big")
+
+
+def rs_sign(priv, digest):
+    r, s = utils.decode_dss_signature(priv.sign(digest, ec.ECDSA(utils.Prehashed(hashes.SHA256()))))
+    if s > HALF_N:
+        s = P256_N - s
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def der_low_s(priv, msg):
+    r, s = utils.decode_dss_signature(priv.sign(msg, ec.ECDSA(hashes.SHA256())))
+    if s > HALF_N:
+        s = P256_N - s
+    return utils.encode_dss_signature(r, s)
+
+
+def ca_and_leaf():
+    now = datetime.datetime(2026, 1, 1)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ca.orderer.bench")])
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(ca_key.public_key())
+          .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "orderer0")]))
+            .issuer_name(name).public_key(key.public_key()).serial_number(2).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=1))  # expired long ago: not checked
+            .sign(ca_key, hashes.SHA256()))
+    pem = lambda c: c.public_bytes(serialization.Encoding.PEM)  # noqa: E731
+    return pem(ca), pem(leaf), key, ca_key
+
+
+# ------------------------------------------------------------ ballots (worker)
+G = {}
+
+
+def init_worker(state):
+    G.update(state)
+
+
+def make_ballot(args):
+    i, choice, flags = args
+    eid = "other-e1" if "other-election" in flags else EID
+    n, n2, t, msgs = G["n"], G["n2"], G["t"], G["msgs"]
+    pool, pooln = G["pool"], G["pooln"]
+    rnd = secrets.SystemRandom()
+
+    def pooled():
+        a, b, c = (rnd.randrange(len(pool)) for _ in range(3))
+        return pool[a] * pool[b] % n * pool[c] % n, pooln[a] * pooln[b] % n2 * pooln[c] % n2
+
+    r, rn = pooled()
+    c = (1 + msgs[choice] * n) * rn % n2
+    voter = ec.generate_private_key(ec.SECP256R1())
+    pn = voter.public_key().public_numbers()
+    vpub = b"\x04" + pn.x.to_bytes(32, "big") + pn.y.to_bytes(32, "big")
+    pseud = hashlib.sha256(b"bench voter %d" % i).digest()
+    ea = serialization.load_der_private_key(G["ea"], None)
+    td = election.token_digest(G["digest"], eid, pseud, vpub)
+    token = pseud + rs_sign(ea, td)
+    if "bad-token" in flags:
+        token = pseud + rs_sign(ea, hashlib.sha256(td).digest())
+    p = len(msgs)
+    a, e, z = [0] * p, [0] * p, [0] * p
+    for j in range(p):
+        if j == choice:
+            continue
+        # simulated branch: u_j = (1 + (m − M^j)N)·r^N, so with z_j = y·r^(e_j)
+        # a_j = z_j^N·u_j^(−e_j) = (1 − e_j(m − M^j)N)·y^N: no exponentiation by N
+        y, yn = pooled()
+        e[j] = secrets.randbits(t)
+        a[j] = (1 - e[j] * (msgs[choice] - msgs[j]) * n) % n2 * yn % n2
+        z[j] = y * pow(r, e[j], n) % n
+    w, wn = pooled()
+    a[choice] = wn
+    ctx = zkp.Context(G["digest"], eid, PublicKey(n), msgs, t)
+    ech = zkp.challenge(ctx, pseud, hashlib.sha256(vpub).digest(), c, a)
+    e[choice] = (ech - sum(e)) % (1 << t)
+    z[choice] = w * pow(r, e[choice], n) % n
+    z = [x if 2 * x < n else n - x for x in z]
+    if "bad-proof" in flags:
+        z[(choice + 1) % p] = (z[(choice + 1) % p] + 2)
+    wa, we, wz = (n2.bit_length() + 7) // 8, t // 8, (n.bit_length() + 7) // 8
+    proof = b"".join(a[k].to_bytes(wa, "big") + e[k].to_bytes(we, "big") + z[k].to_bytes(wz, "big") for k in range(p))
+    b = election.Ballot(eid, vpub, token, c.to_bytes(wa, "big"), proof, b"")
+    b = election.Ballot(eid, vpub, token, b.ciphertext, proof, rs_sign(voter, b.signing_digest()))
+    return i, choice, pseud.hex(), b.marshal(), r, c
+
+
+# ------------------------------------------------------------ blocks
+class Chain:
+    def __init__(self, out, okey, pem, variants=(), ca=None):
+        self.out, self.okey, self.pem = out, okey, pem
+        self.variants, self.ca = set(variants), ca
+        self.prev = b""
+        self.n = 0
+        os.makedirs(os.path.join(out, "blocks"))
+
+    def write(self, envelopes, filt=None, sign=True):
+        data = envelopes
+        dh = hashlib.sha256(b"".join(data)).digest()
+        hdr = fv(1, self.n) + fb(2, self.prev) + fb(3, dh)
+        hder = header_der(self.n, self.prev, dh)
+        md = [b"", b"", bytes(filt if filt is not None else [0] * len(data)), b"", b""]
+        if sign and self.n > 0:
+            value = fb(1, b"")  # OrdererBlockMetadata{last_config: {index: 0}}
+            if "bad-last-config" in self.variants and self.n == 2:
+                value = fb(1, fv(1, 1))
+            okey, pem = self.okey, self.pem
+            if "ca-signs" in self.variants and self.n == 2:
+                okey, pem = self.ca
+            sh = fb(1, fb(1, b"OrdererMSP") + fb(2, pem)) + fb(2, secrets.token_bytes(24))
+            sig = der_low_s(okey, value + sh + hder)
+            md[0] = fb(1, value) + fb(2, fb(1, sh) + fb(2, sig))
+        block = fb(1, hdr) + fb(2, b"".join(fb(1, d) for d in data)) + fb(3, b"".join(fb(1, m) for m in md))
+        with open(os.path.join(self.out, "blocks", "%010d.block.gz" % self.n), "wb") as f:
+            if "multi-gzip" in self.variants and self.n == 2:
+                f.write(gzip.compress(block[:100], mtime=0) + gzip.compress(block[100:], mtime=0))
+            else:
+                f.write(gzip.compress(block, mtime=0))
+        self.prev = hashlib.sha256(hder).digest()
+        self.n += 1
+        return self.n - 1
+
+
+def endorser_tx(txid, writes):
+    ch = fv(1, 3) + fb(4, CHANNEL.encode()) + fb(5, txid.encode())
+    kv = b"".join(fb(3, fb(1, k.encode()) + fv(2, int(d)) + fb(3, v)) for k, d, v in writes)
+    rws = fb(2, fb(1, CC.encode()) + fb(2, kv))
+    ca = fb(1, rws)
+    prp = fb(2, ca)
+    cea = fb(1, prp)
+    cap = fb(2, cea)
+    tx = fb(1, fb(2, cap))
+    payload = fb(1, fb(1, ch) + fb(2, b"")) + fb(2, tx)
+    return fb(1, payload) + fb(2, b"sig")
+
+
+def config_tx(root_pem):
+    fmsp = fb(1, b"OrdererMSP") + fb(2, root_pem)
+    mspc = fb(2, fmsp)  # type 0 (FABRIC) is the default
+    org = fb(3, entry("MSP", fb(2, mspc)))
+    orderer = fb(2, entry("OrdererOrg", org))
+    chgroup = fb(2, entry("Orderer", orderer))
+    cfgenv = fb(1, fb(2, chgroup))
+    ch = fv(1, 1) + fb(4, CHANNEL.encode())
+    payload = fb(1, fb(1, ch)) + fb(2, cfgenv)
+    return fb(1, payload)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--ballots", type=int, default=1000)
+    ap.add_argument("--per-block", type=int, default=500)
+    ap.add_argument("--bad-proof", type=int, default=0)
+    ap.add_argument("--bad-token", type=int, default=0)
+    ap.add_argument("--late", type=int, default=0)
+    ap.add_argument("--rewrite-ballot", action="store_true")
+    ap.add_argument("--variant", action="append", default=[])
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    a = ap.parse_args()
+    p, q = read_test_key()
+    n = p * q
+    n2 = n * n
+    bits = 20
+    msgs = [1 << (bits * k) for k in range(len(CANDIDATES))]
+    ea = ec.generate_private_key(ec.SECP256R1())
+    m = election.Manifest(
+        version=3, election_id=EID, channel=CHANNEL, title="Benchmark election", candidates=tuple(CANDIDATES),
+        encoding_bits=bits, max_voters=1000000, paillier_key=PublicKey(n).marshal(), threshold=b"",
+        token_key=ea.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo),
+        pseudonym_key_commitment=secrets.token_bytes(32), authority_msp="AuthorityMSP", trustee_msps=(),
+        start=cj.parse_time("2026-11-01T08:00:00Z", "s"), end=cj.parse_time("2026-11-01T20:00:00Z", "e"),
+        max_clock_skew_seconds=120, challenge_bits=128)
+    mraw = m.marshal()
+    prep = election.prepare_manifest(mraw)
+    pool = [secrets.randbelow(n - 2) + 2 for _ in range(48)]
+    pooln = [pow(x, n, n2) for x in pool]
+    state = {"n": n, "n2": n2, "t": 128, "msgs": msgs, "pool": pool, "pooln": pooln, "digest": prep.digest,
+             "ea": ea.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption())}
+    jobs = []
+    for i in range(a.ballots):
+        flags = set()
+        if i < a.bad_proof:
+            flags.add("bad-proof")
+        elif i < a.bad_proof + a.bad_token:
+            flags.add("bad-token")
+        jobs.append((i, secrets.randbelow(len(CANDIDATES)), flags))
+    with mp.get_context("fork").Pool(a.workers, initializer=init_worker, initargs=(state,)) as pool_:
+        made = pool_.map(make_ballot, jobs, chunksize=64)
+    if "foreign-ballot" in a.variant:
+        init_worker(state)
+        G["foreign"] = make_ballot((0, 0, {"other-election"}))[3]
+    ca_pem, leaf_pem, okey, ca_key = ca_and_leaf()
+    V = set(a.variant)
+    chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
+    chain.write([config_tx(ca_pem)])
+    pre = []
+    if "manifest-delete-first" in V:
+        pre.append(endorser_tx(secrets.token_hex(32), [(election.ledger_key("manifest", EID), True, b"")]))
+    if "ballot-before-opening" in V:
+        i, choice, ph, braw, r, c = made[0]
+        txid = secrets.token_hex(32)
+        rec = b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw
+        pre.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, "ee" * 32), False, rec)]))
+    if pre:
+        chain.write(pre)
+    chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("manifest", EID), False, mraw)])])
+    index = []
+    bad = a.bad_proof + a.bad_token
+    counted = made[:len(made) - a.late]
+    late = made[len(made) - a.late:]
+
+    def ballot_blocks(items):
+        for s in range(0, len(items), a.per_block):
+            envs = []
+            pos = []
+            for j, (i, choice, ph, braw, r, c) in enumerate(items[s:s + a.per_block]):
+                txid = secrets.token_hex(32)
+                rtx = txid
+                if "txid-mismatch" in V and i == 0:
+                    rtx = secrets.token_hex(32)
+                if "upper-key" in V and i == 0:
+                    ph = ph.upper()
+                if "foreign-ballot" in V and i == 0:
+                    braw = G["foreign"]
+                rec = b"\x01" + len(rtx).to_bytes(2, "big") + rtx.encode() + braw
+                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, rec)]))
+                pos.append((ph, braw, txid, j))
+            bn = chain.write(envs)
+            for ph, braw, txid, j in pos:
+                index.append({"pseudonym": ph, "ballotHash": hashlib.sha256(braw).hexdigest(), "txID": txid,
+                              "block": bn, "index": j})
+
+    ballot_blocks(counted)
+    if a.rewrite_ballot:
+        i, choice, ph, braw, r, c = counted[-1]
+        txid = secrets.token_hex(32)
+        rec = b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw
+        chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, rec)])])
+    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot"})]
+    prod, tally, nonce = 1, 0, 1
+    for i, choice, ph, braw, r, c in good:
+        prod = prod * c % n2
+        tally += msgs[choice]
+        nonce = nonce * r % n
+    counts = [sum(1 for x in good if x[1] == k) for k in range(len(CANDIDATES))]
+    res = election.Result(EID, len(good), prod.to_bytes((n2.bit_length() + 7) // 8, "big"),
+                          tally.to_bytes((tally.bit_length() + 7) // 8, "big"), tuple(counts),
+                          nonce.to_bytes((nonce.bit_length() + 7) // 8, "big"), ())
+    rraw = res.marshal()
+    if "result-delete-first" in V:
+        chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("result", EID), True, b"")])])
+    chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("result", EID), False, rraw)])])
+    ballot_blocks(late)
+    index.sort(key=lambda e: e["pseudonym"])
+    with open(os.path.join(a.out, "manifest.json"), "wb") as f:
+        f.write(mraw)
+    with open(os.path.join(a.out, "result.json"), "wb") as f:
+        f.write(rraw)
+    with open(os.path.join(a.out, "ballots.json"), "w") as f:
+        json.dump(index, f, separators=(",", ":"))
+    with open(os.path.join(a.out, "record.json"), "w") as f:
+        json.dump({"format": "fabvote-election-record", "version": 1, "electionID": EID, "channel": CHANNEL,
+                   "chaincode": CC, "lastBlock": chain.n - 1}, f, separators=(",", ":"))
+    print(f"wrote {a.out}: {a.ballots} ballots, blocks 0..{chain.n - 1}, counts {counts}")
+
+
+if __name__ == "__main__":
+    main()

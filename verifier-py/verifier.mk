@@ -1,0 +1,36 @@
+# verifier-py/verifier.mk — the independent Python verifier of election
+# records (verifier-py/README.md). Included by the top-level Makefile (ROOT,
+# BUILD come from there).
+#
+#   make verifier-py-test   create build/verifier-py-venv if needed, install
+#                           the verifier into it (editable, with the test
+#                           extras) and run its tests (in make test)
+#
+# The venv sees the system's site packages, so an installed cryptography,
+# pytest and jsonschema are used as they are and no network is needed when
+# they are present (pip still fetches the build backend, setuptools, for the
+# editable install); otherwise pip fetches them from PyPI once.
+
+PYTHON ?= python3
+VERIFIER_PY_VENV := $(BUILD)/verifier-py-venv
+VERIFIER_PY_STAMP := $(VERIFIER_PY_VENV)/.installed
+
+.PHONY: verifier-py-test
+
+$(VERIFIER_PY_STAMP): $(ROOT)/verifier-py/pyproject.toml
+	test -x $(VERIFIER_PY_VENV)/bin/python || $(PYTHON) -m venv --system-site-packages $(VERIFIER_PY_VENV)
+	$(VERIFIER_PY_VENV)/bin/python -m pip install -q -e '$(ROOT)/verifier-py[test]'
+	touch $@
+
+verifier-py-test: $(VERIFIER_PY_STAMP)
+	cd $(ROOT)/verifier-py && $(VERIFIER_PY_VENV)/bin/python -m pytest -q
+
+TEST_TARGETS += verifier-py-test
+
+# `make demo` verifies the exported record with this verifier too.
+demo: $(VERIFIER_PY_STAMP)
+demo: export PYVERIFY := $(VERIFIER_PY_VENV)/bin/python
+
+# The end-to-end tests verify the real network's record with it too.
+e2e-test e2e-test-o4: $(VERIFIER_PY_STAMP)
+e2e-test e2e-test-o4: export FABVOTE_PYVERIFY := $(VERIFIER_PY_VENV)/bin/python
