@@ -107,6 +107,7 @@ func recordChecks(t *testing.T, e *env, id string) {
 			t.Fatalf("the Python verifier's report differs from fabvote's:\npython %+v %+v %+v\nfabvote %+v %+v %+v", py, py.Ballots, py.Result, rec, rec.Ballots, rec.Result)
 		}
 	})
+	t.Run("no network at all", func(t *testing.T) { offlineVerify(t, e, dir, m[1]) })
 	if keep := os.Getenv("FABVOTE_E2E_RECORD_KEEP"); keep != "" {
 		copyTree(t, dir, keep)
 		t.Logf("record kept in %s", keep)
@@ -150,6 +151,26 @@ func recordChecks(t *testing.T, e *env, id string) {
 				}
 			}
 		})
+	}
+}
+
+// offlineVerify runs each verifier in a network namespace of its own, with
+// no interface but a loopback that is down: a record needs no network.
+func offlineVerify(t *testing.T, e *env, dir, genesis string) {
+	if _, err := exec.LookPath("unshare"); err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare(1) for a network namespace")
+	}
+	verifiers := [][]string{{e.bin, "verify"}}
+	if py := os.Getenv("FABVOTE_PYVERIFY"); py != "" {
+		verifiers = append(verifiers, []string{py, "-m", "fabvote_verifier"})
+	}
+	for _, v := range verifiers {
+		args := append([]string{"--net"}, v...)
+		cmd := exec.Command("unshare", append(args, "--record", dir, "--genesis-hash", genesis)...)
+		cmd.Dir = e.dir
+		if out, err := cmd.CombinedOutput(); err != nil || !bytes.Contains(out, []byte("RESULT: PASS")) {
+			t.Fatalf("%v with no network: %v\n%s", cmd.Args, err, out)
+		}
 	}
 }
 

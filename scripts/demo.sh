@@ -189,7 +189,7 @@ if [[ -n ${PYVERIFY:-} ]]; then
 	"$PYVERIFY" -m fabvote_verifier --record record --genesis-hash "$GENESIS" --manifest "$M" --json >record-report-py.json ||
 		die "the Python verifier failed the record (record-report-py.json)"
 	same='{ok, ballots, result, lateBallots}'
-	[[ $(jq -c "$same" record-report.json) == "$(jq -c "$same" record-report-py.json)" ]] ||
+	[[ $(jq -S -c "$same" record-report.json) == "$(jq -S -c "$same" record-report-py.json)" ]] ||
 		die "the Go and Python verifiers disagree: compare record-report.json and record-report-py.json"
 	say "the independent Python verifier agrees: $(jq -c '.ballots' record-report-py.json)"
 else

@@ -125,7 +125,7 @@ func printReport(rep *audit.Report, asJSON bool) error {
 // verifier wrote for the same record (the independent Python verifier's
 // `--json` output, for example).
 func cmdRecordSite(args []string) error {
-	fs := newFlags("record site", "--record DIR --out SITE [--report FILE] [--genesis-hash HEX]")
+	fs := newFlags("record site", "--record DIR --out SITE [--genesis-hash HEX] [--manifest FILE] [--report FILE]")
 	dir := fs.String("record", "", "the election record (docs/RECORD.md)")
 	out := fs.String("out", "", "the site directory to write (must not exist, or be empty)")
 	reportFile := fs.String("report", "", "show this verifier's JSON report instead of verifying the record here")

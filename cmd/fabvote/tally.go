@@ -395,7 +395,7 @@ func cmdTrusteeKeygen(args []string) error {
 }
 
 func cmdVerify(args []string) error {
-	fs := newFlags("verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR, offline)")
+	fs := newFlags("verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR [--genesis-hash HEX] [--manifest FILE], offline)")
 	id := fs.String("election", "", "election id")
 	manifest := fs.String("manifest", "", "take the election id from this manifest (the audit still reads the ledger's); with --record, require the record's manifest to be this published one")
 	expect := fs.String("expect-counts", "", "also require these published counts (comma-separated, one per candidate), e.g. from the voters' recorded choices")
