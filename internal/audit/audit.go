@@ -92,7 +92,7 @@ type Tally struct {
 // Options tune CheckBallots.
 type Options struct {
 	Workers   int            // 0: one per CPU
-	BatchSize int            // proofs per batch verification; 0: 64
+	BatchSize int            // proofs per batch verification; 0: 512 (one N-exponentiation shared by more proofs; beyond it, the cores wait on the last batch)
 	Progress  func(done int) // called after each batch with the number of entries checked (optional)
 }
 
@@ -121,7 +121,7 @@ func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally,
 		opts.Workers = runtime.NumCPU()
 	}
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 64
+		opts.BatchSize = 512
 	}
 	jobs := make(chan job, opts.Workers)
 	results := make(chan partial, opts.Workers)

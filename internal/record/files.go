@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // maxBlockSize bounds a decompressed block: Fabric's default absolute
@@ -65,9 +66,24 @@ func gunzipFrom(r io.Reader) ([]byte, error) {
 
 // Dir is a chain.Reader over a record directory's blocks: what the audit's
 // commit order and the ballot reads take, in place of a peer's qscc.
+//
+// The verifier reads the blocks in order, forward (the chain, the ballots)
+// or back (the commit order), and decompressing a block costs about as
+// much as decoding it; so while the caller decodes block n, Dir already
+// decompresses the next block in the same direction on another core.
 type Dir struct {
 	Path      string
 	LastBlock uint64 // record.json's lastBlock
+
+	mu      sync.Mutex
+	prev    uint64 // the block asked for last, if asked
+	asked   bool
+	pending map[uint64]chan readResult // blocks being read ahead
+}
+
+type readResult struct {
+	raw []byte
+	err error
 }
 
 // Height implements chain.Reader: the blocks are 0 … LastBlock.
@@ -78,6 +94,43 @@ func (d *Dir) Block(_ context.Context, n uint64) ([]byte, error) {
 	if n > d.LastBlock {
 		return nil, fmt.Errorf("the record ends at block %d, block %d asked for", d.LastBlock, n)
 	}
+	if ch := d.readAhead(n); ch != nil {
+		r := <-ch
+		return r.raw, r.err
+	}
+	return d.read(n)
+}
+
+// readAhead returns the read of n already under way, if any, and starts
+// reading the block after n in the direction of the last two requests. At
+// most two reads are pending, so a caller that jumps about costs at most
+// two blocks of memory.
+func (d *Dir) readAhead(n uint64) chan readResult {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ch := d.pending[n]
+	delete(d.pending, n)
+	next, ok := n+1, n < d.LastBlock
+	if d.asked && d.prev == n+1 {
+		next, ok = n-1, n > 0
+	}
+	d.prev, d.asked = n, true
+	if _, busy := d.pending[next]; ok && !busy && len(d.pending) < 2 {
+		if d.pending == nil {
+			d.pending = make(map[uint64]chan readResult)
+		}
+		ahead := make(chan readResult, 1)
+		d.pending[next] = ahead
+		go func() {
+			raw, err := d.read(next)
+			ahead <- readResult{raw, err}
+		}()
+	}
+	return ch
+}
+
+// read reads and decompresses block n's file.
+func (d *Dir) read(n uint64) ([]byte, error) {
 	f, err := os.Open(filepath.Join(d.Path, BlockFile(n)))
 	if err != nil {
 		return nil, err
