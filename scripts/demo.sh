@@ -183,8 +183,10 @@ GENESIS=$(sed -n 's/^genesis hash: \([0-9a-f]*\).*/\1/p' export.out)
 # Offline from here on: the record's files alone, anchored by the two things
 # an observer takes from outside it, the genesis hash the channel's
 # organisations publish and the manifest the authority published.
-"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --expect-counts "$EXPECT" | sed 's/^/   /'
-"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --json >record-report.json
+"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --expect-counts "$EXPECT" --json >record-report.json ||
+	die "verify --record failed the record (record-report.json)"
+jq -r '.steps[] | "   verify --record, step \(.step): \(if .ok then "ok" else "FAIL" end)"' record-report.json
+say "verify --record: PASS, $(jq -c '.ballots' record-report.json), counts $(jq -c '.result.counts' record-report.json)"
 if [[ -n ${PYVERIFY:-} ]]; then
 	"$PYVERIFY" -m fabvote_verifier --record record --genesis-hash "$GENESIS" --manifest "$M" --json >record-report-py.json ||
 		die "the Python verifier failed the record (record-report-py.json)"
