@@ -58,9 +58,10 @@ func (v *verifier) ballots(ctx context.Context) audit.BallotSource {
 	prefix := election.LedgerKey(election.ObjBallot, v.info.ElectionID)
 	return func(fn func(election.BallotEntry) error) error {
 		var blk *chain.Block
+		blocks := v.reader() // one reader, so that it reads ahead
 		for _, e := range entries {
 			if blk == nil || blk.Number != e.Block {
-				raw, err := v.reader().Block(ctx, e.Block)
+				raw, err := blocks.Block(ctx, e.Block)
 				if err != nil {
 					return err
 				}
