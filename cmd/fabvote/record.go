@@ -62,16 +62,7 @@ func cmdRecordExport(args []string) error {
 // verifyRecord is `fabvote verify --record DIR`: offline, from the
 // record's files alone.
 func verifyRecord(dir, genesisHex, manifestPath, expect string, asJSON bool) error {
-	opts, err := recordOptions(genesisHex, manifestPath)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	rep, err := record.Verify(ctx, dir, opts)
-	if errors.Is(err, record.ErrUnreadable) {
-		return usagef("--record %s: %v", dir, err)
-	}
+	rep, err := runRecordVerify(dir, genesisHex, manifestPath)
 	if err != nil {
 		return err
 	}
@@ -79,6 +70,22 @@ func verifyRecord(dir, genesisHex, manifestPath, expect string, asJSON bool) err
 		checkExpectedCounts(rep, expect)
 	}
 	return printReport(rep, asJSON)
+}
+
+// runRecordVerify verifies the record in dir against the anchors given;
+// a directory that is no record is a usage error (exit 2).
+func runRecordVerify(dir, genesisHex, manifestPath string) (*audit.Report, error) {
+	opts, err := recordOptions(genesisHex, manifestPath)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	rep, err := record.Verify(ctx, dir, opts)
+	if errors.Is(err, record.ErrUnreadable) {
+		return nil, usagef("--record %s: %v", dir, err)
+	}
+	return rep, err
 }
 
 // recordOptions turns --genesis-hash and --manifest, the two anchors an
@@ -165,16 +172,7 @@ func siteReport(dir, reportFile, genesisHex, manifestPath string) ([]byte, strin
 		}
 		return b, verdictWord(ok) + " (from " + reportFile + ")", nil
 	}
-	opts, err := recordOptions(genesisHex, manifestPath)
-	if err != nil {
-		return nil, "", err
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	rep, err := record.Verify(ctx, dir, opts)
-	if errors.Is(err, record.ErrUnreadable) {
-		return nil, "", usagef("--record %s: %v", dir, err)
-	}
+	rep, err := runRecordVerify(dir, genesisHex, manifestPath)
 	if err != nil {
 		return nil, "", err
 	}
