@@ -15,6 +15,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/record"
+	"github.com/fabvote/fabvote/internal/record/recordtest"
 	"github.com/hyperledger/fabric-protos-go-apiv2/common"
 	"google.golang.org/protobuf/proto"
 )
@@ -109,7 +110,7 @@ func recordChecks(t *testing.T, e *env, id string) {
 	})
 	t.Run("no network at all", func(t *testing.T) { offlineVerify(t, e, dir, m[1]) })
 	if keep := os.Getenv("FABVOTE_E2E_RECORD_KEEP"); keep != "" {
-		copyTree(t, dir, keep)
+		recordtest.CopyDir(t, dir, keep)
 		t.Logf("record kept in %s", keep)
 	}
 	index := readIndex(t, dir)
@@ -140,7 +141,7 @@ func recordChecks(t *testing.T, e *env, id string) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := filepath.Join(t.TempDir(), "rec")
-			copyTree(t, dir, d)
+			recordtest.CopyDir(t, dir, d)
 			tc.tamper(t, d)
 			if kinds := failureKinds(e.verifyJSON(t, 1, "--record", d)); !slices.Equal(kinds, []string{tc.kind}) {
 				t.Fatalf("fabvote: kinds %v, want [%s]", kinds, tc.kind)
@@ -249,26 +250,6 @@ func flipBallotByte(t *testing.T, dir string, e record.Entry) {
 
 func writeFile(t *testing.T, p string, b []byte) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
 		t.Fatal(err)
 	}
 }

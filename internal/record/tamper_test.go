@@ -28,23 +28,7 @@ const goodFixture = fixturesDir + "/good"
 func copyRecord(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "rec")
-	err := filepath.Walk(goodFixture, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(goodFixture, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	recordtest.CopyDir(t, goodFixture, dst)
 	return dst
 }
 

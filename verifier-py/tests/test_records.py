@@ -13,6 +13,9 @@ from conftest import RECORDS, ROOT
 from fabvote_verifier import protowire, verify_record
 from fabvote_verifier.cli import main
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+from gen_record import fb  # noqa: E402  the tools' protobuf writer
+
 EXPECTED = os.path.join(RECORDS, "expected.json")
 
 
@@ -142,31 +145,11 @@ def test_blocks_swapped(good):
     assert _kinds(good) == (False, ["BLOCK_CHAIN"])
 
 
-def _pb_field(num, payload):
-    return protowire_key(num, 2) + _varint(len(payload)) + payload
-
-
-def protowire_key(num, wt):
-    return _varint(num << 3 | wt)
-
-
-def _varint(x):
-    out = bytearray()
-    while True:
-        b = x & 0x7F
-        x >>= 7
-        if x:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def _block_with_metadata(raw, metadata):
     f = protowire.parse(raw)
     header, data = f[1][0][1], f[2][0][1]
-    md = b"".join(_pb_field(1, m) for m in metadata)
-    return _pb_field(1, header) + _pb_field(2, data) + _pb_field(3, md)
+    md = b"".join(fb(1, m) for m in metadata)
+    return fb(1, header) + fb(2, data) + fb(3, md)
 
 
 def _metadata(raw):
