@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
 )
 
@@ -45,15 +45,15 @@ func peersAgree(t *testing.T, e *env, id string, from uint64) {
 // in that peer's org (OwnOrgOnly): the gateway would otherwise answer from
 // another org's peer when its own org's fails, and compare an org with
 // itself.
-func orgClients(t *testing.T, e *env) []*ledger.Client {
-	var out []*ledger.Client
+func orgClients(t *testing.T, e *env) []*ballotclient.Client {
+	var out []*ballotclient.Client
 	for _, o := range e.net.Orgs {
 		conn, err := gateway.Connect(e.net, gateway.Options{Org: "EAMSP", Identity: "user1", PeerOrg: o.MSPID})
 		if err != nil {
 			t.Fatalf("connecting to %s's peer: %v", o.MSPID, err)
 		}
 		t.Cleanup(func() { conn.Close() })
-		out = append(out, &ledger.Client{Conn: conn, OwnOrgOnly: true})
+		out = append(out, &ballotclient.Client{Conn: conn, OwnOrgOnly: true})
 	}
 	return out
 }
@@ -61,7 +61,7 @@ func orgClients(t *testing.T, e *env) []*ledger.Client {
 // sameHeight waits until every org's peer has committed the same number of
 // blocks and returns it: a gateway reports a commit once its own peer has
 // it, so the other orgs' peers may still be a block behind.
-func sameHeight(t *testing.T, c context.Context, orgs []*ledger.Client) uint64 {
+func sameHeight(t *testing.T, c context.Context, orgs []*ballotclient.Client) uint64 {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var hs []uint64
@@ -86,7 +86,7 @@ func sameHeight(t *testing.T, c context.Context, orgs []*ledger.Client) uint64 {
 // with the first org's copy (chain.SameCommit) and returns how many
 // transactions writing under prefix (the election's ballots) every peer
 // marked ENDORSEMENT_POLICY_FAILURE, the code the ballot validation gives.
-func blocksAgree(t *testing.T, c context.Context, orgs []*ledger.Client, from, tip uint64, prefix string) int {
+func blocksAgree(t *testing.T, c context.Context, orgs []*ballotclient.Client, from, tip uint64, prefix string) int {
 	invalid := 0
 	for n := from; n <= tip; n++ {
 		var first *chain.Block
@@ -128,14 +128,14 @@ func writesUnder(tx chain.Tx, prefix string) bool {
 // stateAgrees requires each org's peer to answer the election's state
 // queries byte for byte alike: its manifest, its result, and its ballot
 // listing (every page's entries, without the bookmarks, which only page).
-func stateAgrees(t *testing.T, c context.Context, orgs []*ledger.Client, id string) {
+func stateAgrees(t *testing.T, c context.Context, orgs []*ballotclient.Client, id string) {
 	for _, q := range []struct {
 		name string
-		read func(*ledger.Client) ([]byte, error)
+		read func(*ballotclient.Client) ([]byte, error)
 	}{
-		{"manifest", func(l *ledger.Client) ([]byte, error) { return l.GetManifest(c, id) }},
-		{"result", func(l *ledger.Client) ([]byte, error) { return l.GetResult(c, id) }},
-		{"ballot listing", func(l *ledger.Client) ([]byte, error) {
+		{"manifest", func(l *ballotclient.Client) ([]byte, error) { return l.GetManifest(c, id) }},
+		{"result", func(l *ballotclient.Client) ([]byte, error) { return l.GetResult(c, id) }},
+		{"ballot listing", func(l *ballotclient.Client) ([]byte, error) {
 			var entries []election.BallotEntry
 			err := l.Ballots(c, id, 0)(func(be election.BallotEntry) error { entries = append(entries, be); return nil })
 			if err != nil {
@@ -165,7 +165,7 @@ func stateAgrees(t *testing.T, c context.Context, orgs []*ledger.Client, id stri
 	}
 }
 
-func msps(orgs []*ledger.Client) string {
+func msps(orgs []*ballotclient.Client) string {
 	var s []string
 	for _, o := range orgs {
 		s = append(s, o.Conn.PeerMSP())

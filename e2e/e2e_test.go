@@ -23,11 +23,11 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/hyperledger/fabric-gateway/pkg/client"
 )
 
@@ -45,9 +45,9 @@ type env struct {
 	netPath  string
 	net      *gateway.Network
 	dir      string
-	ea       *ledger.Client // authority admin
-	voter    *ledger.Client // the gateway identity that submits voters' ballots
-	outsider *ledger.Client // a party org's identity (nil in solo-org)
+	ea       *ballotclient.Client // authority admin
+	voter    *ballotclient.Client // the gateway identity that submits voters' ballots
+	outsider *ballotclient.Client // a party org's identity (nil in solo-org)
 }
 
 func setup(t *testing.T) *env {
@@ -72,13 +72,13 @@ func setup(t *testing.T) *env {
 	return e
 }
 
-func (e *env) connect(msp, id string) *ledger.Client {
+func (e *env) connect(msp, id string) *ballotclient.Client {
 	c, err := gateway.Connect(e.net, gateway.Options{Org: msp, Identity: id})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { c.Close() })
-	return ledger.New(c)
+	return ballotclient.New(c)
 }
 
 // fv runs the fabvote binary; it returns combined output and the exit code.

@@ -34,9 +34,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/fabvote/fabvote/internal/sharebox"
 )
 
@@ -61,10 +61,10 @@ func TestAccess(t *testing.T) {
 	bin := fabvoteBin(t)
 	n := startNet(t, "access", "three-orgs", 1, "ballot=./chaincode/ballot/cmd/ballot-cc", "FABVOTE_AUTHORITY_MSPS=EAMSP")
 	ctx := testCtx(t, 15*time.Minute)
-	ea := ledger.New(n.connect("EAMSP", "admin", "ballot", 8))
-	voterGW := ledger.New(n.connect("EAMSP", "user1", "ballot", 8))
-	party1 := ledger.New(n.connect("Party1MSP", "admin", "ballot", 8))
-	party2 := ledger.New(n.connect("Party2MSP", "admin", "ballot", 8))
+	ea := ballotclient.New(n.connect("EAMSP", "admin", "ballot", 8))
+	voterGW := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 8))
+	party1 := ballotclient.New(n.connect("Party1MSP", "admin", "ballot", 8))
+	party2 := ballotclient.New(n.connect("Party2MSP", "admin", "ballot", 8))
 
 	id := fmt.Sprintf("access-%d", time.Now().Unix())
 	const voters = 12

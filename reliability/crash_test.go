@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/election"
-	"github.com/fabvote/fabvote/internal/ledger"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 )
 
 // envInt reads a positive integer knob.
@@ -50,7 +50,7 @@ type castRun struct {
 // it casts again every ballot that did not commit, reconciling DUPLICATE
 // answers with the ledger (an attempt that committed although the client saw
 // an error).
-func castSteady(t *testing.T, lc, again *ledger.Client, ballots [][]byte, rate float64, inFlight int, fault float64, inject func()) *castRun {
+func castSteady(t *testing.T, lc, again *ballotclient.Client, ballots [][]byte, rate float64, inFlight int, fault float64, inject func()) *castRun {
 	t.Helper()
 	ctx := testCtx(t, 20*time.Minute)
 	run := &castRun{committed: map[string][]byte{}, errSamples: map[string]int{}}
@@ -119,7 +119,7 @@ func castSteady(t *testing.T, lc, again *ledger.Client, ballots [][]byte, rate f
 				vkh, id := voterHashErr(b)
 				var err error
 				for attempt := 0; attempt < 5; attempt++ {
-					var rc *ledger.CastReceipt
+					var rc *ballotclient.CastReceipt
 					cctx, cancel := context.WithTimeout(ctx, callTimeout)
 					rc, err = again.CastBallot(cctx, b)
 					cancel()
@@ -342,7 +342,7 @@ func TestCrash(t *testing.T) {
 		}
 		t.Run(p.profile, func(t *testing.T) {
 			n := startNet(t, "crash-"+p.profile, p.profile, p.slot, "ballot=./chaincode/ballot/cmd/ballot-cc")
-			lc := ledger.New(n.connect("EAMSP", "user1", "ballot", 12))
+			lc := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 12))
 			// One window for every scenario of this network: the planned casting time plus the faults and second passes.
 			window := time.Duration(len(cases)) * (time.Duration(float64(per)/rate*float64(time.Second)) + 60*time.Second)
 			set.open(t, n.netJSON, window+30*time.Second)
@@ -381,7 +381,7 @@ func TestCrash(t *testing.T) {
 				}
 				checkLedger(t, lc, set.id, all)
 			}
-			admin := ledger.New(n.connect("EAMSP", "admin", "ballot", 12))
+			admin := ballotclient.New(n.connect("EAMSP", "admin", "ballot", 12))
 			committed := map[string]bool{}
 			for vkh := range all {
 				committed[vkh] = true

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 )
 
 const candidates = "Alice,Bob,Carol,Dave"
@@ -156,7 +156,7 @@ func (e *electionFix) open(t *testing.T, netJSON string, window time.Duration) t
 // tallyAndVerify waits for the window to close, tallies with two trustee
 // shares, publishes, and runs `fabvote verify` with the counts the voters of
 // the committed ballots chose. It returns the published result.
-func (e *electionFix) tallyAndVerify(t *testing.T, c *ledger.Client, netJSON string, committed map[string]bool) *election.Result {
+func (e *electionFix) tallyAndVerify(t *testing.T, c *ballotclient.Client, netJSON string, committed map[string]bool) *election.Result {
 	t.Helper()
 	keys := e.keys.args(t, e.bin, e.dir, netJSON, e.manifest)
 	out := fv(t, e.bin, e.dir, append([]string{"tally", "--network", netJSON, "--manifest", e.manifest, "--wait", "--quiet"}, keys...)...)
@@ -237,7 +237,7 @@ func ballotHashHex(ballot []byte) string {
 // checkLedger asserts that every ballot the client saw committed is on the
 // ledger unchanged, that the ledger holds no other ballot of the election and
 // no voter twice.
-func checkLedger(t *testing.T, c *ledger.Client, id string, committed map[string][]byte) {
+func checkLedger(t *testing.T, c *ballotclient.Client, id string, committed map[string][]byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

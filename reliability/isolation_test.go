@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 )
 
 const (
@@ -61,7 +61,7 @@ func TestIsolation(t *testing.T) {
 			// Ballots cast alongside: single-key transactions, the gate's fast path.
 			e := newElection(t, bin, fmt.Sprintf("iso-%s-%d", mode, time.Now().Unix()), ballots)
 			e.open(t, n.netJSON, 10*time.Minute)
-			lc := ledger.New(n.connect("EAMSP", "user1", "ballot", 12))
+			lc := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 12))
 
 			// Readers see the raw errors: one attempt each, counted, then again.
 			rd := n.connect("EAMSP", "user2", "kvtransfer", 1)

@@ -15,8 +15,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 )
 
 type ccStats struct {
@@ -64,7 +64,7 @@ func TestLimits(t *testing.T) {
 	bin := fabvoteBin(t)
 	n := startNet(t, "limits", "solo-org", 4, "ballot=./chaincode/ballot/cmd/ballot-cc")
 	conn := n.connect("EAMSP", "user1", "ballot", 4)
-	lc := ledger.New(conn)
+	lc := ballotclient.New(conn)
 	ctx := testCtx(t, 10*time.Minute)
 	e := newElection(t, bin, fmt.Sprintf("limits-%d", time.Now().Unix()), 2)
 	e.open(t, n.netJSON, 10*time.Minute)

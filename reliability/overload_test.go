@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 )
 
 // latencies returns the median and 99th percentile of the first-pass commits.
@@ -63,8 +63,8 @@ func TestOverload(t *testing.T) {
 	set := crashBallots(t, bin, total)
 	n := startNet(t, "overload", "solo-org", 5, "ballot=./chaincode/ballot/cmd/ballot-cc")
 	set.open(t, n.netJSON, 20*time.Minute)
-	once := ledger.New(n.connect("EAMSP", "user1", "ballot", 1))
-	retry := ledger.New(n.connect("EAMSP", "user2", "ballot", 12))
+	once := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 1))
+	retry := ballotclient.New(n.connect("EAMSP", "user2", "ballot", 12))
 	all := map[string][]byte{}
 
 	satConc := envInt(t, "RELIABILITY_SAT_CONCURRENCY", 400) // below gatewayService 500
@@ -120,7 +120,7 @@ func TestOverload(t *testing.T) {
 // outcome is still open: refused and not yet sent again when dur ended, or
 // commit status unknown, or any other error. Ballots never sent are not part
 // of the run.
-func castFor(t *testing.T, lc *ledger.Client, ballots [][]byte, rate float64, inFlight int, dur time.Duration) (run *castRun, attempts, recycled int, open [][]byte) {
+func castFor(t *testing.T, lc *ballotclient.Client, ballots [][]byte, rate float64, inFlight int, dur time.Duration) (run *castRun, attempts, recycled int, open [][]byte) {
 	t.Helper()
 	ctx := testCtx(t, 20*time.Minute)
 	run = &castRun{committed: map[string][]byte{}, errSamples: map[string]int{}}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/fabvote/fabvote/internal/loadgen"
 )
 
@@ -307,7 +307,7 @@ func waitOpenEverywhere(ctx context.Context, network, electionID string) error {
 		if err != nil {
 			return fmt.Errorf("--open: checking org %s has election %q: %w", o.MSPID, electionID, err)
 		}
-		lc := ledger.New(conn)
+		lc := ballotclient.New(conn)
 		for {
 			_, err = lc.GetManifest(ctx, electionID)
 			if err == nil {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/fabvote/fabvote/internal/progress"
 )
 
@@ -116,7 +116,7 @@ func (s *castSummary) print(w io.Writer) {
 	}
 }
 
-func (s *castSummary) record(rc *ledger.CastReceipt, err error) {
+func (s *castSummary) record(rc *ballotclient.CastReceipt, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err == nil {
@@ -142,7 +142,7 @@ func (s *castSummary) record(rc *ledger.CastReceipt, err error) {
 }
 
 // castStream casts every ballot of a stream with `concurrency` submitters.
-func castStream(ctx context.Context, lc *ledger.Client, path string, concurrency, limit int, receiptsOut string, showBar bool) (*castSummary, error) {
+func castStream(ctx context.Context, lc *ballotclient.Client, path string, concurrency, limit int, receiptsOut string, showBar bool) (*castSummary, error) {
 	total, err := countStream(path, limit)
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func cmdReceiptCheck(args []string) error {
 	if err := required(fs, "receipt"); err != nil {
 		return err
 	}
-	var rc ledger.CastReceipt
+	var rc ballotclient.CastReceipt
 	if err := readJSON(*receipt, "receipt", &rc); err != nil {
 		return err
 	}

@@ -15,9 +15,9 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 )
 
 // newFlags makes a flag set whose --help prints the synopsis and the flags.
@@ -78,7 +78,7 @@ func (n *netFlags) register(fs *flag.FlagSet, defaultIdentity string) {
 }
 
 // connect opens the ledger client; defaultOrg is used when --org is empty.
-func (n *netFlags) connect(defaultOrg string) (*ledger.Client, error) {
+func (n *netFlags) connect(defaultOrg string) (*ballotclient.Client, error) {
 	net, err := gateway.LoadNetwork(n.network)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (n *netFlags) connect(defaultOrg string) (*ledger.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ledger.New(conn), nil
+	return ballotclient.New(conn), nil
 }
 
 // orgOr is --org, or else defaultOrg if the network has it, or else ""
@@ -111,7 +111,7 @@ func (n *netFlags) trusteeLedger(defaultOrg string) (l *trustee.Ledger, close fu
 	if err != nil {
 		return nil, nil, err
 	}
-	var clients []*ledger.Client
+	var clients []*ballotclient.Client
 	close = func() {
 		for _, c := range clients {
 			c.Conn.Close()
@@ -124,7 +124,7 @@ func (n *netFlags) trusteeLedger(defaultOrg string) (l *trustee.Ledger, close fu
 			close()
 			return nil, nil, fmt.Errorf("connecting to %s's peer: %w", o.MSPID, err)
 		}
-		clients = append(clients, ledger.New(conn))
+		clients = append(clients, ballotclient.New(conn))
 	}
 	if l, err = trustee.NewLedger(net.Channel, clients...); err != nil {
 		close()

@@ -20,8 +20,8 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
-	"github.com/fabvote/fabvote/internal/ledger"
 	"github.com/fabvote/fabvote/internal/sharebox"
 )
 
@@ -88,7 +88,7 @@ func cmdTally(args []string) error {
 // peer of every org in the network file, verifies every ballot and requires
 // every org's peer to list the same ballots. lc is the connection to wait
 // on; m is manifest, parsed.
-func recomputeTally(ctx context.Context, nf *netFlags, lc *ledger.Client, m *election.Manifest, manifest []byte, wait, quiet bool) (*trustee.Tally, error) {
+func recomputeTally(ctx context.Context, nf *netFlags, lc *ballotclient.Client, m *election.Manifest, manifest []byte, wait, quiet bool) (*trustee.Tally, error) {
 	if wait {
 		if err := waitWindowClosed(ctx, lc, m, manifest); err != nil {
 			return nil, err
@@ -152,7 +152,7 @@ func recomputeOnce(ctx context.Context, tl *trustee.Ledger, id string, manifest 
 // until it shows the window closed (the peers' rule may add a margin). It
 // first checks that the manifest is the ledger's, so that a stale copy (one
 // made before `election open` set the window) fails now, not after the wait.
-func waitWindowClosed(ctx context.Context, lc *ledger.Client, m *election.Manifest, manifest []byte) error {
+func waitWindowClosed(ctx context.Context, lc *ballotclient.Client, m *election.Manifest, manifest []byte) error {
 	onLedger, err := lc.GetManifest(ctx, m.ElectionID)
 	if err != nil {
 		return fmt.Errorf("reading the manifest of %q from the ledger: %w", m.ElectionID, err)
@@ -283,7 +283,7 @@ func readPartial(p *election.Prepared, product *big.Int, f string) (*threshold.P
 }
 
 // finishTally writes, prints and publishes the result.
-func finishTally(ctx context.Context, lc *ledger.Client, m *election.Manifest, res *election.Result, resultOut string, noPublish bool) error {
+func finishTally(ctx context.Context, lc *ballotclient.Client, m *election.Manifest, res *election.Result, resultOut string, noPublish bool) error {
 	enc, err := res.Marshal()
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 // the blocks r holds, in chaincode namespace ns. It reads every block from
 // the tip back to the genesis block: only that shows which write of the
 // manifest key was the first (the opening), and so where the election's
-// writes begin. A live audit reads the blocks through qscc (package ledger),
+// writes begin. A live audit reads the blocks through qscc (package ballotclient),
 // a record audit from the record's files (package record).
 func ReadCommitOrder(ctx context.Context, r chain.Reader, ns, electionID string) (*CommitOrder, error) {
 	prefix := election.LedgerKey(election.ObjBallot, electionID)

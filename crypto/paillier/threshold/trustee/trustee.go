@@ -26,7 +26,7 @@
 //
 // The package sits under crypto/paillier/threshold because Go lets only
 // packages there import the seal. Ledger can be built only from
-// internal/ledger clients (NewLedger); tests build one from fakes.
+// internal/ballotclient clients (NewLedger); tests build one from fakes.
 package trustee
 
 import (
@@ -44,10 +44,10 @@ import (
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
-	"github.com/fabvote/fabvote/internal/ledger"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 )
 
-// reader is what Recompute reads from one org's peers; *ledger.Client is
+// reader is what Recompute reads from one org's peers; *ballotclient.Client is
 // one. It is unexported so that Ledger can be built only from ledger
 // clients (and, in this package's tests, from fakes: export_test.go).
 type reader interface {
@@ -76,7 +76,7 @@ type Ledger struct {
 // NewLedger reads channel through clients, one per org, each connected to
 // a peer of its org (gateway.Options.PeerOrg) on that channel. It sets each
 // client's OwnOrgOnly, so that the gateway peer answers for its own org only.
-func NewLedger(channel string, clients ...*ledger.Client) (*Ledger, error) {
+func NewLedger(channel string, clients ...*ballotclient.Client) (*Ledger, error) {
 	l := &Ledger{channel: channel}
 	seen := map[string]bool{}
 	for _, c := range clients {

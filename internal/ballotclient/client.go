@@ -1,9 +1,9 @@
-// Package ledger is the typed client of the ballot chaincode: one method per
+// Package ballotclient is the typed client of the ballot chaincode: one method per
 // contract function, with the argument and result encodings of
 // docs/PROTOCOL.md (raw canonical bytes in, JSON out), on top of a gateway
 // connection. The CLI, the end-to-end test and the load generator share it so
 // that the wire format lives in one place.
-package ledger
+package ballotclient
 
 import (
 	"context"
