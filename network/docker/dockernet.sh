@@ -8,6 +8,8 @@
 #   dockernet.sh clean         down, remove the volumes and the generated material
 #   dockernet.sh ps | logs [SERVICE...]
 #   dockernet.sh restart SERVICE   restart one container and wait until it is ready again
+#   dockernet.sh backup SERVICE FILE   stop SERVICE, copy its data volume into FILE (.tgz), start it again
+#   dockernet.sh restore SERVICE FILE  replace SERVICE's data volume with FILE's copy, start it, wait until ready
 #   dockernet.sh height ORG    ledger height of ORG's peer (ea, party1, party2)
 #   dockernet.sh tools CMD...  run a command in the tools container
 #   dockernet.sh env ORG       export lines for the host's peer CLI as ORG's admin
@@ -100,6 +102,14 @@ cmd_clean() {
 cmd_restart() {
 	local s=${1:?usage: dockernet.sh restart SERVICE}
 	compose restart "$s"
+	wait_ready "$s"
+	dlog "restarted $s"
+}
+
+# wait_ready SERVICE: healthy, and for a peer, answering on the channel and
+# through every org's gateway.
+wait_ready() {
+	local s=$1
 	wait_healthy "$s"
 	case $s in
 	peer0.*)
@@ -113,7 +123,58 @@ cmd_restart() {
 			"$BUILD/docker/gobin/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}"
 		;;
 	esac
-	dlog "restarted $s"
+}
+
+# data_volume SERVICE: the named volume mounted at the node's data directory.
+data_volume() {
+	local cid vol
+	cid=$(compose ps -q "$1")
+	[[ -n $cid ]] || ddie "no container for service $1"
+	vol=$("$DOCKER" inspect --format '{{range .Mounts}}{{if eq .Destination "/var/hyperledger/data"}}{{.Name}}{{end}}{{end}}' "$cid")
+	[[ -n $vol ]] || ddie "$1 has no volume at /var/hyperledger/data"
+	echo "$vol"
+}
+
+# in_volume VOLUME DIR CMD: run CMD as root in the runtime image with VOLUME at
+# /data and DIR at /backup.
+in_volume() {
+	"$DOCKER" run --rm --user 0 -v "$1:/data" -v "$2:/backup" "fabvote/runtime:$FABVOTE_IMAGE_TAG" sh -c "$3"
+}
+
+# A cold copy: the node is stopped while its volume is read, so the copy is a
+# state the node itself could have left after a crash, which it recovers from.
+cmd_backup() {
+	local s=${1:?usage: dockernet.sh backup SERVICE FILE} file=${2:?usage: dockernet.sh backup SERVICE FILE}
+	[[ ! -e $file ]] || ddie "$file exists; a backup never overwrites a file"
+	local vol dir base
+	vol=$(data_volume "$s")
+	dir=$(cd "$(dirname "$file")" && pwd) base=$(basename "$file")
+	compose stop "$s"
+	in_volume "$vol" "$dir" "tar -C /data -czf /backup/$base.tmp . && mv /backup/$base.tmp /backup/$base" ||
+		{ rm -f "$dir/$base.tmp"; compose start "$s"; ddie "copying $vol failed"; }
+	compose start "$s"
+	wait_ready "$s"
+	dlog "backed up $s ($vol) to $file"
+}
+
+# cmd_restore recreates the volume empty and unpacks the copy into it, owned by
+# the containers' user; the node then fetches the blocks it lacks.
+cmd_restore() {
+	local s=${1:?usage: dockernet.sh restore SERVICE FILE} file=${2:?usage: dockernet.sh restore SERVICE FILE}
+	[[ -f $file ]] || ddie "no backup file $file"
+	local vol dir base
+	vol=$(data_volume "$s")
+	dir=$(cd "$(dirname "$file")" && pwd) base=$(basename "$file")
+	in_volume "$vol" "$dir" "tar -tzf /backup/$base >/dev/null" || ddie "$file is not a readable .tgz; $s left as it is"
+	compose stop "$s"
+	compose rm -f "$s"
+	"$DOCKER" volume rm "$vol" >/dev/null
+	compose up --no-start --no-build --no-deps "$s"
+	in_volume "$vol" "$dir" "tar -C /data -xzf /backup/$base && chown -R $FABVOTE_UID:$FABVOTE_UID /data" ||
+		ddie "unpacking $file into $vol failed"
+	compose start "$s"
+	wait_ready "$s"
+	dlog "restored $s ($vol) from $file"
 }
 
 case ${1:-} in
@@ -123,6 +184,8 @@ clean) cmd_clean ;;
 ps) compose ps ;;
 logs) shift; compose logs --no-color "$@" ;;
 restart) cmd_restart "${2:-}" ;;
+backup) cmd_backup "${2:-}" "${3:-}" ;;
+restore) cmd_restore "${2:-}" "${3:-}" ;;
 height) tools_exec fabvote-channel height "${2:?usage: dockernet.sh height ORG}" | tr -d '\r' ;;
 tools) shift; tools_exec "$@" ;;
 env)
@@ -138,5 +201,5 @@ env)
 	printf 'export CORE_PEER_TLS_ROOTCERT_FILE=%q\n' "$c/tlsca/tlsca.$d-cert.pem"
 	printf 'export ORDERER_ADDRESS=%q ORDERER_CA=%q\n' "127.0.0.1:$(orderer_host_port orderer0)" "$oc/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem"
 	;;
-*) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -16,7 +16,8 @@
 #     Also: a party's admin cannot open an election (FABVOTE_AUTHORITY_MSPS);
 #     the operations endpoints serve /healthz and /metrics over TLS only;
 #     `fabvote bench` commits DOCKER_TEST_BENCH (100; 0 skips) ballots of a
-#     second election;
+#     second election; peer0.party1's volume is backed up before those
+#     ballots and restored after them: it must catch up and pass the audit;
 #  6. removes the network and its volumes.
 # On any failure it prints `compose ps` and the logs of every container.
 #
@@ -202,6 +203,12 @@ echo "peer0.party1 ledger height: $H1 before, $H2 after the restart"
 # Reads through party1's gateway are served by peer0.party1's own ledger.
 "$FV" verify --network "$NET" --org party1 --election "$ID" --expect-counts "$EXPECT" | tee verify-after.out
 "$FV" receipt check --network "$NET" --org party1 --receipt receipt-1.json
+step "backing up peer0.party1's volume (dockernet.sh backup, docs/OPERATORS.md 6.1)"
+BACKUP=$WORKDIR/peer0-party1.tgz
+"$DNET" backup peer0.party1.fabvote.local "$BACKUP"
+[[ $("$DNET" height party1) == "$H1" ]] || fail "peer0.party1 ledger height changed across the backup"
+if "$DNET" backup peer0.party1.fabvote.local "$BACKUP" 2>backup-again.err; then fail "a second backup overwrote $BACKUP"; fi
+grep -q 'exists' backup-again.err || { cat backup-again.err; fail "a second backup to the same file failed, but not because it exists"; }
 step "the tools container's fabvote against the same network (network.container.json)"
 "$DNET" tools bash -c "fabvote verify --network \"\$FABVOTE_NETWORK\" --org party2 --election $ID --expect-counts $EXPECT" | tail -3
 
@@ -227,6 +234,21 @@ print(f"fabvote bench: {n}/{n} committed, {r['tps']} tx/s, p50 {r['latencyMs']['
 PY
 fi
 
+step "restoring peer0.party1 from the backup taken at height $H1 (docs/OPERATORS.md 6.2)"
+echo "not a backup" >"$WORKDIR/bad.tgz"
+if "$DNET" restore peer0.party1.fabvote.local "$WORKDIR/bad.tgz" 2>restore-bad.err; then fail "a restore from a file that is not a .tgz succeeded"; fi
+[[ $("$DNET" height party1) =~ ^[0-9]+$ ]] || { cat restore-bad.err; fail "a refused restore left peer0.party1 unable to answer"; }
+"$DNET" restore peer0.party1.fabvote.local "$BACKUP"
+H_EA=$("$DNET" height ea)
+deadline=$((SECONDS + 120))
+until H3=$("$DNET" height party1) && [[ $H3 == "$H_EA" ]]; do
+	((SECONDS < deadline)) || fail "restored peer0.party1 stays at height $H3, ea is at $H_EA"
+	sleep 2
+done
+echo "peer0.party1 restored at height $H1 and caught up to $H3 (ea: $H_EA)"
+"$FV" verify --network "$NET" --org party1 --election "$ID" --expect-counts "$EXPECT" | tee verify-restored.out
+
 step "summary"
 echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
 echo "peer0.party1 restart: ledger height $H1 kept, audit PASS on its ledger"
+echo "peer0.party1 backup at height $H1, restored and caught up to $H3, audit PASS on its ledger"
