@@ -18,43 +18,15 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/sharebox"
 	"github.com/fabvote/fabvote/internal/sharebox/shareboxtest"
+	"github.com/fabvote/fabvote/internal/tallyjournal"
 )
 
-// sharePath is where `election create` seals trustee i's share.
-func (e *env) sharePath(i int) string { return e.path(fmt.Sprintf("el/trustee-%d.share.age", i)) }
-
-// identityPath is trustee i's age identity, made by `trustee keygen`.
-func (e *env) identityPath(i int) string {
-	return e.path(fmt.Sprintf("trustees/trustee-%d/%s", i, sharebox.IdentityFile))
-}
-
-// trusteeKeys has n trustees make their age key pairs, each in its own
-// directory, and returns the recipients file for `election create`.
-func trusteeKeys(t *testing.T, e *env, n int) string {
-	var lines []string
-	for i := 1; i <= n; i++ {
-		dir := filepath.Dir(e.identityPath(i))
-		e.mustFV("trustee", "keygen", "--out", dir)
-		b, err := os.ReadFile(filepath.Join(dir, sharebox.RecipientFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.TrimSpace(string(b)))
-	}
-	rf := e.path("trustee-recipients.txt")
-	if err := os.WriteFile(rf, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return rf
-}
-
 func (e *env) identity(t *testing.T, i int) []age.Identity {
-	ids, err := sharebox.ReadIdentityFile(e.identityPath(i))
+	ids, err := sharebox.ReadIdentityFile(e.el.Identity(i))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +42,7 @@ func checkSharesApart(t *testing.T, e *env, n int, pp *threshold.PublicParams) {
 	for i := 1; i <= n; i++ {
 		ids = append(ids, e.identity(t, i))
 	}
-	problems, sealed, err := shareboxtest.CheckApart(e.dir, ids, pp)
+	problems, sealed, err := shareboxtest.CheckApart(e.Dir, ids, pp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +56,7 @@ func checkSharesApart(t *testing.T, e *env, n int, pp *threshold.PublicParams) {
 
 // openShare is trustee i's share, opened with its identity.
 func openShare(t *testing.T, e *env, i int) *threshold.KeyShare {
-	ks, err := sharebox.ReadSealedFile(e.sharePath(i), e.identity(t, i)...)
+	ks, err := sharebox.ReadSealedFile(e.el.Share(i), e.identity(t, i)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,18 +154,18 @@ func wantNoFile(t *testing.T, what, path string) {
 func trusteeJournalAndIdentity(t *testing.T, e *env, m *election.Manifest, mPath string) {
 	t.Helper()
 	again := e.path("p2-again.bin")
-	e.mustFV("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(2),
-		"--age-identity", e.identityPath(2), "--out", again, "--quiet")
-	if _, err := os.Stat(filepath.Join(filepath.Dir(e.identityPath(2)), trustee.JournalFile)); err != nil {
+	e.Must(t, "trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.el.Share(2),
+		"--age-identity", e.el.Identity(2), "--out", again, "--quiet")
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.el.Identity(2)), tallyjournal.File)); err != nil {
 		t.Fatalf("trustee 2 has no journal next to its identity: %v", err)
 	}
-	journal := filepath.Join(filepath.Dir(e.identityPath(1)), trustee.JournalFile)
+	journal := filepath.Join(filepath.Dir(e.el.Identity(1)), tallyjournal.File)
 	// Trustee 2's journal, with the product and count of another tally.
 	var doc struct {
 		Version   int                       `json:"version"`
 		Elections map[string]map[string]any `json:"elections"`
 	}
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(filepath.Dir(e.identityPath(2)), trustee.JournalFile))), &doc); err != nil || len(doc.Elections) != 1 {
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(filepath.Dir(e.el.Identity(2)), tallyjournal.File))), &doc); err != nil || len(doc.Elections) != 1 {
 		t.Fatalf("trustee 2's journal: %v, %d elections", err, len(doc.Elections))
 	}
 	for _, en := range doc.Elections {
@@ -207,8 +179,8 @@ func trusteeJournalAndIdentity(t *testing.T, e *env, m *election.Manifest, mPath
 	if err := os.WriteFile(journal, []byte(other), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, code := e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
-		"--age-identity", e.identityPath(1), "--out", e.path("p1-second.bin"), "--quiet")
+	out, code := e.Run(t, "trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.el.Share(1),
+		"--age-identity", e.el.Identity(1), "--out", e.path("p1-second.bin"), "--quiet")
 	if code != 1 || !strings.Contains(out, "already decrypted another tally") || !strings.Contains(out, "of 1 ballots then") {
 		t.Fatalf("trustee decrypt of a second tally: exit %d, want 1 naming both tallies\n%s", code, out)
 	}
@@ -219,8 +191,8 @@ func trusteeJournalAndIdentity(t *testing.T, e *env, m *election.Manifest, mPath
 	if err := os.Remove(journal); err != nil {
 		t.Fatal(err)
 	}
-	out, code = e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(2),
-		"--age-identity", e.identityPath(1), "--out", e.path("p-wrong-id.bin"), "--quiet")
+	out, code = e.Run(t, "trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.el.Share(2),
+		"--age-identity", e.el.Identity(1), "--out", e.path("p-wrong-id.bin"), "--quiet")
 	if code != 1 || !strings.Contains(out, "not sealed to this identity") {
 		t.Fatalf("trustee 1's identity on trustee 2's share: exit %d\n%s", code, out)
 	}

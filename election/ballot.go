@@ -120,51 +120,12 @@ func (b *Ballot) Marshal() []byte {
 // the manifest and are checked by Prepared.CheckBallot.
 // Errors: SIZE for oversize input, DECODE for everything else.
 func ParseBallot(data []byte) (*Ballot, error) {
-	if len(data) > MaxBallotSize {
-		return nil, errorf(CodeSize, "ballot has %d bytes, the limit is %d", len(data), MaxBallotSize)
+	if err := checkBallotHeader(data); err != nil {
+		return nil, err
 	}
-	if len(data) == 0 {
-		return nil, errorf(CodeDecode, "ballot is empty")
-	}
-	if data[0] != BallotVersion {
-		return nil, errorf(CodeDecode, "ballot version is %d, want %d", data[0], BallotVersion)
-	}
-	rest := data[1:]
-	type spec struct {
-		name  string
-		exact int // 0: variable
-		max   int
-	}
-	specs := [6]spec{
-		{name: "electionID", max: MaxElectionIDLen},
-		{name: "voterPub", exact: VoterPubLen},
-		{name: "token", exact: TokenLen},
-		{name: "ciphertext", max: MaxBallotSize},
-		{name: "proof", max: MaxBallotSize},
-		{name: "signature", exact: SignatureLen},
-	}
-	var fields [6][]byte
-	for i, s := range specs {
-		if len(rest) < 4 {
-			return nil, errorf(CodeDecode, "ballot truncated before the length of %s", s.name)
-		}
-		l := binary.BigEndian.Uint32(rest)
-		rest = rest[4:]
-		if s.exact != 0 && l != uint32(s.exact) {
-			return nil, errorf(CodeDecode, "%s has length %d, want %d", s.name, l, s.exact)
-		}
-		if s.exact == 0 && l > uint32(s.max) {
-			return nil, errorf(CodeDecode, "%s has length %d, more than %d", s.name, l, s.max)
-		}
-		if uint32(len(rest)) < l {
-			return nil, errorf(CodeDecode, "ballot truncated inside %s (%d of %d bytes)", s.name, len(rest), l)
-		}
-		// Copy: the ballot must not alias the caller's buffer.
-		fields[i] = append([]byte(nil), rest[:l]...)
-		rest = rest[l:]
-	}
-	if len(rest) != 0 {
-		return nil, errorf(CodeDecode, "ballot has %d trailing bytes", len(rest))
+	fields, err := splitBallotFields(data[1:])
+	if err != nil {
+		return nil, err
 	}
 	b := &Ballot{
 		ElectionID: string(fields[0]),
@@ -174,25 +135,103 @@ func ParseBallot(data []byte) (*Ballot, error) {
 		Proof:      fields[4],
 		Signature:  fields[5],
 	}
-	if err := checkElectionID(b.ElectionID); err != nil {
-		return nil, err
-	}
-	if len(b.Ciphertext) == 0 {
-		return nil, errorf(CodeDecode, "ciphertext is empty")
-	}
-	if len(b.Proof) == 0 {
-		return nil, errorf(CodeDecode, "proof is empty")
-	}
-	if _, _, err := ParseToken(b.Token); err != nil {
-		return nil, err
-	}
-	if _, _, err := parseSig(b.Signature, "signature"); err != nil {
-		return nil, err
-	}
-	if _, err := ParseVoterPub(b.VoterPub); err != nil {
+	if err := b.checkFieldValues(); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// checkBallotHeader checks the encoding's total size and its version byte.
+func checkBallotHeader(data []byte) error {
+	if len(data) > MaxBallotSize {
+		return errorf(CodeSize, "ballot has %d bytes, the limit is %d", len(data), MaxBallotSize)
+	}
+	if len(data) == 0 {
+		return errorf(CodeDecode, "ballot is empty")
+	}
+	if data[0] != BallotVersion {
+		return errorf(CodeDecode, "ballot version is %d, want %d", data[0], BallotVersion)
+	}
+	return nil
+}
+
+// ballotField describes one length-prefixed field of the encoding.
+type ballotField struct {
+	name  string
+	exact int // 0: variable
+	max   int
+}
+
+// ballotFields are the encoding's fields, in order.
+var ballotFields = [6]ballotField{
+	{name: "electionID", max: MaxElectionIDLen},
+	{name: "voterPub", exact: VoterPubLen},
+	{name: "token", exact: TokenLen},
+	{name: "ciphertext", max: MaxBallotSize},
+	{name: "proof", max: MaxBallotSize},
+	{name: "signature", exact: SignatureLen},
+}
+
+// splitBallotFields cuts the encoding after the version byte into its
+// fields, which must fill it exactly.
+func splitBallotFields(rest []byte) ([6][]byte, error) {
+	var fields [6][]byte
+	for i, s := range ballotFields {
+		var err error
+		if fields[i], rest, err = readBallotField(rest, s); err != nil {
+			return fields, err
+		}
+	}
+	if len(rest) != 0 {
+		return fields, errorf(CodeDecode, "ballot has %d trailing bytes", len(rest))
+	}
+	return fields, nil
+}
+
+// readBallotField reads field s off the front of rest: a 4-byte big-endian
+// length, checked against s and against what remains, then the bytes.
+func readBallotField(rest []byte, s ballotField) (field, remaining []byte, err error) {
+	if len(rest) < 4 {
+		return nil, nil, errorf(CodeDecode, "ballot truncated before the length of %s", s.name)
+	}
+	l := binary.BigEndian.Uint32(rest)
+	rest = rest[4:]
+	if s.exact != 0 && l != uint32(s.exact) {
+		return nil, nil, errorf(CodeDecode, "%s has length %d, want %d", s.name, l, s.exact)
+	}
+	if s.exact == 0 && l > uint32(s.max) {
+		return nil, nil, errorf(CodeDecode, "%s has length %d, more than %d", s.name, l, s.max)
+	}
+	if uint32(len(rest)) < l {
+		return nil, nil, errorf(CodeDecode, "ballot truncated inside %s (%d of %d bytes)", s.name, len(rest), l)
+	}
+	// Copy: the ballot must not alias the caller's buffer.
+	return append([]byte(nil), rest[:l]...), rest[l:], nil
+}
+
+// checkFieldValues checks what a field's length does not: the election id's
+// alphabet, non-empty ciphertext and proof, the token's and signature's
+// form and the voter key being a point on P-256.
+func (b *Ballot) checkFieldValues() error {
+	if err := checkElectionID(b.ElectionID); err != nil {
+		return err
+	}
+	if len(b.Ciphertext) == 0 {
+		return errorf(CodeDecode, "ciphertext is empty")
+	}
+	if len(b.Proof) == 0 {
+		return errorf(CodeDecode, "proof is empty")
+	}
+	if _, _, err := ParseToken(b.Token); err != nil {
+		return err
+	}
+	if _, _, err := parseSig(b.Signature, "signature"); err != nil {
+		return err
+	}
+	if _, err := ParseVoterPub(b.VoterPub); err != nil {
+		return err
+	}
+	return nil
 }
 
 func truncate(s string, n int) string {

@@ -186,47 +186,103 @@ func (m *Manifest) Validate() error {
 	return err
 }
 
+// prepare checks every field, in a fixed order so that a manifest with
+// several faults always reports the same one, and builds the Prepared form.
 func (m *Manifest) prepare() (*Prepared, error) {
 	if m == nil {
 		return nil, manifestErr("manifest is missing")
 	}
-	if m.Version != ManifestVersion {
-		return nil, manifestErr("version is %d, want %d", m.Version, ManifestVersion)
-	}
-	if err := checkElectionID(m.ElectionID); err != nil {
-		return nil, manifestErr("electionID: %s", err.(*Error).Msg)
-	}
-	if m.Channel == "" || len(m.Channel) > MaxChannelLen || !channelRE.MatchString(m.Channel) {
-		return nil, manifestErr("channel %q must be 1..%d characters of [a-z0-9.-] starting with a letter (a Fabric channel name)", truncate(m.Channel, 80), MaxChannelLen)
-	}
-	if err := checkName("title", m.Title); err != nil {
+	if err := m.checkHeader(); err != nil {
 		return nil, err
 	}
+	if err := m.checkCandidates(); err != nil {
+		return nil, err
+	}
+	enc, err := m.voteEncoding()
+	if err != nil {
+		return nil, err
+	}
+	pk, err := m.parsePaillierKey(enc)
+	if err != nil {
+		return nil, err
+	}
+	pp, err := m.parseThreshold(pk)
+	if err != nil {
+		return nil, err
+	}
+	tokenKey, err := m.parseTokenKey()
+	if err != nil {
+		return nil, err
+	}
+	if len(m.PseudonymKeyCommitment) != PseudonymKeyCommitmentLen {
+		return nil, manifestErr("pseudonymKeyCommitment has %d bytes, want %d", len(m.PseudonymKeyCommitment), PseudonymKeyCommitmentLen)
+	}
+	if err := m.checkMSPs(); err != nil {
+		return nil, err
+	}
+	if err := m.checkSchedule(); err != nil {
+		return nil, err
+	}
+	if m.ChallengeBits < MinChallengeBits || m.ChallengeBits > MaxChallengeBits || m.ChallengeBits%8 != 0 {
+		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
+	}
+	return m.newPrepared(pk, pp, enc, tokenKey)
+}
+
+// checkHeader checks the fields that name the election: the manifest
+// version, the election id, the channel and the title.
+func (m *Manifest) checkHeader() error {
+	if m.Version != ManifestVersion {
+		return manifestErr("version is %d, want %d", m.Version, ManifestVersion)
+	}
+	if err := checkElectionID(m.ElectionID); err != nil {
+		return manifestErr("electionID: %s", err.(*Error).Msg)
+	}
+	if m.Channel == "" || len(m.Channel) > MaxChannelLen || !channelRE.MatchString(m.Channel) {
+		return manifestErr("channel %q must be 1..%d characters of [a-z0-9.-] starting with a letter (a Fabric channel name)", truncate(m.Channel, 80), MaxChannelLen)
+	}
+	return checkName("title", m.Title)
+}
+
+// checkCandidates checks the number of candidates and that each name is
+// well formed and listed once.
+func (m *Manifest) checkCandidates() error {
 	if len(m.Candidates) < MinCandidates || len(m.Candidates) > MaxCandidates {
-		return nil, manifestErr("candidates: %d, want %d..%d", len(m.Candidates), MinCandidates, MaxCandidates)
+		return manifestErr("candidates: %d, want %d..%d", len(m.Candidates), MinCandidates, MaxCandidates)
 	}
 	seen := make(map[string]int, len(m.Candidates))
 	for i, c := range m.Candidates {
 		if err := checkName(fmt.Sprintf("candidates[%d]", i), c); err != nil {
-			return nil, err
+			return err
 		}
 		if j, dup := seen[c]; dup {
-			return nil, manifestErr("candidates[%d] %q repeats candidates[%d]", i, truncate(c, 40), j)
+			return manifestErr("candidates[%d] %q repeats candidates[%d]", i, truncate(c, 40), j)
 		}
 		seen[c] = i
 	}
+	return nil
+}
+
+// voteEncoding checks that encodingBits leaves room for every voter's vote
+// in a candidate's digit and returns the vote encoding.
+func (m *Manifest) voteEncoding() (votecode.Encoding, error) {
 	if m.MaxVoters == 0 {
-		return nil, manifestErr("maxVoters is 0")
+		return votecode.Encoding{}, manifestErr("maxVoters is 0")
 	}
 	// 2^b > MaxVoters  ⇔  b ≥ bit length of MaxVoters.
 	if need := uint(bits.Len64(m.MaxVoters)); m.EncodingBits < need || m.EncodingBits > votecode.MaxBits {
-		return nil, manifestErr("encodingBits is %d, want %d..%d so that 2^encodingBits > maxVoters = %d", m.EncodingBits, need, votecode.MaxBits, m.MaxVoters)
+		return votecode.Encoding{}, manifestErr("encodingBits is %d, want %d..%d so that 2^encodingBits > maxVoters = %d", m.EncodingBits, need, votecode.MaxBits, m.MaxVoters)
 	}
 	enc := votecode.Encoding{Bits: m.EncodingBits, Candidates: len(m.Candidates)}
 	if err := enc.Validate(); err != nil {
-		return nil, manifestErr("encoding: %v", err)
+		return votecode.Encoding{}, manifestErr("encoding: %v", err)
 	}
+	return enc, nil
+}
 
+// parsePaillierKey parses the election's Paillier key and checks its size,
+// and that every tally under enc fits below its modulus.
+func (m *Manifest) parsePaillierKey(enc votecode.Encoding) (*paillier.PublicKey, error) {
 	if len(m.PaillierKey) == 0 || len(m.PaillierKey) > maxEncodedKeySize {
 		return nil, manifestErr("paillierKey is empty or longer than %d bytes", maxEncodedKeySize)
 	}
@@ -241,24 +297,34 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if err := enc.FitsModulus(pk.N); err != nil {
 		return nil, manifestErr("encodingBits × candidates = %d bits does not fit below N (%d bits)", m.EncodingBits*uint(len(m.Candidates)), pk.N.BitLen())
 	}
+	return pk, nil
+}
 
-	var pp *threshold.PublicParams
-	if len(m.Threshold) > 0 {
-		if len(m.Threshold) > maxEncodedKeySize {
-			return nil, manifestErr("threshold parameters longer than %d bytes", maxEncodedKeySize)
-		}
-		pp, err = threshold.ParsePublicParams(m.Threshold)
-		if err != nil {
-			return nil, manifestErr("threshold: %v", err)
-		}
-		if err := pp.Validate(); err != nil {
-			return nil, manifestErr("threshold: %v", err)
-		}
-		if pp.PublicKey.N.Cmp(pk.N) != 0 {
-			return nil, manifestErr("threshold: modulus differs from paillierKey")
-		}
+// parseThreshold parses the threshold decryption parameters, if the
+// election has any (nil otherwise), and checks they are for the key pk.
+func (m *Manifest) parseThreshold(pk *paillier.PublicKey) (*threshold.PublicParams, error) {
+	if len(m.Threshold) == 0 {
+		return nil, nil
 	}
+	if len(m.Threshold) > maxEncodedKeySize {
+		return nil, manifestErr("threshold parameters longer than %d bytes", maxEncodedKeySize)
+	}
+	pp, err := threshold.ParsePublicParams(m.Threshold)
+	if err != nil {
+		return nil, manifestErr("threshold: %v", err)
+	}
+	if err := pp.Validate(); err != nil {
+		return nil, manifestErr("threshold: %v", err)
+	}
+	if pp.PublicKey.N.Cmp(pk.N) != 0 {
+		return nil, manifestErr("threshold: modulus differs from paillierKey")
+	}
+	return pp, nil
+}
 
+// parseTokenKey parses the key that verifies voting tokens, which must be
+// ECDSA on P-256.
+func (m *Manifest) parseTokenKey() (*ecdsa.PublicKey, error) {
 	if len(m.TokenKey) == 0 || len(m.TokenKey) > maxEncodedKeySize {
 		return nil, manifestErr("tokenKey is empty or too long")
 	}
@@ -270,43 +336,52 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if !ok || tokenKey.Curve != p256 {
 		return nil, manifestErr("tokenKey is %T, want an ECDSA P-256 key", anyKey)
 	}
-	if len(m.PseudonymKeyCommitment) != PseudonymKeyCommitmentLen {
-		return nil, manifestErr("pseudonymKeyCommitment has %d bytes, want %d", len(m.PseudonymKeyCommitment), PseudonymKeyCommitmentLen)
-	}
+	return tokenKey, nil
+}
 
+// checkMSPs checks the authority's MSP id and the trustees' list: well
+// formed, within the limit, none listed twice.
+func (m *Manifest) checkMSPs() error {
 	if err := checkMSPID("authorityMSP", m.AuthorityMSP); err != nil {
-		return nil, err
+		return err
 	}
 	if len(m.TrusteeMSPs) > MaxTrusteeMSPs {
-		return nil, manifestErr("trusteeMSPs: %d entries, the limit is %d", len(m.TrusteeMSPs), MaxTrusteeMSPs)
+		return manifestErr("trusteeMSPs: %d entries, the limit is %d", len(m.TrusteeMSPs), MaxTrusteeMSPs)
 	}
 	seenMSP := map[string]bool{}
 	for i, id := range m.TrusteeMSPs {
 		if err := checkMSPID(fmt.Sprintf("trusteeMSPs[%d]", i), id); err != nil {
-			return nil, err
+			return err
 		}
 		if seenMSP[id] {
-			return nil, manifestErr("trusteeMSPs[%d] %q is listed twice", i, id)
+			return manifestErr("trusteeMSPs[%d] %q is listed twice", i, id)
 		}
 		seenMSP[id] = true
 	}
+	return nil
+}
 
+// checkSchedule checks the voting window and the clock skew allowed
+// around it.
+func (m *Manifest) checkSchedule() error {
 	if m.Start.IsZero() || m.End.IsZero() {
-		return nil, manifestErr("start and end must both be set")
+		return manifestErr("start and end must both be set")
 	}
 	if m.Start.Year() < 2000 || m.End.Year() > 9999 {
-		return nil, manifestErr("start/end outside years 2000..9999")
+		return manifestErr("start/end outside years 2000..9999")
 	}
 	if !m.End.After(m.Start) {
-		return nil, manifestErr("end %s is not after start %s", m.End.UTC().Format(time.RFC3339), m.Start.UTC().Format(time.RFC3339))
+		return manifestErr("end %s is not after start %s", m.End.UTC().Format(time.RFC3339), m.Start.UTC().Format(time.RFC3339))
 	}
 	if m.MaxClockSkewSeconds < MinClockSkewSeconds || m.MaxClockSkewSeconds > MaxClockSkewSeconds {
-		return nil, manifestErr("maxClockSkewSeconds is %d, want %d..%d", m.MaxClockSkewSeconds, MinClockSkewSeconds, MaxClockSkewSeconds)
+		return manifestErr("maxClockSkewSeconds is %d, want %d..%d", m.MaxClockSkewSeconds, MinClockSkewSeconds, MaxClockSkewSeconds)
 	}
-	if m.ChallengeBits < MinChallengeBits || m.ChallengeBits > MaxChallengeBits || m.ChallengeBits%8 != 0 {
-		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
-	}
+	return nil
+}
 
+// newPrepared builds the Prepared form of a manifest whose fields have been
+// checked, and checks the proof context it implies.
+func (m *Manifest) newPrepared(pk *paillier.PublicKey, pp *threshold.PublicParams, enc votecode.Encoding, tokenKey *ecdsa.PublicKey) (*Prepared, error) {
 	ident, err := m.identityEncoding()
 	if err != nil {
 		return nil, err

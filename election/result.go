@@ -113,10 +113,31 @@ func (p *Prepared) VerifyResult(r *Result) error {
 	if r == nil {
 		return resultErr("result is missing")
 	}
-	m, pk := p.Manifest, p.PublicKey
-	if r.ElectionID != m.ElectionID {
-		return resultErr("result is for election %q, not %q", truncate(r.ElectionID, 80), m.ElectionID)
+	if r.ElectionID != p.Manifest.ElectionID {
+		return resultErr("result is for election %q, not %q", truncate(r.ElectionID, 80), p.Manifest.ElectionID)
 	}
+	if err := p.checkCounts(r); err != nil {
+		return err
+	}
+	product, tally, err := p.decodeProductAndTally(r)
+	if err != nil {
+		return err
+	}
+	if p.Threshold == nil {
+		err = p.checkSingleKeyDecryption(r, product, tally)
+	} else {
+		err = p.checkThresholdDecryption(r, product, tally)
+	}
+	if err != nil {
+		return err
+	}
+	return p.checkTallyDigits(r, tally)
+}
+
+// checkCounts checks that there is one count per candidate, that they sum
+// to BallotCount, and that so many ballots cannot wrap the tally modulo N.
+func (p *Prepared) checkCounts(r *Result) error {
+	m := p.Manifest
 	if len(r.Counts) != len(m.Candidates) {
 		return resultErr("counts has %d entries, want one per candidate (%d)", len(r.Counts), len(m.Candidates))
 	}
@@ -131,62 +152,80 @@ func (p *Prepared) VerifyResult(r *Result) error {
 		return resultErr("counts sum to %d, but ballotCount is %d (if the counts are the tally's base-2^%d digits, a candidate's count reached 2^%d and overflowed its digit)",
 			sum, r.BallotCount, m.EncodingBits, m.EncodingBits)
 	}
-	if err := p.checkNoWrap(r.BallotCount); err != nil {
-		return err
-	}
+	return p.checkNoWrap(r.BallotCount)
+}
+
+// decodeProductAndTally decodes the product ciphertext (of its fixed
+// length) and the tally (minimal, below N).
+func (p *Prepared) decodeProductAndTally(r *Result) (product, tally *big.Int, err error) {
+	pk := p.PublicKey
 	if len(r.Product) != pk.CiphertextLen() {
-		return resultErr("product has %d bytes, want %d", len(r.Product), pk.CiphertextLen())
+		return nil, nil, resultErr("product has %d bytes, want %d", len(r.Product), pk.CiphertextLen())
 	}
-	product, err := pk.DecodeCiphertext(r.Product)
+	product, err = pk.DecodeCiphertext(r.Product)
 	if err != nil {
-		return wrapf(CodeResult, err, "product")
+		return nil, nil, wrapf(CodeResult, err, "product")
 	}
-	tally, err := decodeMinimal(r.Tally, pk.N, "tally")
+	tally, err = decodeMinimal(r.Tally, pk.N, "tally")
+	if err != nil {
+		return nil, nil, err
+	}
+	return product, tally, nil
+}
+
+// checkSingleKeyDecryption verifies the proof that tally decrypts product
+// under the election's single key: the decryption nonce.
+func (p *Prepared) checkSingleKeyDecryption(r *Result, product, tally *big.Int) error {
+	if len(r.Partials) != 0 {
+		return resultErr("partials given for a single-key election")
+	}
+	nonce, err := decodeMinimal(r.DecryptionNonce, p.PublicKey.N, "decryptionNonce")
 	if err != nil {
 		return err
 	}
-	if p.Threshold == nil {
-		if len(r.Partials) != 0 {
-			return resultErr("partials given for a single-key election")
-		}
-		nonce, err := decodeMinimal(r.DecryptionNonce, pk.N, "decryptionNonce")
-		if err != nil {
-			return err
-		}
-		if err := zkp.VerifyDecryption(pk, product, tally, nonce); err != nil {
-			return wrapf(CodeResult, err, "decryption proof")
-		}
-	} else {
-		if len(r.DecryptionNonce) != 0 {
-			return resultErr("decryptionNonce given for a threshold election")
-		}
-		if len(r.Partials) < p.Threshold.K || len(r.Partials) > p.Threshold.L {
-			return resultErr("partials: %d, want %d..%d", len(r.Partials), p.Threshold.K, p.Threshold.L)
-		}
-		parts := make([]*threshold.PartialDecryption, len(r.Partials))
-		for i, b := range r.Partials {
-			pd, err := threshold.ParsePartialDecryption(p.Threshold, b)
-			if err != nil {
-				return wrapf(CodeResult, err, "partials[%d]", i)
-			}
-			parts[i] = pd
-		}
-		// Combine verifies every partial's proof (naming a bad one) before combining.
-		got, err := p.Threshold.Combine(product, parts)
-		if err != nil {
-			return wrapf(CodeResult, err, "partial decryptions")
-		}
-		if got.Cmp(tally) != 0 {
-			return resultErr("the partial decryptions combine to a different tally")
-		}
+	if err := zkp.VerifyDecryption(p.PublicKey, product, tally, nonce); err != nil {
+		return wrapf(CodeResult, err, "decryption proof")
 	}
+	return nil
+}
+
+// checkThresholdDecryption parses the trustees' partial decryptions and
+// checks that they combine to tally.
+func (p *Prepared) checkThresholdDecryption(r *Result, product, tally *big.Int) error {
+	if len(r.DecryptionNonce) != 0 {
+		return resultErr("decryptionNonce given for a threshold election")
+	}
+	if len(r.Partials) < p.Threshold.K || len(r.Partials) > p.Threshold.L {
+		return resultErr("partials: %d, want %d..%d", len(r.Partials), p.Threshold.K, p.Threshold.L)
+	}
+	parts := make([]*threshold.PartialDecryption, len(r.Partials))
+	for i, b := range r.Partials {
+		pd, err := threshold.ParsePartialDecryption(p.Threshold, b)
+		if err != nil {
+			return wrapf(CodeResult, err, "partials[%d]", i)
+		}
+		parts[i] = pd
+	}
+	// Combine verifies every partial's proof (naming a bad one) before combining.
+	got, err := p.Threshold.Combine(product, parts)
+	if err != nil {
+		return wrapf(CodeResult, err, "partial decryptions")
+	}
+	if got.Cmp(tally) != 0 {
+		return resultErr("the partial decryptions combine to a different tally")
+	}
+	return nil
+}
+
+// checkTallyDigits checks that the tally's base-M digits are the counts.
+func (p *Prepared) checkTallyDigits(r *Result, tally *big.Int) error {
 	counts, err := p.Encoding.Decode(tally)
 	if err != nil {
 		return wrapf(CodeResult, err, "tally")
 	}
 	for i := range counts {
 		if counts[i] != r.Counts[i] {
-			return resultErr("counts[%d] (%s) is %d, but the tally says %d", i, truncate(m.Candidates[i], 40), r.Counts[i], counts[i])
+			return resultErr("counts[%d] (%s) is %d, but the tally says %d", i, truncate(p.Manifest.Candidates[i], 40), r.Counts[i], counts[i])
 		}
 	}
 	return nil

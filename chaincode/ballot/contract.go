@@ -283,10 +283,13 @@ type pipeline interface {
 	Abandon()
 }
 
+// castBallot runs CastBallot's checks in the order the package doc gives,
+// cheapest first, and stores the ballot under its voter's key.
 func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []byte) (string, error) {
-	pl, _ := e.verifier.(pipeline)
+	// A batching verifier waits for the casts it was told about: one that
+	// ends without handing its proof to the verifier must say so.
 	joined := false
-	if pl != nil {
+	if pl, _ := e.verifier.(pipeline); pl != nil {
 		pl.Enter()
 		defer func() {
 			if !joined {
@@ -294,50 +297,96 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 			}
 		}()
 	}
-	raw, err := ballotBytes(arg)
+	raw, b, err := decodeBallotArg(arg)
 	if err != nil {
 		return "", err
 	}
-	b, err := election.ParseBallot(raw)
+	p, err := e.electionInWindow(ctx, b.ElectionID)
 	if err != nil {
 		return "", err
 	}
-	p, err := e.election(ctx, b.ElectionID)
+	ct, err := checkShapeAndSignatures(p, b)
 	if err != nil {
 		return "", err
 	}
-	t, err := e.txTime(ctx)
+	key, voterHash, err := checkFirstBallot(ctx, b)
 	if err != nil {
 		return "", err
-	}
-	if err := e.checkCastWindow(p.Manifest, t); err != nil {
-		return "", err
-	}
-	ct, err := p.CheckShape(b)
-	if err != nil {
-		return "", err
-	}
-	if err := p.CheckToken(b); err != nil {
-		return "", err
-	}
-	if err := b.VerifySignature(); err != nil {
-		return "", err
-	}
-	voterHash := b.PseudonymHex()
-	key, err := ballotKey(ctx, b.ElectionID, voterHash)
-	if err != nil {
-		return "", internal(err, "ballot key")
-	}
-	old, err := ctx.GetStub().GetState(key)
-	if err != nil {
-		return "", internal(err, "reading the ballot key")
-	}
-	if old != nil {
-		return "", election.Errorf(election.CodeDuplicate, "the voter with pseudonym %s already has a ballot in election %q", voterHash, b.ElectionID)
 	}
 	if err := e.checkProof(p, b, ct, &joined); err != nil {
 		return "", err
 	}
+	return storeBallot(ctx, key, b.ElectionID, voterHash, raw)
+}
+
+// decodeBallotArg returns the ballot's canonical encoding and its decoding.
+func decodeBallotArg(arg []byte) ([]byte, *election.Ballot, error) {
+	raw, err := ballotBytes(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := election.ParseBallot(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return raw, b, nil
+}
+
+// electionInWindow returns the election, if the transaction's time is
+// inside its voting window.
+func (e *engine) electionInWindow(ctx contractapi.TransactionContextInterface, id string) (*election.Prepared, error) {
+	p, err := e.election(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.txTime(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkCastWindow(p.Manifest, t); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkShapeAndSignatures checks the ciphertext's shape, the authority's
+// token and the voter's signature, and returns the ciphertext.
+func checkShapeAndSignatures(p *election.Prepared, b *election.Ballot) (*big.Int, error) {
+	ct, err := p.CheckShape(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckToken(b); err != nil {
+		return nil, err
+	}
+	if err := b.VerifySignature(); err != nil {
+		return nil, err
+	}
+	return ct, nil
+}
+
+// checkFirstBallot reads the voter's ballot key, the cast's one ledger
+// read, and rejects the ballot if the voter already has one. It returns the
+// key and the voter's pseudonym in hex.
+func checkFirstBallot(ctx contractapi.TransactionContextInterface, b *election.Ballot) (key, voterHash string, err error) {
+	voterHash = b.PseudonymHex()
+	key, err = ballotKey(ctx, b.ElectionID, voterHash)
+	if err != nil {
+		return "", "", internal(err, "ballot key")
+	}
+	old, err := ctx.GetStub().GetState(key)
+	if err != nil {
+		return "", "", internal(err, "reading the ballot key")
+	}
+	if old != nil {
+		return "", "", election.Errorf(election.CodeDuplicate, "the voter with pseudonym %s already has a ballot in election %q", voterHash, b.ElectionID)
+	}
+	return key, voterHash, nil
+}
+
+// storeBallot writes the ballot's record under key, the cast's one write,
+// and returns the receipt.
+func storeBallot(ctx contractapi.TransactionContextInterface, key, electionID, voterHash string, raw []byte) (string, error) {
 	txID := ctx.GetStub().GetTxID()
 	if len(txID) > election.MaxTxIDLen {
 		return "", internal(fmt.Errorf("%d bytes", len(txID)), "transaction id too long")
@@ -346,7 +395,7 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err := ctx.GetStub().PutState(key, rec.Marshal()); err != nil {
 		return "", internal(err, "writing the ballot")
 	}
-	return receiptJSON(b.ElectionID, voterHash, raw, txID)
+	return receiptJSON(electionID, voterHash, raw, txID)
 }
 
 func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, c *big.Int, joined *bool) error {
@@ -533,6 +582,8 @@ func (c *Contract) PublishResult(ctx contractapi.TransactionContextInterface, re
 	return c.e.reject(c.e.publishResult(ctx, result))
 }
 
+// publishResult runs PublishResult's checks, the costly recomputation of
+// the ledger's product and the decryption proofs last, and stores the result.
 func (e *engine) publishResult(ctx contractapi.TransactionContextInterface, result string) error {
 	r, err := election.ParseResult([]byte(result))
 	if err != nil {
@@ -545,31 +596,59 @@ func (e *engine) publishResult(ctx contractapi.TransactionContextInterface, resu
 	if err != nil {
 		return err
 	}
+	if err := e.checkPublisher(ctx, p.Manifest); err != nil {
+		return err
+	}
+	key, err := checkFirstResult(ctx, r.ElectionID)
+	if err != nil {
+		return err
+	}
+	if err := checkResultMatchesLedger(ctx, p, r); err != nil {
+		return err
+	}
+	if err := p.VerifyResult(r); err != nil {
+		return err
+	}
+	return storeResult(ctx, key, r.ElectionID, result)
+}
+
+// checkPublisher requires the submitter to be the election's authority or
+// one of its trustees, and the transaction to be late enough for a result.
+func (e *engine) checkPublisher(ctx contractapi.TransactionContextInterface, m *election.Manifest) error {
 	msp, err := mspID(ctx)
 	if err != nil {
 		return err
 	}
-	if m := p.Manifest; msp != m.AuthorityMSP && !slices.Contains(m.TrusteeMSPs, msp) {
+	if msp != m.AuthorityMSP && !slices.Contains(m.TrusteeMSPs, msp) {
 		return election.Errorf(election.CodeAccess, "MSP %q is neither the authority nor a trustee of election %q", msp, m.ElectionID)
 	}
 	t, err := e.txTime(ctx)
 	if err != nil {
 		return err
 	}
-	if err := e.checkResultTime(p.Manifest, t); err != nil {
-		return err
-	}
-	key, err := resultKey(ctx, r.ElectionID)
+	return e.checkResultTime(m, t)
+}
+
+// checkFirstResult reads the election's result key and rejects a second
+// result; it returns the key.
+func checkFirstResult(ctx contractapi.TransactionContextInterface, electionID string) (string, error) {
+	key, err := resultKey(ctx, electionID)
 	if err != nil {
-		return internal(err, "result key")
+		return "", internal(err, "result key")
 	}
 	old, err := ctx.GetStub().GetState(key)
 	if err != nil {
-		return internal(err, "reading the result key")
+		return "", internal(err, "reading the result key")
 	}
 	if old != nil {
-		return election.Errorf(election.CodeExists, "the result of election %q is already published", r.ElectionID)
+		return "", election.Errorf(election.CodeExists, "the result of election %q is already published", electionID)
 	}
+	return key, nil
+}
+
+// checkResultMatchesLedger recomputes the product and count of the ballots
+// on the ledger and requires the result to carry both.
+func checkResultMatchesLedger(ctx contractapi.TransactionContextInterface, p *election.Prepared, r *election.Result) error {
 	// Cheap structural checks before the range query.
 	if len(r.Product) != p.PublicKey.CiphertextLen() {
 		return election.Errorf(election.CodeResult, "product has %d bytes, want %d", len(r.Product), p.PublicKey.CiphertextLen())
@@ -584,13 +663,15 @@ func (e *engine) publishResult(ctx contractapi.TransactionContextInterface, resu
 	if string(p.PublicKey.EncodeCiphertext(product)) != string(r.Product) {
 		return election.Errorf(election.CodeResult, "product is not the product of the %d ballots on the ledger", count)
 	}
-	if err := p.VerifyResult(r); err != nil {
-		return err
-	}
+	return nil
+}
+
+// storeResult writes the result as submitted under key and announces it.
+func storeResult(ctx contractapi.TransactionContextInterface, key, electionID, result string) error {
 	if err := ctx.GetStub().PutState(key, []byte(result)); err != nil {
 		return internal(err, "writing the result")
 	}
-	if err := ctx.GetStub().SetEvent("fabvote.ResultPublished", []byte(r.ElectionID)); err != nil {
+	if err := ctx.GetStub().SetEvent("fabvote.ResultPublished", []byte(electionID)); err != nil {
 		return internal(err, "setting the event")
 	}
 	return nil

@@ -13,195 +13,300 @@ import (
 	"time"
 
 	"filippo.io/age"
+	"github.com/spf13/pflag"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/easigner"
+	"github.com/fabvote/fabvote/internal/keyfile"
 	"github.com/fabvote/fabvote/internal/sharebox"
 )
 
-func cmdElectionCreate(args []string) error {
-	fs := newFlags("election create", "--id ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K --trustee-recipients FILE] --out DIR")
-	id := fs.String("id", "", "election id (1..64 characters of [A-Za-z0-9._-])")
-	title := fs.String("title", "", "title (default: the id)")
-	cands := fs.String("candidates", "", "comma-separated candidate names")
-	maxVoters := fs.Uint64("max-voters", 0, "largest possible number of ballots (sets the vote encoding)")
-	start := fs.String("start", "now", "window start: RFC 3339, now, or +DURATION (can be changed by `election open`)")
-	end := fs.String("end", "+1h", "window end (exclusive): RFC 3339 or +DURATION")
-	trustees := fs.Int("trustees", 0, "number of trustees holding key shares (0: a single Paillier key file)")
-	k := fs.Int("threshold", 0, "trustees needed to decrypt (with --trustees)")
-	recipientsFile := fs.String("trustee-recipients", "", "with --trustees: one age recipient per trustee, in trustee order (from `trustee keygen`); share i is sealed to line i")
-	bitsN := fs.Int("bits", 2048, "Paillier modulus size: 2048, 3072 or 4096")
-	challenge := fs.Int("challenge-bits", election.DefaultChallenge, "validity-proof challenge length")
-	authority := fs.String("authority-msp", "EAMSP", "MSP id of the election authority (opens the election, publishes results)")
-	trusteeMSPs := fs.String("trustee-msps", "", "comma-separated MSP ids that may also publish the result")
-	channel := fs.String("channel", "fabvote", "the Fabric channel the election runs on (part of its identity: the contract opens it there only)")
-	skew := fs.Duration("max-clock-skew", election.DefaultClockSkewSeconds*time.Second, "largest clock difference between two honest peers; a result is accepted from end + this (whole seconds)")
-	out := fs.String("out", "", "output directory (created; must not hold a manifest already)")
-	force := fs.Bool("force", false, "overwrite an existing election in --out")
-	var ea eaFlags
-	fs.StringVar(&ea.module, "pkcs11-module", "", "create the EA key in this PKCS#11 library's token instead of DIR/ea.key")
-	fs.StringVar(&ea.token, "pkcs11-token", "", "PKCS#11 token label")
-	ea.registerPIN(fs)
-	fs.StringVar(&ea.label, "pkcs11-label", "fabvote-ea", "PKCS#11 key label (must not exist yet)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "id", "candidates", "max-voters", "out"); err != nil {
-		return err
-	}
-	candidates := splitList(*cands)
-	if *trustees < 0 || (*trustees > 0 && (*k < 1 || *k > *trustees)) {
-		return usagef("--threshold %d with --trustees %d: want 1 <= threshold <= trustees", *k, *trustees)
-	}
-	if *trustees == 0 && (*k != 0 || *recipientsFile != "") {
-		return usagef("--threshold and --trustee-recipients need --trustees")
-	}
-	recipients, err := readRecipients(*recipientsFile, *trustees)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	st, err := parseTime("start", *start, now)
-	if err != nil {
-		return err
-	}
-	en, err := parseTime("end", *end, now)
-	if err != nil {
-		return err
-	}
-	if *title == "" {
-		*title = *id
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	manifestPath := filepath.Join(*out, "manifest.json")
-	if _, err := os.Stat(manifestPath); err == nil && !*force {
-		return fmt.Errorf("--out %s already holds an election (manifest.json); use another directory or --force", *out)
-	}
-	if *skew%time.Second != 0 || *skew < election.MinClockSkewSeconds*time.Second || *skew > election.MaxClockSkewSeconds*time.Second {
-		return usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", *skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
-	}
-	m := &election.Manifest{
-		Version:                election.ManifestVersion,
-		ElectionID:             *id,
-		Channel:                *channel,
-		MaxClockSkewSeconds:    uint32(*skew / time.Second),
-		Title:                  *title,
-		Candidates:             candidates,
-		EncodingBits:           uint(bits.Len64(*maxVoters)),
-		MaxVoters:              *maxVoters,
-		AuthorityMSP:           *authority,
-		TrusteeMSPs:            splitList(*trusteeMSPs),
-		Start:                  st,
-		End:                    en,
-		ChallengeBits:          *challenge,
-		TokenKey:               []byte{0}, // placeholders for the early check below
-		PaillierKey:            []byte{0},
-		PseudonymKeyCommitment: make([]byte, election.PseudonymKeyCommitmentLen),
-	}
-	// Check everything cheap before spending a minute on primes.
-	if err := m.Validate(); err != nil && !strings.Contains(err.Error(), "paillierKey") {
-		return err
-	}
-	if !m.End.After(m.Start) {
-		return usagef("--end %s is not after --start %s", m.End.Format(time.RFC3339), m.Start.Format(time.RFC3339))
-	}
-	if *challenge%8 != 0 || *challenge < election.MinChallengeBits || *challenge > election.MaxChallengeBits {
-		return usagef("--challenge-bits %d: want a multiple of 8 in %d..%d", *challenge, election.MinChallengeBits, election.MaxChallengeBits)
-	}
-	if *bitsN != 2048 && *bitsN != 3072 && *bitsN != 4096 {
-		return usagef("--bits %d: want 2048, 3072 or 4096", *bitsN)
-	}
+// createOptions are the flags of `election create`.
+type createOptions struct {
+	id, title, cands     string
+	maxVoters            uint64
+	start, end           string
+	trustees, k          int
+	recipientsFile       string
+	bits, challenge      int
+	authority            string
+	trusteeMSPs, channel string
+	skew                 time.Duration
+	out                  string
+	force                bool
+	ea                   eaFlags
+}
 
-	var written []string
+func cmdElectionCreate(fs *pflag.FlagSet) func() error {
+	var o createOptions
+	o.register(fs)
+	return func() error {
+		if err := required(fs, "id", "candidates", "max-voters", "out"); err != nil {
+			return err
+		}
+		return o.create()
+	}
+}
+
+func (o *createOptions) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.id, "id", "", "election id (1..64 characters of [A-Za-z0-9._-])")
+	fs.StringVar(&o.title, "title", "", "title (default: the id)")
+	fs.StringVar(&o.cands, "candidates", "", "comma-separated candidate names")
+	fs.Uint64Var(&o.maxVoters, "max-voters", 0, "largest possible number of ballots (sets the vote encoding)")
+	fs.StringVar(&o.start, "start", "now", "window start: RFC 3339, now, or +DURATION (can be changed by fabvote election open)")
+	fs.StringVar(&o.end, "end", "+1h", "window end (exclusive): RFC 3339 or +DURATION")
+	fs.IntVar(&o.trustees, "trustees", 0, "number of trustees holding key shares (0: a single Paillier key file)")
+	fs.IntVar(&o.k, "threshold", 0, "trustees needed to decrypt (with --trustees)")
+	fs.StringVar(&o.recipientsFile, "trustee-recipients", "", "with --trustees: one age recipient per trustee, in trustee order (from fabvote trustee keygen); share i is sealed to line i")
+	fs.IntVar(&o.bits, "bits", 2048, "Paillier modulus size: 2048, 3072 or 4096")
+	fs.IntVar(&o.challenge, "challenge-bits", election.DefaultChallenge, "validity-proof challenge length")
+	fs.StringVar(&o.authority, "authority-msp", "EAMSP", "MSP id of the election authority (opens the election, publishes results)")
+	fs.StringVar(&o.trusteeMSPs, "trustee-msps", "", "comma-separated MSP ids that may also publish the result")
+	fs.StringVar(&o.channel, "channel", "fabvote", "the Fabric channel the election runs on (part of its identity: the contract opens it there only)")
+	fs.DurationVar(&o.skew, "max-clock-skew", election.DefaultClockSkewSeconds*time.Second, "largest clock difference between two honest peers; a result is accepted from end + this (whole seconds)")
+	fs.StringVar(&o.out, "out", "", "output directory (created; must not hold a manifest already)")
+	fs.BoolVar(&o.force, "force", false, "overwrite an existing election in --out")
+	fs.StringVar(&o.ea.module, "pkcs11-module", "", "create the EA key in this PKCS#11 library's token instead of DIR/ea.key")
+	fs.StringVar(&o.ea.token, "pkcs11-token", "", "PKCS#11 token label")
+	o.ea.registerPIN(fs)
+	fs.StringVar(&o.ea.label, "pkcs11-label", "fabvote-ea", "PKCS#11 key label (must not exist yet)")
+}
+
+// create checks everything cheap, then generates the keys and writes the
+// election's files, all or none of them.
+func (o *createOptions) create() error {
+	recipients, err := o.checkTrustees()
+	if err != nil {
+		return err
+	}
+	m, err := o.draftManifest(time.Now())
+	if err != nil {
+		return err
+	}
 	// Every file is staged under a temporary name and moved into place only
 	// once all are written: a failure leaves nothing of this election.
-	stage := &staging{dir: *out}
+	stage := &staging{dir: o.out}
 	committed := false
 	defer func() {
 		if !committed {
 			stage.abort()
 		}
 	}()
-	// The EA key first: a PKCS#11 mistake should not cost a key generation.
-	var signer crypto.Signer
-	if ea.pkcs11() {
-		cfg, err := ea.config()
-		if err != nil {
-			return err
-		}
-		ps, err := easigner.GeneratePKCS11(cfg)
-		if err != nil {
-			return err
-		}
-		defer ps.Close()
-		signer = ps
-		written = append(written, fmt.Sprintf("EA token key in PKCS#11 token %q, label %q", ea.token, ea.label))
-	} else {
-		p, err := stage.path("ea.key")
-		if err != nil {
-			return err
-		}
-		key, err := easigner.GeneratePEM(p)
-		if err != nil {
-			return err
-		}
-		signer = key
-		written = append(written, stage.final("ea.key")+" (secret: the EA token key)")
-	}
-	line, err := writePseudonymKey(stage, m)
+	written, err := o.writeKeys(stage, m, recipients)
 	if err != nil {
 		return err
 	}
+	if err := o.commit(stage, m); err != nil {
+		return err
+	}
+	committed = true
+	printCreated(m, filepath.Join(o.out, "manifest.json"), written)
+	return nil
+}
+
+// checkTrustees checks --trustees, --threshold and --trustee-recipients
+// and returns the recipients the shares are sealed to.
+func (o *createOptions) checkTrustees() ([]age.Recipient, error) {
+	if o.trustees < 0 || (o.trustees > 0 && (o.k < 1 || o.k > o.trustees)) {
+		return nil, usagef("--threshold %d with --trustees %d: want 1 <= threshold <= trustees", o.k, o.trustees)
+	}
+	if o.trustees == 0 && (o.k != 0 || o.recipientsFile != "") {
+		return nil, usagef("--threshold and --trustee-recipients need --trustees")
+	}
+	return readRecipients(o.recipientsFile, o.trustees)
+}
+
+// draftManifest makes --out and the manifest of the flags, with
+// placeholders for the keys, and checks it: everything cheap is checked
+// before spending a minute on primes.
+func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error) {
+	st, err := parseTime("start", o.start, now)
+	if err != nil {
+		return nil, err
+	}
+	en, err := parseTime("end", o.end, now)
+	if err != nil {
+		return nil, err
+	}
+	if o.title == "" {
+		o.title = o.id
+	}
+	if err := o.makeOutDir(); err != nil {
+		return nil, err
+	}
+	if o.skew%time.Second != 0 || o.skew < election.MinClockSkewSeconds*time.Second || o.skew > election.MaxClockSkewSeconds*time.Second {
+		return nil, usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", o.skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
+	}
+	m := &election.Manifest{
+		Version:                election.ManifestVersion,
+		ElectionID:             o.id,
+		Channel:                o.channel,
+		MaxClockSkewSeconds:    uint32(o.skew / time.Second),
+		Title:                  o.title,
+		Candidates:             splitList(o.cands),
+		EncodingBits:           uint(bits.Len64(o.maxVoters)),
+		MaxVoters:              o.maxVoters,
+		AuthorityMSP:           o.authority,
+		TrusteeMSPs:            splitList(o.trusteeMSPs),
+		Start:                  st,
+		End:                    en,
+		ChallengeBits:          o.challenge,
+		TokenKey:               []byte{0}, // placeholders for the early check below
+		PaillierKey:            []byte{0},
+		PseudonymKeyCommitment: make([]byte, election.PseudonymKeyCommitmentLen),
+	}
+	return m, o.checkDraft(m)
+}
+
+// makeOutDir creates --out, which must not hold an election unless --force.
+func (o *createOptions) makeOutDir() error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(o.out, "manifest.json")); err == nil && !o.force {
+		return fmt.Errorf("--out %s already holds an election (manifest.json); use another directory or --force", o.out)
+	}
+	return nil
+}
+
+// checkDraft validates the draft manifest but for its placeholder keys,
+// then the window, the challenge length and the modulus size.
+func (o *createOptions) checkDraft(m *election.Manifest) error {
+	if err := m.Validate(); err != nil && !strings.Contains(err.Error(), "paillierKey") {
+		return err
+	}
+	if !m.End.After(m.Start) {
+		return usagef("--end %s is not after --start %s", m.End.Format(time.RFC3339), m.Start.Format(time.RFC3339))
+	}
+	if o.challenge%8 != 0 || o.challenge < election.MinChallengeBits || o.challenge > election.MaxChallengeBits {
+		return usagef("--challenge-bits %d: want a multiple of 8 in %d..%d", o.challenge, election.MinChallengeBits, election.MaxChallengeBits)
+	}
+	if o.bits != 2048 && o.bits != 3072 && o.bits != 4096 {
+		return usagef("--bits %d: want 2048, 3072 or 4096", o.bits)
+	}
+	return nil
+}
+
+// writeKeys stages the EA key (or makes it in the PKCS#11 token), the
+// pseudonym key and the Paillier key or trustee shares, and puts their
+// public parts in m. It returns the lines to print.
+func (o *createOptions) writeKeys(stage *staging, m *election.Manifest, recipients []age.Recipient) ([]string, error) {
+	// The EA key first: a PKCS#11 mistake should not cost a key generation.
+	signer, eaLine, closeSigner, err := o.createEAKey(stage)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSigner()
+	written := []string{eaLine}
+	line, err := writePseudonymKey(stage, m)
+	if err != nil {
+		return nil, err
+	}
 	written = append(written, line)
-	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", *bitsN)
-	if *trustees > 0 {
-		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", *k, *trustees)
+	lines, err := o.writePaillierKey(stage, m, recipients)
+	if err != nil {
+		return nil, err
+	}
+	written = append(written, lines...)
+	if m.TokenKey, err = easigner.PublicKeyDER(signer); err != nil {
+		return nil, err
+	}
+	return written, nil
+}
+
+// createEAKey makes the EA token key in the PKCS#11 token or stages it as
+// DIR/ea.key. It returns the line to print; closeFn releases the token.
+func (o *createOptions) createEAKey(stage *staging) (signer crypto.Signer, line string, closeFn func(), err error) {
+	if o.ea.pkcs11() {
+		cfg, err := o.ea.config()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		ps, err := easigner.GeneratePKCS11(cfg)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return ps, fmt.Sprintf("EA token key in PKCS#11 token %q, label %q", o.ea.token, o.ea.label), func() { ps.Close() }, nil
+	}
+	p, err := stage.path("ea.key")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	key, err := easigner.GeneratePEM(p)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return key, stage.final("ea.key") + " (secret: the EA token key)", func() {}, nil
+}
+
+// writePaillierKey generates the Paillier key, dealt as sealed trustee
+// shares with --trustees, stages it and puts its public parts in m. It
+// returns the lines to print.
+func (o *createOptions) writePaillierKey(stage *staging, m *election.Manifest, recipients []age.Recipient) ([]string, error) {
+	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", o.bits)
+	if o.trustees > 0 {
+		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", o.k, o.trustees)
 	}
 	fmt.Fprintln(os.Stderr, "…")
 	t0 := time.Now()
-	if *trustees > 0 {
-		pp, shares, err := threshold.Deal(rand.Reader, *bitsN, *k, *trustees)
-		if err != nil {
-			return fmt.Errorf("dealing trustee shares: %w", err)
-		}
-		if m.PaillierKey, err = pp.PublicKey.MarshalBinary(); err != nil {
-			return err
-		}
-		if m.Threshold, err = pp.MarshalBinary(); err != nil {
-			return err
-		}
-		paths, err := writeSealedShares(stage, shares, recipients)
-		if err != nil {
-			return err
-		}
-		written = append(written, paths...)
+	var written []string
+	var err error
+	if o.trustees > 0 {
+		written, err = dealShares(stage, m, o.bits, o.k, o.trustees, recipients)
 	} else {
-		sk, err := paillier.GenerateKey(rand.Reader, *bitsN)
-		if err != nil {
-			return fmt.Errorf("generating the Paillier key: %w", err)
-		}
-		if m.PaillierKey, err = sk.Public().MarshalBinary(); err != nil {
-			return err
-		}
-		p, err := stage.path("paillier.key")
-		if err != nil {
-			return err
-		}
-		if err := paillier.WritePrivateKeyFile(p, sk); err != nil {
-			return fmt.Errorf("writing %s: %w", stage.final("paillier.key"), err)
-		}
-		written = append(written, stage.final("paillier.key")+" (secret: the decryption key)")
+		written, err = writeSingleKey(stage, m, o.bits)
+	}
+	if err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "key ready in %s\n", time.Since(t0).Round(time.Millisecond))
+	return written, nil
+}
 
-	if m.TokenKey, err = easigner.PublicKeyDER(signer); err != nil {
-		return err
+// dealShares deals a k-of-n threshold Paillier key and stages each share
+// sealed to its trustee's recipient.
+func dealShares(stage *staging, m *election.Manifest, bitsN, k, n int, recipients []age.Recipient) ([]string, error) {
+	pp, shares, err := threshold.Deal(rand.Reader, bitsN, k, n)
+	if err != nil {
+		return nil, fmt.Errorf("dealing trustee shares: %w", err)
 	}
+	if m.PaillierKey, err = pp.PublicKey.MarshalBinary(); err != nil {
+		return nil, err
+	}
+	if m.Threshold, err = pp.MarshalBinary(); err != nil {
+		return nil, err
+	}
+	return writeSealedShares(stage, shares, recipients)
+}
+
+// writeSingleKey generates a Paillier key and stages it as
+// DIR/paillier.key.
+func writeSingleKey(stage *staging, m *election.Manifest, bitsN int) ([]string, error) {
+	sk, err := paillier.GenerateKey(rand.Reader, bitsN)
+	if err != nil {
+		return nil, fmt.Errorf("generating the Paillier key: %w", err)
+	}
+	if m.PaillierKey, err = sk.Public().MarshalBinary(); err != nil {
+		return nil, err
+	}
+	p, err := stage.path("paillier.key")
+	if err != nil {
+		return nil, err
+	}
+	if err := keyfile.WritePrivateKey(p, sk); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", stage.final("paillier.key"), err)
+	}
+	return []string{stage.final("paillier.key") + " (secret: the decryption key)"}, nil
+}
+
+// commit stages the manifest and moves every staged file into place; with
+// --force it first removes the secrets of the election replaced that this
+// one does not write again.
+func (o *createOptions) commit(stage *staging, m *election.Manifest) error {
 	data, err := m.Marshal()
 	if err != nil {
 		return err
@@ -214,19 +319,18 @@ func cmdElectionCreate(args []string) error {
 		return err
 	}
 	var stale []string
-	if *force { // the secrets of the election replaced, which this one does not write again
+	if o.force {
 		stale = []string{"trustee-*.share.age", "paillier.key", "ea.key"}
 	}
-	if err := stage.commit(stale...); err != nil {
-		return err
-	}
-	committed = true
+	return stage.commit(stale...)
+}
+
+func printCreated(m *election.Manifest, manifestPath string, written []string) {
 	fmt.Printf("election %q created: %d candidates, max %d voters, window [%s, %s)\n", m.ElectionID, len(m.Candidates), m.MaxVoters, m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
 	fmt.Printf("  %s (public)\n", manifestPath)
 	for _, w := range written {
 		fmt.Printf("  %s\n", w)
 	}
-	return nil
 }
 
 // writePseudonymKey stages a fresh K_pseud next to the EA key and puts its
@@ -306,30 +410,29 @@ func splitList(s string) []string {
 	return out
 }
 
-func cmdElectionOpen(args []string) error {
-	fs := newFlags("election open", "--manifest FILE [--start T --end T] [--network FILE]")
-	manifest := fs.String("manifest", "", "manifest.json from `election create`")
+func cmdElectionOpen(fs *pflag.FlagSet) func() error {
+	manifest := fs.String("manifest", "", "manifest.json from fabvote election create")
 	start := fs.String("start", "", "reset the window start before opening (RFC 3339, now, +DURATION); rewrites --manifest")
 	end := fs.String("end", "", "reset the window end before opening; rewrites --manifest")
 	var nf netFlags
 	nf.register(fs, "admin")
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "manifest"); err != nil {
+			return err
+		}
+		m, data, err := loadManifest(*manifest)
+		if err != nil {
+			return err
+		}
+		return nf.withLedger(m.AuthorityMSP, func(ctx context.Context, lc *ballotclient.Client) error {
+			return openElection(ctx, lc, m, data, *manifest, *start, *end)
+		})
 	}
-	if err := required(fs, "manifest"); err != nil {
-		return err
-	}
-	m, data, err := loadManifest(*manifest)
-	if err != nil {
-		return err
-	}
-	lc, err := nf.connect(m.AuthorityMSP)
-	if err != nil {
-		return err
-	}
-	defer lc.Conn.Close()
-	ctx, cancel := signalContext()
-	defer cancel()
+}
+
+// openElection writes the manifest to the ledger, after resetting its
+// window in the file manifestPath if start or end is given.
+func openElection(ctx context.Context, lc *ballotclient.Client, m *election.Manifest, data []byte, manifestPath, start, end string) error {
 	// Never rewrite the window of an election that is already on the ledger:
 	// the file would then differ from the immutable manifest there.
 	if _, err := lc.GetManifest(ctx, m.ElectionID); err == nil {
@@ -337,22 +440,9 @@ func cmdElectionOpen(args []string) error {
 	}
 	// The window is not bound by tokens or ballots, so it may be set at the
 	// last moment, e.g. after pre-generating ballots for a benchmark.
-	if *start != "" || *end != "" {
-		now := time.Now()
-		if *start != "" {
-			if m.Start, err = parseTime("start", *start, now); err != nil {
-				return err
-			}
-		}
-		if *end != "" {
-			if m.End, err = parseTime("end", *end, now); err != nil {
-				return err
-			}
-		}
-		if data, err = m.Marshal(); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(*manifest, data, 0o644); err != nil {
+	if start != "" || end != "" {
+		var err error
+		if data, err = resetWindow(m, manifestPath, start, end); err != nil {
 			return err
 		}
 	}
@@ -363,6 +453,31 @@ func cmdElectionOpen(args []string) error {
 	fmt.Printf("election %q opened by %s: tx %s, block %d; window [%s, %s)\n", m.ElectionID, lc.Conn.MSPID, r.TxID, r.Block,
 		m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
 	return nil
+}
+
+// resetWindow sets the window of m to start and end (each if given),
+// rewrites the manifest file path and returns its new bytes.
+func resetWindow(m *election.Manifest, path, start, end string) ([]byte, error) {
+	now := time.Now()
+	var err error
+	if start != "" {
+		if m.Start, err = parseTime("start", start, now); err != nil {
+			return nil, err
+		}
+	}
+	if end != "" {
+		if m.End, err = parseTime("end", end, now); err != nil {
+			return nil, err
+		}
+	}
+	data, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // waitUntil sleeps until t (plus a little, so the peers' clocks agree), saying why.

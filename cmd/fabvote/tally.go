@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"filippo.io/age"
+	"github.com/spf13/pflag"
 
-	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
@@ -22,65 +22,83 @@ import (
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/keyfile"
 	"github.com/fabvote/fabvote/internal/sharebox"
+	"github.com/fabvote/fabvote/internal/tallyjournal"
 )
 
-func cmdTally(args []string) error {
-	fs := newFlags("tally", "--manifest FILE [--share trustee-i.share.age --age-identity FILE] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]")
-	manifest := fs.String("manifest", "", "the election's manifest.json (must equal the ledger's)")
-	var shares, ageIDs, partials stringList
-	fs.Var(&shares, "share", "your own sealed key share, if you are also a trustee (at most one: the others bring --partial)")
-	fs.Var(&ageIDs, "age-identity", "your age identity file, which opens --share (from `trustee keygen`; its directory holds your journal)")
-	fs.Var(&partials, "partial", "a partial decryption from `trustee decrypt`; repeatable")
-	paillierKey := fs.String("paillier-key", "", "single-key elections: the Paillier private key")
-	fs.String("product-out", "", "removed: trustees recompute the tally product from the ledger (`trustee decrypt --network`)")
-	resultOut := fs.String("result-out", "", "write the result JSON here")
-	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
-	noPublish := fs.Bool("no-publish", false, "compute the result but do not publish it")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	var nf netFlags
-	nf.register(fs, "admin")
-	if err := parse(fs, args); err != nil {
-		return err
+// tallyOptions are the flags of `tally`.
+type tallyOptions struct {
+	manifest                 string
+	shares, ageIDs, partials []string
+	paillierKey, resultOut   string
+	wait, noPublish, quiet   bool
+	nf                       netFlags
+}
+
+func cmdTally(fs *pflag.FlagSet) func() error {
+	var o tallyOptions
+	fs.StringVar(&o.manifest, "manifest", "", "the election's manifest.json (must equal the ledger's)")
+	fs.StringArrayVar(&o.shares, "share", nil, "your own sealed key share, if you are also a trustee (at most one: the others bring --partial)")
+	fs.StringArrayVar(&o.ageIDs, "age-identity", nil, "your age identity file, which opens --share (from fabvote trustee keygen; its directory holds your journal)")
+	fs.StringArrayVar(&o.partials, "partial", nil, "a partial decryption from fabvote trustee decrypt; repeatable")
+	fs.StringVar(&o.paillierKey, "paillier-key", "", "single-key elections: the Paillier private key")
+	fs.String("product-out", "", "removed: trustees recompute the tally product from the ledger (fabvote trustee decrypt --network)")
+	fs.StringVar(&o.resultOut, "result-out", "", "write the result JSON here")
+	fs.BoolVar(&o.wait, "wait", false, "wait for the ledger to show the voting window closed first")
+	fs.BoolVar(&o.noPublish, "no-publish", false, "compute the result but do not publish it")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	o.nf.register(fs, "admin")
+	return func() error {
+		if err := o.check(fs); err != nil {
+			return err
+		}
+		return o.tally()
 	}
+}
+
+// check refuses flags that cannot make a result: no key at all, a single
+// key mixed with shares, or more than one share in this process.
+func (o *tallyOptions) check(fs *pflag.FlagSet) error {
 	if err := required(fs, "manifest"); err != nil {
 		return err
 	}
 	if fs.Lookup("product-out").Value.String() != "" {
 		return usagef("--product-out is removed: each trustee recomputes the tally from the ledger itself (fabvote trustee decrypt --network FILE …)")
 	}
-	if len(shares)+len(partials) == 0 && *paillierKey == "" {
+	if len(o.shares)+len(o.partials) == 0 && o.paillierKey == "" {
 		return usagef("nothing to decrypt with: give --share/--partial (trustees) or --paillier-key (single key)")
 	}
-	if *paillierKey != "" && len(shares)+len(partials) > 0 {
+	if o.paillierKey != "" && len(o.shares)+len(o.partials) > 0 {
 		return usagef("--paillier-key is for single-key elections; do not mix it with --share/--partial")
 	}
-	if (len(shares) > 0) != (len(ageIDs) > 0) {
+	if (len(o.shares) > 0) != (len(o.ageIDs) > 0) {
 		return usagef("--share and --age-identity go together: a sealed share opens only with its trustee's identity")
 	}
-	if len(shares) > 1 || len(ageIDs) > 1 {
+	if len(o.shares) > 1 || len(o.ageIDs) > 1 {
 		return usagef("at most one --share and one --age-identity (a tallier who is also a trustee): k shares never come together in one process; the other trustees run `fabvote trustee decrypt` and bring --partial")
 	}
-	m, data, err := loadManifest(*manifest)
+	return nil
+}
+
+// tally recomputes the tally from the ledger as the election authority,
+// decrypts it and publishes the result.
+func (o *tallyOptions) tally() error {
+	m, data, err := loadManifest(o.manifest)
 	if err != nil {
 		return err
 	}
-	lc, err := nf.connect(m.AuthorityMSP)
-	if err != nil {
-		return err
-	}
-	defer lc.Conn.Close()
-	ctx, cancel := signalContext()
-	defer cancel()
-	tally, err := recomputeTally(ctx, &nf, lc, m, data, *wait, *quiet)
-	if err != nil {
-		return err
-	}
-	res, err := decryptTally(tally, *paillierKey, shares, ageIDs, partials)
-	if err != nil {
-		return err
-	}
-	return finishTally(ctx, lc, tally.Prepared().Manifest, res, *resultOut, *noPublish)
+	return o.nf.withLedger(m.AuthorityMSP, func(ctx context.Context, lc *ballotclient.Client) error {
+		tally, err := recomputeTally(ctx, &o.nf, lc, m, data, o.wait, o.quiet)
+		if err != nil {
+			return err
+		}
+		res, err := decryptTally(tally, o.paillierKey, o.shares, o.ageIDs, o.partials)
+		if err != nil {
+			return err
+		}
+		return finishTally(ctx, lc, tally.Prepared().Manifest, res, o.resultOut, o.noPublish)
+	})
 }
 
 // recomputeTally is the tally every decryption path starts from:
@@ -184,7 +202,7 @@ func waitWindowClosed(ctx context.Context, lc *ballotclient.Client, m *election.
 func decryptTally(tally *trustee.Tally, paillierKey string, shares, ageIDs, partials []string) (*election.Result, error) {
 	p := tally.Prepared()
 	if paillierKey != "" {
-		sk, err := paillier.ReadPrivateKeyFile(paillierKey)
+		sk, err := keyfile.ReadPrivateKey(paillierKey)
 		if err != nil {
 			return nil, fmt.Errorf("--paillier-key: %w", err)
 		}
@@ -237,7 +255,7 @@ func decryptWithShare(tally *trustee.Tally, share, ageID string) (*threshold.Par
 	if err != nil {
 		return nil, err
 	}
-	j, err := trustee.OpenJournal(filepath.Dir(ageID))
+	j, err := tallyjournal.Open(filepath.Dir(ageID))
 	if err != nil {
 		return nil, err
 	}
@@ -317,27 +335,38 @@ func printCounts(m *election.Manifest, r *election.Result) {
 	}
 }
 
-func cmdTrusteeDecrypt(args []string) error {
-	fs := newFlags("trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]")
-	manifest := fs.String("manifest", "", "the election's manifest.json (your own copy: must equal the ledger's)")
-	share := fs.String("share", "", "your sealed key share, from `election create`")
-	ageID := fs.String("age-identity", "", "your age identity file, from `trustee keygen`; its directory also holds your journal (decrypted.json): back them up together")
+// trusteeDecryptOptions are the flags of `trustee decrypt`.
+type trusteeDecryptOptions struct {
+	manifest, share, ageID, out string
+	wait, quiet                 bool
+	nf                          netFlags
+}
+
+func cmdTrusteeDecrypt(fs *pflag.FlagSet) func() error {
+	var o trusteeDecryptOptions
+	fs.StringVar(&o.manifest, "manifest", "", "the election's manifest.json (your own copy: must equal the ledger's)")
+	fs.StringVar(&o.share, "share", "", "your sealed key share, from fabvote election create")
+	fs.StringVar(&o.ageID, "age-identity", "", "your age identity file, from fabvote trustee keygen; its directory also holds your journal (decrypted.json): back them up together")
 	fs.String("product", "", "removed: the tool recomputes the tally product from the ledger itself")
-	out := fs.String("out", "", "partial decryption to write (give it to the tallier)")
-	wait := fs.Bool("wait", false, "wait for the ledger to show the voting window closed first")
-	quiet := fs.Bool("quiet", false, "no progress lines")
-	var nf netFlags
-	nf.register(fs, "user1")
-	if err := parse(fs, args); err != nil {
-		return err
+	fs.StringVar(&o.out, "out", "", "partial decryption to write (give it to the tallier)")
+	fs.BoolVar(&o.wait, "wait", false, "wait for the ledger to show the voting window closed first")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines")
+	o.nf.register(fs, "user1")
+	return func() error {
+		if fs.Lookup("product").Value.String() != "" {
+			return usagef("--product is removed: a trustee decrypts only the tally it recomputes from the ledger's verified ballots; give --network instead")
+		}
+		if err := required(fs, "manifest", "share", "age-identity", "out"); err != nil {
+			return err
+		}
+		return o.decrypt()
 	}
-	if fs.Lookup("product").Value.String() != "" {
-		return usagef("--product is removed: a trustee decrypts only the tally it recomputes from the ledger's verified ballots; give --network instead")
-	}
-	if err := required(fs, "manifest", "share", "age-identity", "out"); err != nil {
-		return err
-	}
-	m, data, err := loadManifest(*manifest)
+}
+
+// decrypt checks the election and the identity, then recomputes the tally
+// from the ledger and writes this trustee's partial decryption of it.
+func (o *trusteeDecryptOptions) decrypt() error {
+	m, data, err := loadManifest(o.manifest)
 	if err != nil {
 		return err
 	}
@@ -346,21 +375,22 @@ func cmdTrusteeDecrypt(args []string) error {
 	}
 	// The identity is checked now, so that a wrong path fails before the
 	// wait; the share is opened only once the tally is recomputed.
-	if _, err := readIdentities([]string{*ageID}); err != nil {
+	if _, err := readIdentities([]string{o.ageID}); err != nil {
 		return err
 	}
-	lc, err := nf.connect("")
-	if err != nil {
-		return err
-	}
-	defer lc.Conn.Close()
-	ctx, cancel := signalContext()
-	defer cancel()
-	tally, err := recomputeTally(ctx, &nf, lc, m, data, *wait, *quiet)
-	if err != nil {
-		return err
-	}
-	pd, err := decryptWithShare(tally, *share, *ageID)
+	return o.nf.withLedger("", func(ctx context.Context, lc *ballotclient.Client) error {
+		tally, err := recomputeTally(ctx, &o.nf, lc, m, data, o.wait, o.quiet)
+		if err != nil {
+			return err
+		}
+		return writePartial(tally, o.share, o.ageID, o.out)
+	})
+}
+
+// writePartial writes the partial decryption of tally with the sealed
+// share to out.
+func writePartial(tally *trustee.Tally, share, ageID, out string) error {
+	pd, err := decryptWithShare(tally, share, ageID)
 	if err != nil {
 		return err
 	}
@@ -368,102 +398,119 @@ func cmdTrusteeDecrypt(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(*out, enc, 0o644); err != nil {
+	if err := atomicfile.WriteFile(out, enc, 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("trustee %d: partial decryption (with its proof) of the tally of %d ballots written to %s\n", pd.Index, tally.Checked().Valid, *out)
+	fmt.Printf("trustee %d: partial decryption (with its proof) of the tally of %d ballots written to %s\n", pd.Index, tally.Checked().Valid, out)
 	return nil
 }
 
 // cmdTrusteeKeygen makes a trustee's age key pair.
-func cmdTrusteeKeygen(args []string) error {
-	fs := newFlags("trustee keygen", "--out DIR")
+func cmdTrusteeKeygen(fs *pflag.FlagSet) func() error {
 	out := fs.String("out", "", "directory for identity.txt (secret, 0600) and recipient.txt (give it to the authority)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "out"); err != nil {
-		return err
-	}
-	rcp, err := sharebox.GenerateIdentity(*out)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("trustee identity written to %s (secret: keep it)\n", filepath.Join(*out, sharebox.IdentityFile))
-	fmt.Printf("recipient (public, give it to the election authority): %s\n", rcp)
-	return nil
-}
-
-func cmdVerify(args []string) error {
-	fs := newFlags("verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR [--genesis-hash HEX] [--manifest FILE], offline)")
-	id := fs.String("election", "", "election id")
-	manifest := fs.String("manifest", "", "take the election id from this manifest (the audit still reads the ledger's); with --record, require the record's manifest to be this published one")
-	expect := fs.String("expect-counts", "", "also require these published counts (comma-separated, one per candidate), e.g. from the voters' recorded choices")
-	recordDir := fs.String("record", "", "verify this election record (docs/RECORD.md) offline instead of the ledger: no network flag is used")
-	genesis := fs.String("genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
-	asJSON := fs.Bool("json", false, "print the JSON report (docs/RECORD.md section 7) instead of the human one")
-	var nf netFlags
-	nf.register(fs, "user1")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if *recordDir != "" {
-		if *id != "" {
-			return usagef("--record takes the election from the record: no --election")
+	return func() error {
+		if err := required(fs, "out"); err != nil {
+			return err
 		}
-		return verifyRecord(*recordDir, *genesis, *manifest, *expect, *asJSON)
-	}
-	if *genesis != "" {
-		return usagef("--genesis-hash goes with --record")
-	}
-	var localManifest []byte
-	if *manifest != "" {
-		m, data, err := loadManifest(*manifest)
+		rcp, err := sharebox.GenerateIdentity(*out)
 		if err != nil {
 			return err
 		}
-		if *id != "" && *id != m.ElectionID {
-			return usagef("--election %q and --manifest (election %q) disagree", *id, m.ElectionID)
+		fmt.Printf("trustee identity written to %s (secret: keep it)\n", filepath.Join(*out, sharebox.IdentityFile))
+		fmt.Printf("recipient (public, give it to the election authority): %s\n", rcp)
+		return nil
+	}
+}
+
+// verifyOptions are the flags of `verify`.
+type verifyOptions struct {
+	id, manifest, expect string
+	recordDir, genesis   string
+	asJSON               bool
+	nf                   netFlags
+}
+
+func cmdVerify(fs *pflag.FlagSet) func() error {
+	var o verifyOptions
+	fs.StringVar(&o.id, "election", "", "election id")
+	fs.StringVar(&o.manifest, "manifest", "", "take the election id from this manifest (the audit still reads the ledger's); with --record, require the record's manifest to be this published one")
+	fs.StringVar(&o.expect, "expect-counts", "", "also require these published counts (comma-separated, one per candidate), e.g. from the voters' recorded choices")
+	fs.StringVar(&o.recordDir, "record", "", "verify this election record (docs/RECORD.md) offline instead of the ledger: no network flag is used")
+	fs.StringVar(&o.genesis, "genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
+	fs.BoolVar(&o.asJSON, "json", false, "print the JSON report (docs/RECORD.md section 7) instead of the human one")
+	o.nf.register(fs, "user1")
+	return o.verify
+}
+
+// verify audits the record offline, or else the ledger.
+func (o *verifyOptions) verify() error {
+	if o.recordDir != "" {
+		if o.id != "" {
+			return usagef("--record takes the election from the record: no --election")
 		}
-		*id, localManifest = m.ElectionID, data
+		return verifyRecord(o.recordDir, o.genesis, o.manifest, o.expect, o.asJSON)
 	}
-	if *id == "" {
-		return usagef("--election (or --manifest) is required")
+	if o.genesis != "" {
+		return usagef("--genesis-hash goes with --record")
 	}
-	lc, err := nf.connect("")
+	localManifest, err := o.electionID()
 	if err != nil {
 		return err
 	}
-	defer lc.Conn.Close()
-	ctx, cancel := signalContext()
-	defer cancel()
-	mb, err := lc.GetManifest(ctx, *id)
-	if err != nil {
-		return fmt.Errorf("reading the manifest of %q from the ledger: %w", *id, err)
+	return o.nf.withLedger("", func(ctx context.Context, lc *ballotclient.Client) error {
+		return o.auditLedger(ctx, lc, localManifest)
+	})
+}
+
+// electionID sets the election id from --manifest, if given, and returns
+// that manifest to compare with the ledger's.
+func (o *verifyOptions) electionID() (localManifest []byte, err error) {
+	if o.manifest != "" {
+		m, data, err := loadManifest(o.manifest)
+		if err != nil {
+			return nil, err
+		}
+		if o.id != "" && o.id != m.ElectionID {
+			return nil, usagef("--election %q and --manifest (election %q) disagree", o.id, m.ElectionID)
+		}
+		o.id, localManifest = m.ElectionID, data
 	}
-	rb, err := lc.GetResult(ctx, *id)
-	if err != nil {
-		return fmt.Errorf("reading the result of %q from the ledger: %w", *id, err)
+	if o.id == "" {
+		return nil, usagef("--election (or --manifest) is required")
 	}
-	l := &audit.Ledger{Manifest: mb, Ballots: lc.Ballots(ctx, *id, 0), Result: rb}
+	return localManifest, nil
+}
+
+// auditLedger audits the election from the ledger and prints the report;
+// localManifest, if any, must be the ledger's manifest.
+func (o *verifyOptions) auditLedger(ctx context.Context, lc *ballotclient.Client, localManifest []byte) error {
+	mb, err := lc.GetManifest(ctx, o.id)
+	if err != nil {
+		return fmt.Errorf("reading the manifest of %q from the ledger: %w", o.id, err)
+	}
+	rb, err := lc.GetResult(ctx, o.id)
+	if err != nil {
+		return fmt.Errorf("reading the result of %q from the ledger: %w", o.id, err)
+	}
+	l := &audit.Ledger{Manifest: mb, Ballots: lc.Ballots(ctx, o.id, 0), Result: rb}
 	if rb != nil {
 		// A ballot counts if it committed before the result; the blocks
 		// since the election opened say which ones did not, and show any
 		// ballot deleted or rewritten (docs/PROTOCOL.md 7.6, 7.7).
-		l.Order = lc.CommitOrder(ctx, *id)
+		l.Order = lc.CommitOrder(ctx, o.id)
 	}
 	rep := audit.Run(l, audit.Options{})
 	if rep.ElectionID == "" {
-		rep.ElectionID = *id
+		rep.ElectionID = o.id
 	}
 	if localManifest != nil && string(localManifest) != string(mb) {
 		rep.Failures = append(rep.Failures, audit.Failure{Kind: audit.KindManifest, Subject: "manifest",
-			Err: "--manifest " + *manifest + " differs from the manifest on the ledger"})
+			Err: "--manifest " + o.manifest + " differs from the manifest on the ledger"})
 	}
-	if *expect != "" {
-		checkExpectedCounts(rep, *expect)
+	if o.expect != "" {
+		checkExpectedCounts(rep, o.expect)
 	}
-	return printReport(rep, *asJSON)
+	return printReport(rep, o.asJSON)
 }
 
 // checkExpectedCounts adds a failure to rep if the published counts differ

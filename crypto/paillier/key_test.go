@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -171,82 +170,40 @@ func TestPrivateKeyNeverPrintsSecrets(t *testing.T) {
 	}
 }
 
-func TestPrivateKeyFile(t *testing.T) {
+// TestKeyPEM: MarshalPrivateKeyPEM and MarshalPublicKeyPEM round-trip
+// through their parsers, and neither parser takes the other's PEM type, so
+// a public key is never read as a private one. (File modes and atomic writes
+// are internal/keyfile's job and tested there.)
+func TestKeyPEM(t *testing.T) {
 	sk := fixedKey(t, "key2048")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "tally.key")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := WritePrivateKeyFile(path, sk); err != nil {
-		t.Fatal(err)
-	}
-	info, err := os.Stat(path)
+	skPEM, err := MarshalPrivateKeyPEM(sk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Mode().Perm() != 0o600 {
-		t.Fatalf("mode %v, want 0600", info.Mode().Perm())
-	}
-	got, err := ReadPrivateKeyFile(path)
-	if err != nil || got.N.Cmp(sk.N) != 0 {
-		t.Fatalf("read back: %v", err)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Fatalf("directory holds %d entries, want only the key (temporary file left behind?)", len(entries))
-	}
-	pubPath := filepath.Join(dir, "tally.pub")
-	if err := WritePublicKeyFile(pubPath, &sk.PublicKey); err != nil {
+	pkPEM, err := MarshalPublicKeyPEM(&sk.PublicKey)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(pubPath, 0o600); err != nil { // so that the PEM type is what fails
-		t.Fatal(err)
+	if got, err := ParsePrivateKeyPEM(skPEM); err != nil || got.N.Cmp(sk.N) != 0 {
+		t.Fatalf("private key round trip: %v", err)
 	}
-	if _, err := ReadPrivateKeyFile(pubPath); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "PEM type") {
-		t.Fatalf("public key file read as private: err = %v", err)
+	if got, err := ParsePublicKeyPEM(pkPEM); err != nil || got.N.Cmp(sk.N) != 0 {
+		t.Fatalf("public key round trip: %v", err)
 	}
-	if pk, err := ReadPublicKeyFile(pubPath); err != nil || pk.N.Cmp(sk.N) != 0 {
-		t.Fatalf("public key file: %v", err)
+	if _, err := ParsePrivateKeyPEM(pkPEM); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "PEM type") {
+		t.Fatalf("public key PEM read as private: err = %v", err)
 	}
-	if err := WritePrivateKeyFile(filepath.Join(dir, "missing", "k"), sk); err == nil {
-		t.Fatal("writing into a missing directory succeeded")
+	if _, err := ParsePublicKeyPEM(skPEM); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "PEM type") {
+		t.Fatalf("private key PEM read as public: err = %v", err)
 	}
-}
-
-// TestReadPrivateKeyFileRefusesOpenModes: a private key file that group or
-// others may access is refused (the key must be considered exposed), one of
-// mode 0600 or 0400 is read.
-func TestReadPrivateKeyFileRefusesOpenModes(t *testing.T) {
-	sk := fixedKey(t, "key2048")
-	for _, tc := range []struct {
-		mode os.FileMode
-		ok   bool
-	}{
-		{0o600, true},
-		{0o400, true},
-		{0o640, false},
-		{0o604, false},
-		{0o644, false},
-		{0o660, false},
-		{0o666, false},
+	for name, bad := range map[string][]byte{
+		"empty":         nil,
+		"trailing data": append(append([]byte(nil), pkPEM...), 'x'),
+		"headers":       pem.EncodeToMemory(&pem.Block{Type: PublicKeyPEMType, Headers: map[string]string{"a": "b"}, Bytes: must(sk.PublicKey.MarshalBinary())}),
 	} {
-		t.Run(fmt.Sprintf("%04o", tc.mode), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "tally.key")
-			if err := WritePrivateKeyFile(path, sk); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chmod(path, tc.mode); err != nil {
-				t.Fatal(err)
-			}
-			got, err := ReadPrivateKeyFile(path)
-			switch {
-			case tc.ok && (err != nil || got.N.Cmp(sk.N) != 0):
-				t.Fatalf("mode %04o: %v", tc.mode, err)
-			case !tc.ok && (!errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "mode")):
-				t.Fatalf("mode %04o: err = %v, want a refusal naming the mode", tc.mode, err)
-			}
-		})
+		if _, err := ParsePublicKeyPEM(bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("%s: err = %v, want ErrInvalidKey", name, err)
+		}
 	}
 }
 

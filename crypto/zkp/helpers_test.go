@@ -34,7 +34,7 @@ func testKey(tb testing.TB, bits int) *paillier.PrivateKey {
 }
 
 // readTestKey parses a committed test key. The files are world-readable in a
-// checkout (their secrets are public), which ReadPrivateKeyFile refuses.
+// checkout (their secrets are public), which keyfile.ReadPrivateKey refuses.
 func readTestKey(path string) (*paillier.PrivateKey, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

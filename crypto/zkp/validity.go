@@ -24,7 +24,7 @@ type ValidityProof struct {
 // cryptographically secure source (nil means crypto/rand). If (c, choice, r)
 // do not match, the result does not verify.
 func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *big.Int) (*ValidityProof, error) {
-	if err := ctx.Check(); err != nil {
+	if err := checkProverInput(ctx, c, choice, r); err != nil {
 		return nil, err
 	}
 	if random == nil {
@@ -32,15 +32,6 @@ func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *bi
 	}
 	pk := ctx.PublicKey
 	p := len(ctx.Messages)
-	if choice < 0 || choice >= p {
-		return nil, fmt.Errorf("%w: choice %d, want 0..%d", ErrInvalidWitness, choice, p-1)
-	}
-	if err := pk.ValidateCiphertext(c); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidCiphertext, err)
-	}
-	if r == nil || r.Sign() <= 0 || r.Cmp(pk.N) >= 0 || new(big.Int).GCD(nil, nil, r, pk.N).Cmp(one) != 0 {
-		return nil, fmt.Errorf("%w: nonce r is not in Z*_N", ErrInvalidWitness)
-	}
 	t := ctx.challengeBits()
 	tMod := new(big.Int).Lsh(one, uint(t))
 	cInv := new(big.Int).ModInverse(c, pk.NSquared)
@@ -48,6 +39,57 @@ func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *bi
 	// Draw all randomness first, in a fixed order (e_k, z_k for each simulated
 	// branch, then ω), so that a deterministic reader gives reproducible
 	// known-answer vectors; then do the p exponentiations by N in parallel.
+	eSum, err := drawSimulatedBranches(random, ctx, pr, choice, tMod)
+	if err != nil {
+		return nil, err
+	}
+	omega, err := pk.RandomNonce(random)
+	if err != nil {
+		return nil, err
+	}
+	tasks := []func(){func() { pr.A[choice] = arith.ExpSecret(omega, pk.N, pk.NSquared) }}
+	for k, m := range ctx.Messages {
+		if k == choice {
+			continue
+		}
+		tasks = append(tasks, func() { simulateBranch(pk, cInv, m, pr, k) })
+	}
+	runParallel(tasks)
+	e := ctx.challenge(c, pr.A)
+	ej := e.Sub(e, eSum)
+	ej.Mod(ej, tMod)
+	zj := arith.ExpSecret(r, ej, pk.N)
+	zj.Mul(zj, omega)
+	zj.Mod(zj, pk.N)
+	canonicalZ(zj, pk.N)
+	pr.E[choice], pr.Z[choice] = ej, zj
+	return pr, nil
+}
+
+// checkProverInput checks the context and the witness: choice names one of
+// the messages, c is a valid ciphertext and r ∈ Z*_N.
+func checkProverInput(ctx *Context, c *big.Int, choice int, r *big.Int) error {
+	if err := ctx.Check(); err != nil {
+		return err
+	}
+	pk := ctx.PublicKey
+	p := len(ctx.Messages)
+	if choice < 0 || choice >= p {
+		return fmt.Errorf("%w: choice %d, want 0..%d", ErrInvalidWitness, choice, p-1)
+	}
+	if err := pk.ValidateCiphertext(c); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidCiphertext, err)
+	}
+	if r == nil || r.Sign() <= 0 || r.Cmp(pk.N) >= 0 || new(big.Int).GCD(nil, nil, r, pk.N).Cmp(one) != 0 {
+		return fmt.Errorf("%w: nonce r is not in Z*_N", ErrInvalidWitness)
+	}
+	return nil
+}
+
+// drawSimulatedBranches draws e_k < 2^t and z_k ∈ Z*_N for every branch k
+// but choice, in order of k, into pr, and returns Σ e_k.
+func drawSimulatedBranches(random io.Reader, ctx *Context, pr *ValidityProof, choice int, tMod *big.Int) (*big.Int, error) {
+	pk := ctx.PublicKey
 	eSum := new(big.Int)
 	for k := range ctx.Messages {
 		if k == choice {
@@ -64,41 +106,25 @@ func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *bi
 		pr.E[k], pr.Z[k] = ek, zk
 		eSum.Add(eSum, ek)
 	}
-	omega, err := pk.RandomNonce(random)
-	if err != nil {
-		return nil, err
-	}
-	tasks := []func(){func() { pr.A[choice] = arith.ExpSecret(omega, pk.N, pk.NSquared) }}
-	for k, m := range ctx.Messages {
-		if k == choice {
-			continue
-		}
-		tasks = append(tasks, func() {
-			// Simulated branch: a_k = z_k^N · u_k^(-e_k) with
-			// u_k^-1 = c^-1 · (1+N)^(M^k) = c^-1 · (1 + M^k·N).
-			uInv := new(big.Int).Mul(m, pk.N)
-			uInv.Add(uInv, one)
-			uInv.Mul(uInv, cInv)
-			uInv.Mod(uInv, pk.NSquared)
-			ak := arith.ExpSecret(pr.Z[k], pk.N, pk.NSquared)
-			ak.Mul(ak, arith.ExpSecret(uInv, pr.E[k], pk.NSquared))
-			pr.A[k] = ak.Mod(ak, pk.NSquared)
-			// Canonicalise after computing a_k, exactly as for the real
-			// branch: then z_k^N = ±a_k·u_k^e_k with a sign that is a fair
-			// coin in every branch, so the sign does not reveal the real one.
-			canonicalZ(pr.Z[k], pk.N)
-		})
-	}
-	runParallel(tasks)
-	e := ctx.challenge(c, pr.A)
-	ej := e.Sub(e, eSum)
-	ej.Mod(ej, tMod)
-	zj := arith.ExpSecret(r, ej, pk.N)
-	zj.Mul(zj, omega)
-	zj.Mod(zj, pk.N)
-	canonicalZ(zj, pk.N)
-	pr.E[choice], pr.Z[choice] = ej, zj
-	return pr, nil
+	return eSum, nil
+}
+
+// simulateBranch computes the commitment a_k of simulated branch k, for
+// message m, from its drawn e_k and z_k.
+func simulateBranch(pk *paillier.PublicKey, cInv, m *big.Int, pr *ValidityProof, k int) {
+	// Simulated branch: a_k = z_k^N · u_k^(-e_k) with
+	// u_k^-1 = c^-1 · (1+N)^(M^k) = c^-1 · (1 + M^k·N).
+	uInv := new(big.Int).Mul(m, pk.N)
+	uInv.Add(uInv, one)
+	uInv.Mul(uInv, cInv)
+	uInv.Mod(uInv, pk.NSquared)
+	ak := arith.ExpSecret(pr.Z[k], pk.N, pk.NSquared)
+	ak.Mul(ak, arith.ExpSecret(uInv, pr.E[k], pk.NSquared))
+	pr.A[k] = ak.Mod(ak, pk.NSquared)
+	// Canonicalise after computing a_k, exactly as for the real
+	// branch: then z_k^N = ±a_k·u_k^e_k with a sign that is a fair
+	// coin in every branch, so the sign does not reveal the real one.
+	canonicalZ(pr.Z[k], pk.N)
 }
 
 // canonicalZ replaces z by N - z when z > N/2. (N - z)^N ≡ -z^N (mod N²)

@@ -499,32 +499,15 @@ type Ledger struct {
 // ErrNoResult is returned by a ledger reader when no result is published.
 var ErrNoResult = errors.New("no result published")
 
-// Run audits an election. It returns a report even when the audit fails; the
-// error is only for failures to read the ledger.
+// Run audits an election. It returns a report even when the audit fails;
+// a failure to read the ledger is one of its failures (KindSource).
 func Run(l *Ledger, opts Options) *Report {
 	rep := &Report{}
-	m, err := election.ParseManifest(l.Manifest)
-	if err != nil {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
+	p, ok := rep.prepareManifest(l.Manifest)
+	if !ok {
 		return rep
 	}
-	rep.Manifest, rep.ElectionID = m, m.ElectionID
-	p, err := election.Prepare(m)
-	if err != nil {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
-		return rep
-	}
-	src := l.Ballots
-	var listed map[string]listing // what the listing saw, to recognise late ballots in it
-	if l.Order != nil && l.Result != nil {
-		listed = make(map[string]listing)
-		src = func(fn func(election.BallotEntry) error) error {
-			return l.Ballots(func(e election.BallotEntry) error {
-				listed[e.Pseudonym] = listing{txID: e.TxID, hash: sha256.Sum256(e.Ballot)}
-				return fn(e)
-			})
-		}
-	}
+	src, listed := recordListing(l)
 	t, err := CheckBallots(p, src, opts)
 	rep.Tally = t
 	if t != nil {
@@ -534,46 +517,111 @@ func Run(l *Ledger, opts Options) *Report {
 		rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "ballots", Err: err.Error()})
 		return rep
 	}
-	if l.Result == nil {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResultMissing, Subject: "result", Err: "no result is published for this election"})
+	res, ok := rep.parseResult(l.Result)
+	if !ok {
 		return rep
 	}
-	res, err := election.ParseResult(l.Result)
-	if err != nil {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResultDecode, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
-		return rep
-	}
-	rep.Result = res
 	rep.Counted = t.Valid
-	product := t.Product
-	if l.Order != nil {
-		o, err := l.Order()
-		if err != nil {
-			rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "blocks", Err: "reading the commit order: " + err.Error()})
-			return rep
-		}
-		rep.Order = o
-		rep.Failures = append(rep.Failures, checkManifestWrites(o, l.Manifest)...)
-		var fs []Failure
-		product, fs = subtractLate(p, o, listed, product, &rep.Counted)
-		rep.Failures = append(rep.Failures, fs...)
-		rep.Failures = append(rep.Failures, checkResultWrites(o, l.Result)...)
+	product, ok := rep.checkCommitOrder(p, l, listed, t.Product)
+	if !ok {
+		return rep
 	}
+	rep.checkResult(p, res, product)
+	return rep
+}
+
+// prepareManifest parses and checks the manifest, recording it in the
+// report; false means it failed, and the failure is recorded.
+func (r *Report) prepareManifest(manifest []byte) (*election.Prepared, bool) {
+	m, err := election.ParseManifest(manifest)
+	if err != nil {
+		r.Failures = append(r.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
+		return nil, false
+	}
+	r.Manifest, r.ElectionID = m, m.ElectionID
+	p, err := election.Prepare(m)
+	if err != nil {
+		r.Failures = append(r.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
+		return nil, false
+	}
+	return p, true
+}
+
+// recordListing returns the ballot source to audit. When the commit order
+// will be read against a result, it wraps l.Ballots to note what the
+// listing saw under each key, so that late ballots can be recognised in it;
+// the map is nil otherwise.
+func recordListing(l *Ledger) (BallotSource, map[string]listing) {
+	if l.Order == nil || l.Result == nil {
+		return l.Ballots, nil
+	}
+	listed := make(map[string]listing)
+	src := func(fn func(election.BallotEntry) error) error {
+		return l.Ballots(func(e election.BallotEntry) error {
+			listed[e.Pseudonym] = listing{txID: e.TxID, hash: sha256.Sum256(e.Ballot)}
+			return fn(e)
+		})
+	}
+	return src, listed
+}
+
+// parseResult parses the published result, recording it in the report;
+// false means there is none or it does not parse, and the failure is
+// recorded.
+func (r *Report) parseResult(result []byte) (*election.Result, bool) {
+	if result == nil {
+		r.Failures = append(r.Failures, Failure{Kind: KindResultMissing, Subject: "result", Err: "no result is published for this election"})
+		return nil, false
+	}
+	res, err := election.ParseResult(result)
+	if err != nil {
+		r.Failures = append(r.Failures, Failure{Kind: KindResultDecode, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
+		return nil, false
+	}
+	r.Result = res
+	return res, true
+}
+
+// checkCommitOrder reads the commit order from the blocks, if the ledger
+// offers it, checks the writes to the manifest, ballot and result keys, and
+// takes the late ballots out of product and r.Counted. It returns the
+// product the result must carry; false means the blocks could not be read,
+// and the failure is recorded.
+func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[string]listing, product *big.Int) (*big.Int, bool) {
+	if l.Order == nil {
+		return product, true
+	}
+	o, err := l.Order()
+	if err != nil {
+		r.Failures = append(r.Failures, Failure{Kind: KindSource, Subject: "blocks", Err: "reading the commit order: " + err.Error()})
+		return nil, false
+	}
+	r.Order = o
+	r.Failures = append(r.Failures, checkManifestWrites(o, l.Manifest)...)
+	var fs []Failure
+	product, fs = subtractLate(p, o, listed, product, &r.Counted)
+	r.Failures = append(r.Failures, fs...)
+	r.Failures = append(r.Failures, checkResultWrites(o, l.Result)...)
+	return product, true
+}
+
+// checkResult checks the published result against the audit's own count
+// and product, then its decryption and counts.
+func (r *Report) checkResult(p *election.Prepared, res *election.Result, product *big.Int) {
 	what := "valid ballots on the ledger"
-	if rep.Order != nil {
+	if r.Order != nil {
 		what = "valid ballots committed before the result"
 	}
-	if res.BallotCount != uint64(rep.Counted) {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: fmt.Sprintf("ballotCount is %d, but there are %d %s", res.BallotCount, rep.Counted, what)})
+	if res.BallotCount != uint64(r.Counted) {
+		r.Failures = append(r.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: fmt.Sprintf("ballotCount is %d, but there are %d %s", res.BallotCount, r.Counted, what)})
 	}
 	want := p.PublicKey.EncodeCiphertext(product)
 	if string(res.Product) != string(want) {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResultProduct, Subject: "result", Err: fmt.Sprintf("the published product is not the product of the %d %s", rep.Counted, what)})
+		r.Failures = append(r.Failures, Failure{Kind: KindResultProduct, Subject: "result", Err: fmt.Sprintf("the published product is not the product of the %d %s", r.Counted, what)})
 	}
 	if err := p.VerifyResult(res); err != nil {
-		rep.Failures = append(rep.Failures, Failure{Kind: KindResult, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
+		r.Failures = append(r.Failures, Failure{Kind: KindResult, Code: election.CodeOf(err), Subject: "result", Err: err.Error()})
 	}
-	return rep
 }
 
 func countKind(fs []Failure, kind string) int {

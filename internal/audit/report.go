@@ -13,57 +13,98 @@ func (r *Report) Write(w io.Writer) {
 	for _, l := range r.Preamble {
 		fmt.Fprintln(w, l)
 	}
-	if m := r.Manifest; m != nil {
-		mode := "single key"
-		if len(m.Threshold) > 0 {
-			mode = "threshold (trustees)"
-		}
-		fmt.Fprintf(w, "  manifest:        ok (%d candidates, %s, window %s .. %s)\n", len(m.Candidates), mode,
-			m.Start.UTC().Format("2006-01-02T15:04:05Z"), m.End.UTC().Format("2006-01-02T15:04:05Z"))
-	}
+	r.writeManifest(w)
 	if t := r.Tally; t != nil {
 		fmt.Fprintf(w, "  ballots:         %d on the ledger, %d valid (token, signature, proof, one per pseudonym)\n", t.Entries, t.Valid)
 	}
-	if res := r.Result; res != nil {
-		fmt.Fprintf(w, "  result:          %d ballots counted, %d partial decryption(s)\n", res.BallotCount, len(res.Partials))
-		if r.Manifest != nil && len(res.Counts) == len(r.Manifest.Candidates) {
-			for i, c := range r.Manifest.Candidates {
-				fmt.Fprintf(w, "    %-24s %d\n", c, res.Counts[i])
-			}
-		}
-	}
-	if o := r.Order; o != nil {
-		fmt.Fprintf(w, "  opening:         manifest first written in block %d (tx %s); the blocks are read from there (the manifest key must never be written again)\n", o.Opening.Block, o.Opening.TxID)
-		fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
-		fmt.Fprintf(w, "  ballot writes:   %d before the result and %d after it in the blocks since the election opened (each key must be written once, never deleted)\n", len(o.Earlier), len(o.Late))
-		if len(o.Late) > 0 {
-			fmt.Fprintf(w, "  late ballots:    committed after the result, so not counted (a ballot counts if it committed before the result); each is checked like any other\n")
-			for _, lb := range o.Late {
-				fmt.Fprintf(w, "  LATE %s, block %d\n", subject(lb.Entry), lb.Block)
-			}
-		}
-	}
+	r.writeResult(w)
+	r.writeOrder(w)
 	if len(r.Failures) > 0 {
-		kinds := map[string]int{}
-		for _, f := range r.Failures {
-			k := f.Kind
-			if f.Code != "" {
-				k += "/" + f.Code
-			}
-			kinds[k]++
-		}
-		var ks []string
-		for k, n := range kinds {
-			ks = append(ks, fmt.Sprintf("%s×%d", k, n))
-		}
-		sort.Strings(ks)
-		fmt.Fprintf(w, "  failures:        %d (%s)\n", len(r.Failures), strings.Join(ks, ", "))
-		for _, f := range r.Failures {
-			fmt.Fprintf(w, "  FAIL %s\n", f)
-		}
-		fmt.Fprintln(w, "RESULT: FAIL")
+		r.writeFailures(w)
 		return
 	}
+	r.writePass(w)
+}
+
+// writeManifest prints the manifest's line, if it was read.
+func (r *Report) writeManifest(w io.Writer) {
+	m := r.Manifest
+	if m == nil {
+		return
+	}
+	mode := "single key"
+	if len(m.Threshold) > 0 {
+		mode = "threshold (trustees)"
+	}
+	fmt.Fprintf(w, "  manifest:        ok (%d candidates, %s, window %s .. %s)\n", len(m.Candidates), mode,
+		m.Start.UTC().Format("2006-01-02T15:04:05Z"), m.End.UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+// writeResult prints the published result and its counts per candidate,
+// if it was read.
+func (r *Report) writeResult(w io.Writer) {
+	res := r.Result
+	if res == nil {
+		return
+	}
+	fmt.Fprintf(w, "  result:          %d ballots counted, %d partial decryption(s)\n", res.BallotCount, len(res.Partials))
+	if r.Manifest != nil && len(res.Counts) == len(r.Manifest.Candidates) {
+		for i, c := range r.Manifest.Candidates {
+			fmt.Fprintf(w, "    %-24s %d\n", c, res.Counts[i])
+		}
+	}
+}
+
+// writeOrder prints what the blocks showed of the commit order, and every
+// late ballot, if the blocks were read.
+func (r *Report) writeOrder(w io.Writer) {
+	o := r.Order
+	if o == nil {
+		return
+	}
+	fmt.Fprintf(w, "  opening:         manifest first written in block %d (tx %s); the blocks are read from there (the manifest key must never be written again)\n", o.Opening.Block, o.Opening.TxID)
+	fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
+	fmt.Fprintf(w, "  ballot writes:   %d before the result and %d after it in the blocks since the election opened (each key must be written once, never deleted)\n", len(o.Earlier), len(o.Late))
+	if len(o.Late) > 0 {
+		fmt.Fprintf(w, "  late ballots:    committed after the result, so not counted (a ballot counts if it committed before the result); each is checked like any other\n")
+		for _, lb := range o.Late {
+			fmt.Fprintf(w, "  LATE %s, block %d\n", subject(lb.Entry), lb.Block)
+		}
+	}
+}
+
+// writeFailures prints the failures, counted by kind and code, each one,
+// and the FAIL verdict.
+func (r *Report) writeFailures(w io.Writer) {
+	fmt.Fprintf(w, "  failures:        %d (%s)\n", len(r.Failures), r.failureKinds())
+	for _, f := range r.Failures {
+		fmt.Fprintf(w, "  FAIL %s\n", f)
+	}
+	fmt.Fprintln(w, "RESULT: FAIL")
+}
+
+// failureKinds lists "kind/code×n" for every kind and code among the
+// failures, sorted.
+func (r *Report) failureKinds() string {
+	kinds := map[string]int{}
+	for _, f := range r.Failures {
+		k := f.Kind
+		if f.Code != "" {
+			k += "/" + f.Code
+		}
+		kinds[k]++
+	}
+	var ks []string
+	for k, n := range kinds {
+		ks = append(ks, fmt.Sprintf("%s×%d", k, n))
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+// writePass prints the checks that passed and the PASS verdict, which
+// names the late ballots left out of the count.
+func (r *Report) writePass(w io.Writer) {
 	if r.Order != nil && len(r.Order.Late) > 0 {
 		fmt.Fprintf(w, "  checks:          every ballot, the product of the %d committed before the result, the decryption and the counts verify\n", r.Counted)
 		fmt.Fprintf(w, "RESULT: PASS (%d ballot(s) committed after the result, not counted)\n", len(r.Order.Late))

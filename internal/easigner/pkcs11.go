@@ -61,17 +61,14 @@ func GeneratePKCS11(cfg PKCS11Config) (*PKCS11Signer, error) {
 	return openPKCS11(cfg, true)
 }
 
+// openPKCS11 logs in to the token and finds the key pair, or generates it.
 func openPKCS11(cfg PKCS11Config, generate bool) (_ *PKCS11Signer, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	ctx := pkcs11.New(cfg.Module)
-	if ctx == nil {
-		return nil, fmt.Errorf("pkcs11: cannot load module %s", cfg.Module)
-	}
-	if err := ctx.Initialize(); err != nil {
-		ctx.Destroy()
-		return nil, fmt.Errorf("pkcs11: initialize %s: %w", cfg.Module, err)
+	ctx, err := loadModule(cfg.Module)
+	if err != nil {
+		return nil, err
 	}
 	s := &PKCS11Signer{ctx: ctx}
 	defer func() {
@@ -79,52 +76,97 @@ func openPKCS11(cfg PKCS11Config, generate bool) (_ *PKCS11Signer, err error) {
 			s.Close()
 		}
 	}()
-	slot, err := findSlot(ctx, cfg.Token)
-	if err != nil {
-		return nil, err
-	}
-	s.session, err = ctx.OpenSession(slot, pkcs11.CKF_SERIAL_SESSION|pkcs11.CKF_RW_SESSION)
-	if err != nil {
-		return nil, fmt.Errorf("pkcs11: open session on token %q: %w", cfg.Token, err)
-	}
-	if err := ctx.Login(s.session, pkcs11.CKU_USER, cfg.PIN); err != nil {
-		return nil, fmt.Errorf("pkcs11: login to token %q (check --pkcs11-pin): %w", cfg.Token, err)
-	}
-	privs, err := s.find(pkcs11.CKO_PRIVATE_KEY, cfg.KeyLabel)
-	if err != nil {
+	if err := s.login(cfg); err != nil {
 		return nil, err
 	}
 	var pubH pkcs11.ObjectHandle
 	if generate {
-		if len(privs) > 0 {
-			return nil, fmt.Errorf("pkcs11: token %q already holds a key labelled %q", cfg.Token, cfg.KeyLabel)
-		}
-		pubH, s.priv, err = s.generate(cfg.KeyLabel)
-		if err != nil {
-			return nil, err
-		}
+		pubH, err = s.generateKeyPair(cfg)
 	} else {
-		if len(privs) != 1 {
-			return nil, fmt.Errorf("pkcs11: token %q holds %d private keys labelled %q, want 1", cfg.Token, len(privs), cfg.KeyLabel)
-		}
-		s.priv = privs[0]
-		if err := s.checkKeyStaysInToken(cfg.KeyLabel); err != nil {
-			return nil, err
-		}
-		pubs, err := s.find(pkcs11.CKO_PUBLIC_KEY, cfg.KeyLabel)
-		if err != nil {
-			return nil, err
-		}
-		if len(pubs) != 1 {
-			return nil, fmt.Errorf("pkcs11: token %q holds %d public keys labelled %q, want 1", cfg.Token, len(pubs), cfg.KeyLabel)
-		}
-		pubH = pubs[0]
+		pubH, err = s.findKeyPair(cfg)
+	}
+	if err != nil {
+		return nil, err
 	}
 	s.pub, err = s.readPublic(pubH)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// loadModule loads and initialises the PKCS#11 library at path.
+func loadModule(path string) (*pkcs11.Ctx, error) {
+	ctx := pkcs11.New(path)
+	if ctx == nil {
+		return nil, fmt.Errorf("pkcs11: cannot load module %s", path)
+	}
+	if err := ctx.Initialize(); err != nil {
+		ctx.Destroy()
+		return nil, fmt.Errorf("pkcs11: initialize %s: %w", path, err)
+	}
+	return ctx, nil
+}
+
+// login opens a read-write session on the token cfg.Token and logs in as
+// its user. The session is kept even when the login fails, so that Close
+// ends it.
+func (s *PKCS11Signer) login(cfg PKCS11Config) error {
+	slot, err := findSlot(s.ctx, cfg.Token)
+	if err != nil {
+		return err
+	}
+	s.session, err = s.ctx.OpenSession(slot, pkcs11.CKF_SERIAL_SESSION|pkcs11.CKF_RW_SESSION)
+	if err != nil {
+		return fmt.Errorf("pkcs11: open session on token %q: %w", cfg.Token, err)
+	}
+	if err := s.ctx.Login(s.session, pkcs11.CKU_USER, cfg.PIN); err != nil {
+		return fmt.Errorf("pkcs11: login to token %q (check --pkcs11-pin): %w", cfg.Token, err)
+	}
+	return nil
+}
+
+// generateKeyPair creates the key pair labelled cfg.KeyLabel, refusing if
+// a private key with that label exists, and returns the public key's handle.
+func (s *PKCS11Signer) generateKeyPair(cfg PKCS11Config) (pkcs11.ObjectHandle, error) {
+	privs, err := s.find(pkcs11.CKO_PRIVATE_KEY, cfg.KeyLabel)
+	if err != nil {
+		return 0, err
+	}
+	if len(privs) > 0 {
+		return 0, fmt.Errorf("pkcs11: token %q already holds a key labelled %q", cfg.Token, cfg.KeyLabel)
+	}
+	pubH, priv, err := s.generate(cfg.KeyLabel)
+	if err != nil {
+		return 0, err
+	}
+	s.priv = priv
+	return pubH, nil
+}
+
+// findKeyPair finds the one private key labelled cfg.KeyLabel, checks that
+// it cannot leave the token, and returns the handle of the one public key
+// with that label.
+func (s *PKCS11Signer) findKeyPair(cfg PKCS11Config) (pkcs11.ObjectHandle, error) {
+	privs, err := s.find(pkcs11.CKO_PRIVATE_KEY, cfg.KeyLabel)
+	if err != nil {
+		return 0, err
+	}
+	if len(privs) != 1 {
+		return 0, fmt.Errorf("pkcs11: token %q holds %d private keys labelled %q, want 1", cfg.Token, len(privs), cfg.KeyLabel)
+	}
+	s.priv = privs[0]
+	if err := s.checkKeyStaysInToken(cfg.KeyLabel); err != nil {
+		return 0, err
+	}
+	pubs, err := s.find(pkcs11.CKO_PUBLIC_KEY, cfg.KeyLabel)
+	if err != nil {
+		return 0, err
+	}
+	if len(pubs) != 1 {
+		return 0, fmt.Errorf("pkcs11: token %q holds %d public keys labelled %q, want 1", cfg.Token, len(pubs), cfg.KeyLabel)
+	}
+	return pubs[0], nil
 }
 
 func findSlot(ctx *pkcs11.Ctx, label string) (uint, error) {

@@ -228,60 +228,108 @@ func (t *FabricTarget) release() {
 // Do implements Target.
 func (t *FabricTarget) Do(ctx context.Context, index int, payload []byte) Sample {
 	s := Sample{Start: time.Now()}
-	fail := func(reason string) Sample {
-		s.Done = time.Now()
-		s.Reason = reason
-		return s
-	}
-	var tx *client.Transaction
 	if t.Mode == Replay {
-		var err error
-		if tx, err = t.Conn.gw.NewTransaction(payload); err != nil {
-			return fail("replay: bad prepared transaction")
+		tx, reason := t.prepared(payload)
+		if reason != "" {
+			return failed(s, reason)
 		}
-	} else {
-		prop, err := t.Conn.contract.NewProposal(t.Fn, client.WithBytesArguments(payload))
+		return t.submitAndAwait(ctx, tx, s)
+	}
+	tx, reason := t.endorse(ctx, payload)
+	if reason != "" {
+		return failed(s, reason)
+	}
+	s.Endorsed = time.Now()
+	if t.Mode == EndorseOnly {
+		return t.keepEndorsed(index, tx, s)
+	}
+	return t.submitAndAwait(ctx, tx, s)
+}
+
+// failed ends s now with reason.
+func failed(s Sample, reason string) Sample {
+	s.Done = time.Now()
+	s.Reason = reason
+	return s
+}
+
+// prepared decodes a transaction endorsed earlier (Replay mode). It returns
+// the failure reason, or "" on success.
+func (t *FabricTarget) prepared(payload []byte) (*client.Transaction, string) {
+	tx, err := t.Conn.gw.NewTransaction(payload)
+	if err != nil {
+		return nil, "replay: bad prepared transaction"
+	}
+	return tx, ""
+}
+
+// endorse has payload endorsed as t.Fn's argument, holding a gateway slot
+// for the call. It returns the failure reason, or "" on success.
+func (t *FabricTarget) endorse(ctx context.Context, payload []byte) (*client.Transaction, string) {
+	prop, err := t.Conn.contract.NewProposal(t.Fn, client.WithBytesArguments(payload))
+	if err != nil {
+		return nil, "endorse: building proposal"
+	}
+	if !t.acquire(ctx) {
+		return nil, ErrorReason("endorse", ctx.Err())
+	}
+	tx, err := prop.EndorseWithContext(ctx)
+	t.release()
+	if err != nil {
+		return nil, ErrorReason("endorse", err)
+	}
+	return tx, ""
+}
+
+// keepEndorsed ends an EndorseOnly transaction: it hands tx to t.Keep, if
+// set (for a Store), and the sample is done when the endorsement was.
+func (t *FabricTarget) keepEndorsed(index int, tx *client.Transaction, s Sample) Sample {
+	if t.Keep != nil {
+		b, err := tx.Bytes()
+		if err == nil {
+			err = t.Keep(index, b)
+		}
 		if err != nil {
-			return fail("endorse: building proposal")
-		}
-		if !t.acquire(ctx) {
-			return fail(ErrorReason("endorse", ctx.Err()))
-		}
-		tx, err = prop.EndorseWithContext(ctx)
-		t.release()
-		if err != nil {
-			return fail(ErrorReason("endorse", err))
-		}
-		s.Endorsed = time.Now()
-		if t.Mode == EndorseOnly {
-			if t.Keep != nil {
-				b, err := tx.Bytes()
-				if err == nil {
-					err = t.Keep(index, b)
-				}
-				if err != nil {
-					return fail("store: " + err.Error())
-				}
-			}
-			s.Done, s.OK = s.Endorsed, true
-			return s
+			return failed(s, "store: "+err.Error())
 		}
 	}
+	s.Done, s.OK = s.Endorsed, true
+	return s
+}
+
+// submitAndAwait sends tx for ordering and waits for its commit. The wait is
+// registered before the submit, so that a commit event that comes quickly is
+// not missed.
+func (t *FabricTarget) submitAndAwait(ctx context.Context, tx *client.Transaction, s Sample) Sample {
 	txID := tx.TransactionID()
 	w, err := t.Conn.expect(txID)
 	if err != nil {
-		return fail("commit: " + err.Error())
+		return failed(s, "commit: "+err.Error())
 	}
-	if !t.acquire(ctx) {
+	if reason := t.submit(ctx, tx); reason != "" {
 		t.Conn.forget(txID)
-		return fail(ErrorReason("submit", ctx.Err()))
+		return failed(s, reason)
 	}
-	_, err = tx.SubmitWithContext(ctx)
+	return t.awaitCommit(ctx, txID, w, s)
+}
+
+// submit sends tx for ordering, holding a gateway slot for the call. It
+// returns the failure reason, or "" on success.
+func (t *FabricTarget) submit(ctx context.Context, tx *client.Transaction) string {
+	if !t.acquire(ctx) {
+		return ErrorReason("submit", ctx.Err())
+	}
+	_, err := tx.SubmitWithContext(ctx)
 	t.release()
 	if err != nil {
-		t.Conn.forget(txID)
-		return fail(ErrorReason("submit", err))
+		return ErrorReason("submit", err)
 	}
+	return ""
+}
+
+// awaitCommit waits for txID's commit event on w, for at most
+// t.CommitTimeout; the sample is done when the block carrying it arrived.
+func (t *FabricTarget) awaitCommit(ctx context.Context, txID string, w chan commitEvent, s Sample) Sample {
 	to := t.CommitTimeout
 	if to <= 0 {
 		to = 2 * time.Minute
@@ -291,7 +339,7 @@ func (t *FabricTarget) Do(ctx context.Context, index int, payload []byte) Sample
 	select {
 	case ev := <-w:
 		if ev.err != nil {
-			return fail("commit: " + ev.err.Error())
+			return failed(s, "commit: "+ev.err.Error())
 		}
 		s.Done = ev.at
 		if ev.code != peer.TxValidationCode_VALID {
@@ -302,9 +350,9 @@ func (t *FabricTarget) Do(ctx context.Context, index int, payload []byte) Sample
 		return s
 	case <-timer.C:
 		t.Conn.forget(txID)
-		return fail("commit: timeout")
+		return failed(s, "commit: timeout")
 	case <-ctx.Done():
 		t.Conn.forget(txID)
-		return fail(ErrorReason("commit", ctx.Err()))
+		return failed(s, ErrorReason("commit", ctx.Err()))
 	}
 }

@@ -36,6 +36,11 @@ func DealFromPrimes(random io.Reader, p, q *big.Int, k, l int) (*PublicParams, [
 	return dealFromPrimes(random, p, q, k, l, paillier.MinModulusBits)
 }
 
+// dealFromPrimes deals K-of-L shares of d, where d ≡ 0 (mod m) and
+// d ≡ 1 (mod N) for N = p·q and m = p'·q', as Shamir shares s_i = f(i) of
+// a random polynomial f over Z_{Nm} with f(0) = d, and publishes the
+// verification keys v_i = v^(Δ·s_i) for a random generator v of the squares
+// and Δ = L!. N must have at least minBits bits.
 func dealFromPrimes(random io.Reader, p, q *big.Int, k, l, minBits int) (*PublicParams, []*KeyShare, error) {
 	if random == nil {
 		random = rand.Reader
@@ -43,20 +48,8 @@ func dealFromPrimes(random io.Reader, p, q *big.Int, k, l, minBits int) (*Public
 	if err := checkThreshold(k, l); err != nil {
 		return nil, nil, err
 	}
-	if p == nil || q == nil {
-		return nil, nil, fieldError(ErrInvalidParams, "p, q", "missing")
-	}
-	if p.BitLen() != q.BitLen() {
-		return nil, nil, fieldError(ErrInvalidParams, "p, q", "lengths differ (%d and %d bits)", p.BitLen(), q.BitLen())
-	}
-	if p.Cmp(q) == 0 {
-		return nil, nil, fieldError(ErrInvalidParams, "p, q", "equal")
-	}
-	if !IsSafePrime(p) {
-		return nil, nil, fieldError(ErrInvalidParams, "p", "not a safe prime")
-	}
-	if !IsSafePrime(q) {
-		return nil, nil, fieldError(ErrInvalidParams, "q", "not a safe prime")
+	if err := checkSafePrimePair(p, q); err != nil {
+		return nil, nil, err
 	}
 	n := new(big.Int).Mul(p, q)
 	if n.BitLen() < minBits {
@@ -68,12 +61,8 @@ func dealFromPrimes(random io.Reader, p, q *big.Int, k, l, minBits int) (*Public
 	m := new(big.Int).Mul(p1, q1)
 	defer wipe(p1, q1, m)
 	delta := factorial(l)
-	// N, m and Δ must be pairwise coprime: p, q, p', q' distinct primes > L.
-	if new(big.Int).GCD(nil, nil, n, m).Cmp(one) != 0 {
-		return nil, nil, fieldError(ErrInvalidParams, "p, q", "N and m = p'q' share a factor")
-	}
-	if new(big.Int).GCD(nil, nil, new(big.Int).Mul(n, m), delta).Cmp(one) != 0 {
-		return nil, nil, fieldError(ErrInvalidParams, "p, q", "a factor of N·m is not larger than L")
+	if err := checkPairwiseCoprime(n, m, delta); err != nil {
+		return nil, nil, err
 	}
 	nm := new(big.Int).Mul(n, m)
 
@@ -82,15 +71,9 @@ func dealFromPrimes(random io.Reader, p, q *big.Int, k, l, minBits int) (*Public
 	d.Mul(d, m)
 	defer wipe(d)
 
-	// f(X) = d + a_1 X + … + a_{K-1} X^{K-1} over Z_{Nm}.
-	coeffs := make([]*big.Int, k)
-	coeffs[0] = d
-	for j := 1; j < k; j++ {
-		a, err := rand.Int(random, nm)
-		if err != nil {
-			return nil, nil, fmt.Errorf("threshold: deal: reading randomness: %w", err)
-		}
-		coeffs[j] = a
+	coeffs, err := randomPolynomial(random, d, k, nm)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer wipe(coeffs[1:]...)
 
@@ -109,6 +92,55 @@ func dealFromPrimes(random io.Reader, p, q *big.Int, k, l, minBits int) (*Public
 		shares[i-1] = &KeyShare{Index: i, K: k, L: l, N: new(big.Int).Set(n), secret: s}
 	}
 	return pp, shares, nil
+}
+
+// checkSafePrimePair requires p and q to be distinct safe primes of equal
+// bit length.
+func checkSafePrimePair(p, q *big.Int) error {
+	if p == nil || q == nil {
+		return fieldError(ErrInvalidParams, "p, q", "missing")
+	}
+	if p.BitLen() != q.BitLen() {
+		return fieldError(ErrInvalidParams, "p, q", "lengths differ (%d and %d bits)", p.BitLen(), q.BitLen())
+	}
+	if p.Cmp(q) == 0 {
+		return fieldError(ErrInvalidParams, "p, q", "equal")
+	}
+	if !IsSafePrime(p) {
+		return fieldError(ErrInvalidParams, "p", "not a safe prime")
+	}
+	if !IsSafePrime(q) {
+		return fieldError(ErrInvalidParams, "q", "not a safe prime")
+	}
+	return nil
+}
+
+// checkPairwiseCoprime requires N, m and Δ to be pairwise coprime, which
+// holds when p, q, p', q' are distinct primes larger than L.
+func checkPairwiseCoprime(n, m, delta *big.Int) error {
+	if new(big.Int).GCD(nil, nil, n, m).Cmp(one) != 0 {
+		return fieldError(ErrInvalidParams, "p, q", "N and m = p'q' share a factor")
+	}
+	if new(big.Int).GCD(nil, nil, new(big.Int).Mul(n, m), delta).Cmp(one) != 0 {
+		return fieldError(ErrInvalidParams, "p, q", "a factor of N·m is not larger than L")
+	}
+	return nil
+}
+
+// randomPolynomial returns the coefficients of
+// f(X) = d + a_1 X + … + a_{K-1} X^{K-1} over Z_{Nm}, with the a_j drawn
+// uniformly from Z_{Nm} in order.
+func randomPolynomial(random io.Reader, d *big.Int, k int, nm *big.Int) ([]*big.Int, error) {
+	coeffs := make([]*big.Int, k)
+	coeffs[0] = d
+	for j := 1; j < k; j++ {
+		a, err := rand.Int(random, nm)
+		if err != nil {
+			return nil, fmt.Errorf("threshold: deal: reading randomness: %w", err)
+		}
+		coeffs[j] = a
+	}
+	return coeffs, nil
 }
 
 // evalPoly returns f(x) mod mod by Horner's rule.

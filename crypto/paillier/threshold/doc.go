@@ -81,9 +81,9 @@
 // A KeyShare — index, K, L, N and s_i — has a canonical encoding
 // (MarshalBinary / ParseKeyShare). fabvote never writes it in the clear:
 // `election create` seals each share to its own trustee's age key
-// (internal/sharebox). WriteKeyShareFile / ReadKeyShareFile keep a share in a
-// file of mode 0600 for other uses (written atomically; reading refuses a
-// file that others can access). Wipe overwrites a share's secret. KeyShare's String,
+// (internal/sharebox). For other uses, internal/keyfile keeps a share in a
+// file of mode 0600 (written atomically; reading refuses a file that others
+// can access). Wipe overwrites a share's secret. KeyShare's String,
 // GoString and Format never show s_i. KeyShare.Check verifies a loaded share
 // against the public parameters.
 //

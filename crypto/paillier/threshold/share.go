@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
-	"path/filepath"
 )
 
 // KeyShare is one trustee's secret: its index i (1..L) and s_i = f(i) mod N·m,
@@ -78,69 +76,6 @@ func (ks *KeyShare) matches(pp *PublicParams) error {
 		return fieldError(ErrInvalidShare, "secret", "out of range")
 	}
 	return nil
-}
-
-// WriteKeyShareFile writes the share to path with mode 0600, atomically: the
-// bytes go to a temporary file in the same directory, which is synced and
-// then renamed over path.
-func WriteKeyShareFile(path string, ks *KeyShare) error {
-	b, err := ks.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	defer clear(b)
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("threshold: writing key share: %w", err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("threshold: writing key share: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		return fmt.Errorf("threshold: writing key share: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("threshold: writing key share: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("threshold: writing key share: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("threshold: writing key share: %w", err)
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable; not all file systems support it
-		_ = d.Close()
-	}
-	return nil
-}
-
-// ReadKeyShareFile reads a share written by WriteKeyShareFile. Like ssh with
-// private keys, it refuses a file that group or others may read or write.
-func ReadKeyShareFile(path string) (*KeyShare, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("threshold: reading key share: %w", err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("%w: file %s: mode %04o is accessible by group or others, want 0600", ErrInvalidShare, path, fi.Mode().Perm())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("threshold: reading key share: %w", err)
-	}
-	defer clear(b)
-	return ParseKeyShare(b)
 }
 
 // Wipe overwrites the share's secret and drops it (best effort, like Deal's

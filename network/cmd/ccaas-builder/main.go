@@ -33,6 +33,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
 )
 
 // PackageType is the metadata.json type this builder accepts.
@@ -183,7 +185,7 @@ func Build(sourceDir, outputDir string) error {
 	if err := os.MkdirAll(outputDir, 0o755); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(outputDir, "connection.json"), b); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(outputDir, "connection.json"), b, connectionMode); err != nil {
 		return err
 	}
 	meta := filepath.Join(sourceDir, "META-INF")
@@ -204,27 +206,13 @@ func Release(outputDir, releaseDir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "connection.json"), b)
+	return atomicfile.WriteFile(filepath.Join(dir, "connection.json"), b, connectionMode)
 }
 
-// writeFile writes atomically (temp file + rename) with mode 0600: the
-// file holds the peer's TLS client key.
-func writeFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ccaas-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// connectionMode is the mode of every connection.json this command writes:
+// the file holds the peer's TLS client key. Each is written atomically
+// (internal/atomicfile), so the peer never reads half of one.
+const connectionMode = 0o600
 
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -283,7 +271,7 @@ func writeConnection(args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(*out, append(b, '\n'))
+	return atomicfile.WriteFile(*out, append(b, '\n'), connectionMode)
 }
 
 // NewConnection builds a mutual-TLS Connection from PEM files and validates it.

@@ -22,12 +22,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
 )
 
 func main() {
@@ -63,7 +64,9 @@ func run(basePath, overridePath, outPath string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(outPath, merged)
+	// Fabric reads the file while the network scripts may rewrite it: a
+	// reader sees the old file or the new one, never half of one.
+	return atomicfile.WriteFile(outPath, merged, 0o644)
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -166,25 +169,4 @@ func kindName(k yaml.Kind) string {
 		return "alias"
 	}
 	return "node"
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cfgmerge-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
+	"github.com/fabvote/fabvote/internal/tallyjournal"
 )
 
 // The attack: the tallier holds an endorsed ballot back, has the trustee
@@ -20,7 +21,7 @@ import (
 func TestJournalRefusesASecondTally(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	j, err := trustee.OpenJournal(dir)
+	j, err := tallyjournal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestJournalRefusesASecondTally(t *testing.T) {
 	if _, err := first.PartialDecrypt(rand.Reader, w.shares[0], j); err != nil {
 		t.Fatal(err)
 	}
-	journalled, err := os.ReadFile(filepath.Join(dir, trustee.JournalFile))
+	journalled, err := os.ReadFile(filepath.Join(dir, tallyjournal.File))
 	if err != nil {
 		t.Fatalf("no journal after a partial decryption: %v", err)
 	}
@@ -47,7 +48,7 @@ func TestJournalRefusesASecondTally(t *testing.T) {
 	}
 	full := recompute(w.ledger(true))
 	pd, err := full.PartialDecrypt(rand.Reader, w.shares[0], j)
-	if !errors.Is(err, trustee.ErrOtherTally) || pd != nil {
+	if !errors.Is(err, tallyjournal.ErrOtherTally) || pd != nil {
 		t.Fatalf("a second tally of the election: %v, %v; want ErrOtherTally", pd, err)
 	}
 	for _, n := range []string{"of 3 ballots then", "of 4 ballots now", w.m.ElectionID} {
@@ -55,7 +56,7 @@ func TestJournalRefusesASecondTally(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, n)
 		}
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, trustee.JournalFile)); string(after) != string(journalled) {
+	if after, _ := os.ReadFile(filepath.Join(dir, tallyjournal.File)); string(after) != string(journalled) {
 		t.Errorf("the refused tally changed the journal:\n%s\nwas\n%s", after, journalled)
 	}
 	// Another trustee's journal is its own.
@@ -75,14 +76,14 @@ func TestJournalRefusals(t *testing.T) {
 	if pd, err := tally.PartialDecrypt(rand.Reader, w.shares[0], nil); err == nil || pd != nil {
 		t.Fatalf("nil journal: %v, %v; want an error", pd, err)
 	}
-	if _, err := trustee.OpenJournal(filepath.Join(t.TempDir(), "missing")); err == nil {
-		t.Fatal("OpenJournal of a missing directory: no error")
+	if _, err := tallyjournal.Open(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("tallyjournal.Open of a missing directory: no error")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, trustee.JournalFile), []byte(`{"version":1}`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tallyjournal.File), []byte(`{"version":1}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := trustee.OpenJournal(dir)
+	j, err := tallyjournal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@
 // ones. Only then does it seal the product (threshold's internal tallyseal
 // package), and a sealed product is the only thing KeyShare.DecryptTally
 // accepts. Tally.PartialDecrypt then records the product in the trustee's
-// Journal, durably, and refuses a second, different product for the same
-// election: two decrypted tallies that differ by one held-back ballot would
-// reveal it.
+// journal (internal/tallyjournal), durably, and refuses a second, different
+// product for the same election: two decrypted tallies that differ by one
+// held-back ballot would reveal it.
 //
 // The seal binds fabvote's own code, not a program written against this
 // library: such a program can import threshold/trustee, or copy a share's
@@ -25,8 +25,13 @@
 // trustees run fabvote.
 //
 // The package sits under crypto/paillier/threshold because Go lets only
-// packages there import the seal. Ledger can be built only from
-// internal/ballotclient clients (NewLedger); tests build one from fakes.
+// packages there import the seal; that is also why it imports the ledger
+// client and the ballot checks from internal/, which a crypto package
+// otherwise would not. Outside that tree the seal would have to move to the
+// module's own internal/, where every package of fabvote could make one.
+// Ledger can be built only from internal/ballotclient clients (NewLedger);
+// tests build one from fakes. The journal's file handling is
+// internal/tallyjournal's.
 package trustee
 
 import (
@@ -45,6 +50,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/tallyjournal"
 )
 
 // reader is what Recompute reads from one org's peers; *ballotclient.Client is
@@ -112,7 +118,7 @@ var (
 // Tally is an election's tally as recomputed from the ledger. Only
 // Recompute makes one that can be decrypted.
 type Tally struct {
-	manifest string // manifestHash of the manifest's bytes
+	manifest string // tallyjournal.ManifestKey of the manifest's bytes
 	prepared *election.Prepared
 	checked  *audit.Tally
 	sealed   *tallyseal.Ciphertext
@@ -151,7 +157,7 @@ func Recompute(ctx context.Context, l *Ledger, manifest []byte, opts audit.Optio
 	if len(t.Failures) > 0 {
 		return nil, &BallotsError{ElectionID: id, Failures: t.Failures}
 	}
-	return &Tally{manifest: manifestHash(manifest), prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
+	return &Tally{manifest: tallyjournal.ManifestKey(manifest), prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
 }
 
 // sameManifest: every org's peer holds manifest for id.
@@ -278,14 +284,14 @@ func (t *Tally) Checked() *audit.Tally {
 // proof. It checks the share against the election's public parameters
 // first, so a share of another election is refused by name; then it records
 // the tally in the trustee's journal, durably, and refuses if the journal
-// holds another tally of this election (ErrOtherTally): two decrypted
-// tallies that differ by one ballot would reveal that ballot.
-func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare, j *Journal) (*threshold.PartialDecryption, error) {
+// holds another tally of this election (tallyjournal.ErrOtherTally): two
+// decrypted tallies that differ by one ballot would reveal that ballot.
+func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare, j *tallyjournal.Journal) (*threshold.PartialDecryption, error) {
 	if t == nil || t.sealed == nil {
 		return nil, fmt.Errorf("%w: use trustee.Recompute", threshold.ErrUnsealedTally)
 	}
 	if j == nil {
-		return nil, errors.New("trustee: no journal: a trustee records each tally it decrypts (OpenJournal)")
+		return nil, errors.New("trustee: no journal: a trustee records each tally it decrypts (tallyjournal.Open)")
 	}
 	pp := t.prepared.Threshold
 	id := t.prepared.Manifest.ElectionID
@@ -296,7 +302,7 @@ func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare, j *Jour
 		return nil, fmt.Errorf("the key share does not belong to election %q: %w", id, err)
 	}
 	width := (pp.PublicKey.NSquared.BitLen() + 7) / 8
-	if err := j.record(t.manifest, id, t.sealed.Value(), width, t.checked.Valid); err != nil {
+	if err := j.Record(t.manifest, id, t.sealed.Value(), width, t.checked.Valid); err != nil {
 		return nil, err
 	}
 	return ks.DecryptTally(random, pp, t.sealed)

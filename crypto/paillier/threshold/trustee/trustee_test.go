@@ -13,6 +13,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/tallyjournal"
 )
 
 // fakeLedger is one org's peer, in memory, for unit tests (the real one is
@@ -62,9 +63,9 @@ func (w *world) of(fs ...*fakeLedger) *trustee.Ledger {
 }
 
 // journal is a fresh trustee journal in a temporary directory.
-func journal(t *testing.T) *trustee.Journal {
+func journal(t *testing.T) *tallyjournal.Journal {
 	t.Helper()
-	j, err := trustee.OpenJournal(t.TempDir())
+	j, err := tallyjournal.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package trustee
+package tallyjournal
 
 import (
 	"math/big"
@@ -18,20 +18,20 @@ func FuzzJournal(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, JournalFile), data, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, File), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		j := &Journal{dir: dir}
 		if _, err := j.read(); err != nil {
 			return
 		}
-		if err := j.record("fuzz-manifest", "e", big.NewInt(5), 8, 1); err != nil {
+		if err := j.Record("fuzz-manifest", "e", big.NewInt(5), 8, 1); err != nil {
 			return // the file already held another tally under this key
 		}
-		if err := j.record("fuzz-manifest", "e", big.NewInt(5), 8, 1); err != nil {
+		if err := j.Record("fuzz-manifest", "e", big.NewInt(5), 8, 1); err != nil {
 			t.Fatalf("the same tally again: %v", err)
 		}
-		if err := j.record("fuzz-manifest", "e", big.NewInt(6), 8, 1); err == nil {
+		if err := j.Record("fuzz-manifest", "e", big.NewInt(6), 8, 1); err == nil {
 			t.Fatal("another tally for the same manifest was accepted")
 		}
 	})

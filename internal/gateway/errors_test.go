@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,68 +97,5 @@ func TestCommitErrorRetry(t *testing.T) {
 		if got := IsRetryable(&CommitError{Fn: "f", Code: tc.code}); got != tc.want {
 			t.Errorf("%v: retryable %v, want %v", tc.code, got, tc.want)
 		}
-	}
-}
-
-func TestLoadNetwork(t *testing.T) {
-	dir := t.TempDir()
-	good := `{"profile":"solo-org","channel":"fabvote","chaincodes":["ballot"],
-	 "orgs":[{"name":"ea","mspID":"EAMSP","peers":[{"name":"peer0","endpoint":"127.0.0.1:7051","tlsCACert":"ca.pem"}],
-	   "identities":{"admin":{"cert":"/abs/c.pem","key":"k.pem"}}},
-	  {"name":"party1","mspID":"Party1MSP","peers":[{"name":"p1","endpoint":"127.0.0.1:8051"}]}]}`
-	tests := []struct {
-		name, data, want string
-	}{
-		{"no channel", `{"orgs":[]}`, "no channel"},
-		{"no orgs", `{"channel":"c"}`, "no orgs"},
-		{"no peers", `{"channel":"c","orgs":[{"name":"x","mspID":"X"}]}`, "no mspID or no peers"},
-		{"bad json", `{`, "network"},
-	}
-	for _, tc := range tests {
-		p := filepath.Join(dir, tc.name+".json")
-		os.WriteFile(p, []byte(tc.data), 0o644)
-		if _, err := LoadNetwork(p); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want mention of %q", tc.name, err, tc.want)
-		}
-	}
-	p := filepath.Join(dir, "net.json")
-	os.WriteFile(p, []byte(good), 0o644)
-	n, err := LoadNetwork(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := n.Org("party1msp")
-	if err != nil || o.Name != "party1" {
-		t.Fatalf("Org(party1msp) = %v, %v", o, err)
-	}
-	ea, _ := n.Org("")
-	if ea.Peers[0].TLSCACert != filepath.Join(dir, "ca.pem") {
-		t.Fatalf("relative path not resolved: %s", ea.Peers[0].TLSCACert)
-	}
-	if ea.Identities["admin"].Cert != "/abs/c.pem" {
-		t.Fatalf("absolute path changed: %s", ea.Identities["admin"].Cert)
-	}
-	if _, err := n.Org("nope"); err == nil || !strings.Contains(err.Error(), "ea/EAMSP") {
-		t.Fatalf("unknown org error %v should list the orgs", err)
-	}
-	if _, err := Connect(n, Options{Org: "ea", Identity: "user9"}); err == nil || !strings.Contains(err.Error(), "has: admin") {
-		t.Fatalf("unknown identity error %v should list identities", err)
-	}
-	if _, err := Connect(n, Options{Chaincode: "other"}); err == nil || !strings.Contains(err.Error(), "not deployed") {
-		t.Fatalf("unknown chaincode: %v", err)
-	}
-	// PeerOrg: the gateway is the other org's peer, while the client is
-	// still the first org's identity (a trustee reading every org).
-	stop := errors.New("stop before dialling")
-	for _, tc := range []struct{ peerOrg, want string }{{"", "127.0.0.1:7051"}, {"Party1MSP", "127.0.0.1:8051"}} {
-		var got string
-		_, err := Connect(n, Options{Org: "ea", Identity: "admin", PeerOrg: tc.peerOrg,
-			CheckEndpoint: func(ep string) error { got = ep; return stop }})
-		if !errors.Is(err, stop) || got != tc.want {
-			t.Errorf("PeerOrg %q: endpoint %q (%v), want %s", tc.peerOrg, got, err, tc.want)
-		}
-	}
-	if _, err := Connect(n, Options{Org: "ea", Identity: "admin", PeerOrg: "nope"}); err == nil || !strings.Contains(err.Error(), "ea/EAMSP") {
-		t.Fatalf("unknown PeerOrg: %v, want an error listing the orgs", err)
 	}
 }

@@ -1,4 +1,13 @@
-package trustee
+// Package tallyjournal is a trustee's record, in its own directory, of the
+// one tally product it has decrypted for each election. Two partial
+// decryptions of two tallies that differ by one ballot would reveal that
+// ballot's vote, so trustee.Tally.PartialDecrypt records the tally here,
+// durably and under a lock on the directory, before it computes a partial,
+// and a different product for the same election is refused (ErrOtherTally).
+//
+// The journal is file handling only; the check that uses it lives with the
+// tally recomputation in crypto/paillier/threshold/trustee.
+package tallyjournal
 
 import (
 	"crypto/sha256"
@@ -15,9 +24,9 @@ import (
 	"github.com/fabvote/fabvote/internal/atomicfile"
 )
 
-// JournalFile is the journal's name in the trustee's directory, next to
-// its age identity: the two are backed up and moved together.
-const JournalFile = "decrypted.json"
+// File is the journal's name in the trustee's directory, next to its age
+// identity: the two are backed up and moved together.
+const File = "decrypted.json"
 
 // journalVersion is the version of the journal's format.
 const journalVersion = 1
@@ -34,9 +43,9 @@ const (
 var ErrOtherTally = errors.New("this trustee already decrypted another tally of the election")
 
 // Journal records, in a trustee's own directory, the one tally product it
-// has decrypted for each election. Tally.PartialDecrypt writes the record,
-// durably, before it computes the partial, and refuses any other product
-// for the same election.
+// has decrypted for each election. trustee.Tally.PartialDecrypt writes the
+// record, durably, before it computes the partial, and refuses any other
+// product for the same election.
 type Journal struct {
 	dir string
 }
@@ -48,7 +57,7 @@ type journalEntry struct {
 	Ballots    int    `json:"ballots"`       // valid ballots multiplied in
 }
 
-// journalDoc keys elections by the hash of their whole manifest (manifestHash),
+// journalDoc keys elections by the hash of their whole manifest (ManifestKey),
 // window included: an election is its manifest on its channel, and the
 // chaincode opens an id only once per channel. The same id opened again on
 // a new network (a new channel or window) is another election.
@@ -57,9 +66,9 @@ type journalDoc struct {
 	Elections map[string]journalEntry `json:"elections"`
 }
 
-// OpenJournal is the journal in dir, the trustee's directory (the one
-// holding its age identity). dir must exist; the journal file need not.
-func OpenJournal(dir string) (*Journal, error) {
+// Open is the journal in dir, the trustee's directory (the one holding its
+// age identity). dir must exist; the journal file need not.
+func Open(dir string) (*Journal, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("trustee journal: %w", err)
@@ -71,13 +80,15 @@ func OpenJournal(dir string) (*Journal, error) {
 }
 
 // Path is the journal file.
-func (j *Journal) Path() string { return filepath.Join(j.dir, JournalFile) }
+func (j *Journal) Path() string { return filepath.Join(j.dir, File) }
 
-// record notes that the trustee decrypts product (of ballots valid
-// ballots) for electionID, or refuses if it decrypted another product
-// before. The directory is locked meanwhile, so two processes of one
-// trustee cannot both pass.
-func (j *Journal) record(manifest string, electionID string, product *big.Int, width, ballots int) error {
+// Record notes that the trustee decrypts product (of ballots valid
+// ballots) for the election whose ManifestKey is manifest, or refuses if it
+// decrypted another product before (ErrOtherTally). width is the length in
+// bytes of N², so that the product hashes in a fixed-width form. The
+// directory is locked meanwhile, so two processes of one trustee cannot
+// both pass.
+func (j *Journal) Record(manifest string, electionID string, product *big.Int, width, ballots int) error {
 	unlock, err := lockDir(j.dir)
 	if err != nil {
 		return err
@@ -131,8 +142,9 @@ func productHash(product *big.Int, width int) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// manifestHash is SHA-256(manifestTag ‖ manifest), hex: the journal's key.
-func manifestHash(manifest []byte) string {
+// ManifestKey is SHA-256(manifestTag ‖ manifest), hex: the journal's key
+// for the election of manifest (its canonical bytes).
+func ManifestKey(manifest []byte) string {
 	h := sha256.Sum256(append([]byte(manifestTag), manifest...))
 	return hex.EncodeToString(h[:])
 }
