@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotstream"
@@ -24,29 +26,47 @@ import (
 	"github.com/fabvote/fabvote/internal/progress"
 )
 
-func cmdBallot(args []string) error {
-	fs := newFlags("ballot", "--manifest FILE --voter-key voter.key --token token.json --choice N|NAME --out ballot.bin\n       fabvote ballot --bulk --manifest FILE (--voters N (--ea-key FILE | --pkcs11-…) | --voters-file voters.jsonl) --choices random|FILE --out ballots.bin")
-	manifest := fs.String("manifest", "", "the election's manifest.json")
-	voterKey := fs.String("voter-key", "", "your voter key (PEM)")
-	tokenPath := fs.String("token", "", "your token file from `register`")
-	choice := fs.String("choice", "", "candidate: 0-based index or exact name")
-	out := fs.String("out", "", "ballot file to write (bulk: ballot stream)")
-	bulk := fs.Bool("bulk", false, "generate many voters' ballots on every core")
-	voters := fs.Int("voters", 0, "bulk: number of voters to generate (keys + tokens signed with the EA key)")
-	votersFile := fs.String("voters-file", "", "bulk: voters from `register --offline` instead of --voters")
-	choices := fs.String("choices", "random", "bulk: random, or a file with one choice (index or name) per voter per line")
-	choicesOut := fs.String("choices-out", "", "bulk: secret record of each voter's choice (default OUT.choices.csv, 0600)")
-	workers := fs.Int("workers", runtime.NumCPU(), "bulk: parallel workers")
-	quiet := fs.Bool("quiet", false, "bulk: no progress bar")
-	var ea eaFlags
-	ea.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
+// ballotOptions are the flags of `ballot`.
+type ballotOptions struct {
+	manifest, voterKey, token string
+	choice, out               string
+	bulk                      bool
+	voters                    int
+	votersFile, choices       string
+	choicesOut                string
+	workers                   int
+	quiet                     bool
+	ea                        eaFlags
+}
+
+func cmdBallot(fs *pflag.FlagSet) func() error {
+	var o ballotOptions
+	fs.StringVar(&o.manifest, "manifest", "", "the election's manifest.json")
+	fs.StringVar(&o.voterKey, "voter-key", "", "your voter key (PEM)")
+	fs.StringVar(&o.token, "token", "", "your token file from fabvote register")
+	fs.StringVar(&o.choice, "choice", "", "candidate: 0-based index or exact name")
+	fs.StringVar(&o.out, "out", "", "ballot file to write (bulk: ballot stream)")
+	fs.BoolVar(&o.bulk, "bulk", false, "generate many voters' ballots on every core")
+	fs.IntVar(&o.voters, "voters", 0, "bulk: number of voters to generate (keys + tokens signed with the EA key)")
+	fs.StringVar(&o.votersFile, "voters-file", "", "bulk: voters from fabvote register --offline instead of --voters")
+	fs.StringVar(&o.choices, "choices", "random", "bulk: random, or a file with one choice (index or name) per voter per line")
+	fs.StringVar(&o.choicesOut, "choices-out", "", "bulk: secret record of each voter's choice (default OUT.choices.csv, 0600)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "bulk: parallel workers")
+	// The help and the CLI reference name the default, not this machine's
+	// number of CPUs.
+	fs.Lookup("workers").DefValue = "one per CPU"
+	fs.BoolVar(&o.quiet, "quiet", false, "bulk: no progress bar")
+	o.ea.register(fs)
+	return func() error { return o.run(fs) }
+}
+
+// run makes the bulk ballots, or the one ballot once its flags are
+// complete.
+func (o *ballotOptions) run(fs *pflag.FlagSet) error {
 	if err := required(fs, "manifest", "out"); err != nil {
 		return err
 	}
-	m, _, err := loadManifest(*manifest)
+	m, _, err := loadManifest(o.manifest)
 	if err != nil {
 		return err
 	}
@@ -54,26 +74,33 @@ func cmdBallot(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *bulk {
-		if *choicesOut == "" {
-			*choicesOut = *out + ".choices.csv"
+	if o.bulk {
+		if o.choicesOut == "" {
+			o.choicesOut = o.out + ".choices.csv"
 		}
-		return bulkBallots(p, &ea, bulkConfig{voters: *voters, votersFile: *votersFile, choices: *choices,
-			out: *out, choicesOut: *choicesOut, workers: *workers, quiet: *quiet})
+		return bulkBallots(p, &o.ea, bulkConfig{voters: o.voters, votersFile: o.votersFile, choices: o.choices,
+			out: o.out, choicesOut: o.choicesOut, workers: o.workers, quiet: o.quiet})
 	}
 	if err := required(fs, "voter-key", "token", "choice"); err != nil {
 		return err
 	}
-	j, err := parseChoice(m, *choice)
+	return o.singleBallot(p)
+}
+
+// singleBallot makes the voter's ballot with the token issued for the
+// voter's key.
+func (o *ballotOptions) singleBallot(p *election.Prepared) error {
+	m := p.Manifest
+	j, err := parseChoice(m, o.choice)
 	if err != nil {
 		return usagef("--choice: %v", err)
 	}
-	key, err := easigner.LoadPEM(*voterKey)
+	key, err := easigner.LoadPEM(o.voterKey)
 	if err != nil {
 		return fmt.Errorf("--voter-key: %w", err)
 	}
 	var tok tokenFile
-	if err := readJSON(*tokenPath, "token", &tok); err != nil {
+	if err := readJSON(o.token, "token", &tok); err != nil {
 		return err
 	}
 	pub, _ := key.PublicKey.Bytes()
@@ -88,12 +115,12 @@ func cmdBallot(args []string) error {
 		return err
 	}
 	enc := b.Marshal()
-	if err := atomicfile.WriteFile(*out, enc, 0o600); err != nil {
+	if err := atomicfile.WriteFile(o.out, enc, 0o600); err != nil {
 		return err
 	}
 	h := election.BallotHash(enc)
 	fmt.Printf("ballot for election %q written to %s (%d bytes); pseudonym %s, ballot hash %x\n",
-		m.ElectionID, *out, len(enc), b.PseudonymHex(), h)
+		m.ElectionID, o.out, len(enc), b.PseudonymHex(), h)
 	return nil
 }
 
@@ -139,98 +166,145 @@ type genResult struct {
 // bulkBallots streams voters through a pool of workers into the ballot
 // stream; memory stays O(workers), whatever the number of voters.
 func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
-	var mint *election.Minter
-	var total int
-	var feed func(chan<- genJob) error
+	src, err := bulkVoters(p, ea, cfg)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	if src.total == 0 {
+		return errors.New("no voters to generate ballots for")
+	}
+	if uint64(src.total) > p.Manifest.MaxVoters {
+		return fmt.Errorf("%d voters exceed the election's max-voters %d", src.total, p.Manifest.MaxVoters)
+	}
+	choose, err := choiceSource(p.Manifest, cfg.choices, src.total)
+	if err != nil {
+		return err
+	}
+	cfg.workers = max(cfg.workers, 1)
+	out, err := createBulkOutput(cfg.out, cfg.choicesOut, len(p.Manifest.Candidates))
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	fmt.Fprintf(os.Stderr, "generating %d ballots for election %q on %d workers; %s\n", src.total, p.Manifest.ElectionID, cfg.workers, src.what)
+	var bar *progress.Bar
+	if !cfg.quiet {
+		bar = progress.New(os.Stderr, "ballots", src.total)
+	}
+	results, feedErr := startGenerators(p, src, choose, cfg.workers)
+	t0 := time.Now()
+	firstErr := out.collect(results, bar)
+	if err := <-feedErr; err != nil && firstErr == nil {
+		firstErr = err
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	printBulkSummary(p.Manifest, out, cfg, time.Since(t0))
+	return nil
+}
+
+// voterSource is where the voters of bulk mode come from.
+type voterSource struct {
+	what  string // for the progress line
+	total int
+	mint  *election.Minter // nil: every voter brings a token
+	feed  func(chan<- genJob) error
+	close func()
+}
+
+// bulkVoters is the voters file, or --voters N voters whose tokens the EA
+// key issues.
+func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource, error) {
 	switch {
 	case cfg.votersFile != "" && cfg.voters != 0:
-		return usagef("give --voters or --voters-file, not both")
+		return nil, usagef("give --voters or --voters-file, not both")
 	case cfg.votersFile != "":
 		n, err := countLines(cfg.votersFile)
 		if err != nil {
-			return fmt.Errorf("--voters-file: %w", err)
+			return nil, fmt.Errorf("--voters-file: %w", err)
 		}
-		total = n
-		feed = func(jobs chan<- genJob) error { return feedVotersFile(cfg.votersFile, jobs) }
+		feed := func(jobs chan<- genJob) error { return feedVotersFile(cfg.votersFile, jobs) }
+		return &voterSource{what: "voters from " + cfg.votersFile, total: n, feed: feed, close: func() {}}, nil
 	case cfg.voters > 0:
 		mt, closeSigner, err := ea.minter(p.Manifest)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer closeSigner()
-		mint, total = mt, cfg.voters
-		feed = func(jobs chan<- genJob) error {
+		feed := func(jobs chan<- genJob) error {
 			for i := 0; i < cfg.voters; i++ {
 				jobs <- genJob{index: i, id: offlineVoterID(i + 1)}
 			}
 			return nil
 		}
-	default:
-		return usagef("bulk mode needs --voters N (with the EA key) or --voters-file")
+		return &voterSource{what: "offline registration (tokens signed locally with the EA key)",
+			total: cfg.voters, mint: mt, feed: feed, close: closeSigner}, nil
 	}
-	if total == 0 {
-		return errors.New("no voters to generate ballots for")
-	}
-	if uint64(total) > p.Manifest.MaxVoters {
-		return fmt.Errorf("%d voters exceed the election's max-voters %d", total, p.Manifest.MaxVoters)
-	}
-	choose, err := choiceSource(p.Manifest, cfg.choices, total)
-	if err != nil {
-		return err
-	}
-	if cfg.workers < 1 {
-		cfg.workers = 1
-	}
+	return nil, usagef("bulk mode needs --voters N (with the EA key) or --voters-file")
+}
 
-	bf, err := atomicfile.Create(cfg.out, 0o644)
-	if err != nil {
-		return err
-	}
-	defer bf.Abort()
-	cf, err := atomicfile.Create(cfg.choicesOut, 0o600)
-	if err != nil {
-		return err
-	}
-	defer cf.Abort()
-	bw, err := ballotstream.NewWriter(bf)
-	if err != nil {
-		return err
-	}
-	cw := bufio.NewWriter(cf)
-	fmt.Fprintln(cw, "pseudonym,choice")
-
-	mode := "offline registration (tokens signed locally with the EA key)"
-	if cfg.votersFile != "" {
-		mode = "voters from " + cfg.votersFile
-	}
-	fmt.Fprintf(os.Stderr, "generating %d ballots for election %q on %d workers; %s\n", total, p.Manifest.ElectionID, cfg.workers, mode)
-	var bar *progress.Bar
-	if !cfg.quiet {
-		bar = progress.New(os.Stderr, "ballots", total)
-	}
-	jobs := make(chan genJob, cfg.workers*2)
-	results := make(chan genResult, cfg.workers*2)
+// startGenerators starts the workers that make the ballots of the voters
+// src feeds. results is closed once every ballot is made; feedErr then
+// holds the feed's error.
+func startGenerators(p *election.Prepared, src *voterSource, choose func(int) int, workers int) (results <-chan genResult, feedErr <-chan error) {
+	jobs := make(chan genJob, workers*2)
+	res := make(chan genResult, workers*2)
 	var wg sync.WaitGroup
-	for w := 0; w < cfg.workers; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- makeBallot(p, mint, j, choose(j.index))
+				res <- makeBallot(p, src.mint, j, choose(j.index))
 			}
 		}()
 	}
-	feedErr := make(chan error, 1)
+	fe := make(chan error, 1)
 	go func() {
-		err := feed(jobs)
+		err := src.feed(jobs)
 		close(jobs)
-		feedErr <- err
+		fe <- err
 	}()
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); close(res) }()
+	return res, fe
+}
 
-	counts := make([]uint64, len(p.Manifest.Candidates))
+// bulkOutput is the ballot stream and the secret record of the voters'
+// choices; both appear only on commit.
+type bulkOutput struct {
+	bf, cf *atomicfile.File
+	bw     *ballotstream.Writer
+	cw     *bufio.Writer
+	counts []uint64 // by candidate
+}
+
+func createBulkOutput(out, choicesOut string, candidates int) (*bulkOutput, error) {
+	bf, err := atomicfile.Create(out, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cf, err := atomicfile.Create(choicesOut, 0o600)
+	if err != nil {
+		bf.Abort()
+		return nil, err
+	}
+	o := &bulkOutput{bf: bf, cf: cf, cw: bufio.NewWriter(cf), counts: make([]uint64, candidates)}
+	if o.bw, err = ballotstream.NewWriter(bf); err != nil {
+		o.abort()
+		return nil, err
+	}
+	fmt.Fprintln(o.cw, "pseudonym,choice")
+	return o, nil
+}
+
+// collect writes the ballots of results as they come. After the first
+// failure, which it returns, it drains the rest without writing.
+func (o *bulkOutput) collect(results <-chan genResult, bar *progress.Bar) error {
 	var firstErr error
-	t0 := time.Now()
 	for r := range results {
 		if r.err != nil {
 			if firstErr == nil {
@@ -241,12 +315,12 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 		if firstErr != nil {
 			continue
 		}
-		if err := bw.Write(r.ballot); err != nil {
+		if err := o.bw.Write(r.ballot); err != nil {
 			firstErr = err
 			continue
 		}
-		fmt.Fprintf(cw, "%s,%d\n", r.vkh, r.choice)
-		counts[r.choice]++
+		fmt.Fprintf(o.cw, "%s,%d\n", r.vkh, r.choice)
+		o.counts[r.choice]++
 		if bar != nil {
 			bar.Add(1)
 		}
@@ -254,33 +328,37 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 	if bar != nil {
 		bar.Finish()
 	}
-	if err := <-feedErr; err != nil && firstErr == nil {
-		firstErr = err
-	}
-	if firstErr != nil {
-		return firstErr
-	}
-	if err := bw.Flush(); err != nil {
+	return firstErr
+}
+
+func (o *bulkOutput) commit() error {
+	if err := o.bw.Flush(); err != nil {
 		return err
 	}
-	if err := cw.Flush(); err != nil {
+	if err := o.cw.Flush(); err != nil {
 		return err
 	}
-	if err := bf.Commit(); err != nil {
+	if err := o.bf.Commit(); err != nil {
 		return err
 	}
-	if err := cf.Commit(); err != nil {
-		return err
-	}
-	el := time.Since(t0)
-	fmt.Printf("%d ballots written to %s in %s (%.1f ballots/s); secret choices in %s\n", bw.Count(), cfg.out,
-		el.Round(time.Millisecond), float64(bw.Count())/el.Seconds(), cfg.choicesOut)
+	return o.cf.Commit()
+}
+
+// abort removes both files unless committed.
+func (o *bulkOutput) abort() {
+	o.bf.Abort()
+	o.cf.Abort()
+}
+
+func printBulkSummary(m *election.Manifest, out *bulkOutput, cfg bulkConfig, elapsed time.Duration) {
+	n := out.bw.Count()
+	fmt.Printf("%d ballots written to %s in %s (%.1f ballots/s); secret choices in %s\n", n, cfg.out,
+		elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), cfg.choicesOut)
 	fmt.Printf("expected counts:")
-	for i, c := range p.Manifest.Candidates {
-		fmt.Printf(" %s=%d", c, counts[i])
+	for i, c := range m.Candidates {
+		fmt.Printf(" %s=%d", c, out.counts[i])
 	}
 	fmt.Println()
-	return nil
 }
 
 func makeBallot(p *election.Prepared, mint *election.Minter, j genJob, choice int) genResult {

@@ -10,151 +10,209 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
 )
 
 func init() {
-	commands = append(commands, command{"bench", "load generator: cast pre-generated ballots at a fixed or maximum rate, measure TPS and latency", cmdBench})
+	commands = append(commands, command{"bench", "--ballots ballots.bin [--rate TPS | --concurrency N] [--count N] [--skip-commit | --skip-endorsement] [--json out.json]",
+		"load generator: cast pre-generated ballots at a fixed or maximum rate, measure TPS and latency", cmdBench})
 }
 
-func cmdBench(args []string) error {
-	fs := newFlags("bench", "--ballots ballots.bin [--rate TPS | --concurrency N] [--count N] [--skip-commit | --skip-endorsement] [--json out.json]")
-	ballots := fs.String("ballots", "", "ballot stream from make ballots or fabvote ballot --bulk")
-	rate := fs.Float64("rate", 0, "fixed send rate in tx/s (open loop); 0 = max rate with --concurrency workers (closed loop)")
-	conc := fs.Int("concurrency", 0, "closed loop: workers (default 64); open loop: cap on transactions in flight (default 20000)")
-	count := fs.Int("count", 0, "transactions to send (0: every ballot in the file)")
-	offset := fs.Int("offset", 0, "skip this many ballots first (e.g. for several rate points on one ledger)")
-	maxDur := fs.Duration("max-duration", 30*time.Minute, "hard bound on the run (sending and draining)")
-	commitTO := fs.Duration("commit-timeout", 2*time.Minute, "how long to wait for one transaction's commit")
-	skipCommit := fs.Bool("skip-commit", false, "endorse only: measure the endorsement path (the thesis's skip-commit)")
-	skipEndorse := fs.Bool("skip-endorsement", false, "endorse every ballot once in a setup phase, store the endorsed transactions, then measure only ordering and commit")
-	store := fs.String("store", "", "skip-endorsement: LevelDB directory of endorsed transactions (default .cache/bench/prepared-<network fingerprint>)")
-	prepareConc := fs.Int("prepare-concurrency", 64, "skip-endorsement: workers of the setup phase")
-	trim := fs.Float64("trim", 0.1, "steady window: fraction of the successful transactions cut at each end (ramp-up, ramp-down)")
-	jsonOut := fs.String("json", "", "write the JSON report here")
-	label := fs.String("label", "", "configuration name recorded in the report (stock, fork-all, …)")
-	trial := fs.Int("trial", 0, "trial number recorded in the report")
-	openManifest := fs.String("open", "", "manifest.json: open this election first if it is not on the ledger yet (as the authority's admin)")
-	fn := fs.String("fn", "CastBallot", "chaincode function; each record of --ballots is its one argument")
-	gwLimit := fs.Int("gateway-limit", 450, "bound on gateway calls in flight (keep below the peer's peer.limits.concurrency.gatewayService, 500 by default); 0 = none")
-	quiet := fs.Bool("quiet", false, "no progress lines")
-	network := fs.String("network", "run/current/network.json", "network description written by make network-up")
-	org := fs.String("org", "", "org name or MSP id to connect as (default: the first org)")
-	ident := fs.String("identity", "user1", "identity of the org in network.json")
-	if err := parse(fs, args); err != nil {
-		return err
+// benchOptions are the flags of `bench`.
+type benchOptions struct {
+	ballots                 string
+	rate, trim              float64
+	conc, count, offset     int
+	maxDur, commitTO        time.Duration
+	skipCommit, skipEndorse bool
+	store                   string
+	prepareConc             int
+	jsonOut, label          string
+	trial                   int
+	openManifest, fn        string
+	gwLimit                 int
+	quiet                   bool
+	network, org, ident     string
+}
+
+func cmdBench(fs *pflag.FlagSet) func() error {
+	var o benchOptions
+	o.register(fs)
+	return func() error {
+		if err := o.check(fs); err != nil {
+			return err
+		}
+		return o.run()
 	}
+}
+
+func (o *benchOptions) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.ballots, "ballots", "", "ballot stream from make ballots or fabvote ballot --bulk")
+	fs.Float64Var(&o.rate, "rate", 0, "fixed send rate in tx/s (open loop); 0 = max rate with --concurrency workers (closed loop)")
+	fs.IntVar(&o.conc, "concurrency", 0, "closed loop: workers (default 64); open loop: cap on transactions in flight (default 20000)")
+	fs.IntVar(&o.count, "count", 0, "transactions to send (0: every ballot in the file)")
+	fs.IntVar(&o.offset, "offset", 0, "skip this many ballots first (e.g. for several rate points on one ledger)")
+	fs.DurationVar(&o.maxDur, "max-duration", 30*time.Minute, "hard bound on the run (sending and draining)")
+	fs.DurationVar(&o.commitTO, "commit-timeout", 2*time.Minute, "how long to wait for one transaction's commit")
+	fs.BoolVar(&o.skipCommit, "skip-commit", false, "endorse only: measure the endorsement path (the thesis's skip-commit)")
+	fs.BoolVar(&o.skipEndorse, "skip-endorsement", false, "endorse every ballot once in a setup phase, store the endorsed transactions, then measure only ordering and commit")
+	fs.StringVar(&o.store, "store", "", "skip-endorsement: LevelDB directory of endorsed transactions (default .cache/bench/prepared-<network fingerprint>)")
+	fs.IntVar(&o.prepareConc, "prepare-concurrency", 64, "skip-endorsement: workers of the setup phase")
+	fs.Float64Var(&o.trim, "trim", 0.1, "steady window: fraction of the successful transactions cut at each end (ramp-up, ramp-down)")
+	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report here")
+	fs.StringVar(&o.label, "label", "", "configuration name recorded in the report (stock, fork-all, …)")
+	fs.IntVar(&o.trial, "trial", 0, "trial number recorded in the report")
+	fs.StringVar(&o.openManifest, "open", "", "manifest.json: open this election first if it is not on the ledger yet (as the authority's admin)")
+	fs.StringVar(&o.fn, "fn", "CastBallot", "chaincode function; each record of --ballots is its one argument")
+	fs.IntVar(&o.gwLimit, "gateway-limit", 450, "bound on gateway calls in flight (keep below the peer's peer.limits.concurrency.gatewayService, 500 by default); 0 = none")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines")
+	fs.StringVar(&o.network, "network", "run/current/network.json", "network description written by make network-up")
+	fs.StringVar(&o.org, "org", "", "org name or MSP id to connect as (default: the first org)")
+	fs.StringVar(&o.ident, "identity", "user1", "identity of the org in network.json")
+}
+
+// check refuses contradictory or out-of-range flags and sets the default
+// concurrency of the loop chosen.
+func (o *benchOptions) check(fs *pflag.FlagSet) error {
 	if err := required(fs, "ballots"); err != nil {
 		return err
 	}
-	if *skipCommit && *skipEndorse {
+	if o.skipCommit && o.skipEndorse {
 		return usagef("--skip-commit and --skip-endorsement exclude each other")
 	}
-	if *rate < 0 {
-		return usagef("--rate %v: want ≥ 0", *rate)
+	if o.rate < 0 {
+		return usagef("--rate %v: want ≥ 0", o.rate)
 	}
-	if *trim < 0 || *trim >= 0.5 {
-		return usagef("--trim %v: want 0 ≤ trim < 0.5", *trim)
+	if o.trim < 0 || o.trim >= 0.5 {
+		return usagef("--trim %v: want 0 ≤ trim < 0.5", o.trim)
 	}
-	if *conc < 0 || *count < 0 || *offset < 0 || *prepareConc < 1 {
+	if o.conc < 0 || o.count < 0 || o.offset < 0 || o.prepareConc < 1 {
 		return usagef("--concurrency, --count, --offset must not be negative; --prepare-concurrency ≥ 1")
 	}
-	if *conc == 0 {
-		*conc = 64
-		if *rate > 0 {
-			*conc = 20000
+	if o.conc == 0 {
+		o.conc = 64
+		if o.rate > 0 {
+			o.conc = 20000
 		}
 	}
-	netw, err := gateway.LoadNetwork(*network)
+	return nil
+}
+
+// run connects, opens the election if asked to, drives the load and
+// reports it.
+func (o *benchOptions) run() error {
+	netw, err := gateway.LoadNetwork(o.network)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if *openManifest != "" {
-		if err := ensureOpen(ctx, *network, *openManifest); err != nil {
+	if o.openManifest != "" {
+		if err := ensureOpen(ctx, o.network, o.openManifest); err != nil {
 			return err
 		}
 	}
-	conn, err := loadgen.Dial(netw, loadgen.DialOptions{Org: *org, Identity: *ident})
+	conn, err := loadgen.Dial(netw, loadgen.DialOptions{Org: o.org, Identity: o.ident})
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
-	if !*skipCommit {
+	if !o.skipCommit {
 		if err := conn.WatchCommits(watchCtx); err != nil {
 			return err
 		}
 	}
-	progressOut := os.Stderr
-	cfg := loadgen.Config{Rate: *rate, Concurrency: *conc, Count: *count, MaxDuration: *maxDur, Label: "bench"}
-	if !*quiet {
-		cfg.Progress = progressOut
+	cfg := loadgen.Config{Rate: o.rate, Concurrency: o.conc, Count: o.count, MaxDuration: o.maxDur, Label: "bench"}
+	if !o.quiet {
+		cfg.Progress = os.Stderr
 	}
-	slots := loadgen.NewSlots(*gwLimit)
-	target := &loadgen.FabricTarget{Conn: conn, Fn: *fn, CommitTimeout: *commitTO, Slots: slots}
-
-	var setup *loadgen.Report
-	var src loadgen.Source
-	workload := *ballots
-	mode := loadgen.Full
-	switch {
-	case *skipCommit:
-		mode = loadgen.EndorseOnly
-	case *skipEndorse:
-		mode = loadgen.Replay
-		dir := *store
-		if dir == "" {
-			dir = filepath.Join(".cache", "bench", "prepared-"+conn.Fingerprint[:16])
-		}
-		st, rep, err := prepareStore(ctx, conn, slots, dir, *ballots, *offset, *fn, *count, *prepareConc, *maxDur, *quiet)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		setup = rep
-		ss := st.Source()
-		defer ss.Close()
-		src, workload = ss, dir
-		defer func() {
-			// A replayed store is spent: its ballots are on the ledger now.
-			if m, err := st.Meta(); err == nil {
-				m.Replayed = true
-				_ = st.SetMeta(m)
-			}
-		}()
+	slots := loadgen.NewSlots(o.gwLimit)
+	w, err := o.workload(ctx, conn, slots)
+	if err != nil {
+		return err
 	}
-	if src == nil {
-		bf, err := loadgen.OpenBallots(*ballots)
-		if err != nil {
-			return err
-		}
-		defer bf.Close()
-		if err := bf.Skip(*offset); err != nil {
-			return err
-		}
-		src = bf
-	}
-	target.Mode = mode
-	fmt.Fprintf(os.Stderr, "bench: %s, %s loop, %s, peer %s\n", mode, map[bool]string{true: "open", false: "closed"}[*rate > 0],
-		map[bool]string{true: fmt.Sprintf("%.1f tx/s", *rate), false: fmt.Sprintf("%d workers", *conc)}[*rate > 0], conn.Endpoint)
-	run, runErr := loadgen.Drive(ctx, target, src, cfg)
+	defer w.close()
+	target := &loadgen.FabricTarget{Conn: conn, Fn: o.fn, CommitTimeout: o.commitTO, Slots: slots, Mode: w.mode}
+	fmt.Fprintf(os.Stderr, "bench: %s, %s loop, %s, peer %s\n", w.mode, map[bool]string{true: "open", false: "closed"}[o.rate > 0],
+		map[bool]string{true: fmt.Sprintf("%.1f tx/s", o.rate), false: fmt.Sprintf("%d workers", o.conc)}[o.rate > 0], conn.Endpoint)
+	run, runErr := loadgen.Drive(ctx, target, w.src, cfg)
 	if run == nil {
 		return runErr
 	}
-	rep := loadgen.NewReport(run, mode, cfg, workload, *trim)
-	rep.Label, rep.Trial, rep.Setup = *label, *trial, setup
-	rep.Network = describeNetwork(*network, netw.RunDir)
+	return o.report(run, runErr, w, cfg, netw.RunDir)
+}
+
+// benchWorkload is what bench sends: the ballot file, or with
+// --skip-endorsement the transactions endorsed in a setup phase.
+type benchWorkload struct {
+	mode  loadgen.Mode
+	src   loadgen.Source
+	name  string          // the workload the report names
+	setup *loadgen.Report // the setup phase's, if it ran
+	close func()
+}
+
+// workload opens the ballot file at --offset, or the store of endorsed
+// transactions, endorsing them first if it has none for this network.
+func (o *benchOptions) workload(ctx context.Context, conn *loadgen.Conn, slots chan struct{}) (*benchWorkload, error) {
+	if o.skipEndorse {
+		return o.replayWorkload(ctx, conn, slots)
+	}
+	mode := loadgen.Full
+	if o.skipCommit {
+		mode = loadgen.EndorseOnly
+	}
+	bf, err := loadgen.OpenBallots(o.ballots)
+	if err != nil {
+		return nil, err
+	}
+	if err := bf.Skip(o.offset); err != nil {
+		bf.Close()
+		return nil, err
+	}
+	return &benchWorkload{mode: mode, src: bf, name: o.ballots, close: func() { bf.Close() }}, nil
+}
+
+func (o *benchOptions) replayWorkload(ctx context.Context, conn *loadgen.Conn, slots chan struct{}) (*benchWorkload, error) {
+	dir := o.store
+	if dir == "" {
+		dir = filepath.Join(".cache", "bench", "prepared-"+conn.Fingerprint[:16])
+	}
+	st, rep, err := prepareStore(ctx, conn, slots, dir, o.ballots, o.offset, o.fn, o.count, o.prepareConc, o.maxDur, o.quiet)
+	if err != nil {
+		return nil, err
+	}
+	ss := st.Source()
+	closeAll := func() {
+		// A replayed store is spent: its ballots are on the ledger now.
+		if m, err := st.Meta(); err == nil {
+			m.Replayed = true
+			_ = st.SetMeta(m)
+		}
+		ss.Close()
+		st.Close()
+	}
+	return &benchWorkload{mode: loadgen.Replay, src: ss, name: dir, setup: rep, close: closeAll}, nil
+}
+
+// report prints the run's report, writes it as JSON if asked to, and
+// fails if any transaction did.
+func (o *benchOptions) report(run *loadgen.Run, runErr error, w *benchWorkload, cfg loadgen.Config, runDir string) error {
+	rep := loadgen.NewReport(run, w.mode, cfg, w.name, o.trim)
+	rep.Label, rep.Trial, rep.Setup = o.label, o.trial, w.setup
+	rep.Network = describeNetwork(o.network, runDir)
 	printBench(rep)
-	if *jsonOut != "" {
-		if err := rep.WriteJSON(*jsonOut); err != nil {
+	if o.jsonOut != "" {
+		if err := rep.WriteJSON(o.jsonOut); err != nil {
 			return err
 		}
-		fmt.Printf("report written to %s\n", *jsonOut)
+		fmt.Printf("report written to %s\n", o.jsonOut)
 	}
 	if runErr != nil {
 		return runErr

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotclient"
@@ -22,49 +24,39 @@ import (
 	"github.com/fabvote/fabvote/internal/progress"
 )
 
-func cmdCast(args []string) error {
-	fs := newFlags("cast", "--ballot ballot.bin [--receipt-out receipt.json] | --ballots ballots.bin [--concurrency N] [--receipts-out receipts.jsonl]")
-	ballot := fs.String("ballot", "", "one ballot file from `ballot`")
-	ballots := fs.String("ballots", "", "ballot stream from `ballot --bulk`")
-	receiptOut := fs.String("receipt-out", "", "write the receipt (JSON) here")
-	receiptsOut := fs.String("receipts-out", "", "bulk: write one receipt per line here")
-	concurrency := fs.Int("concurrency", 64, "bulk: transactions in flight")
-	limit := fs.Int("limit", 0, "bulk: cast at most this many ballots (0: all)")
-	quiet := fs.Bool("quiet", false, "bulk: no progress bar")
-	var nf netFlags
-	nf.register(fs, "user1")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if (*ballot == "") == (*ballots == "") {
-		return usagef("give exactly one of --ballot or --ballots")
-	}
-	lc, err := nf.connect("")
-	if err != nil {
-		return err
-	}
-	defer lc.Conn.Close()
-	ctx, cancel := signalContext()
-	defer cancel()
-	if *ballot != "" {
-		data, err := os.ReadFile(*ballot)
-		if err != nil {
-			return fmt.Errorf("--ballot: %w", err)
+// castOptions are the flags of `cast`.
+type castOptions struct {
+	ballot, ballots         string
+	receiptOut, receiptsOut string
+	concurrency, limit      int
+	quiet                   bool
+	nf                      netFlags
+}
+
+func cmdCast(fs *pflag.FlagSet) func() error {
+	var o castOptions
+	fs.StringVar(&o.ballot, "ballot", "", "one ballot file from fabvote ballot")
+	fs.StringVar(&o.ballots, "ballots", "", "ballot stream from fabvote ballot --bulk")
+	fs.StringVar(&o.receiptOut, "receipt-out", "", "write the receipt (JSON) here")
+	fs.StringVar(&o.receiptsOut, "receipts-out", "", "bulk: write one receipt per line here")
+	fs.IntVar(&o.concurrency, "concurrency", 64, "bulk: transactions in flight")
+	fs.IntVar(&o.limit, "limit", 0, "bulk: cast at most this many ballots (0: all)")
+	fs.BoolVar(&o.quiet, "quiet", false, "bulk: no progress bar")
+	o.nf.register(fs, "user1")
+	return func() error {
+		if (o.ballot == "") == (o.ballots == "") {
+			return usagef("give exactly one of --ballot or --ballots")
 		}
-		rc, err := lc.CastBallot(ctx, data)
-		if err != nil {
-			return err
-		}
-		if *receiptOut != "" {
-			if err := writeJSON(*receiptOut, rc, 0o644); err != nil {
-				return err
-			}
-		}
-		out, _ := json.Marshal(rc)
-		fmt.Printf("ballot cast: tx %s, block %d, ballot hash %s\n%s\n", rc.TxID, rc.Block, rc.BallotHash, out)
-		return nil
+		return o.nf.withLedger("", o.cast)
 	}
-	sum, err := castStream(ctx, lc, *ballots, *concurrency, *limit, *receiptsOut, !*quiet)
+}
+
+// cast casts the one ballot or the stream of ballots.
+func (o *castOptions) cast(ctx context.Context, lc *ballotclient.Client) error {
+	if o.ballot != "" {
+		return castOne(ctx, lc, o.ballot, o.receiptOut)
+	}
+	sum, err := castStream(ctx, lc, o.ballots, o.concurrency, o.limit, o.receiptsOut, !o.quiet)
 	if sum != nil {
 		sum.print(os.Stdout)
 	}
@@ -74,6 +66,27 @@ func cmdCast(args []string) error {
 	if sum.failed() > 0 {
 		return fmt.Errorf("%d of %d ballots were not recorded", sum.failed(), sum.total)
 	}
+	return nil
+}
+
+// castOne casts the ballot file path and prints its receipt, which it also
+// writes to receiptOut if given.
+func castOne(ctx context.Context, lc *ballotclient.Client, path, receiptOut string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("--ballot: %w", err)
+	}
+	rc, err := lc.CastBallot(ctx, data)
+	if err != nil {
+		return err
+	}
+	if receiptOut != "" {
+		if err := writeJSON(receiptOut, rc, 0o644); err != nil {
+			return err
+		}
+	}
+	out, _ := json.Marshal(rc)
+	fmt.Printf("ballot cast: tx %s, block %d, ballot hash %s\n%s\n", rc.TxID, rc.Block, rc.BallotHash, out)
 	return nil
 }
 
@@ -147,28 +160,17 @@ func castStream(ctx context.Context, lc *ballotclient.Client, path string, concu
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, r, err := openStream(path)
 	if err != nil {
-		return nil, fmt.Errorf("--ballots: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	r, err := ballotstream.NewReader(f)
+	rw, err := newReceiptWriter(receiptsOut)
 	if err != nil {
-		return nil, fmt.Errorf("--ballots %s: %w", path, err)
+		return nil, err
 	}
-	var rw *bufio.Writer
-	var rf *atomicfile.File
-	if receiptsOut != "" {
-		if rf, err = atomicfile.Create(receiptsOut, 0o644); err != nil {
-			return nil, err
-		}
-		defer rf.Abort()
-		rw = bufio.NewWriter(rf)
-	}
-	var rmu sync.Mutex
-	if concurrency < 1 {
-		concurrency = 1
-	}
+	defer rw.abort()
+	concurrency = max(concurrency, 1)
 	sum := &castSummary{total: total, rejected: map[string]int{}, errors: map[string]int{}}
 	fmt.Fprintf(os.Stderr, "casting %d ballots from %s with %d in flight as %s\n", total, path, concurrency, lc.Conn.MSPID)
 	var bar *progress.Bar
@@ -176,45 +178,11 @@ func castStream(ctx context.Context, lc *ballotclient.Client, path string, concu
 		bar = progress.New(os.Stderr, "cast", total)
 	}
 	jobs := make(chan []byte, concurrency)
-	var wg sync.WaitGroup
 	t0 := time.Now()
-	for w := 0; w < concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range jobs {
-				rc, err := lc.CastBallot(ctx, b)
-				sum.record(rc, err)
-				if err == nil && rw != nil {
-					line, _ := json.Marshal(rc)
-					rmu.Lock()
-					rw.Write(append(line, '\n'))
-					rmu.Unlock()
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-			}
-		}()
-	}
-	var readErr error
-	for i := 0; i < total; i++ {
-		b, err := r.Next()
-		if err != nil {
-			readErr = fmt.Errorf("--ballots %s: %w", path, err)
-			break
-		}
-		select {
-		case jobs <- b:
-		case <-ctx.Done():
-			readErr = errors.New("interrupted")
-		}
-		if readErr != nil {
-			break
-		}
-	}
+	wait := startCasters(ctx, lc, concurrency, jobs, sum, rw, bar)
+	readErr := sendBallots(ctx, r, path, total, jobs)
 	close(jobs)
-	wg.Wait()
+	wait()
 	sum.elapsed = time.Since(t0)
 	if bar != nil {
 		bar.Finish()
@@ -222,15 +190,109 @@ func castStream(ctx context.Context, lc *ballotclient.Client, path string, concu
 	if readErr != nil {
 		return sum, readErr
 	}
-	if rw != nil {
-		if err := rw.Flush(); err != nil {
-			return sum, err
+	return sum, rw.commit()
+}
+
+// openStream opens the ballot stream path; the caller closes the file.
+func openStream(path string) (*os.File, *ballotstream.Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--ballots: %w", err)
+	}
+	r, err := ballotstream.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("--ballots %s: %w", path, err)
+	}
+	return f, r, nil
+}
+
+// startCasters starts n submitters that cast the ballots of jobs, count
+// them in sum, write the receipts to rw and tick bar (both optional). The
+// returned function waits for them to finish once jobs is closed.
+func startCasters(ctx context.Context, lc *ballotclient.Client, n int, jobs <-chan []byte, sum *castSummary, rw *receiptWriter, bar *progress.Bar) (wait func()) {
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range jobs {
+				rc, err := lc.CastBallot(ctx, b)
+				sum.record(rc, err)
+				if err == nil {
+					rw.write(rc)
+				}
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+	return wg.Wait
+}
+
+// sendBallots reads total ballots from r into jobs; it stops early on a
+// read error or an interrupt, which it returns.
+func sendBallots(ctx context.Context, r *ballotstream.Reader, path string, total int, jobs chan<- []byte) error {
+	for i := 0; i < total; i++ {
+		b, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("--ballots %s: %w", path, err)
 		}
-		if err := rf.Commit(); err != nil {
-			return sum, err
+		select {
+		case jobs <- b:
+		case <-ctx.Done():
+			return errors.New("interrupted")
 		}
 	}
-	return sum, nil
+	return nil
+}
+
+// receiptWriter writes the receipts of a bulk cast, one JSON line each,
+// for all the submitters; the file appears only on commit. A nil
+// receiptWriter (no --receipts-out) writes nothing.
+type receiptWriter struct {
+	mu sync.Mutex
+	f  *atomicfile.File
+	w  *bufio.Writer
+}
+
+func newReceiptWriter(path string) (*receiptWriter, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &receiptWriter{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+func (rw *receiptWriter) write(rc *ballotclient.CastReceipt) {
+	if rw == nil {
+		return
+	}
+	line, _ := json.Marshal(rc)
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.w.Write(append(line, '\n'))
+}
+
+func (rw *receiptWriter) commit() error {
+	if rw == nil {
+		return nil
+	}
+	if err := rw.w.Flush(); err != nil {
+		return err
+	}
+	return rw.f.Commit()
+}
+
+// abort removes the file unless it was committed.
+func (rw *receiptWriter) abort() {
+	if rw != nil {
+		rw.f.Abort()
+	}
 }
 
 // countStream counts the records of a ballot stream (at most limit if > 0)
@@ -258,42 +320,59 @@ func countStream(path string, limit int) (int, error) {
 	return n, nil
 }
 
-func cmdReceiptCheck(args []string) error {
-	fs := newFlags("receipt check", "--receipt receipt.json [--ballot ballot.bin] [--network FILE]")
-	receipt := fs.String("receipt", "", "receipt from `cast --receipt-out`")
+func cmdReceiptCheck(fs *pflag.FlagSet) func() error {
+	receipt := fs.String("receipt", "", "receipt from fabvote cast --receipt-out")
 	ballot := fs.String("ballot", "", "your copy of the ballot: also check its hash against the receipt")
 	var nf netFlags
 	nf.register(fs, "user1")
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "receipt"); err != nil {
+			return err
+		}
+		rc, err := readReceipt(*receipt)
+		if err != nil {
+			return err
+		}
+		if *ballot != "" {
+			if err := checkBallotFile(*ballot, rc); err != nil {
+				return err
+			}
+		}
+		return nf.withLedger("", func(ctx context.Context, lc *ballotclient.Client) error {
+			return checkReceipt(ctx, lc, rc)
+		})
 	}
-	if err := required(fs, "receipt"); err != nil {
-		return err
-	}
+}
+
+// readReceipt reads a receipt that names the ballot it is for.
+func readReceipt(path string) (*ballotclient.CastReceipt, error) {
 	var rc ballotclient.CastReceipt
-	if err := readJSON(*receipt, "receipt", &rc); err != nil {
-		return err
+	if err := readJSON(path, "receipt", &rc); err != nil {
+		return nil, err
 	}
 	if rc.ElectionID == "" || rc.Pseudonym == "" || rc.BallotHash == "" {
-		return fmt.Errorf("--receipt %s: missing electionID, pseudonym or ballotHash", *receipt)
+		return nil, fmt.Errorf("--receipt %s: missing electionID, pseudonym or ballotHash", path)
 	}
-	if *ballot != "" {
-		data, err := os.ReadFile(*ballot)
-		if err != nil {
-			return fmt.Errorf("--ballot: %w", err)
-		}
-		h := election.BallotHash(data)
-		if hex.EncodeToString(h[:]) != rc.BallotHash {
-			return fmt.Errorf("--ballot %s does not match the receipt (hash %x, receipt %s)", *ballot, h, rc.BallotHash)
-		}
-	}
-	lc, err := nf.connect("")
+	return &rc, nil
+}
+
+// checkBallotFile checks that the voter's copy of the ballot is the one
+// the receipt is for.
+func checkBallotFile(path string, rc *ballotclient.CastReceipt) error {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("--ballot: %w", err)
 	}
-	defer lc.Conn.Close()
-	ctx, cancel := signalContext()
-	defer cancel()
+	h := election.BallotHash(data)
+	if hex.EncodeToString(h[:]) != rc.BallotHash {
+		return fmt.Errorf("--ballot %s does not match the receipt (hash %x, receipt %s)", path, h, rc.BallotHash)
+	}
+	return nil
+}
+
+// checkReceipt checks that the ledger holds the receipt's ballot and says
+// whether the result counts it.
+func checkReceipt(ctx context.Context, lc *ballotclient.Client, rc *ballotclient.CastReceipt) error {
 	got, err := lc.GetBallot(ctx, rc.ElectionID, rc.Pseudonym)
 	if err != nil {
 		return fmt.Errorf("ballot of voter %s not found on the ledger: %w", rc.Pseudonym, err)
@@ -308,31 +387,40 @@ func cmdReceiptCheck(args []string) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("receipt does NOT match the ledger: %s", strings.Join(problems, "; "))
 	}
-	// Recorded is not yet counted: a ballot counts if it committed before
-	// the result (docs/PROTOCOL.md 7.7).
-	rb, err := lc.GetResult(ctx, rc.ElectionID)
+	counted, err := countedStatus(ctx, lc, rc.ElectionID, got)
 	if err != nil {
-		return fmt.Errorf("the ballot is recorded, but reading the result failed: %w", err)
-	}
-	counted := "no result is published yet"
-	if rb != nil {
-		o, err := lc.CommitOrder(ctx, rc.ElectionID)()
-		if err != nil {
-			return fmt.Errorf("the ballot is recorded, but reading the commit order failed: %w", err)
-		}
-		for _, lb := range o.Late {
-			if lb.Entry.Pseudonym != got.Pseudonym {
-				continue
-			}
-			if lb.Entry.TxID != got.TxID || lb.Deleted {
-				return fmt.Errorf("tx %s (block %d) wrote voter %s's ballot key after the result, which the contract never does: run fabvote verify",
-					lb.Entry.TxID, lb.Block, got.Pseudonym)
-			}
-			return fmt.Errorf("the ballot %s of voter %s is recorded (tx %s), but it committed in block %d, after the result (block %d): the result does NOT count it",
-				got.BallotHash, got.Pseudonym, got.TxID, lb.Block, o.ResultBlock)
-		}
-		counted = fmt.Sprintf("it committed before the result (block %d), so the result must count it (fabvote verify checks that it does)", o.ResultBlock)
+		return err
 	}
 	fmt.Printf("OK: the ballot %s of voter %s is recorded as cast in election %q (tx %s); %s\n", got.BallotHash, got.Pseudonym, got.ElectionID, got.TxID, counted)
 	return nil
+}
+
+// countedStatus says whether the result of election id counts the
+// recorded ballot got: recorded is not yet counted, a ballot counts if it
+// committed before the result (docs/PROTOCOL.md 7.7). A ballot that
+// committed after the result is an error.
+func countedStatus(ctx context.Context, lc *ballotclient.Client, id string, got *election.Receipt) (string, error) {
+	rb, err := lc.GetResult(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("the ballot is recorded, but reading the result failed: %w", err)
+	}
+	if rb == nil {
+		return "no result is published yet", nil
+	}
+	o, err := lc.CommitOrder(ctx, id)()
+	if err != nil {
+		return "", fmt.Errorf("the ballot is recorded, but reading the commit order failed: %w", err)
+	}
+	for _, lb := range o.Late {
+		if lb.Entry.Pseudonym != got.Pseudonym {
+			continue
+		}
+		if lb.Entry.TxID != got.TxID || lb.Deleted {
+			return "", fmt.Errorf("tx %s (block %d) wrote voter %s's ballot key after the result, which the contract never does: run fabvote verify",
+				lb.Entry.TxID, lb.Block, got.Pseudonym)
+		}
+		return "", fmt.Errorf("the ballot %s of voter %s is recorded (tx %s), but it committed in block %d, after the result (block %d): the result does NOT count it",
+			got.BallotHash, got.Pseudonym, got.TxID, lb.Block, o.ResultBlock)
+	}
+	return fmt.Sprintf("it committed before the result (block %d), so the result must count it (fabvote verify checks that it does)", o.ResultBlock), nil
 }

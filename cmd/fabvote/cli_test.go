@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // captureStderr runs fn with os.Stderr sent to a file and returns what was
-// written. The flag package prints --help to os.Stderr, not to run's writer.
+// written. Commands print their progress to os.Stderr, not to run's writer.
 func captureStderr(t *testing.T, fn func()) string {
 	t.Helper()
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
@@ -30,36 +31,39 @@ func captureStderr(t *testing.T, fn func()) string {
 	return string(b)
 }
 
+// contractCase is one command of TestEveryCommand.
+type contractCase struct {
+	name     string
+	missing  string   // message when run without flags ("": the command runs without flags)
+	badValue []string // a typed flag given a value of the wrong type (nil: the command has none)
+	badFlag  string   // the flag named in badValue's message
+}
+
 // TestEveryCommand checks the command-line contract of each command: --help
-// exits 0 and prints the command's synopsis; an unknown flag, a stray
-// argument, a missing required flag and a badly typed value exit 2 with a
-// message that names the flag and points to --help. None of these cases
-// touches the network or writes a file.
+// exits 0 and prints the command's synopsis and flags; an unknown flag, a
+// stray argument, a missing required flag and a badly typed value exit 2
+// with a message that names the flag and points to --help. None of these
+// cases touches the network or writes a file.
 func TestEveryCommand(t *testing.T) {
-	tests := []struct {
-		name     string
-		missing  string   // message when run without flags ("": the command runs without flags)
-		badValue []string // a typed flag given a value of the wrong type (nil: the command has none)
-		badFlag  string   // the flag named in badValue's message
-	}{
-		{"election create", "--id is required", []string{"--max-voters", "ten"}, "-max-voters"},
-		{"election open", "--manifest is required", []string{"--max-attempts", "x"}, "-max-attempts"},
-		{"ea roll", "--out is required", []string{"--voters", "x"}, "-voters"},
-		{"ea tls-cert", "--ca-cert is required", []string{"--days", "1.5"}, "-days"},
+	tests := []contractCase{
+		{"election create", "--id is required", []string{"--max-voters", "ten"}, "--max-voters"},
+		{"election open", "--manifest is required", []string{"--max-attempts", "x"}, "--max-attempts"},
+		{"ea roll", "--out is required", []string{"--voters", "x"}, "--voters"},
+		{"ea tls-cert", "--ca-cert is required", []string{"--days", "1.5"}, "--days"},
 		{"ea init-state", "--manifest is required", nil, ""},
-		{"ea serve", "--manifest is required", []string{"--lockout", "soon"}, "-lockout"},
-		{"register", "--manifest is required", []string{"--offline=maybe"}, "-offline"},
-		{"ballot", "--manifest is required", []string{"--workers", "x"}, "-workers"},
-		{"cast", "exactly one of --ballot or --ballots", []string{"--concurrency", "x"}, "-concurrency"},
-		{"receipt check", "--receipt is required", []string{"--max-attempts", "x"}, "-max-attempts"},
-		{"tally", "--manifest is required", []string{"--wait=maybe"}, "-wait"},
+		{"ea serve", "--manifest is required", []string{"--lockout", "soon"}, "--lockout"},
+		{"register", "--manifest is required", []string{"--offline=maybe"}, "--offline"},
+		{"ballot", "--manifest is required", []string{"--workers", "x"}, "--workers"},
+		{"cast", "exactly one of --ballot or --ballots", []string{"--concurrency", "x"}, "--concurrency"},
+		{"receipt check", "--receipt is required", []string{"--max-attempts", "x"}, "--max-attempts"},
+		{"tally", "--manifest is required", []string{"--wait=maybe"}, "--wait"},
 		{"trustee keygen", "--out is required", nil, ""},
-		{"trustee decrypt", "--manifest is required", []string{"--quiet=maybe"}, "-quiet"},
-		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "-max-attempts"},
-		{"record export", "--election is required", []string{"--max-attempts", "x"}, "-max-attempts"},
+		{"trustee decrypt", "--manifest is required", []string{"--quiet=maybe"}, "--quiet"},
+		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "--max-attempts"},
+		{"record export", "--election is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"record site", "--record is required", nil, ""},
-		{"bench", "--ballots is required", []string{"--rate", "fast"}, "-rate"},
-		{"version", "", []string{"--patches=maybe"}, "-patches"},
+		{"bench", "--ballots is required", []string{"--rate", "fast"}, "--rate"},
+		{"version", "", []string{"--patches=maybe"}, "--patches"},
 	}
 	// Every command of the CLI is in the table, so a new one cannot skip these checks.
 	covered := map[string]bool{}
@@ -74,53 +78,58 @@ func TestEveryCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			words := strings.Fields(tc.name)
-			args := func(extra ...string) []string { return append(append([]string(nil), words...), extra...) }
-			seeHelp := "see `fabvote " + tc.name + " --help`"
-
-			var code int
-			help := captureStderr(t, func() { code, _ = fv(t, args("--help")...) })
+			args := func(extra ...string) []string { return append(slices.Clone(words), extra...) }
+			code, help := fv(t, args("--help")...)
 			if code != 0 {
 				t.Errorf("--help: exit %d, want 0", code)
 			}
-			if !strings.HasPrefix(help, "usage: fabvote "+tc.name+" ") || !strings.Contains(help, "  -") {
+			if !strings.HasPrefix(help, "usage: fabvote "+tc.name+" ") || !strings.Contains(help, "  --") {
 				t.Errorf("--help does not print the synopsis and the flags:\n%s", help)
 			}
-
-			cases := []struct {
-				what string
-				args []string
-				want []string
-			}{
-				{"unknown flag", args("--no-such-flag"), []string{"flag provided but not defined: -no-such-flag", seeHelp}},
-				{"stray argument", args("stray"), []string{`unexpected argument "stray"`, seeHelp}},
-			}
-			if tc.missing != "" {
-				cases = append(cases, struct {
-					what string
-					args []string
-					want []string
-				}{"no flags", args(), []string{tc.missing, seeHelp}})
-			}
-			if tc.badValue != nil {
-				cases = append(cases, struct {
-					what string
-					args []string
-					want []string
-				}{"bad value", args(tc.badValue...), []string{"invalid", tc.badFlag, seeHelp}})
-			}
-			for _, c := range cases {
-				var stderr string
-				captureStderr(t, func() { code, stderr = fv(t, c.args...) })
-				if code != 2 {
-					t.Errorf("%s: exit %d, want 2 (usage error); stderr:\n%s", c.what, code, stderr)
-				}
-				for _, w := range c.want {
-					if !strings.Contains(stderr, w) {
-						t.Errorf("%s: stderr %q does not say %q", c.what, stderr, w)
-					}
-				}
+			for _, c := range usageMistakes(tc, args) {
+				checkUsageError(t, c.what, c.args, append(c.want, "see `fabvote "+tc.name+" --help`"))
 			}
 		})
+	}
+}
+
+// usageMistake is a command line that must exit 2 with a message saying
+// each of want.
+type usageMistake struct {
+	what string
+	args []string
+	want []string
+}
+
+// usageMistakes are the usage errors TestEveryCommand makes with tc.
+func usageMistakes(tc contractCase, args func(...string) []string) []usageMistake {
+	ms := []usageMistake{
+		{"unknown flag", args("--no-such-flag"), []string{"unknown flag: --no-such-flag"}},
+		{"stray argument", args("stray"), []string{`unexpected argument "stray"`}},
+	}
+	if tc.missing != "" {
+		ms = append(ms, usageMistake{"no flags", args(), []string{tc.missing}})
+	}
+	if tc.badValue != nil {
+		ms = append(ms, usageMistake{"bad value", args(tc.badValue...), []string{"invalid", tc.badFlag}})
+	}
+	return ms
+}
+
+// checkUsageError runs args and checks that they exit 2 with a message
+// saying each of want.
+func checkUsageError(t *testing.T, what string, args, want []string) {
+	t.Helper()
+	var code int
+	var stderr string
+	captureStderr(t, func() { code, stderr = fv(t, args...) })
+	if code != 2 {
+		t.Errorf("%s: exit %d, want 2 (usage error); stderr:\n%s", what, code, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("%s: stderr %q does not say %q", what, stderr, w)
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"log"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/time/rate"
 
 	"github.com/fabvote/fabvote/election"
@@ -24,29 +24,26 @@ import (
 	"github.com/fabvote/fabvote/internal/registrar"
 )
 
-func cmdEARoll(args []string) error {
-	fs := newFlags("ea roll", "--voters N --out roll.csv")
+func cmdEARoll(fs *pflag.FlagSet) func() error {
 	n := fs.Int("voters", 0, "number of voters")
 	prefix := fs.String("prefix", "voter-", "voter id prefix (ids are PREFIX000001, …)")
 	out := fs.String("out", "", "roll file to write (mode 0600: it holds the one-time codes)")
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "out"); err != nil {
+			return err
+		}
+		if *n <= 0 {
+			return usagef("--voters %d: want at least 1", *n)
+		}
+		if err := registrar.WriteNewRoll(*out, *n, *prefix); err != nil {
+			return err
+		}
+		fmt.Printf("voter roll of %d voters with one-time codes written to %s\n", *n, *out)
+		return nil
 	}
-	if err := required(fs, "out"); err != nil {
-		return err
-	}
-	if *n <= 0 {
-		return usagef("--voters %d: want at least 1", *n)
-	}
-	if err := registrar.WriteNewRoll(*out, *n, *prefix); err != nil {
-		return err
-	}
-	fmt.Printf("voter roll of %d voters with one-time codes written to %s\n", *n, *out)
-	return nil
 }
 
-func cmdEATLSCert(args []string) error {
-	fs := newFlags("ea tls-cert", "--ca-cert FILE --ca-key FILE --cert FILE --key FILE [--hosts 127.0.0.1,localhost]")
+func cmdEATLSCert(fs *pflag.FlagSet) func() error {
 	var f registrar.TLSFiles
 	fs.StringVar(&f.CACert, "ca-cert", "", "CA certificate voters trust (register --ca-cert); made with --ca-key if neither exists")
 	fs.StringVar(&f.CAKey, "ca-key", "", "CA private key (0600); keep it offline between renewals")
@@ -54,16 +51,20 @@ func cmdEATLSCert(args []string) error {
 	fs.StringVar(&f.Key, "key", "", "server private key to write (0600)")
 	hosts := fs.String("hosts", "127.0.0.1,localhost", "comma-separated IP addresses and DNS names")
 	days := fs.Int("days", 30, "validity of the server certificate in days")
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "ca-cert", "ca-key", "cert", "key"); err != nil {
+			return err
+		}
+		if *days < 1 {
+			return usagef("--days %d: want at least 1", *days)
+		}
+		return writeTLSCert(f, splitList(*hosts), *days)
 	}
-	if err := required(fs, "ca-cert", "ca-key", "cert", "key"); err != nil {
-		return err
-	}
-	if *days < 1 {
-		return usagef("--days %d: want at least 1", *days)
-	}
-	newCA, err := registrar.WriteTLS(f, splitList(*hosts), time.Duration(*days)*24*time.Hour)
+}
+
+// writeTLSCert writes the server certificate of f, and its CA if new.
+func writeTLSCert(f registrar.TLSFiles, hosts []string, days int) error {
+	newCA, err := registrar.WriteTLS(f, hosts, time.Duration(days)*24*time.Hour)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ type stateFlags struct {
 	manifest, roll, state string
 }
 
-func (s *stateFlags) register(fs *flag.FlagSet) {
+func (s *stateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.manifest, "manifest", "", "the election's manifest.json")
 	fs.StringVar(&s.roll, "roll", "", "voter roll (voter_id,code lines)")
 	fs.StringVar(&s.state, "state", "", "registration state database (default: ROLL.state.db)")
@@ -124,29 +125,27 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-func cmdEAInitState(args []string) error {
-	fs := newFlags("ea init-state", "--manifest FILE --roll roll.csv [--state FILE]")
+func cmdEAInitState(fs *pflag.FlagSet) func() error {
 	var sf stateFlags
 	sf.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "manifest", "roll"); err != nil {
+			return err
+		}
+		_, _, b, err := sf.load()
+		if err != nil {
+			return err
+		}
+		return sf.initState(b)
 	}
-	if err := required(fs, "manifest", "roll"); err != nil {
-		return err
-	}
-	_, _, b, err := sf.load()
-	if err != nil {
-		return err
-	}
-	return sf.initState(b)
 }
 
 // limitFlags set registrar.Limits.
-func limitFlags(fs *flag.FlagSet) *registrar.Limits {
+func limitFlags(fs *pflag.FlagSet) *registrar.Limits {
 	l := registrar.DefaultLimits()
-	fs.Func("ip-rate", fmt.Sprintf("requests per second from one client address (default %v)", l.IPRate), rateFlag(&l.IPRate))
+	fs.Var((*rateValue)(&l.IPRate), "ip-rate", fmt.Sprintf("requests per second from one client address (default %v)", l.IPRate))
 	fs.IntVar(&l.IPBurst, "ip-burst", l.IPBurst, "requests at once from one client address")
-	fs.Func("voter-rate", fmt.Sprintf("requests per second for one voter id from one address (default %v)", l.VoterRate), rateFlag(&l.VoterRate))
+	fs.Var((*rateValue)(&l.VoterRate), "voter-rate", fmt.Sprintf("requests per second for one voter id from one address (default %v)", l.VoterRate))
 	fs.IntVar(&l.VoterBurst, "voter-burst", l.VoterBurst, "requests at once for one voter id")
 	fs.IntVar(&l.IPFailures, "ip-failures", l.IPFailures, "failures from one address within --failure-window before it is locked out")
 	fs.IntVar(&l.VoterFailures, "voter-failures", l.VoterFailures, "failures for one voter id from one address within --failure-window before it is locked out there")
@@ -155,63 +154,82 @@ func limitFlags(fs *flag.FlagSet) *registrar.Limits {
 	return &l
 }
 
-func rateFlag(dst *rate.Limit) func(string) error {
-	return func(s string) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v <= 0 {
-			return fmt.Errorf("want a positive number of requests per second")
+// rateValue is a flag of a positive number of requests per second. Its
+// default is in the flag's usage, so String is empty like the value of
+// Go's flag.Func, which the flag used to be.
+type rateValue rate.Limit
+
+func (r *rateValue) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("want a positive number of requests per second")
+	}
+	*r = rateValue(v)
+	return nil
+}
+
+func (r *rateValue) String() string { return "" }
+func (r *rateValue) Type() string   { return "float" }
+
+// serveOptions are the flags of `ea serve`.
+type serveOptions struct {
+	addr      string
+	state     stateFlags
+	initState bool
+	cert, key string
+	limits    *registrar.Limits
+	ea        eaFlags
+}
+
+func cmdEAServe(fs *pflag.FlagSet) func() error {
+	var o serveOptions
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:7443", "listen address")
+	o.state.register(fs)
+	fs.BoolVar(&o.initState, "init-state", false, "create a new registration state first (a new election only; refused if the state exists)")
+	fs.StringVar(&o.cert, "tls-cert", "", "TLS server certificate (PEM; a leaf, see fabvote ea tls-cert)")
+	fs.StringVar(&o.key, "tls-key", "", "TLS private key (PEM)")
+	o.limits = limitFlags(fs)
+	o.ea.register(fs)
+	return func() error {
+		if err := required(fs, "manifest", "roll", "tls-cert", "tls-key"); err != nil {
+			return err
 		}
-		*dst = rate.Limit(v)
-		return nil
+		return o.serve()
 	}
 }
 
-func cmdEAServe(args []string) error {
-	fs := newFlags("ea serve", "--manifest FILE --roll roll.csv [--state FILE] [--init-state] --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr 127.0.0.1:7443]")
-	addr := fs.String("addr", "127.0.0.1:7443", "listen address")
-	var sf stateFlags
-	sf.register(fs)
-	initState := fs.Bool("init-state", false, "create a new registration state first (a new election only; refused if the state exists)")
-	cert := fs.String("tls-cert", "", "TLS server certificate (PEM; a leaf, see `ea tls-cert`)")
-	key := fs.String("tls-key", "", "TLS private key (PEM)")
-	limits := limitFlags(fs)
-	var ea eaFlags
-	ea.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "manifest", "roll", "tls-cert", "tls-key"); err != nil {
-		return err
-	}
-	guard, err := registrar.NewGuard(*limits)
+// serve opens everything the service needs, the listener before the
+// state, and runs the service.
+func (o *serveOptions) serve() error {
+	guard, err := registrar.NewGuard(*o.limits)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	tlsConf, err := registrar.ServerTLS(*cert, *key)
+	tlsConf, err := registrar.ServerTLS(o.cert, o.key)
 	if err != nil {
 		return err
 	}
-	m, roll, b, err := sf.load()
+	m, roll, b, err := o.state.load()
 	if err != nil {
 		return err
 	}
-	mint, closeSigner, err := ea.minter(m)
+	mint, closeSigner, err := o.ea.minter(m)
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
 	// Listen before making a state, so a busy port leaves nothing behind.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	defer ln.Close()
-	if *initState {
-		if err := sf.initState(b); err != nil {
+	if o.initState {
+		if err := o.state.initState(b); err != nil {
 			return err
 		}
 	}
-	st, err := registrar.OpenStore(sf.state, b)
+	st, err := registrar.OpenStore(o.state.state, b)
 	if err != nil {
 		return err
 	}
@@ -261,61 +279,80 @@ func loadOrCreateVoterKey(path string) (*ecdsa.PrivateKey, bool, error) {
 	return k, false, nil
 }
 
-func cmdRegister(args []string) error {
-	fs := newFlags("register", "--url https://HOST:PORT --ca-cert FILE --manifest FILE --voter-id ID --code CODE --key voter.key --out token.json\n       fabvote register --offline --manifest FILE (--ea-key FILE | --pkcs11-…) (--roll roll.csv | --voters N) --out voters.jsonl")
-	url := fs.String("url", "", "registration service URL (https://…)")
-	ca := fs.String("ca-cert", "", "CA certificate that signed the service's certificate")
-	manifest := fs.String("manifest", "", "the election's manifest.json")
-	voterID := fs.String("voter-id", "", "your voter id on the roll")
-	code := fs.String("code", "", "your one-time code (default: $FABVOTE_CODE; prefer --code-file)")
-	codeFile := fs.String("code-file", "", "read your one-time code from the first line of this file (- for standard input)")
-	keyPath := fs.String("key", "", "your voter key (PEM; created if it does not exist)")
-	out := fs.String("out", "", "token file to write (offline: voters file)")
-	offline := fs.Bool("offline", false, "bulk mode for benchmarks: generate voter keys and sign their tokens locally with the EA key")
-	roll := fs.String("roll", "", "offline: take voter ids from this roll")
-	voters := fs.Int("voters", 0, "offline: number of voters (ids voter-000001, …) when no --roll")
-	var ea eaFlags
-	ea.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
+// registerOptions are the flags of `register`.
+type registerOptions struct {
+	url, ca, manifest string
+	voterID           string
+	code, codeFile    string
+	keyPath, out      string
+	offline           bool
+	roll              string
+	voters            int
+	ea                eaFlags
+}
+
+func cmdRegister(fs *pflag.FlagSet) func() error {
+	var o registerOptions
+	fs.StringVar(&o.url, "url", "", "registration service URL (https://…)")
+	fs.StringVar(&o.ca, "ca-cert", "", "CA certificate that signed the service's certificate")
+	fs.StringVar(&o.manifest, "manifest", "", "the election's manifest.json")
+	fs.StringVar(&o.voterID, "voter-id", "", "your voter id on the roll")
+	fs.StringVar(&o.code, "code", "", "your one-time code (default: $FABVOTE_CODE; prefer --code-file)")
+	fs.StringVar(&o.codeFile, "code-file", "", "read your one-time code from the first line of this file (- for standard input)")
+	fs.StringVar(&o.keyPath, "key", "", "your voter key (PEM; created if it does not exist)")
+	fs.StringVar(&o.out, "out", "", "token file to write (offline: voters file)")
+	fs.BoolVar(&o.offline, "offline", false, "bulk mode for benchmarks: generate voter keys and sign their tokens locally with the EA key")
+	fs.StringVar(&o.roll, "roll", "", "offline: take voter ids from this roll")
+	fs.IntVar(&o.voters, "voters", 0, "offline: number of voters (ids voter-000001, …) when no --roll")
+	o.ea.register(fs)
+	return func() error { return o.run(fs) }
+}
+
+// run registers offline, or online once the online flags are complete.
+func (o *registerOptions) run(fs *pflag.FlagSet) error {
 	if err := required(fs, "manifest", "out"); err != nil {
 		return err
 	}
-	m, _, err := loadManifest(*manifest)
+	m, _, err := loadManifest(o.manifest)
 	if err != nil {
 		return err
 	}
-	if *offline {
-		return registerOffline(m, &ea, *roll, *voters, *out)
+	if o.offline {
+		return registerOffline(m, &o.ea, o.roll, o.voters, o.out)
 	}
 	if err := required(fs, "url", "voter-id", "key"); err != nil {
 		return err
 	}
-	if *code, err = readSecret("code", *code, "code-file", *codeFile, "FABVOTE_CODE"); err != nil {
+	if o.code, err = readSecret("code", o.code, "code-file", o.codeFile, "FABVOTE_CODE"); err != nil {
 		return err
 	}
-	if *code == "" {
+	if o.code == "" {
 		return usagef("--code-file (or --code, or $FABVOTE_CODE) is required")
 	}
-	key, created, err := loadOrCreateVoterKey(*keyPath)
+	return o.registerOnline(m)
+}
+
+// registerOnline registers the voter key (made if new) with the service
+// and writes the token once it verifies under the manifest's token key.
+func (o *registerOptions) registerOnline(m *election.Manifest) error {
+	key, created, err := loadOrCreateVoterKey(o.keyPath)
 	if err != nil {
 		return err
 	}
 	if created {
-		fmt.Fprintf(os.Stderr, "created a new voter key %s (keep it: it signs your ballot)\n", *keyPath)
+		fmt.Fprintf(os.Stderr, "created a new voter key %s (keep it: it signs your ballot)\n", o.keyPath)
 	}
 	pub, err := key.PublicKey.Bytes()
 	if err != nil {
 		return err
 	}
-	c, err := registrar.NewClient(*url, *ca)
+	c, err := registrar.NewClient(o.url, o.ca)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	tok, err := c.Register(ctx, &registrar.Request{ElectionID: m.ElectionID, VoterID: *voterID, Code: *code, VoterPub: pub})
+	tok, err := c.Register(ctx, &registrar.Request{ElectionID: m.ElectionID, VoterID: o.voterID, Code: o.code, VoterPub: pub})
 	if err != nil {
 		return err
 	}
@@ -326,10 +363,10 @@ func cmdRegister(args []string) error {
 	if err := p.VerifyToken(pub, tok.Token); err != nil {
 		return fmt.Errorf("the service returned a token that does not verify under the manifest's token key: %w", err)
 	}
-	if err := writeJSON(*out, tok, 0o600); err != nil {
+	if err := writeJSON(o.out, tok, 0o600); err != nil {
 		return err
 	}
-	fmt.Printf("voter %s registered for election %q; token written to %s\n", *voterID, m.ElectionID, *out)
+	fmt.Printf("voter %s registered for election %q; token written to %s\n", o.voterID, m.ElectionID, o.out)
 	return nil
 }
 

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"crypto"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
@@ -20,32 +20,8 @@ import (
 	"github.com/fabvote/fabvote/internal/gateway"
 )
 
-// newFlags makes a flag set whose --help prints the synopsis and the flags.
-func newFlags(name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet("fabvote "+name, flag.ContinueOnError)
-	fs.Usage = func() {
-		out := fs.Output()
-		fmt.Fprintf(out, "usage: fabvote %s %s\n\n", name, synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parse parses args; a flag error becomes a usage error, --help flag.ErrHelp.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return &usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
-}
-
-func required(fs *flag.FlagSet, names ...string) error {
+// required is a usage error naming the first flag of names left empty.
+func required(fs *pflag.FlagSet, names ...string) error {
 	for _, n := range names {
 		f := fs.Lookup(n)
 		if f == nil || f.Value.String() == "" {
@@ -55,23 +31,14 @@ func required(fs *flag.FlagSet, names ...string) error {
 	return nil
 }
 
-// stringList is a repeatable flag.
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error {
-	*s = append(*s, v)
-	return nil
-}
-
 // netFlags select the network and the identity.
 type netFlags struct {
 	network, org, identity string
 	maxAttempts            int
 }
 
-func (n *netFlags) register(fs *flag.FlagSet, defaultIdentity string) {
-	fs.StringVar(&n.network, "network", "run/current/network.json", "network description written by `make network-up`")
+func (n *netFlags) register(fs *pflag.FlagSet, defaultIdentity string) {
+	fs.StringVar(&n.network, "network", "run/current/network.json", "network description written by make network-up")
 	fs.StringVar(&n.org, "org", "", "org name or MSP id to connect as (default: the command's natural org)")
 	fs.StringVar(&n.identity, "identity", defaultIdentity, "identity of the org in network.json (admin, user1, …)")
 	fs.IntVar(&n.maxAttempts, "max-attempts", 8, "attempts per transaction for retryable failures")
@@ -88,6 +55,19 @@ func (n *netFlags) connect(defaultOrg string) (*ballotclient.Client, error) {
 		return nil, err
 	}
 	return ballotclient.New(conn), nil
+}
+
+// withLedger connects as connect does and runs fn with the client and a
+// context that SIGINT or SIGTERM cancels; both are released when fn returns.
+func (n *netFlags) withLedger(defaultOrg string, fn func(ctx context.Context, lc *ballotclient.Client) error) error {
+	lc, err := n.connect(defaultOrg)
+	if err != nil {
+		return err
+	}
+	defer lc.Conn.Close()
+	ctx, cancel := signalContext()
+	defer cancel()
+	return fn(ctx, lc)
 }
 
 // orgOr is --org, or else defaultOrg if the network has it, or else ""
@@ -141,7 +121,7 @@ type eaFlags struct {
 	pseudKeyFile              string
 }
 
-func (e *eaFlags) register(fs *flag.FlagSet) {
+func (e *eaFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&e.keyFile, "ea-key", "", "EA token key, PEM file (or use the --pkcs11-* flags)")
 	fs.StringVar(&e.module, "pkcs11-module", "", "PKCS#11 library holding the EA key, e.g. /usr/lib/softhsm/libsofthsm2.so")
 	fs.StringVar(&e.token, "pkcs11-token", "", "PKCS#11 token label")
@@ -187,7 +167,7 @@ func (e *eaFlags) newMinter(signer crypto.Signer, m *election.Manifest) (*electi
 	return election.NewMinter(nil, p, signer, key)
 }
 
-func (e *eaFlags) registerPIN(fs *flag.FlagSet) {
+func (e *eaFlags) registerPIN(fs *pflag.FlagSet) {
 	fs.StringVar(&e.pin, "pkcs11-pin", "", "PKCS#11 user PIN (default: $FABVOTE_PKCS11_PIN; prefer --pkcs11-pin-file)")
 	fs.StringVar(&e.pinFile, "pkcs11-pin-file", "", "read the PKCS#11 user PIN from the first line of this file (- for standard input)")
 }

@@ -4,43 +4,65 @@
 // the tally, and anyone audits the result from the ledger alone.
 //
 // Run `fabvote help` for the commands and `fabvote COMMAND --help` for each
-// command's flags. Exit status: 0 success, 1 failure (including an audit that
-// FAILs or a rejected ballot), 2 bad usage.
+// command's flags; docs/cli holds the same reference in Markdown, and
+// `fabvote completion bash|zsh|fish` prints a shell completion script. Exit
+// status: 0 success, 1 failure (including an audit that FAILs or a rejected
+// ballot), 2 bad usage.
 package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/spf13/pflag"
 )
 
+// command is one command of the CLI. setup defines its flags on fs and
+// returns the function that runs it once the flags are parsed.
 type command struct {
-	name    string // one or two words
-	summary string
-	run     func(args []string) error
+	name     string // one or two words: two make a subcommand of a parent command
+	synopsis string // the usage line after the name
+	summary  string
+	setup    func(fs *pflag.FlagSet) func() error
 }
 
 var commands = []command{
-	{"election create", "generate the Paillier key (or trustee shares), the EA token key and the manifest", cmdElectionCreate},
-	{"election open", "write the manifest to the ledger (as the election authority)", cmdElectionOpen},
-	{"ea roll", "write a voter roll of voter ids with fresh one-time codes", cmdEARoll},
-	{"ea tls-cert", "write the TLS server certificate of `ea serve`, signed by a CA voters trust", cmdEATLSCert},
-	{"ea init-state", "create the registration state of a new election's roll", cmdEAInitState},
-	{"ea serve", "run the HTTPS registration service (voter id + one-time code -> token)", cmdEAServe},
-	{"register", "register a voter key with `ea serve` (or --offline: issue tokens locally)", cmdRegister},
-	{"ballot", "encrypt, prove and sign a ballot (or --bulk: many voters on every core)", cmdBallot},
-	{"cast", "submit ballots through the Fabric gateway and print receipts and throughput", cmdCast},
-	{"receipt check", "check that a receipt's ballot is recorded as cast", cmdReceiptCheck},
-	{"tally", "multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},
-	{"trustee keygen", "a trustee's age key pair: its sealed share opens only with it", cmdTrusteeKeygen},
-	{"trustee decrypt", "one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
-	{"verify", "audit an election from the ledger alone (or --record DIR, offline); exit 1 on FAIL", cmdVerify},
-	{"record export", "write the election record (docs/RECORD.md): manifest, result, ballot index, signed blocks", cmdRecordExport},
-	{"record site", "write the public bulletin board of an election record: a static site with a receipt search", cmdRecordSite},
-	{"version", "print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
+	{"election create", "--id ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K --trustee-recipients FILE] --out DIR",
+		"generate the Paillier key (or trustee shares), the EA token key and the manifest", cmdElectionCreate},
+	{"election open", "--manifest FILE [--start T --end T] [--network FILE]",
+		"write the manifest to the ledger (as the election authority)", cmdElectionOpen},
+	{"ea roll", "--voters N --out roll.csv",
+		"write a voter roll of voter ids with fresh one-time codes", cmdEARoll},
+	{"ea tls-cert", "--ca-cert FILE --ca-key FILE --cert FILE --key FILE [--hosts 127.0.0.1,localhost]",
+		"write the TLS server certificate of `ea serve`, signed by a CA voters trust", cmdEATLSCert},
+	{"ea init-state", "--manifest FILE --roll roll.csv [--state FILE]",
+		"create the registration state of a new election's roll", cmdEAInitState},
+	{"ea serve", "--manifest FILE --roll roll.csv [--state FILE] [--init-state] --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr 127.0.0.1:7443]",
+		"run the HTTPS registration service (voter id + one-time code -> token)", cmdEAServe},
+	{"register", "--url https://HOST:PORT --ca-cert FILE --manifest FILE --voter-id ID --code CODE --key voter.key --out token.json\n       fabvote register --offline --manifest FILE (--ea-key FILE | --pkcs11-…) (--roll roll.csv | --voters N) --out voters.jsonl",
+		"register a voter key with `ea serve` (or --offline: issue tokens locally)", cmdRegister},
+	{"ballot", "--manifest FILE --voter-key voter.key --token token.json --choice N|NAME --out ballot.bin\n       fabvote ballot --bulk --manifest FILE (--voters N (--ea-key FILE | --pkcs11-…) | --voters-file voters.jsonl) --choices random|FILE --out ballots.bin",
+		"encrypt, prove and sign a ballot (or --bulk: many voters on every core)", cmdBallot},
+	{"cast", "--ballot ballot.bin [--receipt-out receipt.json] | --ballots ballots.bin [--concurrency N] [--receipts-out receipts.jsonl]",
+		"submit ballots through the Fabric gateway and print receipts and throughput", cmdCast},
+	{"receipt check", "--receipt receipt.json [--ballot ballot.bin] [--network FILE]",
+		"check that a receipt's ballot is recorded as cast", cmdReceiptCheck},
+	{"tally", "--manifest FILE [--share trustee-i.share.age --age-identity FILE] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]",
+		"multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},
+	{"trustee keygen", "--out DIR",
+		"a trustee's age key pair: its sealed share opens only with it", cmdTrusteeKeygen},
+	{"trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]",
+		"one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
+	{"verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR [--genesis-hash HEX] [--manifest FILE], offline)",
+		"audit an election from the ledger alone (or --record DIR, offline); exit 1 on FAIL", cmdVerify},
+	{"record export", "--election ID --out DIR [--network FILE]",
+		"write the election record (docs/RECORD.md): manifest, result, ballot index, signed blocks", cmdRecordExport},
+	{"record site", "--record DIR --out SITE [--genesis-hash HEX] [--manifest FILE] [--report FILE]",
+		"write the public bulletin board of an election record: a static site with a receipt search", cmdRecordSite},
+	{"version", "[--patches]",
+		"print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
 }
 
 // usageError is a command-line mistake: exit status 2.
@@ -50,87 +72,52 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
-}
+// usageShownError is a command-line mistake already answered with the
+// command's usage (a command or parent command given no subcommand): exit
+// status 2 with nothing more to say.
+type usageShownError struct{}
 
-func run(args []string, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmd, rest := findCommand(args)
-	if cmd == nil {
-		fmt.Fprintf(stderr, "fabvote: unknown command %q\n\n", strings.Join(firstWords(args), " "))
-		printUsage(stderr)
-		return 2
-	}
-	err := cmd.run(rest)
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "fabvote %s: %v (see `fabvote %s --help`)\n", cmd.name, err, cmd.name)
-		return 2
-	}
-	var fe failedError
-	if errors.As(err, &fe) {
-		return 1 // already reported
-	}
-	fmt.Fprintf(stderr, "fabvote %s: %v\n", cmd.name, err)
-	return 1
-}
+func (usageShownError) Error() string { return "usage shown" }
 
 // failedError means the command printed its own failure report.
 type failedError struct{}
 
 func (failedError) Error() string { return "failed" }
 
-func firstWords(args []string) []string {
-	var out []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") || len(out) == 2 {
-			break
-		}
-		out = append(out, a)
-	}
-	return out
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-func findCommand(args []string) (*command, []string) {
-	for n := 2; n >= 1; n-- {
-		if len(args) < n {
-			continue
-		}
-		name := strings.Join(args[:n], " ")
-		for i := range commands {
-			if commands[i].name == name {
-				return &commands[i], args[n:]
-			}
-		}
+// run runs the command line args and returns the exit status; errors, usage
+// and help go to stderr, the commands' output to os.Stdout.
+func run(args []string, stderr io.Writer) int {
+	root := newRootCommand(stderr)
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
 	}
-	return nil, nil
+	root.SetArgs(doubleDashLongFlags(root, args))
+	cmd, err := root.ExecuteC()
+	if cmd == nil {
+		cmd = root
+	}
+	return exitStatus(cmd.CommandPath(), err, stderr)
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: fabvote COMMAND [flags]   (fabvote COMMAND --help for the flags)")
-	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+// exitStatus reports err of the command named name on stderr and returns
+// the exit status it means.
+func exitStatus(name string, err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &failedError{}):
+		return 1 // already reported
+	case errors.As(err, &usageShownError{}):
+		return 2
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %v (see `%s --help`)\n", name, err, name)
+		return 2
 	}
-	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
-	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	return 1
 }

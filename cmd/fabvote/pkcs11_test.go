@@ -62,13 +62,23 @@ func TestPKCS11EAKey(t *testing.T) {
 	if code, errs := fv(t, args...); code != 0 {
 		t.Fatalf("register --offline with PKCS#11: %s", errs)
 	}
-	mb, _ := os.ReadFile(p("el/manifest.json"))
+	if n := checkVoterTokens(t, p("el/manifest.json"), p("voters.jsonl")); n != 3 {
+		t.Fatalf("%d voters, want 3", n)
+	}
+	checkPKCS11Mistakes(t, module, p)
+	checkPINFile(t, p, hsm)
+}
+
+// checkVoterTokens checks that every token of the voters file verifies
+// under the manifest's token key and returns their number.
+func checkVoterTokens(t *testing.T, manifestPath, votersPath string) int {
+	mb, _ := os.ReadFile(manifestPath)
 	m, err := election.ParseManifest(mb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prep, _ := election.Prepare(m)
-	f, _ := os.Open(p("voters.jsonl"))
+	f, _ := os.Open(votersPath)
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	n := 0
@@ -83,11 +93,11 @@ func TestPKCS11EAKey(t *testing.T) {
 		}
 		n++
 	}
-	if n != 3 {
-		t.Fatalf("%d voters, want 3", n)
-	}
+	return n
+}
 
-	// A wrong PIN and a wrong label are named.
+// checkPKCS11Mistakes: a wrong PIN, a wrong label and two EA keys are named.
+func checkPKCS11Mistakes(t *testing.T, module string, p func(string) string) {
 	bad := []struct {
 		flags []string
 		want  string
@@ -103,8 +113,11 @@ func TestPKCS11EAKey(t *testing.T) {
 			t.Errorf("flags %v: exit %d, stderr %q; want mention of %q", b.flags, code, errs, b.want)
 		}
 	}
+}
 
-	// The PIN from a file or standard input, with no PIN in the environment.
+// checkPINFile: the PIN from a file or standard input, with no PIN in the
+// environment; not together with --pkcs11-pin.
+func checkPINFile(t *testing.T, p func(string) string, hsm []string) {
 	t.Setenv("FABVOTE_PKCS11_PIN", "")
 	os.WriteFile(p("pin"), []byte("4321\n"), 0o600)
 	old := stdin
@@ -116,7 +129,7 @@ func TestPKCS11EAKey(t *testing.T) {
 			t.Fatalf("--pkcs11-pin-file %s: %s", pinFile, errs)
 		}
 	}
-	args = append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", p("pin"), "--pkcs11-pin", "4321", "--pseudonym-key", p("el/pseudonym.key")}, hsm...)
+	args := append([]string{"register", "--offline", "--manifest", p("el/manifest.json"), "--voters", "1", "--out", p("v3.jsonl"), "--pkcs11-pin-file", p("pin"), "--pkcs11-pin", "4321", "--pseudonym-key", p("el/pseudonym.key")}, hsm...)
 	if code, errs := fv(t, args...); code != 2 || !strings.Contains(errs, "not both") {
 		t.Fatalf("PIN given twice: %d %s", code, errs)
 	}

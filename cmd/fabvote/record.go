@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/bboard"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/record"
@@ -17,41 +21,39 @@ import (
 // cmdRecordExport writes an election record (docs/RECORD.md) from the
 // gateway peer's own org: its ledger values and its blocks, so that the
 // record is one peer's copy, whose transactions filter is that peer's.
-func cmdRecordExport(args []string) error {
-	fs := newFlags("record export", "--election ID --out DIR [--network FILE]")
+func cmdRecordExport(fs *pflag.FlagSet) func() error {
 	id := fs.String("election", "", "election id")
 	out := fs.String("out", "", "the record directory to write (must not exist, or be empty)")
 	var nf netFlags
 	nf.register(fs, "user1")
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "election", "out"); err != nil {
+			return err
+		}
+		return nf.withLedger("", func(ctx context.Context, lc *ballotclient.Client) error {
+			return exportRecord(ctx, lc, *id, *out)
+		})
 	}
-	if err := required(fs, "election", "out"); err != nil {
-		return err
-	}
-	lc, err := nf.connect("")
-	if err != nil {
-		return err
-	}
-	defer lc.Conn.Close()
+}
+
+// exportRecord writes the record of election id to out from lc's own org.
+func exportRecord(ctx context.Context, lc *ballotclient.Client, id, out string) error {
 	lc.OwnOrgOnly = true
-	ctx, cancel := signalContext()
-	defer cancel()
 	// The values first: the blocks read after them reach their writes.
-	mb, err := lc.GetManifest(ctx, *id)
+	mb, err := lc.GetManifest(ctx, id)
 	if err != nil {
-		return fmt.Errorf("reading the manifest of %q from the ledger: %w", *id, err)
+		return fmt.Errorf("reading the manifest of %q from the ledger: %w", id, err)
 	}
-	rb, err := lc.GetResult(ctx, *id)
+	rb, err := lc.GetResult(ctx, id)
 	if err != nil {
-		return fmt.Errorf("reading the result of %q from the ledger: %w", *id, err)
+		return fmt.Errorf("reading the result of %q from the ledger: %w", id, err)
 	}
 	sum, err := record.Export(ctx, record.Source{Blocks: lc.Blocks(), Channel: lc.Conn.Channel(), Chaincode: lc.Conn.Chaincode(),
-		ElectionID: *id, Manifest: mb, Result: rb}, *out)
+		ElectionID: id, Manifest: mb, Result: rb}, out)
 	if err != nil {
-		return fmt.Errorf("exporting the record of %q: %w", *id, err)
+		return fmt.Errorf("exporting the record of %q: %w", id, err)
 	}
-	fmt.Printf("record of election %q written to %s: blocks 0 .. %d, %d ballot(s), %d bytes\n", *id, *out, sum.LastBlock, sum.Ballots, sum.Bytes)
+	fmt.Printf("record of election %q written to %s: blocks 0 .. %d, %d ballot(s), %d bytes\n", id, out, sum.LastBlock, sum.Ballots, sum.Bytes)
 	fmt.Printf("genesis hash: %s (block 0's header hash: verifiers take it with --genesis-hash)\n", hex.EncodeToString(sum.GenesisHash))
 	if rb == nil {
 		fmt.Println("no result is published yet: the record has no result.json, and verifying it reports RESULT_MISSING")
@@ -131,32 +133,30 @@ func printReport(rep *audit.Report, asJSON bool) error {
 // verification of the record, or, with --report, a report that another
 // verifier wrote for the same record (the independent Python verifier's
 // `--json` output, for example).
-func cmdRecordSite(args []string) error {
-	fs := newFlags("record site", "--record DIR --out SITE [--genesis-hash HEX] [--manifest FILE] [--report FILE]")
+func cmdRecordSite(fs *pflag.FlagSet) func() error {
 	dir := fs.String("record", "", "the election record (docs/RECORD.md)")
 	out := fs.String("out", "", "the site directory to write (must not exist, or be empty)")
 	reportFile := fs.String("report", "", "show this verifier's JSON report instead of verifying the record here")
 	genesis := fs.String("genesis-hash", "", "when verifying here: require this header hash (hex) of the channel's genesis block")
 	manifest := fs.String("manifest", "", "when verifying here: require the record's manifest to be this published one")
-	if err := parse(fs, args); err != nil {
-		return err
+	return func() error {
+		if err := required(fs, "record", "out"); err != nil {
+			return err
+		}
+		if *reportFile != "" && (*genesis != "" || *manifest != "") {
+			return usagef("--genesis-hash and --manifest are for the verification made here, not for a --report")
+		}
+		report, verdict, err := siteReport(*dir, *reportFile, *genesis, *manifest)
+		if err != nil {
+			return err
+		}
+		if err := bboard.Build(*dir, report, *out); err != nil {
+			return err
+		}
+		fmt.Printf("bulletin board of the record %s written to %s (open %s); verification %s\n",
+			*dir, *out, filepath.Join(*out, "index.html"), verdict)
+		return nil
 	}
-	if err := required(fs, "record", "out"); err != nil {
-		return err
-	}
-	if *reportFile != "" && (*genesis != "" || *manifest != "") {
-		return usagef("--genesis-hash and --manifest are for the verification made here, not for a --report")
-	}
-	report, verdict, err := siteReport(*dir, *reportFile, *genesis, *manifest)
-	if err != nil {
-		return err
-	}
-	if err := bboard.Build(*dir, report, *out); err != nil {
-		return err
-	}
-	fmt.Printf("bulletin board of the record %s written to %s (open %s); verification %s\n",
-		*dir, *out, filepath.Join(*out, "index.html"), verdict)
-	return nil
 }
 
 // siteReport returns the JSON report the site shows and its verdict.

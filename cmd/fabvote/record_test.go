@@ -111,78 +111,93 @@ func TestVerifyRecordJSON(t *testing.T) {
 // its board (showing the failure), and every refusal leaves no site.
 func TestRecordSite(t *testing.T) {
 	good := recordFixtures + "/good"
-	// Another verifier's report of the good record, and two that must not
-	// be taken for it.
+	r := writeSiteReports(t, good)
+	cases := []siteCase{
+		{"pass", []string{"--record", good}, 0, "Verification passed", "verification PASS"},
+		{"fail shown", []string{"--record", recordFixtures + "/result-count"}, 0, "Verification failed", "verification FAIL"},
+		{"genesis mismatch shown", []string{"--record", good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
+		{"report of another election", []string{"--record", good, "--report", r.other}, 1, `report is of election "another"`, ""},
+		{"report not JSON", []string{"--record", good, "--report", r.notJSON}, 1, "is not a JSON report", ""},
+		{"report of another record", []string{"--record", good, "--report", r.otherGenesis}, 1, "is the report of a record with genesis hash", ""},
+		{"report with OK in capitals", []string{"--record", good, "--report", r.capitals}, 1, "is not a JSON report", ""},
+		{"another verifier's report", []string{"--record", good, "--report", r.good}, 0, "Verification passed", "verification PASS (from"},
+		{"published manifest", []string{"--record", good, "--manifest", good + "/manifest.json"}, 0, "Verification passed", "verification PASS"},
+		{"another manifest", []string{"--record", good, "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 0, "Verification failed", "verification FAIL"},
+		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
+		{"no out", []string{"--record", good, "--out", ""}, 2, "--out", ""},
+		{"report and genesis", []string{"--record", good, "--report", r.other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "are for the verification made here", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { checkRecordSite(t, tc) })
+	}
+}
+
+// siteCase is one `record site` run of TestRecordSite.
+type siteCase struct {
+	name   string
+	args   []string // --out is added
+	code   int
+	want   string // in index.html for exit 0, in stderr otherwise
+	stdout string
+}
+
+// checkRecordSite runs tc: a site that says tc.want, or a refusal that
+// says it and leaves no site.
+func checkRecordSite(t *testing.T, tc siteCase) {
+	site := filepath.Join(t.TempDir(), "site")
+	var code int
+	var stderr string
+	out := captureStdout(t, func() {
+		code, stderr = fv(t, append([]string{"record", "site", "--out", site}, tc.args...)...)
+	})
+	if code != tc.code {
+		t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, tc.code, stderr, out)
+	}
+	if tc.code != 0 {
+		if !strings.Contains(stderr, tc.want) {
+			t.Fatalf("stderr %q, want %q", stderr, tc.want)
+		}
+		if _, err := os.Stat(site); !os.IsNotExist(err) {
+			t.Fatalf("a refused site left %s behind (%v)", site, err)
+		}
+		return
+	}
+	index, err := os.ReadFile(filepath.Join(site, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(index), tc.want) || !strings.Contains(out, tc.stdout) {
+		t.Fatalf("index.html lacks %q or stdout %q lacks %q", tc.want, out, tc.stdout)
+	}
+}
+
+// siteReports are JSON reports of TestRecordSite's good record: another
+// verifier's, and reports that must not be taken for it.
+type siteReports struct {
+	good, other, otherGenesis, capitals, notJSON string
+}
+
+// writeSiteReports writes the reports of the record good.
+func writeSiteReports(t *testing.T, good string) siteReports {
 	goodJSON := captureStdout(t, func() { fv(t, "verify", "--json", "--record", good) })
 	var genesis struct{ GenesisHash, ElectionID string }
 	if err := json.Unmarshal([]byte(goodJSON), &genesis); err != nil || len(genesis.GenesisHash) != 64 {
 		t.Fatalf("verify --json: %v\n%s", err, goodJSON)
 	}
 	reports := t.TempDir()
-	goodReport, other := filepath.Join(reports, "good.json"), filepath.Join(reports, "election.json")
-	otherGenesis, capitals := filepath.Join(reports, "genesis.json"), filepath.Join(reports, "caps.json")
+	r := siteReports{good: filepath.Join(reports, "good.json"), other: filepath.Join(reports, "election.json"),
+		otherGenesis: filepath.Join(reports, "genesis.json"), capitals: filepath.Join(reports, "caps.json"),
+		notJSON: filepath.Join(reports, "report.txt")}
 	for path, text := range map[string]string{
-		goodReport:   goodJSON,
-		other:        strings.Replace(goodJSON, `"`+genesis.ElectionID+`"`, `"another"`, 1),
-		otherGenesis: strings.Replace(goodJSON, genesis.GenesisHash, strings.Repeat("ab", 32), 1),
-		capitals:     strings.Replace(goodJSON, `"ok": true`, `"OK": true`, 1),
+		r.good:         goodJSON,
+		r.other:        strings.Replace(goodJSON, `"`+genesis.ElectionID+`"`, `"another"`, 1),
+		r.otherGenesis: strings.Replace(goodJSON, genesis.GenesisHash, strings.Repeat("ab", 32), 1),
+		r.capitals:     strings.Replace(goodJSON, `"ok": true`, `"OK": true`, 1),
+		r.notJSON:      "RESULT: PASS\n",
 	} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	notJSON := filepath.Join(t.TempDir(), "report.txt")
-	if err := os.WriteFile(notJSON, []byte("RESULT: PASS\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name   string
-		args   []string // --out is added
-		code   int
-		want   string // in index.html for exit 0, in stderr otherwise
-		stdout string
-	}{
-		{"pass", []string{"--record", good}, 0, "Verification passed", "verification PASS"},
-		{"fail shown", []string{"--record", recordFixtures + "/result-count"}, 0, "Verification failed", "verification FAIL"},
-		{"genesis mismatch shown", []string{"--record", good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
-		{"report of another election", []string{"--record", good, "--report", other}, 1, `report is of election "another"`, ""},
-		{"report not JSON", []string{"--record", good, "--report", notJSON}, 1, "is not a JSON report", ""},
-		{"report of another record", []string{"--record", good, "--report", otherGenesis}, 1, "is the report of a record with genesis hash", ""},
-		{"report with OK in capitals", []string{"--record", good, "--report", capitals}, 1, "is not a JSON report", ""},
-		{"another verifier's report", []string{"--record", good, "--report", goodReport}, 0, "Verification passed", "verification PASS (from"},
-		{"published manifest", []string{"--record", good, "--manifest", good + "/manifest.json"}, 0, "Verification passed", "verification PASS"},
-		{"another manifest", []string{"--record", good, "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 0, "Verification failed", "verification FAIL"},
-		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
-		{"no out", []string{"--record", good, "--out", ""}, 2, "--out", ""},
-		{"report and genesis", []string{"--record", good, "--report", other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "are for the verification made here", ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			site := filepath.Join(t.TempDir(), "site")
-			var code int
-			var stderr string
-			out := captureStdout(t, func() {
-				code, stderr = fv(t, append([]string{"record", "site", "--out", site}, tc.args...)...)
-			})
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, tc.code, stderr, out)
-			}
-			if tc.code != 0 {
-				if !strings.Contains(stderr, tc.want) {
-					t.Fatalf("stderr %q, want %q", stderr, tc.want)
-				}
-				if _, err := os.Stat(site); !os.IsNotExist(err) {
-					t.Fatalf("a refused site left %s behind (%v)", site, err)
-				}
-				return
-			}
-			index, err := os.ReadFile(filepath.Join(site, "index.html"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(index), tc.want) || !strings.Contains(out, tc.stdout) {
-				t.Fatalf("index.html lacks %q or stdout %q lacks %q", tc.want, out, tc.stdout)
-			}
-		})
-	}
+	return r
 }

@@ -104,25 +104,8 @@ func TestSealedSharesApart(t *testing.T) {
 func TestTrusteeRefusals(t *testing.T) {
 	root := t.TempDir()
 	dirs, rf := keygen(t, root, 3)
-	m, _, shares := electiontest.Load().ThresholdManifest("refuse", 2, 3)
-	manifest := filepath.Join(root, "manifest.json")
-	raw, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(manifest, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sealed := filepath.Join(root, "trustee-1.share.age")
-	if err := sharebox.WriteSealed(sealed, shares[0], mustRecipient(t, dirs[0])); err != nil {
-		t.Fatal(err)
-	}
-	short := filepath.Join(root, "short.txt")
-	dup := filepath.Join(root, "dup.txt")
-	rcps, _ := os.ReadFile(rf)
-	lines := strings.Split(strings.TrimSpace(string(rcps)), "\n")
-	os.WriteFile(short, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644)
-	os.WriteFile(dup, []byte(lines[0]+"\n"+lines[1]+"\n"+lines[0]+"\n"), 0o644)
+	manifest, sealed := writeThresholdElection(t, root, dirs[0])
+	short, dup := writeBadRecipients(t, root, rf)
 	create := func(extra ...string) []string {
 		return append([]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10",
 			"--trustees", "3", "--threshold", "2", "--out", filepath.Join(root, "created")}, extra...)
@@ -170,6 +153,37 @@ func TestTrusteeRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeThresholdElection writes the manifest of a 2-of-3 election in root
+// and its first share, sealed to the trustee of dir; it returns their paths.
+func writeThresholdElection(t *testing.T, root, dir string) (manifest, sealed string) {
+	m, _, shares := electiontest.Load().ThresholdManifest("refuse", 2, 3)
+	manifest = filepath.Join(root, "manifest.json")
+	raw, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sealed = filepath.Join(root, "trustee-1.share.age")
+	if err := sharebox.WriteSealed(sealed, shares[0], mustRecipient(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	return manifest, sealed
+}
+
+// writeBadRecipients writes two recipients files made of the recipients
+// file rf: one with a recipient too few, one with a recipient twice.
+func writeBadRecipients(t *testing.T, root, rf string) (short, dup string) {
+	short = filepath.Join(root, "short.txt")
+	dup = filepath.Join(root, "dup.txt")
+	rcps, _ := os.ReadFile(rf)
+	lines := strings.Split(strings.TrimSpace(string(rcps)), "\n")
+	os.WriteFile(short, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644)
+	os.WriteFile(dup, []byte(lines[0]+"\n"+lines[1]+"\n"+lines[0]+"\n"), 0o644)
+	return short, dup
 }
 
 func mustRecipient(t *testing.T, dir string) age.Recipient {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/fabric"
 )
 
@@ -13,13 +15,9 @@ import (
 // (git describe). A plain `go build` says "dev".
 var version = "dev"
 
-func cmdVersion(args []string) error {
-	fs := newFlags("version", "[--patches]")
+func cmdVersion(fs *pflag.FlagSet) func() error {
 	patches := fs.Bool("patches", false, "list the patch files of the series too")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	return printVersion(os.Stdout, *patches)
+	return func() error { return printVersion(os.Stdout, *patches) }
 }
 
 // printVersion names fabvote's version, the Go toolchain, the pinned Fabric
