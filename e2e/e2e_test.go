@@ -11,11 +11,8 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,32 +21,32 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
-	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/hyperledger/fabric-gateway/pkg/client"
 )
 
 const (
-	voters     = 50
-	candidates = "Alice,Bob,Carol,Dave"
+	voters = 50
 	// window is how long the main election accepts ballots; everything that
 	// needs the window open (50 casts, the rejection cases) must fit in it.
 	window = 90 * time.Second
 )
 
 type env struct {
-	t        *testing.T
-	bin      string
-	netPath  string
-	net      *gateway.Network
-	dir      string
-	ea       *ballotclient.Client // authority admin
-	voter    *ballotclient.Client // the gateway identity that submits voters' ballots
-	outsider *ballotclient.Client // a party org's identity (nil in solo-org)
+	nettest.CLI                  // the fabvote binary, run in the test's directory
+	el          nettest.Election // the main election, in that directory
+	netPath     string           // network.json of the running network
+	net         *gateway.Network
+	ea          *ballotclient.Client // authority admin
+	voter       *ballotclient.Client // the gateway identity that submits voters' ballots
+	outsider    *ballotclient.Client // a party org's identity (nil in solo-org)
 }
 
+// setup connects to the network scripts/e2e.sh started, or skips the test
+// when it runs outside `make e2e-test`.
 func setup(t *testing.T) *env {
 	netPath := os.Getenv("FABVOTE_E2E_NETWORK")
 	bin := os.Getenv("FABVOTE_BIN")
@@ -60,89 +57,32 @@ func setup(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, bin: bin, netPath: netPath, net: net, dir: t.TempDir()}
-	e.ea = e.connect("EAMSP", "admin")
-	e.voter = e.connect("EAMSP", "user1")
+	dir := t.TempDir()
+	e := &env{CLI: nettest.CLI{Bin: bin, Dir: dir}, netPath: netPath, net: net}
+	e.ea = e.connect(t, "EAMSP", "admin")
+	e.voter = e.connect(t, "EAMSP", "user1")
 	for _, o := range net.Orgs {
 		if o.MSPID != "EAMSP" {
-			e.outsider = e.connect(o.MSPID, "user1")
+			e.outsider = e.connect(t, o.MSPID, "user1")
 			break
 		}
 	}
 	return e
 }
 
-func (e *env) connect(msp, id string) *ballotclient.Client {
+func (e *env) connect(t *testing.T, msp, id string) *ballotclient.Client {
 	c, err := gateway.Connect(e.net, gateway.Options{Org: msp, Identity: id})
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	e.t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { c.Close() })
 	return ballotclient.New(c)
 }
 
-// fv runs the fabvote binary; it returns combined output and the exit code.
-func (e *env) fv(args ...string) (string, int) {
-	e.t.Helper()
-	cmd := exec.Command(e.bin, args...)
-	cmd.Dir = e.dir
-	out, err := cmd.CombinedOutput()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("fabvote %s: %v", strings.Join(args, " "), err)
-	}
-	return string(out), code
-}
+func (e *env) path(p string) string { return filepath.Join(e.Dir, p) }
 
-func (e *env) mustFV(args ...string) string {
-	e.t.Helper()
-	out, code := e.fv(args...)
-	if code != 0 {
-		e.t.Fatalf("fabvote %s: exit %d\n%s", strings.Join(args, " "), code, out)
-	}
-	return out
-}
-
-func (e *env) path(p string) string { return filepath.Join(e.dir, p) }
-
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	t.Cleanup(cancel)
-	return c
-}
-
-// wantReject asserts that err is the contract's rejection with code and
-// returns its message.
-func wantReject(t *testing.T, what string, err error, code string) string {
-	t.Helper()
-	var re *gateway.RejectError
-	if !errors.As(err, &re) {
-		t.Fatalf("%s: got %v, want a contract rejection %s", what, err, code)
-	}
-	if re.Code != code {
-		t.Fatalf("%s: rejected with %s (%s), want %s", what, re.Code, re.Msg, code)
-	}
-	if !strings.Contains(re.Msg, "fabvote "+code+":") || len(re.Msg) < len("fabvote "+code+": ")+10 {
-		t.Fatalf("%s: error message %q is not a clear one", what, re.Msg)
-	}
-	t.Logf("%s: rejected as expected: %s", what, re.Msg)
-	return re.Msg
-}
-
-func readManifest(t *testing.T, path string) *election.Manifest {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := election.ParseManifest(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
+// ctx bounds the network calls of one test or step by the suite's timeout.
+func ctx(t *testing.T) context.Context { return nettest.Context(t, 20*time.Minute) }
 
 // sibling returns a copy of m under another id and window (same keys).
 func sibling(t *testing.T, m *election.Manifest, id string, start, end time.Time) (*election.Manifest, []byte) {
@@ -154,15 +94,6 @@ func sibling(t *testing.T, m *election.Manifest, id string, start, end time.Time
 		t.Fatal(err)
 	}
 	return &c, b
-}
-
-func newVoter(t *testing.T) (*ecdsa.PrivateKey, []byte) {
-	k, err := easigner.GeneratePEM(filepath.Join(t.TempDir(), "v.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, _ := k.PublicKey.Bytes()
-	return k, pub
 }
 
 // pseudKey is the election's K_pseud (el/pseudonym.key), loaded by TestElection.
@@ -214,250 +145,334 @@ func resign(t *testing.T, b *election.Ballot, k *ecdsa.PrivateKey) []byte {
 	return b.Marshal()
 }
 
+// TestElection runs a whole election on the network, step by step: every
+// step needs what the steps before it left on the ledger, so a failed step
+// ends the test (t.Fatal), except the subtests, which each check one
+// property and leave the election as they found it.
 func TestElection(t *testing.T) {
-	e := setup(t)
-	c := ctx(t)
-	id := fmt.Sprintf("e2e-%d", time.Now().Unix())
+	s := &electionRun{env: setup(t), c: ctx(t), id: fmt.Sprintf("e2e-%d", time.Now().Unix())}
+	s.create(t)
+	s.generateBallots(t)
+	s.open(t)
+	s.openSiblings(t)
+	s.castAll(t)
+	s.withholdEndorsement(t)
+	// One ballot per voter id, and a ballot deleted before the result, in a
+	// sibling election (the main election's counts stay the voters' choices).
+	s.tamper = tamperDuringWindow(t, s.env, s.m, s.eaKey)
+	s.rejectDuringWindow(t)
+	s.refuseDecryptionDuringWindow(t)
+	s.decryptAfterWindow(t)
+	s.publish(t)
+	s.submitWithheld(t)
+	s.checkPublishedCounts(t)
+	s.audit(t)
 
-	// 1. The authority creates the election (3 trustees, any 2 decrypt).
-	// Each trustee makes its own age key; the dealer seals share i to trustee i.
-	recipients := trusteeKeys(t, e, 3)
-	e.mustFV("election", "create", "--id", id, "--candidates", candidates, "--max-voters", "1000",
-		"--trustees", "3", "--threshold", "2", "--trustee-recipients", recipients, "--out", "el",
-		"--channel", e.net.Channel, "--max-clock-skew", "2s") // one host: the peers share a clock
-	mPath := e.path("el/manifest.json")
-	if pm, err := election.Prepare(readManifest(t, mPath)); err != nil {
+	// The election record, exported from a peer, verifies offline with the
+	// same counts, and fails with its kind when tampered with.
+	t.Run("election record", func(t *testing.T) { recordChecks(t, s.env, s.id) })
+	// The ballot deleted before the sibling's result is reported.
+	t.Run("ballot deleted before the result", func(t *testing.T) { tamperAfterWindow(t, s.env, s.tamper) })
+	// Every org's peer validated all of it alike (docs/PROTOCOL.md 7.11),
+	// the invalid ballots of the rejection cases included.
+	t.Run("peers of every org agree", func(t *testing.T) { peersAgree(t, s.env, s.id, s.opening) })
+}
+
+// electionRun is what TestElection's steps hand on to each other.
+type electionRun struct {
+	*env
+	c       context.Context
+	id      string
+	mPath   string             // the manifest file, rewritten by `election open`
+	m       *election.Manifest // the manifest as opened
+	eaKey   *ecdsa.PrivateKey
+	want    []uint64 // the counts of the voters' choices
+	ballots [][]byte // the cast ballots, in stream order
+	first   *offlineVoter
+	opening uint64 // the chain height before the election was opened
+
+	early, late *election.Manifest // siblings: not yet open, already closed
+	held        withheldBallot
+	tamper      *tamperElection
+	result      []byte // the correct result, before it is published
+	published   []byte // the result as the ledger holds it
+}
+
+// withheldBallot is a valid ballot endorsed inside the window and submitted
+// only after the result is published (docs/PROTOCOL.md 7.7).
+type withheldBallot struct {
+	ballot *election.Ballot
+	tx     *client.Transaction
+}
+
+// count is the number of ballots election eid holds on the ledger.
+func (s *electionRun) count(t *testing.T, eid string) int {
+	n, err := s.voter.CountBallots(s.c, eid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// create: the authority creates the election (3 trustees, any 2 decrypt),
+// each trustee making its own age key and the dealer sealing share i to
+// trustee i; no directory may then hold two usable shares.
+func (s *electionRun) create(t *testing.T) {
+	s.el = nettest.CreateElection(t, s.CLI, s.id, 1000, "--channel", s.net.Channel)
+	s.mPath = s.el.Manifest()
+	if pm, err := election.Prepare(nettest.ReadManifest(t, s.mPath)); err != nil {
 		t.Fatal(err)
 	} else {
-		checkSharesApart(t, e, 3, pm.Threshold)
+		checkSharesApart(t, s.env, nettest.Trustees, pm.Threshold)
 	}
-	eaKey, err := easigner.LoadPEM(e.path("el/ea.key"))
-	if err != nil {
+	var err error
+	if s.eaKey, err = easigner.LoadPEM(s.el.EAKey()); err != nil {
 		t.Fatal(err)
 	}
-	if pseudKey, err = easigner.LoadPseudonymKey(e.path("el/pseudonym.key")); err != nil {
+	if pseudKey, err = easigner.LoadPseudonymKey(s.el.PseudonymKey()); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// 2. The test decides every voter's choice and generates the ballots in bulk.
+// generateBallots: the test decides every voter's choice and generates the
+// ballots in bulk.
+func (s *electionRun) generateBallots(t *testing.T) {
 	var choiceLines []string
-	want := make([]uint64, 4)
+	s.want = make([]uint64, 4)
 	for i := 0; i < voters; i++ {
 		ch := (i * 7 / 5) % 4 // deterministic, uneven
-		want[ch]++
+		s.want[ch]++
 		choiceLines = append(choiceLines, strconv.Itoa(ch))
 	}
-	if err := os.WriteFile(e.path("choices.txt"), []byte(strings.Join(choiceLines, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(s.path("choices.txt"), []byte(strings.Join(choiceLines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.mustFV("register", "--offline", "--manifest", mPath, "--voters", strconv.Itoa(voters), "--ea-key", e.path("el/ea.key"),
-		"--out", e.path("voters.jsonl"))
-	e.mustFV("ballot", "--bulk", "--manifest", mPath, "--voters-file", e.path("voters.jsonl"),
-		"--choices", e.path("choices.txt"), "--out", e.path("ballots.bin"), "--quiet")
-	firstVoter := readVoter(t, e.path("voters.jsonl"))
-	ballots := readStream(t, e.path("ballots.bin"))
-	if len(ballots) != voters {
-		t.Fatalf("bulk generation wrote %d ballots, want %d", len(ballots), voters)
-	}
+	s.ballots = s.el.GenerateBallots(t, s.CLI, voters, s.path("choices.txt"))
+	s.first = readVoter(t, s.el.Path("voters.jsonl"))
+}
 
-	// 3. Open, with a window that covers the casts and the rejection cases.
-	// The chain's height now is where the determinism check starts reading.
-	opening, err := e.voter.Conn.Height(c)
-	if err != nil {
+// open opens the election with a window that covers the casts and the
+// rejection cases; a second open is refused and leaves the manifest file
+// alone. The chain's height before it is where the determinism check
+// starts reading.
+func (s *electionRun) open(t *testing.T) {
+	var err error
+	if s.opening, err = s.voter.Conn.Height(s.c); err != nil {
 		t.Fatal(err)
 	}
-	e.mustFV("election", "open", "--network", e.netPath, "--manifest", mPath, "--start", "-5s", "--end", "+"+window.String())
-	m := readManifest(t, mPath)
-	if out, code := e.fv("election", "open", "--network", e.netPath, "--manifest", mPath, "--end", "+1h"); code != 1 || !strings.Contains(out, "already open") {
+	s.Must(t, "election", "open", "--network", s.netPath, "--manifest", s.mPath, "--start", "-5s", "--end", "+"+window.String())
+	s.m = nettest.ReadManifest(t, s.mPath)
+	if out, code := s.Run(t, "election", "open", "--network", s.netPath, "--manifest", s.mPath, "--end", "+1h"); code != 1 || !strings.Contains(out, "already open") {
 		t.Fatalf("opening the election again: exit %d\n%s", code, out)
 	}
-	if again := readManifest(t, mPath); !again.End.Equal(m.End) {
+	if again := nettest.ReadManifest(t, s.mPath); !again.End.Equal(s.m.End) {
 		t.Fatal("a refused re-open rewrote the manifest file")
 	}
+}
 
-	// Sibling elections with the same keys: one not yet open, one already closed.
-	early, earlyBytes := sibling(t, m, id+"-early", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
-	late, lateBytes := sibling(t, m, id+"-late", time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour))
+// openSiblings opens sibling elections with the same keys: one not yet
+// open, one already closed.
+func (s *electionRun) openSiblings(t *testing.T) {
+	var earlyBytes, lateBytes []byte
+	s.early, earlyBytes = sibling(t, s.m, s.id+"-early", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
+	s.late, lateBytes = sibling(t, s.m, s.id+"-late", time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour))
 	for _, b := range [][]byte{earlyBytes, lateBytes} {
-		if _, err := e.ea.OpenElection(c, b); err != nil {
+		if _, err := s.ea.OpenElection(s.c, b); err != nil {
 			t.Fatalf("opening a sibling election: %v", err)
 		}
 	}
+}
 
-	// 4. Cast all ballots through the CLI (real gateway, retries, receipts).
-	out := e.mustFV("cast", "--network", e.netPath, "--ballots", e.path("ballots.bin"), "--concurrency", "16",
-		"--receipts-out", e.path("receipts.jsonl"), "--quiet")
+// castAll casts every ballot through the CLI (real gateway, retries,
+// receipts) and checks one receipt through the CLI.
+func (s *electionRun) castAll(t *testing.T) {
+	out := s.Must(t, "cast", "--network", s.netPath, "--ballots", s.el.Path("ballots.bin"), "--concurrency", "16",
+		"--receipts-out", s.path("receipts.jsonl"), "--quiet")
 	if !strings.Contains(out, fmt.Sprintf("%d committed, 0 not recorded", voters)) {
 		t.Fatalf("cast output:\n%s", out)
 	}
-	t.Logf("cast: %s", firstLine(out))
-	count := func(eid string) int {
-		n, err := e.voter.CountBallots(c, eid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	if n := count(id); n != voters {
+	t.Logf("cast: %s", nettest.FirstLine(out))
+	if n := s.count(t, s.id); n != voters {
 		t.Fatalf("ledger holds %d ballots after casting, want %d", n, voters)
 	}
-	// A receipt checks out through the CLI.
-	receipt := firstLine(readFile(t, e.path("receipts.jsonl")))
-	os.WriteFile(e.path("r0.json"), []byte(receipt), 0o644)
-	if out := e.mustFV("receipt", "check", "--network", e.netPath, "--receipt", e.path("r0.json")); !strings.Contains(out, "OK: ") {
+	receipt := nettest.FirstLine(readFile(t, s.path("receipts.jsonl")))
+	os.WriteFile(s.path("r0.json"), []byte(receipt), 0o644)
+	if out := s.Must(t, "receipt", "check", "--network", s.netPath, "--receipt", s.path("r0.json")); !strings.Contains(out, "OK: ") {
 		t.Fatalf("receipt check: %s", out)
 	}
+}
 
-	// A withheld endorsement (docs/PROTOCOL.md 7.7): a valid ballot is
-	// endorsed now, inside the window, and submitted only after the result
-	// is published. Its choice (Carol) is not in want: it must not count.
-	p, err := election.Prepare(m)
+// withholdEndorsement has a valid ballot endorsed now, inside the window;
+// submitWithheld submits it after the result. Its choice (Carol) is not in
+// want: it must not count.
+func (s *electionRun) withholdEndorsement(t *testing.T) {
+	p, err := election.Prepare(s.m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	heldKey, heldPub := newVoter(t)
-	heldBallot, err := p.NewBallot(rand.Reader, heldKey, token(t, eaKey, m, heldPub), 2)
+	heldKey, heldPub := nettest.VoterKey(t)
+	s.held.ballot, err = p.NewBallot(rand.Reader, heldKey, token(t, s.eaKey, s.m, heldPub), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	heldProposal, err := e.voter.Conn.Gateway().GetNetwork(e.net.Channel).GetContract("ballot").
-		NewProposal("CastBallot", client.WithBytesArguments(heldBallot.Marshal()))
+	proposal, err := s.voter.Conn.Gateway().GetNetwork(s.net.Channel).GetContract("ballot").
+		NewProposal("CastBallot", client.WithBytesArguments(s.held.ballot.Marshal()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	heldTx, err := heldProposal.EndorseWithContext(c)
-	if err != nil {
+	if s.held.tx, err = proposal.EndorseWithContext(s.c); err != nil {
 		t.Fatalf("endorsing the withheld ballot: %v", err)
 	}
+}
 
-	// One ballot per voter id, and a ballot deleted before the result, in a
-	// sibling election (the main election's counts stay the voters' choices).
-	tamper := tamperDuringWindow(t, e, m, eaKey)
-
-	// 5. Every rejection: a clear error at the client, and the ledger unchanged.
-	t.Run("rejections", func(t *testing.T) { rejections(t, e, m, eaKey, ballots, firstVoter, early, late) })
-	if n := count(id); n != voters {
+// rejectDuringWindow runs every rejection case (a clear error at the
+// client, and the ledger unchanged), then requires the audit to FAIL,
+// naming the missing result, while none is published.
+func (s *electionRun) rejectDuringWindow(t *testing.T) {
+	t.Run("rejections", func(t *testing.T) { rejections(t, s.env, s.m, s.eaKey, s.ballots, s.first, s.early, s.late) })
+	if n := s.count(t, s.id); n != voters {
 		t.Fatalf("after the rejection cases the ledger holds %d ballots, want %d", n, voters)
 	}
-	for _, s := range []*election.Manifest{early, late} {
-		if n := count(s.ElectionID); n != 0 {
-			t.Fatalf("election %s holds %d ballots, want 0", s.ElectionID, n)
+	for _, sib := range []*election.Manifest{s.early, s.late} {
+		if n := s.count(t, sib.ElectionID); n != 0 {
+			t.Fatalf("election %s holds %d ballots, want 0", sib.ElectionID, n)
 		}
 	}
-
-	// The audit FAILs, naming the missing result, while none is published.
-	if out, code := e.fv("verify", "--network", e.netPath, "--election", id); code != 1 ||
+	if out, code := s.Run(t, "verify", "--network", s.netPath, "--election", s.id); code != 1 ||
 		!strings.Contains(out, "RESULT_MISSING") || !strings.Contains(out, "RESULT: FAIL") {
 		t.Fatalf("verify before the result is published: exit %d, want 1 naming RESULT_MISSING\n%s", code, out)
 	}
+}
 
-	// 6. Before the window closes, neither the tally command nor a trustee
-	// decrypts (the ledger's WindowClosed says false), and neither writes
-	// its output; the chaincode's own refusal of an early result is the
-	// rejection case "result before the window closes".
-	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
-		"--age-identity", e.identityPath(1), "--no-publish", "--result-out", e.path("early-by-cli.json")); code != 1 || !strings.Contains(out, "window closed") {
+// refuseDecryptionDuringWindow: before the window closes, neither the tally
+// command nor a trustee decrypts (the ledger's WindowClosed says false),
+// and neither writes its output; the chaincode's own refusal of an early
+// result is the rejection case "result before the window closes".
+func (s *electionRun) refuseDecryptionDuringWindow(t *testing.T) {
+	if out, code := s.Run(t, "tally", "--network", s.netPath, "--manifest", s.mPath, "--share", s.el.Share(1),
+		"--age-identity", s.el.Identity(1), "--no-publish", "--result-out", s.path("early-by-cli.json")); code != 1 || !strings.Contains(out, "window closed") {
 		t.Fatalf("tally during the window: exit %d, want 1 naming the window\n%s", code, out)
 	}
-	wantNoFile(t, "tally during the window", e.path("early-by-cli.json"))
-	if out, code := e.fv("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(1),
-		"--age-identity", e.identityPath(1), "--out", e.path("early-p1.bin")); code != 1 || !strings.Contains(out, "window closed") {
+	wantNoFile(t, "tally during the window", s.path("early-by-cli.json"))
+	if out, code := s.Run(t, "trustee", "decrypt", "--network", s.netPath, "--manifest", s.mPath, "--share", s.el.Share(1),
+		"--age-identity", s.el.Identity(1), "--out", s.path("early-p1.bin")); code != 1 || !strings.Contains(out, "window closed") {
 		t.Fatalf("trustee decrypt during the window: exit %d, want 1 naming the window\n%s", code, out)
 	}
-	wantNoFile(t, "trustee decrypt during the window", e.path("early-p1.bin"))
-
-	// The peers' own answer, by the same rule as the result check.
-	windowClosed := func() string {
-		out, err := e.voter.Conn.Evaluate(c, "WindowClosed", []byte(id))
-		if err != nil {
-			t.Fatalf("WindowClosed: %v", err)
-		}
-		return string(out)
-	}
-	if got := windowClosed(); got != "false" {
+	wantNoFile(t, "trustee decrypt during the window", s.path("early-p1.bin"))
+	if got := s.windowClosed(t); got != "false" {
 		t.Fatalf("WindowClosed during the window = %s, want false", got)
 	}
+}
 
-	// 7. After the window (end + clock skew on the peers' clocks).
-	time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
-	if got := windowClosed(); got != "true" {
+// windowClosed is the peers' own answer, by the same rule as the result
+// check.
+func (s *electionRun) windowClosed(t *testing.T) string {
+	out, err := s.voter.Conn.Evaluate(s.c, "WindowClosed", []byte(s.id))
+	if err != nil {
+		t.Fatalf("WindowClosed: %v", err)
+	}
+	return string(out)
+}
+
+// decryptAfterWindow waits for the window's end plus the clock skew on the
+// peers' clocks; then each of trustees 2 and 3 recomputes the tally from
+// the ledger on its own and decrypts it (--wait: until the ledger shows the
+// window closed), and the trustee journal and identity checks run.
+func (s *electionRun) decryptAfterWindow(t *testing.T) {
+	time.Sleep(time.Until(s.m.ResultNotBefore()) + 3*time.Second)
+	if got := s.windowClosed(t); got != "true" {
 		t.Fatalf("WindowClosed after end + clock skew = %s, want true", got)
 	}
-	// Each trustee recomputes the tally from the
-	// ledger on its own and decrypts it (--wait: until the ledger shows the
-	// window closed); the tallier combines and publishes.
 	for _, i := range []int{2, 3} {
-		e.mustFV("trustee", "decrypt", "--network", e.netPath, "--manifest", mPath, "--share", e.sharePath(i),
-			"--age-identity", e.identityPath(i), "--out", e.path(fmt.Sprintf("p%d.bin", i)), "--wait", "--quiet")
+		s.Must(t, "trustee", "decrypt", "--network", s.netPath, "--manifest", s.mPath, "--share", s.el.Share(i),
+			"--age-identity", s.el.Identity(i), "--out", s.path(fmt.Sprintf("p%d.bin", i)), "--wait", "--quiet")
 	}
-	trusteeJournalAndIdentity(t, e, m, mPath)
-	// A partial of a ciphertext that is not the ledger's tally (one voter's
-	// ballot, re-randomised) is refused by name, and nothing is written.
-	foreign := foreignPartial(t, e, m, 2)
-	if out, code := e.fv("tally", "--network", e.netPath, "--manifest", mPath, "--partial", foreign, "--partial", e.path("p3.bin"),
-		"--no-publish", "--result-out", e.path("foreign-result.json"), "--quiet"); code != 1 ||
-		!strings.Contains(out, "is not a decryption of the tally product recomputed from the ledger") {
-		t.Fatalf("tally with a partial of a re-randomised ballot: exit %d\n%s", code, out)
-	}
-	wantNoFile(t, "tally with a foreign partial", e.path("foreign-result.json"))
-	if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
-		t.Fatalf("after the refused tally, GetResult = %.80q, %v; want none", r, err)
-	}
-	// The correct result, built without publishing: the rejection cases
-	// below submit it (or a tampered copy) directly.
-	e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"),
-		"--no-publish", "--result-out", e.path("result.json"))
-	resultBytes := []byte(readFile(t, e.path("result.json")))
-	t.Run("publish rejections", func(t *testing.T) { publishRejections(t, e, id, resultBytes, want) })
-	out = e.mustFV("tally", "--network", e.netPath, "--manifest", mPath, "--partial", e.path("p2.bin"), "--partial", e.path("p3.bin"))
+	trusteeJournalAndIdentity(t, s.env, s.m, s.mPath)
+}
+
+// publish: a partial of a ciphertext that is not the ledger's tally is
+// refused by name and nothing is written; the correct result, built without
+// publishing, goes through the publish rejections; then the tallier
+// publishes it, and a second result is refused.
+func (s *electionRun) publish(t *testing.T) {
+	s.refuseForeignPartial(t)
+	s.Must(t, "tally", "--network", s.netPath, "--manifest", s.mPath, "--partial", s.path("p2.bin"), "--partial", s.path("p3.bin"),
+		"--no-publish", "--result-out", s.path("result.json"))
+	s.result = []byte(readFile(t, s.path("result.json")))
+	t.Run("publish rejections", func(t *testing.T) { publishRejections(t, s.env, s.id, s.result, s.want) })
+	out := s.Must(t, "tally", "--network", s.netPath, "--manifest", s.mPath, "--partial", s.path("p2.bin"), "--partial", s.path("p3.bin"))
 	t.Logf("tally:\n%s", out)
-	published, err := e.voter.GetResult(c, id)
-	if err != nil || published == nil {
-		t.Fatalf("GetResult after publishing: %q, %v", published, err)
+	var err error
+	if s.published, err = s.voter.GetResult(s.c, s.id); err != nil || s.published == nil {
+		t.Fatalf("GetResult after publishing: %q, %v", s.published, err)
 	}
 	t.Run("second result", func(t *testing.T) {
-		_, err := e.ea.PublishResult(c, resultBytes)
-		wantReject(t, "second result", err, election.CodeExists)
-		if again, err := e.voter.GetResult(c, id); err != nil || !bytes.Equal(again, published) {
+		_, err := s.ea.PublishResult(s.c, s.result)
+		nettest.WantClearReject(t, "second result", err, election.CodeExists)
+		if again, err := s.voter.GetResult(s.c, s.id); err != nil || !bytes.Equal(again, s.published) {
 			t.Fatalf("the published result changed after a second publish (%v)", err)
 		}
 	})
+}
 
-	// The withheld ballot is submitted now. Fabric puts no expiry on an
-	// endorsement, so it commits after the result; the result is unchanged.
-	heldCommit, err := heldTx.SubmitWithContext(c)
+// refuseForeignPartial brings a partial of one voter's ballot,
+// re-randomised, to the tally: refused by name, and nothing is written.
+func (s *electionRun) refuseForeignPartial(t *testing.T) {
+	foreign := foreignPartial(t, s.env, s.m, 2)
+	if out, code := s.Run(t, "tally", "--network", s.netPath, "--manifest", s.mPath, "--partial", foreign, "--partial", s.path("p3.bin"),
+		"--no-publish", "--result-out", s.path("foreign-result.json"), "--quiet"); code != 1 ||
+		!strings.Contains(out, "is not a decryption of the tally product recomputed from the ledger") {
+		t.Fatalf("tally with a partial of a re-randomised ballot: exit %d\n%s", code, out)
+	}
+	wantNoFile(t, "tally with a foreign partial", s.path("foreign-result.json"))
+	if r, err := s.voter.GetResult(s.c, s.id); err != nil || r != nil {
+		t.Fatalf("after the refused tally, GetResult = %.80q, %v; want none", r, err)
+	}
+}
+
+// submitWithheld submits the withheld ballot now. Fabric puts no expiry on
+// an endorsement, so it commits after the result; the result is unchanged,
+// and the receipt checks tell the late ballot from a counted one.
+func (s *electionRun) submitWithheld(t *testing.T) {
+	commit, err := s.held.tx.SubmitWithContext(s.c)
 	if err != nil {
 		t.Fatalf("submitting the withheld ballot: %v", err)
 	}
-	if st, err := heldCommit.StatusWithContext(c); err != nil || !st.Successful {
+	if st, err := commit.StatusWithContext(s.c); err != nil || !st.Successful {
 		t.Fatalf("the withheld ballot did not commit after the result (status %+v, %v): update docs/PROTOCOL.md 7.7 and this test", st, err)
 	}
-	if n := count(id); n != voters+1 {
+	if n := s.count(t, s.id); n != voters+1 {
 		t.Fatalf("ledger holds %d ballots after the withheld one committed, want %d", n, voters+1)
 	}
-	if again, err := e.voter.GetResult(c, id); err != nil || !bytes.Equal(again, published) {
+	if again, err := s.voter.GetResult(s.c, s.id); err != nil || !bytes.Equal(again, s.published) {
 		t.Fatalf("the published result changed when a late ballot committed (%v)", err)
 	}
+	s.checkReceiptsAfterResult(t)
+}
 
-	// The withheld voter's receipt check says the ballot is recorded but
-	// not counted; an ordinary voter's says it is counted.
-	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: id, Pseudonym: heldBallot.PseudonymHex(),
-		BallotHash: fmt.Sprintf("%x", election.BallotHash(heldBallot.Marshal())), TxID: heldTx.TransactionID()})
+// checkReceiptsAfterResult: the withheld voter's receipt check says the
+// ballot is recorded but not counted; an ordinary voter's says it is
+// counted.
+func (s *electionRun) checkReceiptsAfterResult(t *testing.T) {
+	heldReceipt, err := json.Marshal(election.Receipt{ElectionID: s.id, Pseudonym: s.held.ballot.PseudonymHex(),
+		BallotHash: fmt.Sprintf("%x", election.BallotHash(s.held.ballot.Marshal())), TxID: s.held.tx.TransactionID()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(e.path("held-receipt.json"), heldReceipt, 0o644); err != nil {
+	if err := os.WriteFile(s.path("held-receipt.json"), heldReceipt, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, code := e.fv("receipt", "check", "--network", e.netPath, "--receipt", e.path("held-receipt.json")); code != 1 || !strings.Contains(out, "after the result") || !strings.Contains(out, "does NOT count it") {
+	if out, code := s.Run(t, "receipt", "check", "--network", s.netPath, "--receipt", s.path("held-receipt.json")); code != 1 || !strings.Contains(out, "after the result") || !strings.Contains(out, "does NOT count it") {
 		t.Fatalf("receipt check of the withheld ballot: exit %d, want 1 saying it is not counted\n%s", code, out)
 	}
-	if out := e.mustFV("receipt", "check", "--network", e.netPath, "--receipt", e.path("r0.json")); !strings.Contains(out, "before the result") || !strings.Contains(out, "the result must count it") {
+	if out := s.Must(t, "receipt", "check", "--network", s.netPath, "--receipt", s.path("r0.json")); !strings.Contains(out, "before the result") || !strings.Contains(out, "the result must count it") {
 		t.Fatalf("receipt check of a counted ballot after the result:\n%s", out)
 	}
+}
 
-	// 8. The published counts are the choices the test made.
-	rb, err := e.voter.GetResult(c, id)
+// checkPublishedCounts: the published counts are the choices the test made.
+func (s *electionRun) checkPublishedCounts(t *testing.T) {
+	rb, err := s.voter.GetResult(s.c, s.id)
 	if err != nil || rb == nil {
 		t.Fatalf("GetResult: %q, %v", rb, err)
 	}
@@ -465,39 +480,50 @@ func TestElection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		if res.Counts[i] != want[i] {
-			t.Fatalf("published counts %v, the voters chose %v", res.Counts, want)
+	for i := range s.want {
+		if res.Counts[i] != s.want[i] {
+			t.Fatalf("published counts %v, the voters chose %v", res.Counts, s.want)
 		}
 	}
 	if res.BallotCount != voters {
 		t.Fatalf("ballot count %d, want %d", res.BallotCount, voters)
 	}
+}
 
-	// 9. The independent audit passes, and names the counts it checked.
-	expect := fmt.Sprintf("%d,%d,%d,%d", want[0], want[1], want[2], want[3])
-	out, code := e.fv("verify", "--network", e.netPath, "--election", id, "--expect-counts", expect)
+// audit: the independent audit passes, names the counts it checked and
+// the late ballot, reads every block of the real chain, and fails when the
+// expected counts or the auditor's manifest differ from the ledger's.
+func (s *electionRun) audit(t *testing.T) {
+	expect := fmt.Sprintf("%d,%d,%d,%d", s.want[0], s.want[1], s.want[2], s.want[3])
+	out, code := s.Run(t, "verify", "--network", s.netPath, "--election", s.id, "--expect-counts", expect)
 	if code != 0 || !strings.Contains(out, "RESULT: PASS") {
 		t.Fatalf("verify: exit %d\n%s", code, out)
 	}
 	// It reads the commit order from the blocks and names the late ballot,
 	// checked but not counted.
-	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", heldBallot.PseudonymHex(), heldTx.TransactionID())
+	lateLine := fmt.Sprintf("LATE ballot %s (tx %s)", s.held.ballot.PseudonymHex(), s.held.tx.TransactionID())
 	if !strings.Contains(out, "1 ballot(s) committed after it") || !strings.Contains(out, lateLine) ||
 		!strings.Contains(out, fmt.Sprintf("%d on the ledger, %d valid", voters+1, voters+1)) {
 		t.Fatalf("verify does not report the withheld ballot as late (want %q):\n%s", lateLine, out)
 	}
 	t.Logf("verify:\n%s", out)
-	// The block decoder behind it reads every block of the real chain: the
-	// genesis and config blocks, lifecycle transactions, ballots, the result.
-	height, err := e.voter.Conn.Height(c)
+	s.walkChain(t)
+	s.auditFailures(t)
+}
+
+// walkChain: the block decoder behind the audit reads every block of the
+// real chain (the genesis and config blocks, lifecycle transactions,
+// ballots, the result), their hashes link, and the withheld ballot is
+// written once, validly.
+func (s *electionRun) walkChain(t *testing.T) {
+	height, err := s.voter.Conn.Height(s.c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	heldWrites := 0
 	var prevHash []byte
 	for n := uint64(0); n < height; n++ {
-		raw, err := e.voter.Conn.Block(c, n)
+		raw, err := s.voter.Conn.Block(s.c, n)
 		if err != nil {
 			t.Fatalf("reading block %d: %v", n, err)
 		}
@@ -509,379 +535,47 @@ func TestElection(t *testing.T) {
 			t.Fatalf("block %d's previous hash is not block %d's header hash as chain.ParseBlock computes it", n, n-1)
 		}
 		prevHash = b.Hash
-		for _, tx := range b.Txs {
-			for _, w := range tx.Writes {
-				if tx.Valid && tx.ID == heldTx.TransactionID() && strings.HasPrefix(w.Key, election.LedgerKey(election.ObjBallot, id)) {
-					heldWrites++
-				}
-			}
-		}
+		heldWrites += s.heldWritesIn(b)
 	}
 	if heldWrites != 1 {
 		t.Fatalf("the chain holds %d valid writes of the withheld ballot, want 1", heldWrites)
 	}
-	// …and fails, with exit 1, when the expected counts differ.
-	wrong := fmt.Sprintf("%d,%d,%d,%d", want[0]+1, want[1], want[2], want[3])
-	out, code = e.fv("verify", "--network", e.netPath, "--election", id, "--expect-counts", wrong)
+}
+
+// heldWritesIn counts the valid writes of the withheld ballot in b.
+func (s *electionRun) heldWritesIn(b *chain.Block) int {
+	n := 0
+	for _, tx := range b.Txs {
+		for _, w := range tx.Writes {
+			if tx.Valid && tx.ID == s.held.tx.TransactionID() && strings.HasPrefix(w.Key, election.LedgerKey(election.ObjBallot, s.id)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// auditFailures: the audit fails, with exit 1, when the expected counts
+// differ, and when the auditor's copy of the manifest is not the ledger's.
+func (s *electionRun) auditFailures(t *testing.T) {
+	wrong := fmt.Sprintf("%d,%d,%d,%d", s.want[0]+1, s.want[1], s.want[2], s.want[3])
+	out, code := s.Run(t, "verify", "--network", s.netPath, "--election", s.id, "--expect-counts", wrong)
 	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "EXPECTED_COUNTS") || !strings.Contains(out, "Alice") {
 		t.Fatalf("verify with wrong expected counts: exit %d\n%s", code, out)
 	}
-	// …and when the auditor's copy of the manifest is not the ledger's.
-	forged := *m
+	forged := *s.m
 	forged.Title = "not the election on the ledger"
 	fb, err := forged.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(e.path("forged-manifest.json"), fb, 0o644); err != nil {
+	if err := os.WriteFile(s.path("forged-manifest.json"), fb, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code = e.fv("verify", "--network", e.netPath, "--manifest", e.path("forged-manifest.json"))
+	out, code = s.Run(t, "verify", "--network", s.netPath, "--manifest", s.path("forged-manifest.json"))
 	if code != 1 || !strings.Contains(out, "RESULT: FAIL") || !strings.Contains(out, "[MANIFEST]") || !strings.Contains(out, "differs from the manifest on the ledger") {
 		t.Fatalf("verify with a manifest that differs from the ledger's: exit %d\n%s", code, out)
 	}
-
-	// …and its election record, exported from a peer, verifies offline
-	// with the same counts, and fails with its kind when tampered with.
-	t.Run("election record", func(t *testing.T) { recordChecks(t, e, id) })
-
-	// 10. The ballot deleted before the sibling's result is reported.
-	t.Run("ballot deleted before the result", func(t *testing.T) { tamperAfterWindow(t, e, tamper) })
-
-	// 11. Every org's peer validated all of it alike (docs/PROTOCOL.md 7.11),
-	// the invalid ballots of the rejection cases included.
-	t.Run("peers of every org agree", func(t *testing.T) { peersAgree(t, e, id, opening) })
-}
-
-// publishRejections submits results that the chaincode must refuse, after
-// the window has closed and before the real result is published. Each case
-// reads the result key afterwards: nothing may be written.
-func publishRejections(t *testing.T, e *env, id string, good []byte, want []uint64) {
-	c := ctx(t)
-	noResult := func(what string) {
-		t.Helper()
-		if r, err := e.voter.GetResult(c, id); err != nil || r != nil {
-			t.Fatalf("%s: after the refused publish, GetResult = %.80q, %v; want none", what, r, err)
-		}
-	}
-	res, err := election.ParseResult(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// from is a candidate with at least one vote, to is another one.
-	from := 0
-	for want[from] == 0 {
-		from++
-	}
-	to := (from + 1) % len(want)
-	tampered := func(edit func(r *election.Result)) []byte {
-		r := *res
-		r.Counts = append([]uint64(nil), res.Counts...)
-		edit(&r)
-		b, err := r.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-
-	t.Run("non-authority publishes", func(t *testing.T) {
-		if e.outsider == nil {
-			t.Skip("the network has one org only (solo-org); run e2e on three-orgs for this case")
-		}
-		// A party org (neither authority nor trustee) submits the correct result.
-		_, err := e.outsider.PublishResult(c, good)
-		wantReject(t, "result published by a party org", err, election.CodeAccess)
-		noResult("result published by a party org")
-	})
-
-	t.Run("counts moved between candidates", func(t *testing.T) {
-		// Same sum and ballot count, one vote moved: the tally's digits disagree.
-		b := tampered(func(r *election.Result) { r.Counts[from]--; r.Counts[to]++ })
-		msg := wantReject(t, "tampered counts", rejection(e.ea.PublishResult(c, b)), election.CodeResult)
-		if !strings.Contains(msg, "but the tally says") {
-			t.Fatalf("the rejection does not name the wrong count: %s", msg)
-		}
-		noResult("tampered counts")
-	})
-
-	t.Run("ballot count short by one", func(t *testing.T) {
-		// Consistent on its own (counts sum to ballotCount) but one ballot short
-		// of the ledger: the chaincode counts the ledger's ballots itself.
-		b := tampered(func(r *election.Result) { r.Counts[from]--; r.BallotCount-- })
-		msg := wantReject(t, "short ballot count", rejection(e.ea.PublishResult(c, b)), election.CodeResult)
-		if !strings.Contains(msg, fmt.Sprintf("the ledger holds %d ballots", voters)) {
-			t.Fatalf("the rejection does not name the ledger's ballot count: %s", msg)
-		}
-		noResult("short ballot count")
-	})
-
-	t.Run("malformed result", func(t *testing.T) {
-		cases := []struct {
-			name string
-			in   []byte
-			code string
-		}{
-			{"not JSON", []byte("this is not a result"), election.CodeDecode},
-			{"truncated JSON", good[:len(good)/2], election.CodeDecode},
-			{"non-canonical encoding", append(append([]byte(nil), good...), ' '), election.CodeDecode},
-			{"oversize payload", bytes.Repeat([]byte("A"), election.MaxResultSize+1), election.CodeSize},
-		}
-		for _, tc := range cases {
-			_, err := e.ea.PublishResult(c, tc.in)
-			wantReject(t, tc.name, err, tc.code)
-		}
-		noResult("malformed result")
-	})
-}
-
-// rejection drops a call's first result, for wantReject.
-func rejection[T any](_ T, err error) error { return err }
-
-func rejections(t *testing.T, e *env, m *election.Manifest, eaKey *ecdsa.PrivateKey, cast [][]byte, first *offlineVoter, early, late *election.Manifest) {
-	c := ctx(t)
-	p, err := election.Prepare(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh := func() (*ecdsa.PrivateKey, []byte, *election.Ballot) {
-		k, pub := newVoter(t)
-		b, err := p.NewBallot(rand.Reader, k, token(t, eaKey, m, pub), 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k, pub, b
-	}
-	// notRecorded asserts that the voter has no ballot in election id.
-	notRecorded := func(what, id, pseudonym string) {
-		_, err := e.voter.GetBallot(c, id, pseudonym)
-		var re *gateway.RejectError
-		if !errors.As(err, &re) || re.Code != election.CodeNotFound {
-			t.Fatalf("%s: the ledger holds a ballot for the voter (GetBallot err %v)", what, err)
-		}
-	}
-	// unchanged asserts that the election still holds exactly the cast ballots.
-	unchanged := func(what string) {
-		t.Helper()
-		n, err := e.voter.CountBallots(c, m.ElectionID)
-		if err != nil || n != voters {
-			t.Fatalf("%s: the election holds %d ballots (%v), want the %d cast before", what, n, err, voters)
-		}
-	}
-	// The bulk generator writes ballots in completion order: find the first voter's.
-	firstPub, _ := first.key.PublicKey.Bytes()
-	var firstCast *election.Ballot
-	var firstBytes []byte
-	for _, raw := range cast {
-		b, err := election.ParseBallot(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Equal(b.VoterPub, firstPub) {
-			firstCast, firstBytes = b, raw
-		}
-	}
-	if firstCast == nil {
-		t.Fatal("the first offline voter's ballot is not in the ballot stream")
-	}
-
-	t.Run("double vote", func(t *testing.T) {
-		before, err := e.voter.GetBallot(c, m.ElectionID, firstCast.PseudonymHex())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.voter.CastBallot(c, firstBytes)
-		wantReject(t, "the same ballot again", err, election.CodeDuplicate)
-		// The same registered voter, a new ballot for another candidate.
-		again, err := p.NewBallot(rand.Reader, first.key, first.token, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.voter.CastBallot(c, again.Marshal())
-		wantReject(t, "a second ballot of the same voter", err, election.CodeDuplicate)
-		after, err := e.voter.GetBallot(c, m.ElectionID, firstCast.PseudonymHex())
-		if err != nil || after.BallotHash != before.BallotHash || after.TxID != before.TxID {
-			t.Fatalf("the stored ballot changed: %+v -> %+v (%v)", before, after, err)
-		}
-		// Through the CLI too: exit status 1 and the code in the message.
-		os.WriteFile(e.path("dup.bin"), firstBytes, 0o600)
-		out, code := e.fv("cast", "--network", e.netPath, "--ballot", e.path("dup.bin"))
-		if code != 1 || !strings.Contains(out, "fabvote DUPLICATE:") {
-			t.Fatalf("CLI double vote: exit %d\n%s", code, out)
-		}
-	})
-
-	t.Run("before the window", func(t *testing.T) {
-		ep, _ := election.Prepare(early)
-		k, pub := newVoter(t)
-		b, err := ep.NewBallot(rand.Reader, k, token(t, eaKey, early, pub), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.voter.CastBallot(c, b.Marshal())
-		wantReject(t, "vote before the window", err, election.CodeWindow)
-		notRecorded("vote before the window", early.ElectionID, b.PseudonymHex())
-	})
-
-	t.Run("after the window", func(t *testing.T) {
-		lp, _ := election.Prepare(late)
-		k, pub := newVoter(t)
-		b, err := lp.NewBallot(rand.Reader, k, token(t, eaKey, late, pub), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.voter.CastBallot(c, b.Marshal())
-		wantReject(t, "vote after the window", err, election.CodeWindow)
-		notRecorded("vote after the window", late.ElectionID, b.PseudonymHex())
-	})
-
-	t.Run("token from another election", func(t *testing.T) {
-		k, pub, b := fresh()
-		b.Token = token(t, eaKey, early, pub)
-		_, err := e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "token of another election", err, election.CodeToken)
-		notRecorded("token of another election", m.ElectionID, pseudOf(t, m, pub))
-	})
-
-	t.Run("token for another key", func(t *testing.T) {
-		k, pub, b := fresh()
-		_, otherPub := newVoter(t)
-		b.Token = token(t, eaKey, m, otherPub)
-		_, err := e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "token of another key", err, election.CodeToken)
-		notRecorded("token of another key", m.ElectionID, pseudOf(t, m, pub))
-		notRecorded("token of another key", m.ElectionID, pseudOf(t, m, otherPub))
-	})
-
-	t.Run("token not from the authority", func(t *testing.T) {
-		k, pub, b := fresh()
-		rogue, _ := newVoter(t)
-		b.Token = token(t, rogue, m, pub)
-		_, err := e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "token signed by a non-authority key", err, election.CodeToken)
-		notRecorded("token signed by a non-authority key", m.ElectionID, pseudOf(t, m, pub))
-	})
-
-	t.Run("ballot copied from another voter", func(t *testing.T) {
-		// A registered voter takes a cast ballot's ciphertext and proof as
-		// their own: the proof binds the original voter's key, so it fails.
-		k, pub, b := fresh()
-		b.Ciphertext, b.Proof = firstCast.Ciphertext, firstCast.Proof
-		_, err := e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "copied ciphertext and proof", err, election.CodeProof)
-		notRecorded("copied ciphertext and proof", m.ElectionID, pseudOf(t, m, pub))
-	})
-
-	t.Run("mauled proof", func(t *testing.T) {
-		k, pub, b := fresh()
-		b.Proof[len(b.Proof)/2] ^= 0x01
-		_, err := e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "mauled proof", err, election.CodeProof)
-		notRecorded("mauled proof", m.ElectionID, pseudOf(t, m, pub))
-	})
-
-	t.Run("forged proof for a double-weight vote", func(t *testing.T) {
-		// Encrypt 2 votes for candidate 0 and attach the proof of an honest
-		// ballot of the same voter: a cheater's best try without a real proof.
-		k, pub, b := fresh()
-		c2, _, err := p.PublicKey.Encrypt(rand.Reader, big.NewInt(2))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Ciphertext = p.PublicKey.EncodeCiphertext(c2)
-		_, err = e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "forged proof", err, election.CodeProof)
-		notRecorded("forged proof", m.ElectionID, pseudOf(t, m, pub))
-	})
-
-	t.Run("bad signature", func(t *testing.T) {
-		_, pub, b := fresh()
-		other, _ := newVoter(t)
-		_, err := e.voter.CastBallot(c, resign(t, b, other))
-		wantReject(t, "signature by another key", err, election.CodeSignature)
-		notRecorded("signature by another key", m.ElectionID, pseudOf(t, m, pub))
-	})
-
-	t.Run("non-authority opens an election", func(t *testing.T) {
-		if e.outsider == nil {
-			t.Skip("the network has one org only (solo-org); run e2e on three-orgs for this case")
-		}
-		s, sb := sibling(t, m, m.ElectionID+"-party", time.Now(), time.Now().Add(time.Hour))
-		_, err := e.outsider.OpenElection(c, sb)
-		wantReject(t, "OpenElection by a party org", err, election.CodeAccess)
-		_, err = e.voter.GetManifest(c, s.ElectionID)
-		var re *gateway.RejectError
-		if !errors.As(err, &re) || re.Code != election.CodeNoElection {
-			t.Fatalf("after the refused open, GetManifest: %v; want NO_ELECTION", err)
-		}
-	})
-
-	t.Run("open the same election twice", func(t *testing.T) {
-		mb, _ := m.Marshal()
-		_, err := e.ea.OpenElection(c, mb)
-		wantReject(t, "second OpenElection", err, election.CodeExists)
-		got, err := e.voter.GetManifest(c, m.ElectionID)
-		if err != nil || !bytes.Equal(got, mb) {
-			t.Fatalf("the manifest on the ledger changed (%v)", err)
-		}
-	})
-
-	t.Run("oversize payload", func(t *testing.T) {
-		big := make([]byte, election.MaxBallotSize+1)
-		big[0] = election.BallotVersion
-		_, err := e.voter.CastBallot(c, big)
-		wantReject(t, "oversize ballot", err, election.CodeSize)
-		huge := bytes.Repeat([]byte("A"), 4*election.MaxBallotSize)
-		_, err = e.voter.CastBallot(c, huge)
-		wantReject(t, "oversize base64 ballot", err, election.CodeSize)
-		unchanged("oversize payload")
-	})
-
-	t.Run("malformed input", func(t *testing.T) {
-		_, pub, b := fresh()
-		enc := b.Marshal()
-		cases := map[string][]byte{
-			"truncated ballot":   enc[:len(enc)-10],
-			"trailing bytes":     append(append([]byte(nil), enc...), 0),
-			"not base64 text":    []byte("this is not a ballot"),
-			"old version byte 1": append([]byte{1}, enc[1:]...),
-		}
-		for name, in := range cases {
-			_, err := e.voter.CastBallot(c, in)
-			wantReject(t, name, err, election.CodeDecode)
-		}
-		notRecorded("malformed input", m.ElectionID, pseudOf(t, m, pub))
-		unchanged("malformed input")
-		// A bad query argument is named too.
-		_, err := e.voter.GetBallot(c, m.ElectionID, "not-hex")
-		wantReject(t, "GetBallot with a bad hash", err, election.CodeArgument)
-	})
-
-	t.Run("unknown election", func(t *testing.T) {
-		_, _, b := fresh()
-		k, _ := newVoter(t)
-		b.ElectionID = m.ElectionID + "-nope"
-		_, err := e.voter.CastBallot(c, resign(t, b, k))
-		wantReject(t, "ballot for an unknown election", err, election.CodeNoElection)
-		_, err = e.voter.GetManifest(c, b.ElectionID)
-		wantReject(t, "the unknown election after the refused ballot", err, election.CodeNoElection)
-		unchanged("ballot for an unknown election")
-	})
-
-	t.Run("result before the window closes", func(t *testing.T) {
-		// A correct result of the ballots cast so far, decrypted by two
-		// trustees but submitted while the window is open.
-		early := earlyResult(t, e, m)
-		if left := time.Until(m.End); left < 10*time.Second {
-			t.Fatalf("only %s of the voting window is left: raise the test's window constant", left.Round(time.Second))
-		}
-		_, err := e.ea.PublishResult(c, early)
-		wantReject(t, "result during the voting window", err, election.CodeWindow)
-		if r, err := e.voter.GetResult(c, m.ElectionID); err != nil || r != nil {
-			t.Fatalf("after the refused publish, GetResult = %.80q, %v; want none", r, err)
-		}
-		unchanged("result during the voting window")
-	})
 }
 
 // offlineVoter is one line of `register --offline` output.
@@ -896,7 +590,7 @@ func readVoter(t *testing.T, path string) *offlineVoter {
 		Key     []byte `json:"key"`
 		Token   []byte `json:"token"`
 	}
-	if err := json.Unmarshal([]byte(firstLine(readFile(t, path))), &l); err != nil {
+	if err := json.Unmarshal([]byte(nettest.FirstLine(readFile(t, path))), &l); err != nil {
 		t.Fatal(err)
 	}
 	k, err := x509.ParsePKCS8PrivateKey(l.Key)
@@ -906,36 +600,10 @@ func readVoter(t *testing.T, path string) *offlineVoter {
 	return &offlineVoter{key: k.(*ecdsa.PrivateKey), token: l.Token}
 }
 
-func readStream(t *testing.T, path string) [][]byte {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ballotstream.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	for {
-		b, err := r.Next()
-		if err != nil {
-			break
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
 func readFile(t *testing.T, p string) string {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -38,7 +38,7 @@ type jsonReport struct {
 
 func (e *env) verifyJSON(t *testing.T, wantCode int, args ...string) *jsonReport {
 	t.Helper()
-	return e.runReport(t, wantCode, exec.Command(e.bin, append([]string{"verify", "--json"}, args...)...))
+	return e.runReport(t, wantCode, exec.Command(e.Bin, append([]string{"verify", "--json"}, args...)...))
 }
 
 // pyVerifier is the Python that has the independent verifier (verifier-py/)
@@ -61,7 +61,7 @@ func (e *env) pyVerifyJSON(t *testing.T, py string, wantCode int, args ...string
 func (e *env) runReport(t *testing.T, wantCode int, cmd *exec.Cmd) *jsonReport {
 	t.Helper()
 	args := cmd.Args
-	cmd.Dir = e.dir
+	cmd.Dir = e.Dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -85,34 +85,49 @@ func (e *env) runReport(t *testing.T, wantCode int, cmd *exec.Cmd) *jsonReport {
 // verifies it offline against the live verification, and tampers with
 // copies of it at the file level.
 func recordChecks(t *testing.T, e *env, id string) {
-	dir := e.path("record-" + id)
-	out := e.mustFV("record", "export", "--network", e.netPath, "--election", id, "--out", dir)
+	dir, genesis, rec := exportRecord(t, e, id)
+	t.Run("independent Python verifier", func(t *testing.T) {
+		py := e.pyVerifyJSON(t, pyVerifier(t), 0, "--record", dir, "--genesis-hash", genesis)
+		if !reflect.DeepEqual(py, rec) {
+			t.Fatalf("the Python verifier's report differs from fabvote's:\npython %+v %+v %+v\nfabvote %+v %+v %+v", py, py.Ballots, py.Result, rec, rec.Ballots, rec.Result)
+		}
+	})
+	t.Run("no network at all", func(t *testing.T) { offlineVerify(t, e, dir, genesis) })
+	if keep := os.Getenv("FABVOTE_E2E_RECORD_KEEP"); keep != "" {
+		recordtest.CopyDir(t, dir, keep)
+		t.Logf("record kept in %s", keep)
+	}
+	tamperedRecords(t, e, dir)
+}
+
+// exportRecord exports election id's record and requires its verification
+// report to match the live one and the human report to pass. It returns
+// the record directory, the genesis hash the export printed and the
+// record's report.
+func exportRecord(t *testing.T, e *env, id string) (dir, genesis string, rec *jsonReport) {
+	dir = e.path("record-" + id)
+	out := e.Must(t, "record", "export", "--network", e.netPath, "--election", id, "--out", dir)
 	m := regexp.MustCompile(`genesis hash: ([0-9a-f]{64})`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("record export prints no genesis hash:\n%s", out)
 	}
 	t.Logf("record export:\n%s", out)
-	rec := e.verifyJSON(t, 0, "--record", dir, "--genesis-hash", m[1])
+	rec = e.verifyJSON(t, 0, "--record", dir, "--genesis-hash", m[1])
 	live := e.verifyJSON(t, 0, "--network", e.netPath, "--election", id)
 	if rec.Source != "record" || live.Source != "network" || rec.GenesisHash != m[1] || rec.Ballots == nil || live.Ballots == nil ||
 		*rec.Ballots != *live.Ballots || rec.Result == nil || live.Result == nil || !slices.Equal(rec.Result.Counts, live.Result.Counts) ||
 		rec.Result.BallotCount != live.Result.BallotCount {
 		t.Fatalf("the record's report differs from the live one:\nrecord %+v %+v %+v\nlive   %+v %+v %+v", rec, rec.Ballots, rec.Result, live, live.Ballots, live.Result)
 	}
-	if human := e.mustFV("verify", "--record", dir); !bytes.Contains([]byte(human), []byte("RESULT: PASS")) {
+	if human := e.Must(t, "verify", "--record", dir); !bytes.Contains([]byte(human), []byte("RESULT: PASS")) {
 		t.Fatalf("verify --record:\n%s", human)
 	}
-	t.Run("independent Python verifier", func(t *testing.T) {
-		py := e.pyVerifyJSON(t, pyVerifier(t), 0, "--record", dir, "--genesis-hash", m[1])
-		if !reflect.DeepEqual(py, rec) {
-			t.Fatalf("the Python verifier's report differs from fabvote's:\npython %+v %+v %+v\nfabvote %+v %+v %+v", py, py.Ballots, py.Result, rec, rec.Ballots, rec.Result)
-		}
-	})
-	t.Run("no network at all", func(t *testing.T) { offlineVerify(t, e, dir, m[1]) })
-	if keep := os.Getenv("FABVOTE_E2E_RECORD_KEEP"); keep != "" {
-		recordtest.CopyDir(t, dir, keep)
-		t.Logf("record kept in %s", keep)
-	}
+	return dir, m[1], rec
+}
+
+// tamperedRecords tampers with copies of the record in dir, one way each,
+// and requires each verifier to fail with that tampering's kind alone.
+func tamperedRecords(t *testing.T, e *env, dir string) {
 	index := readIndex(t, dir)
 	if len(index) == 0 {
 		t.Fatal("the record indexes no ballot")
@@ -161,14 +176,14 @@ func offlineVerify(t *testing.T, e *env, dir, genesis string) {
 	if _, err := exec.LookPath("unshare"); err != nil || os.Geteuid() != 0 {
 		t.Skip("needs root and unshare(1) for a network namespace")
 	}
-	verifiers := [][]string{{e.bin, "verify"}}
+	verifiers := [][]string{{e.Bin, "verify"}}
 	if py := os.Getenv("FABVOTE_PYVERIFY"); py != "" {
 		verifiers = append(verifiers, []string{py, "-m", "fabvote_verifier"})
 	}
 	for _, v := range verifiers {
 		args := append([]string{"--net"}, v...)
 		cmd := exec.Command("unshare", append(args, "--record", dir, "--genesis-hash", genesis)...)
-		cmd.Dir = e.dir
+		cmd.Dir = e.Dir
 		if out, err := cmd.CombinedOutput(); err != nil || !bytes.Contains(out, []byte("RESULT: PASS")) {
 			t.Fatalf("%v with no network: %v\n%s", cmd.Args, err, out)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/hyperledger/fabric-gateway/pkg/client"
 	"github.com/hyperledger/fabric-protos-go-apiv2/common"
 	gatewaypb "github.com/hyperledger/fabric-protos-go-apiv2/gateway"
@@ -62,65 +63,80 @@ func tamperDuringWindow(t *testing.T, e *env, main *election.Manifest, eaKey *ec
 	if err != nil {
 		t.Fatal(err)
 	}
-	cast := func(voterID string, choice int) *election.Ballot {
-		k, pub := newVoter(t)
-		b, err := p.NewBallot(rand.Reader, k, tokenFor(t, eaKey, m, voterID, pub), choice)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	victim, twiceA := cast("tamper-victim", 0), cast("tamper-twice", 1)
+	victim := tamperBallot(t, p, eaKey, m, "tamper-victim", 0)
+	twiceA := tamperBallot(t, p, eaKey, m, "tamper-twice", 1)
 	for _, b := range []*election.Ballot{victim, twiceA} {
 		if _, err := e.voter.CastBallot(c, b.Marshal()); err != nil {
 			t.Fatalf("cast in the tamper election: %v", err)
 		}
 	}
-
 	t.Run("two tokens for one voter id", func(t *testing.T) {
-		// Minted directly with the authority key for a second key of the
-		// same roll entry: same pseudonym, same ledger key.
-		twiceB := cast("tamper-twice", 2)
-		if twiceB.PseudonymHex() != twiceA.PseudonymHex() {
-			t.Fatal("two tokens of one voter id carry different pseudonyms")
-		}
-		before, err := e.voter.GetBallot(c, m.ElectionID, twiceA.PseudonymHex())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.voter.CastBallot(c, twiceB.Marshal())
-		wantReject(t, "second token of one voter", err, election.CodeDuplicate)
-		after, err := e.voter.GetBallot(c, m.ElectionID, twiceA.PseudonymHex())
-		if err != nil || after.BallotHash != before.BallotHash || after.TxID != before.TxID {
-			t.Fatalf("the first ballot changed: %+v -> %+v (%v)", before, after, err)
-		}
-		if n, err := e.voter.CountBallots(c, m.ElectionID); err != nil || n != 2 {
-			t.Fatalf("the election holds %d ballots (%v), want 2", n, err)
-		}
+		secondTokenRefused(t, e, m, twiceA, tamperBallot(t, p, eaKey, m, "tamper-twice", 2))
 	})
-
 	te := &tamperElection{m: m, deleted: victim.PseudonymHex()}
-	key := election.LedgerKey(election.ObjBallot, m.ElectionID, te.deleted)
+	forgeDeletion(t, e, te, mb, func() *election.Ballot { return tamperBallot(t, p, eaKey, m, "tamper-template", 3) })
+	return te
+}
+
+// tamperBallot is a valid ballot of m for choice, from a fresh key with a
+// token of roll id voterID.
+func tamperBallot(t *testing.T, p *election.Prepared, eaKey *ecdsa.PrivateKey, m *election.Manifest, voterID string, choice int) *election.Ballot {
+	k, pub := nettest.VoterKey(t)
+	b, err := p.NewBallot(rand.Reader, k, tokenFor(t, eaKey, m, voterID, pub), choice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// secondTokenRefused casts twiceB, whose token the authority key minted
+// directly for a second key of first's roll entry (same pseudonym, same
+// ledger key): DUPLICATE, and first's ballot stays.
+func secondTokenRefused(t *testing.T, e *env, m *election.Manifest, first, twiceB *election.Ballot) {
+	c := ctx(t)
+	if twiceB.PseudonymHex() != first.PseudonymHex() {
+		t.Fatal("two tokens of one voter id carry different pseudonyms")
+	}
+	before, err := e.voter.GetBallot(c, m.ElectionID, first.PseudonymHex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.voter.CastBallot(c, twiceB.Marshal())
+	nettest.WantClearReject(t, "second token of one voter", err, election.CodeDuplicate)
+	after, err := e.voter.GetBallot(c, m.ElectionID, first.PseudonymHex())
+	if err != nil || after.BallotHash != before.BallotHash || after.TxID != before.TxID {
+		t.Fatalf("the first ballot changed: %+v -> %+v (%v)", before, after, err)
+	}
+	if n, err := e.voter.CountBallots(c, m.ElectionID); err != nil || n != 2 {
+		t.Fatalf("the election holds %d ballots (%v), want 2", n, err)
+	}
+}
+
+// forgeDeletion has colluding endorsers delete te's victim ballot and then
+// write the manifest key (mb) again, each forged from a fresh template
+// ballot. With the ballot validation plugin on, every peer refuses the
+// deletion, whoever endorsed it: the ballot stays and te.deleted is cleared.
+func forgeDeletion(t *testing.T, e *env, te *tamperElection, mb []byte, template func() *election.Ballot) {
+	c := ctx(t)
+	victim := te.deleted
+	key := election.LedgerKey(election.ObjBallot, te.m.ElectionID, victim)
 	if pluginOn() {
-		// Every peer's ballot validation refuses the deletion: the ballot
-		// stays, whoever endorsed the transaction.
-		forgeWrite(t, e, cast("tamper-template", 3), key, nil, false)
-		if _, err := e.voter.GetBallot(c, m.ElectionID, te.deleted); err != nil {
+		forgeWrite(t, e, template(), key, nil, false)
+		if _, err := e.voter.GetBallot(c, te.m.ElectionID, victim); err != nil {
 			t.Fatalf("after the refused forged deletion, GetBallot: %v; want the ballot", err)
 		}
 		te.deleted = ""
-		t.Logf("the peers' ballot validation refused the colluding endorsers' deletion of %s", victim.PseudonymHex())
-		return te
+		t.Logf("the peers' ballot validation refused the colluding endorsers' deletion of %s", victim)
+		return
 	}
-	te.delTx = forgeWrite(t, e, cast("tamper-template", 3), key, nil, true)
-	_, err = e.voter.GetBallot(c, m.ElectionID, te.deleted)
+	te.delTx = forgeWrite(t, e, template(), key, nil, true)
+	_, err := e.voter.GetBallot(c, te.m.ElectionID, victim)
 	var re *gateway.RejectError
 	if !errors.As(err, &re) || re.Code != election.CodeNotFound {
 		t.Fatalf("after the forged deletion, GetBallot: %v; want NOT_FOUND", err)
 	}
-	te.reopenTx = forgeWrite(t, e, cast("tamper-template", 3), election.LedgerKey(election.ObjManifest, m.ElectionID), mb, true)
+	te.reopenTx = forgeWrite(t, e, template(), election.LedgerKey(election.ObjManifest, te.m.ElectionID), mb, true)
 	t.Logf("colluding endorsers deleted ballot %s in tx %s and wrote the manifest again in tx %s", te.deleted, te.delTx, te.reopenTx)
-	return te
 }
 
 // tamperAfterWindow publishes the (consistent) result of the remaining
@@ -140,7 +156,7 @@ func tamperAfterWindow(t *testing.T, e *env, te *tamperElection) {
 		if _, err := e.ea.PublishResult(c, rb); err != nil {
 			t.Fatalf("publishing the result: %v", err)
 		}
-		if out, code := e.fv("verify", "--network", e.netPath, "--election", te.m.ElectionID); code != 0 {
+		if out, code := e.Run(t, "verify", "--network", e.netPath, "--election", te.m.ElectionID); code != 0 {
 			t.Fatalf("verify after a refused forged deletion: exit %d, want 0\n%s", code, out)
 		}
 		return
@@ -155,7 +171,7 @@ func tamperAfterWindow(t *testing.T, e *env, te *tamperElection) {
 	if _, err := e.ea.PublishResult(c, rb); err != nil {
 		t.Fatalf("the result without the deleted ballot is refused: %v", err)
 	}
-	out, code := e.fv("verify", "--network", e.netPath, "--election", te.m.ElectionID)
+	out, code := e.Run(t, "verify", "--network", e.netPath, "--election", te.m.ElectionID)
 	for _, want := range []string{
 		fmt.Sprintf("[COMMIT_ORDER] ballot %s (tx %s): this ballot key is deleted before the result", te.deleted, te.delTx),
 		fmt.Sprintf("[COMMIT_ORDER] manifest (tx %s): the manifest key is written again, with the same bytes,", te.reopenTx),
@@ -190,44 +206,7 @@ func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, val
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pt gatewaypb.PreparedTransaction
-	var payload common.Payload
-	var tx peer.Transaction
-	var cap peer.ChaincodeActionPayload
-	var prp peer.ProposalResponsePayload
-	var act peer.ChaincodeAction
-	var rws rwset.TxReadWriteSet
-	mustUnmarshal(t, raw, &pt)
-	mustUnmarshal(t, pt.Envelope.Payload, &payload)
-	mustUnmarshal(t, payload.Data, &tx)
-	mustUnmarshal(t, tx.Actions[0].Payload, &cap)
-	mustUnmarshal(t, cap.Action.ProposalResponsePayload, &prp)
-	mustUnmarshal(t, prp.Extension, &act)
-	mustUnmarshal(t, act.Results, &rws)
-	found := false
-	for _, ns := range rws.NsRwset {
-		if ns.Namespace == "ballot" {
-			ns.Rwset = mustMarshal(t, &kvrwset.KVRWSet{Writes: []*kvrwset.KVWrite{{Key: key, Value: value, IsDelete: value == nil}}})
-			found = true
-		}
-	}
-	if !found {
-		t.Fatal("the template endorsement has no ballot namespace")
-	}
-	act.Results = mustMarshal(t, &rws)
-	prp.Extension = mustMarshal(t, &act)
-	prpBytes := mustMarshal(t, &prp)
-	cap.Action.ProposalResponsePayload = prpBytes
-	cap.Action.Endorsements = nil
-	for _, org := range e.net.Orgs {
-		id, k := peerIdentity(t, org)
-		cap.Action.Endorsements = append(cap.Action.Endorsements, &peer.Endorsement{Endorser: id, Signature: signLowS(t, k, append(append([]byte(nil), prpBytes...), id...))})
-	}
-	tx.Actions[0].Payload = mustMarshal(t, &cap)
-	payload.Data = mustMarshal(t, &tx)
-	pt.Envelope.Payload = mustMarshal(t, &payload)
-	pt.Envelope.Signature = nil // the gateway connection's identity, the creator, signs it again
-	forged, err := gw.NewTransaction(mustMarshal(t, &pt))
+	forged, err := gw.NewTransaction(rewriteEndorsed(t, e, raw, &kvrwset.KVWrite{Key: key, Value: value, IsDelete: value == nil}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +225,52 @@ func forgeWrite(t *testing.T, e *env, template *election.Ballot, key string, val
 		t.Fatalf("the forged write did not commit as valid (status %+v, %v)", st, err)
 	}
 	return forged.TransactionID()
+}
+
+// rewriteEndorsed takes an endorsed transaction (a serialized
+// PreparedTransaction), makes w the ballot namespace's only write, signs
+// the new proposal response with every org's peer0 key in place of the
+// real endorsements, and returns it serialized again, unsigned: the gateway
+// connection's identity, the creator, signs it again.
+func rewriteEndorsed(t *testing.T, e *env, raw []byte, w *kvrwset.KVWrite) []byte {
+	var pt gatewaypb.PreparedTransaction
+	var payload common.Payload
+	var tx peer.Transaction
+	var cap peer.ChaincodeActionPayload
+	var prp peer.ProposalResponsePayload
+	var act peer.ChaincodeAction
+	var rws rwset.TxReadWriteSet
+	mustUnmarshal(t, raw, &pt)
+	mustUnmarshal(t, pt.Envelope.Payload, &payload)
+	mustUnmarshal(t, payload.Data, &tx)
+	mustUnmarshal(t, tx.Actions[0].Payload, &cap)
+	mustUnmarshal(t, cap.Action.ProposalResponsePayload, &prp)
+	mustUnmarshal(t, prp.Extension, &act)
+	mustUnmarshal(t, act.Results, &rws)
+	found := false
+	for _, ns := range rws.NsRwset {
+		if ns.Namespace == "ballot" {
+			ns.Rwset = mustMarshal(t, &kvrwset.KVRWSet{Writes: []*kvrwset.KVWrite{w}})
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("the template endorsement has no ballot namespace")
+	}
+	act.Results = mustMarshal(t, &rws)
+	prp.Extension = mustMarshal(t, &act)
+	prpBytes := mustMarshal(t, &prp)
+	cap.Action.ProposalResponsePayload = prpBytes
+	cap.Action.Endorsements = nil
+	for _, org := range e.net.Orgs {
+		id, k := peerIdentity(t, org)
+		cap.Action.Endorsements = append(cap.Action.Endorsements, &peer.Endorsement{Endorser: id, Signature: signLowS(t, k, append(append([]byte(nil), prpBytes...), id...))})
+	}
+	tx.Actions[0].Payload = mustMarshal(t, &cap)
+	payload.Data = mustMarshal(t, &tx)
+	pt.Envelope.Payload = mustMarshal(t, &payload)
+	pt.Envelope.Signature = nil
+	return mustMarshal(t, &pt)
 }
 
 // pluginOn reports whether the network's ballot chaincode definition names

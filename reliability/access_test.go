@@ -5,8 +5,6 @@ package reliability
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -17,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/big"
 	"net"
 	"net/http"
@@ -27,30 +26,21 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/age"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/fabvote/fabvote/internal/sharebox"
 )
-
-func wantReject(t *testing.T, what string, err error, code string) {
-	t.Helper()
-	var re *gateway.RejectError
-	if !errors.As(err, &re) {
-		t.Fatalf("%s: got %v, want the contract's rejection %s", what, err, code)
-	}
-	if re.Code != code {
-		t.Fatalf("%s: rejected with %s (%s), want %s", what, re.Code, re.Msg, code)
-	}
-	t.Logf("ACCESS %s: rejected: %s", what, re.Msg)
-}
 
 // TestAccess: on three-orgs with FABVOTE_AUTHORITY_MSPS=EAMSP, only the
 // authority opens elections, only the authority or a trustee org publishes,
@@ -58,177 +48,194 @@ func wantReject(t *testing.T, what string, err error, code string) {
 // log; every gRPC endpoint refuses plaintext and the chaincode services
 // refuse a client without a certificate.
 func TestAccess(t *testing.T) {
-	bin := fabvoteBin(t)
-	n := startNet(t, "access", "three-orgs", 1, "ballot=./chaincode/ballot/cmd/ballot-cc", "FABVOTE_AUTHORITY_MSPS=EAMSP")
-	ctx := testCtx(t, 15*time.Minute)
-	ea := ballotclient.New(n.connect("EAMSP", "admin", "ballot", 8))
-	voterGW := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 8))
-	party1 := ballotclient.New(n.connect("Party1MSP", "admin", "ballot", 8))
-	party2 := ballotclient.New(n.connect("Party2MSP", "admin", "ballot", 8))
-
-	id := fmt.Sprintf("access-%d", time.Now().Unix())
-	const voters = 12
-	// Party2 is a trustee org and may publish; Party1 is neither.
-	e := newElection(t, bin, id, voters, "--trustee-msps", "Party2MSP")
-	rogueDir := t.TempDir()
-	fv(t, bin, rogueDir, "election", "create", "--id", id+"-p1", "--candidates", candidates, "--max-voters", "100",
-		"--authority-msp", "Party1MSP", "--out", "el")
-	m := readManifestFile(t, e.manifest)
-	m.Start = time.Now().Add(-5 * time.Second).UTC().Truncate(time.Second)
-	window := 75 * time.Second
-	m.End = time.Now().Add(window).UTC().Truncate(time.Second)
-	mb, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(e.manifest, mb, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	t.Run("open election", func(t *testing.T) {
-		_, err := party1.OpenElection(ctx, mb)
-		wantReject(t, "Party1MSP opens the EA's election", err, election.CodeAccess)
-		rogue, err := os.ReadFile(filepath.Join(rogueDir, "el", "manifest.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = party1.OpenElection(ctx, rogue)
-		wantReject(t, "Party1MSP opens an election naming itself the authority", err, election.CodeAccess)
-		_, err = voterGW.OpenElection(ctx, rogue)
-		wantReject(t, "EAMSP user opens an election naming Party1MSP the authority", err, election.CodeAccess)
-		if _, err := ea.OpenElection(ctx, mb); err != nil {
-			t.Fatalf("the authority's admin cannot open the election: %v", err)
-		}
-		if _, err := party1.GetManifest(ctx, id+"-p1"); err == nil {
-			t.Fatal("the refused election is on the ledger")
-		}
-	})
-
-	committed := map[string]bool{}
-	for _, b := range e.ballots[:voters-2] {
-		if _, err := voterGW.CastBallot(ctx, b); err != nil {
+	a := startAccess(t)
+	t.Run("open election", a.openElection)
+	for _, b := range a.e.ballots[:accessVoters-2] {
+		if _, err := a.voterGW.CastBallot(a.ctx, b); err != nil {
 			t.Fatalf("cast: %v", err)
 		}
-		committed[voterHash(t, b)] = true
 	}
-
-	t.Run("voter keys", func(t *testing.T) {
-		p, err := election.Prepare(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		eaKey, err := easigner.LoadPEM(filepath.Join(e.dir, "el", "ea.key"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		newKey := func() (*ecdsa.PrivateKey, []byte) {
-			k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pub, err := k.PublicKey.Bytes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return k, pub
-		}
-		pseudKey, err := easigner.LoadPseudonymKey(filepath.Join(e.dir, "el", "pseudonym.key"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mint, err := election.NewMinter(nil, p, eaKey, pseudKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok := func(voterID string, pub []byte) []byte {
-			tk, err := mint.Mint(voterID, pub)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return tk
-		}
-		absent := func(what string, token []byte) {
-			_, err := voterGW.GetBallot(ctx, id, election.PseudonymHex(token))
-			var re *gateway.RejectError
-			if !errors.As(err, &re) || re.Code != election.CodeNotFound {
-				t.Fatalf("%s: the ledger holds a ballot under the victim's key (GetBallot: %v)", what, err)
-			}
-		}
-		kA, pubA := newKey()
-		kB, pubB := newKey()
-		// B writes under A's key: A's key and token, signed by B.
-		tokA, tokB := tok("access-A", pubA), tok("access-B", pubB)
-		b, err := p.NewBallot(rand.Reader, kA, tokA, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Sign(kB); err != nil {
-			t.Fatal(err)
-		}
-		_, err = voterGW.CastBallot(ctx, b.Marshal())
-		wantReject(t, "ballot under voter A's key signed by voter B", err, election.CodeSignature)
-		absent("signed by B", tokA)
-		// A's key, B's token, signed by B (B has no A key).
-		b2, err := p.NewBallot(rand.Reader, kB, tokB, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b2.VoterPub = pubA
-		if err := b2.Sign(kB); err != nil {
-			t.Fatal(err)
-		}
-		_, err = voterGW.CastBallot(ctx, b2.Marshal())
-		if err == nil {
-			t.Fatal("a ballot with A's key, B's token and B's signature was accepted")
-		}
-		t.Logf("ACCESS ballot with A's key and B's token: rejected: %v", err)
-		absent("A's key with B's token", tokB)
-		// A registered voter (first in the stream, already cast) overwritten by another's ballot resigned with A's key is impossible
-		// without A's key; with A's key it is A's second ballot: DUPLICATE.
-		_, err = voterGW.CastBallot(ctx, e.ballots[0])
-		wantReject(t, "the same voter's ballot again", err, election.CodeDuplicate)
-	})
-
-	t.Run("publish result", func(t *testing.T) {
-		time.Sleep(time.Until(m.ResultNotBefore()) + 3*time.Second)
-		resPath := filepath.Join(e.dir, "result.json")
-		fv(t, bin, e.dir, append([]string{"tally", "--network", n.netJSON, "--manifest", e.manifest, "--quiet", "--no-publish",
-			"--result-out", resPath, "--wait"}, trusteeKeys(filepath.Join(e.dir, "el"), filepath.Join(e.dir, "trustees"), 1, 2).args(t, bin, e.dir, n.netJSON, e.manifest)...)...)
-		rb, err := os.ReadFile(resPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = party1.PublishResult(ctx, rb)
-		wantReject(t, "Party1MSP (neither authority nor trustee) publishes", err, election.CodeAccess)
-		if r, err := voterGW.GetResult(ctx, id); err == nil && r != nil {
-			t.Fatal("a result is on the ledger after the refused publish")
-		}
-		if _, err := party2.PublishResult(ctx, rb); err != nil {
-			t.Fatalf("the trustee org Party2MSP cannot publish: %v", err)
-		}
-		_, err = ea.PublishResult(ctx, rb)
-		wantReject(t, "a second result", err, election.CodeExists)
-		out := fv(t, bin, e.dir, "verify", "--network", n.netJSON, "--election", id)
-		if !strings.Contains(out, "RESULT: PASS") {
-			t.Fatalf("verify:\n%s", out)
-		}
-	})
-	_ = committed
-
-	t.Run("secrets", func(t *testing.T) { scanSecrets(t, n, e) })
-	t.Run("tls", func(t *testing.T) { checkTLS(t, n) })
+	t.Run("voter keys", a.voterKeys)
+	t.Run("publish result", a.publishResult)
+	t.Run("secrets", func(t *testing.T) { scanSecrets(t, a.n, a.e) })
+	t.Run("tls", func(t *testing.T) { checkTLS(t, a.n) })
 }
 
-func readManifestFile(t *testing.T, p string) *election.Manifest {
-	b, err := os.ReadFile(p)
+// accessVoters is how many voters TestAccess's election has; all but two
+// cast before the voter key cases.
+const accessVoters = 12
+
+// accessRun is TestAccess's network, its clients of each org, and its
+// election: the authority's (id, manifest m, encoded mb) and a rogue one
+// that Party1MSP created naming itself the authority (in rogueDir).
+type accessRun struct {
+	n                           *testNet
+	ctx                         context.Context
+	ea, voterGW, party1, party2 *ballotclient.Client
+	id                          string
+	e                           *electionFix
+	rogueDir                    string
+	m                           *election.Manifest
+	mb                          []byte
+}
+
+// startAccess starts the network and creates both elections; the
+// authority's gets a window that is open now and long enough for the cases
+// before "publish result".
+func startAccess(t *testing.T) *accessRun {
+	bin := fabvoteBin(t)
+	n := startNet(t, "access", "three-orgs", 1, "ballot=./chaincode/ballot/cmd/ballot-cc", "FABVOTE_AUTHORITY_MSPS=EAMSP")
+	a := &accessRun{n: n, ctx: nettest.Context(t, 15*time.Minute),
+		ea:      ballotclient.New(n.connect("EAMSP", "admin", "ballot", 8)),
+		voterGW: ballotclient.New(n.connect("EAMSP", "user1", "ballot", 8)),
+		party1:  ballotclient.New(n.connect("Party1MSP", "admin", "ballot", 8)),
+		party2:  ballotclient.New(n.connect("Party2MSP", "admin", "ballot", 8)),
+		id:      fmt.Sprintf("access-%d", time.Now().Unix()), rogueDir: t.TempDir()}
+	// Party2 is a trustee org and may publish; Party1 is neither.
+	a.e = newElection(t, bin, a.id, accessVoters, "--trustee-msps", "Party2MSP")
+	nettest.CLI{Bin: bin, Dir: a.rogueDir}.Must(t, "election", "create", "--id", a.id+"-p1", "--candidates", nettest.Candidates,
+		"--max-voters", "100", "--authority-msp", "Party1MSP", "--out", "el")
+	a.m = nettest.ReadManifest(t, a.e.manifest)
+	a.m.Start = time.Now().Add(-5 * time.Second).UTC().Truncate(time.Second)
+	a.m.End = time.Now().Add(75 * time.Second).UTC().Truncate(time.Second)
+	var err error
+	if a.mb, err = a.m.Marshal(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a.e.manifest, a.mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// openElection: neither Party1MSP nor an authority user may open an
+// election that names Party1MSP the authority, nor Party1MSP the
+// authority's; the authority's admin may.
+func (a *accessRun) openElection(t *testing.T) {
+	_, err := a.party1.OpenElection(a.ctx, a.mb)
+	nettest.WantReject(t, "Party1MSP opens the EA's election", err, election.CodeAccess)
+	rogue, err := os.ReadFile(filepath.Join(a.rogueDir, "el", "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := election.ParseManifest(b)
+	_, err = a.party1.OpenElection(a.ctx, rogue)
+	nettest.WantReject(t, "Party1MSP opens an election naming itself the authority", err, election.CodeAccess)
+	_, err = a.voterGW.OpenElection(a.ctx, rogue)
+	nettest.WantReject(t, "EAMSP user opens an election naming Party1MSP the authority", err, election.CodeAccess)
+	if _, err := a.ea.OpenElection(a.ctx, a.mb); err != nil {
+		t.Fatalf("the authority's admin cannot open the election: %v", err)
+	}
+	if _, err := a.party1.GetManifest(a.ctx, a.id+"-p1"); err == nil {
+		t.Fatal("the refused election is on the ledger")
+	}
+}
+
+// voterKeys: voter B cannot write a ballot under voter A's key, neither
+// signing A's ballot nor bringing its own token; and a registered voter's
+// ballot again is DUPLICATE.
+func (a *accessRun) voterKeys(t *testing.T) {
+	p, mint := a.minter(t)
+	kA, pubA := nettest.VoterKey(t)
+	kB, pubB := nettest.VoterKey(t)
+	tokA, tokB := mintToken(t, mint, "access-A", pubA), mintToken(t, mint, "access-B", pubB)
+	// B writes under A's key: A's key and token, signed by B.
+	b, err := p.NewBallot(rand.Reader, kA, tokA, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	if err := b.Sign(kB); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.voterGW.CastBallot(a.ctx, b.Marshal())
+	nettest.WantReject(t, "ballot under voter A's key signed by voter B", err, election.CodeSignature)
+	a.absent(t, "signed by B", tokA)
+	// A's key, B's token, signed by B (B has no A key).
+	b2, err := p.NewBallot(rand.Reader, kB, tokB, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2.VoterPub = pubA
+	if err := b2.Sign(kB); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.voterGW.CastBallot(a.ctx, b2.Marshal())
+	if err == nil {
+		t.Fatal("a ballot with A's key, B's token and B's signature was accepted")
+	}
+	t.Logf("ACCESS ballot with A's key and B's token: rejected: %v", err)
+	a.absent(t, "A's key with B's token", tokB)
+	// A registered voter (first in the stream, already cast) overwritten by another's ballot resigned with A's key is impossible
+	// without A's key; with A's key it is A's second ballot: DUPLICATE.
+	_, err = a.voterGW.CastBallot(a.ctx, a.e.ballots[0])
+	nettest.WantReject(t, "the same voter's ballot again", err, election.CodeDuplicate)
+}
+
+// minter mints tokens as the registrar would, with the election's
+// authority key and pseudonym key.
+func (a *accessRun) minter(t *testing.T) (*election.Prepared, *election.Minter) {
+	p, err := election.Prepare(a.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eaKey, err := easigner.LoadPEM(filepath.Join(a.e.dir, "el", "ea.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pseudKey, err := easigner.LoadPseudonymKey(filepath.Join(a.e.dir, "el", "pseudonym.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint, err := election.NewMinter(nil, p, eaKey, pseudKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, mint
+}
+
+func mintToken(t *testing.T, mint *election.Minter, voterID string, pub []byte) []byte {
+	tk, err := mint.Mint(voterID, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// absent asserts that the ledger holds no ballot under token's pseudonym.
+func (a *accessRun) absent(t *testing.T, what string, token []byte) {
+	_, err := a.voterGW.GetBallot(a.ctx, a.id, election.PseudonymHex(token))
+	var re *gateway.RejectError
+	if !errors.As(err, &re) || re.Code != election.CodeNotFound {
+		t.Fatalf("%s: the ledger holds a ballot under the victim's key (GetBallot: %v)", what, err)
+	}
+}
+
+// publishResult: after the window, Party1MSP (neither authority nor
+// trustee) may not publish the correct result, the trustee org Party2MSP
+// may, a second result is refused, and the audit passes.
+func (a *accessRun) publishResult(t *testing.T) {
+	time.Sleep(time.Until(a.m.ResultNotBefore()) + 3*time.Second)
+	resPath := filepath.Join(a.e.dir, "result.json")
+	keys := trusteeKeys(filepath.Join(a.e.dir, "el"), filepath.Join(a.e.dir, "trustees"), 1, 2).args(t, a.e.cli(), a.n.netJSON, a.e.manifest)
+	a.e.cli().Must(t, append([]string{"tally", "--network", a.n.netJSON, "--manifest", a.e.manifest, "--quiet", "--no-publish",
+		"--result-out", resPath, "--wait"}, keys...)...)
+	rb, err := os.ReadFile(resPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.party1.PublishResult(a.ctx, rb)
+	nettest.WantReject(t, "Party1MSP (neither authority nor trustee) publishes", err, election.CodeAccess)
+	if r, err := a.voterGW.GetResult(a.ctx, a.id); err == nil && r != nil {
+		t.Fatal("a result is on the ledger after the refused publish")
+	}
+	if _, err := a.party2.PublishResult(a.ctx, rb); err != nil {
+		t.Fatalf("the trustee org Party2MSP cannot publish: %v", err)
+	}
+	_, err = a.ea.PublishResult(a.ctx, rb)
+	nettest.WantReject(t, "a second result", err, election.CodeExists)
+	out := a.e.cli().Must(t, "verify", "--network", a.n.netJSON, "--election", a.id)
+	if !strings.Contains(out, "RESULT: PASS") {
+		t.Fatalf("verify:\n%s", out)
+	}
 }
 
 // secretForms returns the byte strings that must not appear anywhere: each
@@ -254,90 +261,114 @@ func secretForms(name string, secret []byte) map[string][]byte {
 // history databases, Raft WAL), every log under run/ and the network's files
 // for the trustee shares' secrets and the EA's private token key.
 func scanSecrets(t *testing.T, n *testNet, e *electionFix) {
+	sc := &secretScan{needles: trusteeNeedles(t, e)}
+	maps.Copy(sc.needles, eaKeyNeedles(t, e))
+	sc.walk(n.runDir, false)                  // ledger, state, WAL, logs, config of this network
+	sc.walk(filepath.Join(root, "run"), true) // every log under run/
+	blocks, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "*", "data", "**", "chains", "*", "fabvote", "blockfile_*"))
+	if sc.files == 0 {
+		t.Fatal("nothing scanned")
+	}
+	t.Logf("SECRETS scanned %d files (%d MB, including %d block files found by glob) for %d secret forms: %d found",
+		sc.files, sc.bytes>>20, len(blocks), len(sc.needles), len(sc.found))
+	if len(sc.found) > 0 {
+		t.Fatalf("secrets found:\n%s", strings.Join(sc.found, "\n"))
+	}
+}
+
+// trusteeNeedles are the forms of every trustee's share secret and its age
+// identity.
+func trusteeNeedles(t *testing.T, e *electionFix) map[string][]byte {
 	needles := map[string][]byte{}
-	p, err := election.Prepare(readManifestFile(t, e.manifest))
+	p, err := election.Prepare(nettest.ReadManifest(t, e.manifest))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp := p.Threshold
-	for i := 1; i <= 3; i++ {
-		idPath := filepath.Join(e.dir, "trustees", fmt.Sprintf("trustee-%d", i), "identity.txt")
-		ids, err := sharebox.ReadIdentityFile(idPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ks, err := sharebox.ReadSealedFile(filepath.Join(e.dir, "el", fmt.Sprintf("trustee-%d.share.age", i)), ids...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := ks.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := (2*ks.N.BitLen() + 7) / 8
-		secret := enc[len(enc)-w:]
-		// Self-check: the extracted bytes are s_i (V^(Δ·s_i) = V_i), or the
-		// scan would prove nothing.
-		x := new(big.Int).Mul(pp.Delta(), new(big.Int).SetBytes(secret))
-		if new(big.Int).Exp(pp.V, x, pp.PublicKey.NSquared).Cmp(pp.VerificationKeys[i-1]) != 0 {
-			t.Fatalf("self-check: the bytes extracted from trustee %d's share are not its secret; the scan would prove nothing", i)
-		}
-		for k, v := range secretForms(fmt.Sprintf("trustee-%d share", i), secret) {
-			needles[k] = v
-		}
+	for i := 1; i <= nettest.Trustees; i++ {
+		secret, ids := trusteeSecret(t, e, p.Threshold, i)
+		maps.Copy(needles, secretForms(fmt.Sprintf("trustee-%d share", i), secret))
 		for _, id := range ids {
 			needles[fmt.Sprintf("trustee-%d age identity", i)] = []byte(id.(fmt.Stringer).String())
 		}
 	}
+	return needles
+}
+
+// trusteeSecret opens trustee i's sealed share and returns its secret s_i
+// (the trailing bytes of its encoding) and the trustee's identities. It
+// checks that the bytes are s_i (V^(Δ·s_i) = V_i), or the scan would prove
+// nothing.
+func trusteeSecret(t *testing.T, e *electionFix, pp *threshold.PublicParams, i int) ([]byte, []age.Identity) {
+	ids, err := sharebox.ReadIdentityFile(nettest.IdentityFile(filepath.Join(e.dir, "trustees"), i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := sharebox.ReadSealedFile(nettest.ShareFile(filepath.Join(e.dir, "el"), i), ids...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := ks.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := (2*ks.N.BitLen() + 7) / 8
+	secret := enc[len(enc)-w:]
+	x := new(big.Int).Mul(pp.Delta(), new(big.Int).SetBytes(secret))
+	if new(big.Int).Exp(pp.V, x, pp.PublicKey.NSquared).Cmp(pp.VerificationKeys[i-1]) != 0 {
+		t.Fatalf("self-check: the bytes extracted from trustee %d's share are not its secret; the scan would prove nothing", i)
+	}
+	return secret, ids
+}
+
+// eaKeyNeedles are the forms of the authority's private token key: its
+// scalar D, its DER encoding and the start of its PEM body.
+func eaKeyNeedles(t *testing.T, e *electionFix) map[string][]byte {
 	eaKey, err := easigner.LoadPEM(filepath.Join(e.dir, "el", "ea.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := eaKey.D.FillBytes(make([]byte, 32))
-	for k, v := range secretForms("EA key D", d) {
-		needles[k] = v
-	}
+	needles := secretForms("EA key D", eaKey.D.FillBytes(make([]byte, 32)))
 	pemBytes, _ := os.ReadFile(filepath.Join(e.dir, "el", "ea.key"))
 	if blk, _ := pem.Decode(pemBytes); blk != nil {
 		needles["EA key DER"] = blk.Bytes
 		needles["EA key PEM body"] = []byte(base64.StdEncoding.EncodeToString(blk.Bytes)[:64])
 	}
-	// Any other secret file of the election directory (a single Paillier key, …).
-	files, bytesScanned := 0, int64(0)
-	var found []string
-	scan := func(root string, onlyLogs bool) {
-		_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() {
-				return nil
-			}
-			if onlyLogs && !strings.HasSuffix(p, ".log") && !strings.Contains(p, "/logs/") {
-				return nil
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			files++
-			bytesScanned += int64(len(b))
-			for name, nd := range needles {
-				if bytes.Contains(b, nd) {
-					found = append(found, name+" in "+p)
-				}
-			}
+	return needles
+}
+
+// secretScan searches files for needles (name -> bytes) and records where
+// it found which.
+type secretScan struct {
+	needles map[string][]byte
+	files   int
+	bytes   int64
+	found   []string
+}
+
+// walk scans every file under root, or with onlyLogs only the logs
+// (*.log, or under a logs/ directory). Unreadable files are passed over: a
+// node may be writing or rotating them.
+func (sc *secretScan) walk(root string, onlyLogs bool) {
+	_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
 			return nil
-		})
-	}
-	scan(n.runDir, false)                  // ledger, state, WAL, logs, config of this network
-	scan(filepath.Join(root, "run"), true) // every log under run/
-	blocks, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "*", "data", "**", "chains", "*", "fabvote", "blockfile_*"))
-	if files == 0 {
-		t.Fatal("nothing scanned")
-	}
-	t.Logf("SECRETS scanned %d files (%d MB, including %d block files found by glob) for %d secret forms: %d found",
-		files, bytesScanned>>20, len(blocks), len(needles), len(found))
-	if len(found) > 0 {
-		t.Fatalf("secrets found:\n%s", strings.Join(found, "\n"))
-	}
+		}
+		if onlyLogs && !strings.HasSuffix(p, ".log") && !strings.Contains(p, "/logs/") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		sc.files++
+		sc.bytes += int64(len(b))
+		for name, nd := range sc.needles {
+			if bytes.Contains(b, nd) {
+				sc.found = append(sc.found, name+" in "+p)
+			}
+		}
+		return nil
+	})
 }
 
 type netFile struct {
@@ -425,53 +456,8 @@ func checkTLS(t *testing.T, n *testNet) {
 		t.Fatal("no chaincode service endpoint found in the nodes' env files")
 	}
 	for _, ep := range eps {
-		conn, err := grpc.NewClient(ep.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		_, err = healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(false))
-		cancel()
-		conn.Close()
-		if err == nil || status.Code(err) == codes.Unimplemented || status.Code(err) == codes.NotFound {
-			t.Fatalf("TLS %s (%s): a plaintext gRPC call was answered (%v)", ep.name, ep.addr, err)
-		}
-		res := "plaintext refused (" + status.Code(err).String() + ")"
-		// TLS without a client certificate.
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"}}
-		if ep.ca != "" {
-			pool := x509.NewCertPool()
-			caPEM, _ := os.ReadFile(ep.ca)
-			pool.AppendCertsFromPEM(caPEM)
-			cfg.RootCAs = pool
-		} else {
-			cfg.InsecureSkipVerify = true // admin API, chaincode callback: only the client-certificate check matters here
-		}
-		tc, err := tls.DialWithDialer(&net.Dialer{Timeout: 3 * time.Second}, "tcp", ep.addr, cfg)
-		if err == nil {
-			// TLS 1.3 reports a missing client certificate on the first read.
-			_ = tc.SetReadDeadline(time.Now().Add(2 * time.Second))
-			_, err = tc.Read(make([]byte, 1))
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				err = nil // the server waits for us: handshake accepted
-			}
-			tc.Close()
-		}
-		if ep.mtls {
-			if err == nil {
-				t.Fatalf("TLS %s (%s): accepted a client without a certificate", ep.name, ep.addr)
-			}
-			res += "; TLS without client certificate refused (" + firstLine(err.Error()) + ")"
-		} else {
-			if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-				// Peers/orderers send HTTP/2 settings first and may close on our silence; only a handshake error counts.
-				if strings.Contains(err.Error(), "certificate") || strings.Contains(err.Error(), "handshake") {
-					t.Fatalf("TLS %s (%s): handshake with the org's CA failed: %v", ep.name, ep.addr, err)
-				}
-			}
-			res += "; TLS with the org CA ok"
-		}
+		res := plaintextRefused(t, ep)
+		res += "; " + tlsWithoutClientCert(t, ep)
 		t.Logf("TLS %-40s %-16s %s", ep.name, ep.addr, res)
 	}
 	for _, o := range ops {
@@ -480,6 +466,63 @@ func checkTLS(t *testing.T, n *testNet) {
 		}
 		t.Logf("TLS %-40s %-16s %s", o.name, o.addr, checkOps(t, o))
 	}
+}
+
+// plaintextRefused requires a plaintext gRPC health check of ep to fail
+// for want of TLS (an answer, even Unimplemented or NotFound, means the
+// call got through) and says how it failed.
+func plaintextRefused(t *testing.T, ep endpoint) string {
+	conn, err := grpc.NewClient(ep.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	_, err = healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(false))
+	cancel()
+	conn.Close()
+	if err == nil || status.Code(err) == codes.Unimplemented || status.Code(err) == codes.NotFound {
+		t.Fatalf("TLS %s (%s): a plaintext gRPC call was answered (%v)", ep.name, ep.addr, err)
+	}
+	return "plaintext refused (" + status.Code(err).String() + ")"
+}
+
+// tlsWithoutClientCert connects to ep over TLS without a client
+// certificate: an mTLS endpoint must refuse, any other must complete the
+// handshake with the org's CA. It says what happened.
+func tlsWithoutClientCert(t *testing.T, ep endpoint) string {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"}}
+	if ep.ca != "" {
+		pool := x509.NewCertPool()
+		caPEM, _ := os.ReadFile(ep.ca)
+		pool.AppendCertsFromPEM(caPEM)
+		cfg.RootCAs = pool
+	} else {
+		cfg.InsecureSkipVerify = true // admin API, chaincode callback: only the client-certificate check matters here
+	}
+	tc, err := tls.DialWithDialer(&net.Dialer{Timeout: 3 * time.Second}, "tcp", ep.addr, cfg)
+	if err == nil {
+		// TLS 1.3 reports a missing client certificate on the first read.
+		_ = tc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_, err = tc.Read(make([]byte, 1))
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			err = nil // the server waits for us: handshake accepted
+		}
+		tc.Close()
+	}
+	if ep.mtls {
+		if err == nil {
+			t.Fatalf("TLS %s (%s): accepted a client without a certificate", ep.name, ep.addr)
+		}
+		return "TLS without client certificate refused (" + nettest.FirstLine(err.Error()) + ")"
+	}
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// Peers/orderers send HTTP/2 settings first and may close on our silence; only a handshake error counts.
+		if strings.Contains(err.Error(), "certificate") || strings.Contains(err.Error(), "handshake") {
+			t.Fatalf("TLS %s (%s): handshake with the org's CA failed: %v", ep.name, ep.addr, err)
+		}
+	}
+	return "TLS with the org CA ok"
 }
 
 // checkOps: an operations endpoint (network/config/*.yaml operations.tls)
@@ -519,9 +562,4 @@ func checkOps(t *testing.T, o endpoint) string {
 		t.Fatalf("%s (%s): plaintext HTTP /healthz was answered", o.name, o.addr)
 	}
 	return "https /healthz ok with the org CA; /metrics needs a client certificate; plaintext refused"
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }

@@ -5,6 +5,7 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 // envInt reads a positive integer knob.
@@ -34,6 +36,7 @@ func envInt(t *testing.T, name string, def int) int {
 
 // castRun is the outcome of casting a ballot set at a steady rate.
 type castRun struct {
+	mu          sync.Mutex        // guards the fields below while casts are in flight
 	committed   map[string][]byte // pseudonym -> ballot, every ballot seen committed
 	retries     int64             // extra attempts inside the gateway client (Attempts-1 summed)
 	secondPass  int               // ballots cast again after the first pass failed them
@@ -44,6 +47,48 @@ type castRun struct {
 	duration    time.Duration
 }
 
+func newCastRun() *castRun {
+	return &castRun{committed: map[string][]byte{}, errSamples: map[string]int{}}
+}
+
+// commit records ballot b (pseudonym vkh) seen committed after attempts
+// gateway-client attempts. sent is when its first-pass submission started;
+// the zero time marks a commit of a later pass, which has no latency of its
+// own to count.
+func (r *castRun) commit(vkh string, b []byte, sent time.Time, attempts int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	r.retries += int64(max(attempts-1, 0))
+	r.committed[vkh] = b
+	r.commitTimes = append(r.commitTimes, now)
+	if !sent.IsZero() {
+		r.commits = append(r.commits, span{sent, now})
+	}
+}
+
+// fail records a first-pass send that ended in err.
+func (r *castRun) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.firstFailed++
+	r.errSamples[errClass(err)]++
+}
+
+// finish sets the run's duration from start and orders the commit times.
+func (r *castRun) finish(start time.Time) {
+	r.duration = time.Since(start)
+	sort.Slice(r.commitTimes, func(i, j int) bool { return r.commitTimes[i].Before(r.commitTimes[j]) })
+}
+
+// castOnce is one CastBallot call (with the client's own retries) bounded
+// by callTimeout.
+func castOnce(ctx context.Context, c *ballotclient.Client, b []byte) (*ballotclient.CastReceipt, error) {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	return c.CastBallot(cctx, b)
+}
+
 // castSteady casts every ballot at rate per second (open loop, at most
 // inFlight at once) through the gateway client with its retries; at fault
 // (fraction of the ballots sent) it calls inject in its own goroutine. Then
@@ -52,17 +97,32 @@ type castRun struct {
 // an error).
 func castSteady(t *testing.T, lc, again *ballotclient.Client, ballots [][]byte, rate float64, inFlight int, fault float64, inject func()) *castRun {
 	t.Helper()
-	ctx := testCtx(t, 20*time.Minute)
-	run := &castRun{committed: map[string][]byte{}, errSamples: map[string]int{}}
-	var mu sync.Mutex
-	failed := map[int]error{}
+	ctx := nettest.Context(t, 20*time.Minute)
+	run := newCastRun()
+	start := time.Now()
+	failed := run.firstPass(t, ctx, lc, ballots, rate, inFlight, fault, inject)
+	if again == nil {
+		again = lc
+	}
+	if stuck := run.castAgain(ctx, again, ballots, failed); stuck != "" {
+		t.Fatal(stuck)
+	}
+	run.finish(start)
+	return run
+}
+
+// firstPass sends the ballots open loop at rate per second, at most
+// inFlight at once, and calls inject in its own goroutine when the fault
+// fraction of them is sent. It returns the indices of the ballots whose
+// send failed, in order.
+func (r *castRun) firstPass(t *testing.T, ctx context.Context, lc *ballotclient.Client, ballots [][]byte, rate float64, inFlight int, fault float64, inject func()) []int {
+	var mu sync.Mutex // guards failed
+	var failed []int
 	sem := make(chan struct{}, inFlight)
-	var wg sync.WaitGroup
-	var injected sync.WaitGroup
+	var wg, injected sync.WaitGroup
 	faultAt := int(float64(len(ballots)) * fault)
 	interval := time.Duration(float64(time.Second) / rate)
 	start := time.Now()
-	var retries atomic.Int64
 	for i, b := range ballots {
 		if i == faultAt && inject != nil {
 			injected.Add(1)
@@ -78,73 +138,39 @@ func castSteady(t *testing.T, lc, again *ballotclient.Client, ballots [][]byte, 
 			defer wg.Done()
 			defer func() { <-sem }()
 			sent := time.Now()
-			cctx, cancel := context.WithTimeout(ctx, callTimeout)
-			rc, err := lc.CastBallot(cctx, b)
-			cancel()
-			mu.Lock()
-			defer mu.Unlock()
+			rc, err := castOnce(ctx, lc, b)
 			if err != nil {
-				failed[i] = err
-				run.errSamples[errClass(err)]++
+				r.fail(err)
+				mu.Lock()
+				failed = append(failed, i)
+				mu.Unlock()
 				return
 			}
-			retries.Add(int64(max(rc.Attempts-1, 0)))
-			run.committed[vkh] = b
-			run.commitTimes = append(run.commitTimes, time.Now())
-			run.commits = append(run.commits, span{sent, time.Now()})
+			r.commit(vkh, b, sent, rc.Attempts)
 		}(i, b)
 	}
 	wg.Wait()
 	injected.Wait()
-	run.firstFailed = len(failed)
-	// Second pass: what did not commit is cast again (16 at a time) through again.
-	if again == nil {
-		again = lc
-	}
-	idx := make([]int, 0, len(failed))
-	for i := range failed {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	run.secondPass = len(idx)
+	sort.Ints(failed)
+	return failed
+}
+
+// castAgain casts the ballots of the indices idx again through c, 16 at a
+// time, each until it commits. It returns a description of a ballot that
+// still did not commit, or "".
+func (r *castRun) castAgain(ctx context.Context, c *ballotclient.Client, ballots [][]byte, idx []int) string {
+	r.secondPass = len(idx)
 	work := make(chan int)
-	var pass2 sync.WaitGroup
+	var wg sync.WaitGroup
 	var stuck atomic.Value
 	for w := 0; w < 16; w++ {
-		pass2.Add(1)
+		wg.Add(1)
 		go func() {
-			defer pass2.Done()
+			defer wg.Done()
 			for i := range work {
-				b := ballots[i]
-				vkh, id := voterHashErr(b)
-				var err error
-				for attempt := 0; attempt < 5; attempt++ {
-					var rc *ballotclient.CastReceipt
-					cctx, cancel := context.WithTimeout(ctx, callTimeout)
-					rc, err = again.CastBallot(cctx, b)
-					cancel()
-					if err == nil {
-						retries.Add(int64(max(rc.Attempts-1, 0)))
-						break
-					}
-					if isDuplicate(err) {
-						// An earlier attempt committed although its client saw an error.
-						rec, gerr := again.GetBallot(ctx, id, vkh)
-						if gerr == nil && rec.BallotHash == ballotHashHex(b) {
-							err = nil
-							break
-						}
-					}
-					time.Sleep(2 * time.Second)
-				}
-				if err != nil {
+				if err := r.castUntilCommitted(ctx, c, ballots[i]); err != nil {
 					stuck.Store(fmt.Sprintf("ballot %d still not committed after the second pass: %v", i, err))
-					continue
 				}
-				mu.Lock()
-				run.committed[vkh] = b
-				run.commitTimes = append(run.commitTimes, time.Now())
-				mu.Unlock()
 			}
 		}()
 	}
@@ -152,14 +178,35 @@ func castSteady(t *testing.T, lc, again *ballotclient.Client, ballots [][]byte, 
 		work <- i
 	}
 	close(work)
-	pass2.Wait()
+	wg.Wait()
 	if v := stuck.Load(); v != nil {
-		t.Fatal(v)
+		return v.(string)
 	}
-	run.retries = retries.Load()
-	run.duration = time.Since(start)
-	sort.Slice(run.commitTimes, func(i, j int) bool { return run.commitTimes[i].Before(run.commitTimes[j]) })
-	return run
+	return ""
+}
+
+// castUntilCommitted casts b up to 5 times, 2 s apart. A DUPLICATE answer
+// counts as committed when the ledger holds b itself under its pseudonym:
+// an earlier attempt committed although its client saw an error.
+func (r *castRun) castUntilCommitted(ctx context.Context, c *ballotclient.Client, b []byte) error {
+	vkh, id := voterHashErr(b)
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var rc *ballotclient.CastReceipt
+		if rc, err = castOnce(ctx, c, b); err == nil {
+			r.commit(vkh, b, time.Time{}, rc.Attempts)
+			return nil
+		}
+		if isDuplicate(err) {
+			rec, gerr := c.GetBallot(ctx, id, vkh)
+			if gerr == nil && rec.BallotHash == ballotHashHex(b) {
+				r.commit(vkh, b, time.Time{}, 1)
+				return nil
+			}
+		}
+		time.Sleep(2 * time.Second)
+	}
+	return err
 }
 
 // voterHashErr returns a ballot's pseudonym (its ledger key) and election id ("" if it does not decode).
@@ -239,8 +286,8 @@ func crashBallots(t *testing.T, bin string, need int) *electionFix {
 		if fileExists(filepath.Join(cache, "ballots.bin.choices.csv")) && fileExists(filepath.Join(cache, "el", "trustee-1.share.age")) {
 			e = &electionFix{bin: bin, dir: cache, id: id, manifest: filepath.Join(cache, "el", "manifest.json"),
 				keys: trusteeKeys(filepath.Join(cache, "el"), filepath.Join(cache, "trustees"), 1, 3)}
-			e.ballots = readStream(t, filepath.Join(cache, "ballots.bin"))
-			e.choice = readChoices(t, filepath.Join(cache, "ballots.bin.choices.csv"))
+			e.ballots = nettest.ReadBallotStream(t, filepath.Join(cache, "ballots.bin"))
+			e.choice = nettest.ReadChoices(t, filepath.Join(cache, "ballots.bin.choices.csv"))
 			t.Logf("reusing %d cached ballots of %s in %s", len(e.ballots), id, cache)
 		} else {
 			_ = os.RemoveAll(cache)
@@ -255,14 +302,14 @@ func crashBallots(t *testing.T, bin string, need int) *electionFix {
 			edir = strings.TrimRight(strings.TrimRightFunc(filepath.Clean(bdir), func(r rune) bool { return r >= '0' && r <= '9' }), "-")
 		}
 		e = &electionFix{bin: bin, dir: t.TempDir(), manifest: filepath.Join(bdir, "manifest.json")}
-		e.ballots = readStream(t, filepath.Join(bdir, "ballots.bin"))
-		e.choice = readChoices(t, filepath.Join(bdir, "choices.csv"))
+		e.ballots = nettest.ReadBallotStream(t, filepath.Join(bdir, "ballots.bin"))
+		e.choice = nettest.ReadChoices(t, filepath.Join(bdir, "choices.csv"))
 		if k := filepath.Join(edir, "paillier.key"); fileExists(k) {
 			e.keys = tallyKeys{paillierKey: k}
 		} else {
 			e.keys = trusteeKeys(edir, filepath.Join(filepath.Dir(filepath.Clean(edir)), "trustees"), 1, 2)
 		}
-		e.id = readManifestFile(t, e.manifest).ElectionID
+		e.id = nettest.ReadManifest(t, e.manifest).ElectionID
 		t.Logf("using %d pre-generated ballots of %s from %s (keys from %s)", len(e.ballots), e.id, bdir, edir)
 	}
 	if len(e.ballots) < need {
@@ -297,17 +344,36 @@ func TestCrash(t *testing.T) {
 	if pick == "" {
 		pick = "peer,chaincode,leader"
 	}
+	plans := crashPlans(pick)
+	most := 0
+	for _, p := range plans {
+		most = max(most, len(p.cases))
+	}
+	if most == 0 {
+		t.Fatalf("RELIABILITY_CRASH=%q selects no scenario (peer, chaincode, leader)", pick)
+	}
+	set := crashBallots(t, fabvoteBin(t), most*per)
+	for _, p := range plans {
+		t.Run(p.profile, func(t *testing.T) { p.run(t, set, per, rate) })
+	}
+}
+
+// crashPlan is the crash scenarios of one network profile, run one after
+// another on one network and one election, each on its own ballots.
+type crashPlan struct {
+	profile string
+	slot    int
+	cases   []crashCase
+}
+
+// crashPlans are the profiles with the scenarios that pick (a comma list)
+// selects; a profile with none is left out.
+func crashPlans(pick string) []crashPlan {
 	want := map[string]bool{}
 	for _, s := range strings.Split(pick, ",") {
 		want[strings.TrimSpace(s)] = true
 	}
-	bin := fabvoteBin(t)
-	type plan struct {
-		profile string
-		slot    int
-		cases   []crashCase
-	}
-	plans := []plan{
+	all := []crashPlan{
 		{"solo-org", 2, []crashCase{
 			{"peer", func(*testNet) string { return "peer0.ea" }},
 			{"chaincode", func(*testNet) string { return "cc.ballot.peer0.ea" }},
@@ -316,77 +382,74 @@ func TestCrash(t *testing.T) {
 			{"leader", func(n *testNet) string { return n.mustNetsh("leader") }},
 		}},
 	}
-	most := 0
-	for _, p := range plans {
-		k := 0
-		for _, c := range p.cases {
-			if want[c.name] {
-				k++
-			}
-		}
-		most = max(most, k)
-	}
-	if most == 0 {
-		t.Fatalf("RELIABILITY_CRASH=%q selects no scenario (peer, chaincode, leader)", pick)
-	}
-	set := crashBallots(t, bin, most*per)
-	for _, p := range plans {
+	var plans []crashPlan
+	for _, p := range all {
 		var cases []crashCase
 		for _, c := range p.cases {
 			if want[c.name] {
 				cases = append(cases, c)
 			}
 		}
-		if len(cases) == 0 {
-			continue
+		if len(cases) > 0 {
+			plans = append(plans, crashPlan{p.profile, p.slot, cases})
 		}
-		t.Run(p.profile, func(t *testing.T) {
-			n := startNet(t, "crash-"+p.profile, p.profile, p.slot, "ballot=./chaincode/ballot/cmd/ballot-cc")
-			lc := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 12))
-			// One window for every scenario of this network: the planned casting time plus the faults and second passes.
-			window := time.Duration(len(cases)) * (time.Duration(float64(per)/rate*float64(time.Second)) + 60*time.Second)
-			set.open(t, n.netJSON, window+30*time.Second)
-			all := map[string][]byte{}
-			for k, c := range cases {
-				ballots := set.ballots[k*per : (k+1)*per]
-				var kill, back time.Time
-				node := c.node(n) // before the run: the Raft leader at that moment
-				var injectErr error
-				inject := func() {
-					kill = time.Now()
-					if out, err := n.netsh("kill", node); err != nil {
-						injectErr = fmt.Errorf("net.sh kill %s: %v\n%s", node, err, tail(out, 20))
-					}
-					time.Sleep(2 * time.Second) // down for a moment while ballots keep arriving
-					if out, err := n.netsh("start", node); err != nil && injectErr == nil {
-						injectErr = fmt.Errorf("net.sh start %s: %v\n%s", node, err, tail(out, 20))
-					}
-					back = time.Now()
-				}
-				run := castSteady(t, lc, nil, ballots, rate, 64, 0.5, inject)
-				if injectErr != nil {
-					t.Fatal(injectErr)
-				}
-				first, gap := run.recovery(kill)
-				t.Logf("CRASH %s: killed %s (kill -9), start returned %s after the kill; %d ballots at %.0f/s in %s: %d committed, "+
-					"%d gateway-client retries, %d failed the first pass %v and were cast again; first commit of a ballot sent after the kill: %s after it; longest commit gap %s",
-					c.name, node, back.Sub(kill).Round(time.Millisecond), per, rate,
-					run.duration.Round(time.Second), len(run.committed), run.retries, run.firstFailed, run.errSamples,
-					first.Round(time.Millisecond), gap.Round(time.Millisecond))
-				if len(run.committed) != per {
-					t.Fatalf("%d of %d ballots committed", len(run.committed), per)
-				}
-				for k, v := range run.committed {
-					all[k] = v
-				}
-				checkLedger(t, lc, set.id, all)
-			}
-			admin := ballotclient.New(n.connect("EAMSP", "admin", "ballot", 12))
-			committed := map[string]bool{}
-			for vkh := range all {
-				committed[vkh] = true
-			}
-			set.tallyAndVerify(t, admin, n.netJSON, committed)
-		})
 	}
+	return plans
+}
+
+// run starts the plan's network, opens the election with one window for
+// every scenario (the planned casting time plus the faults and second
+// passes), runs the scenarios, checking the ledger after each, and tallies
+// and verifies what all of them committed.
+func (p crashPlan) run(t *testing.T, set *electionFix, per int, rate float64) {
+	n := startNet(t, "crash-"+p.profile, p.profile, p.slot, "ballot=./chaincode/ballot/cmd/ballot-cc")
+	lc := ballotclient.New(n.connect("EAMSP", "user1", "ballot", 12))
+	window := time.Duration(len(p.cases)) * (time.Duration(float64(per)/rate*float64(time.Second)) + 60*time.Second)
+	set.open(t, n.netJSON, window+30*time.Second)
+	all := map[string][]byte{}
+	for k, c := range p.cases {
+		run := c.run(t, n, lc, set.ballots[k*per:(k+1)*per], rate)
+		maps.Copy(all, run.committed)
+		checkLedger(t, lc, set.id, all)
+	}
+	admin := ballotclient.New(n.connect("EAMSP", "admin", "ballot", 12))
+	committed := map[string]bool{}
+	for vkh := range all {
+		committed[vkh] = true
+	}
+	set.tallyAndVerify(t, admin, n.netJSON, committed)
+}
+
+// run casts ballots at rate, kills the case's node (chosen before the run:
+// the Raft leader at that moment) when half are sent and starts it again 2 s
+// later, and requires every ballot to commit.
+func (c crashCase) run(t *testing.T, n *testNet, lc *ballotclient.Client, ballots [][]byte, rate float64) *castRun {
+	node := c.node(n)
+	var kill, back time.Time
+	var injectErr error
+	inject := func() {
+		kill = time.Now()
+		if out, err := n.netsh("kill", node); err != nil {
+			injectErr = fmt.Errorf("net.sh kill %s: %v\n%s", node, err, nettest.Tail(out, 20))
+		}
+		time.Sleep(2 * time.Second) // down for a moment while ballots keep arriving
+		if out, err := n.netsh("start", node); err != nil && injectErr == nil {
+			injectErr = fmt.Errorf("net.sh start %s: %v\n%s", node, err, nettest.Tail(out, 20))
+		}
+		back = time.Now()
+	}
+	run := castSteady(t, lc, nil, ballots, rate, 64, 0.5, inject)
+	if injectErr != nil {
+		t.Fatal(injectErr)
+	}
+	first, gap := run.recovery(kill)
+	t.Logf("CRASH %s: killed %s (kill -9), start returned %s after the kill; %d ballots at %.0f/s in %s: %d committed, "+
+		"%d gateway-client retries, %d failed the first pass %v and were cast again; first commit of a ballot sent after the kill: %s after it; longest commit gap %s",
+		c.name, node, back.Sub(kill).Round(time.Millisecond), len(ballots), rate,
+		run.duration.Round(time.Second), len(run.committed), run.retries, run.firstFailed, run.errSamples,
+		first.Round(time.Millisecond), gap.Round(time.Millisecond))
+	if len(run.committed) != len(ballots) {
+		t.Fatalf("%d of %d ballots committed", len(run.committed), len(ballots))
+	}
+	return run
 }

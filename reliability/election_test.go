@@ -3,14 +3,11 @@
 package reliability
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,11 +16,9 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
-	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
-
-const candidates = "Alice,Bob,Carol,Dave"
 
 // electionFix is an election made with the fabvote CLI: manifest, trustee
 // shares (3, any 2 decrypt), voters and their ballots generated in bulk.
@@ -46,41 +41,22 @@ func newElection(t *testing.T, bin, id string, voters int, create ...string) *el
 // generateElection is newElection in a given directory.
 func generateElection(t *testing.T, bin, dir, id string, voters int, create ...string) *electionFix {
 	t.Helper()
-	e := &electionFix{bin: bin, dir: dir, id: id, manifest: filepath.Join(dir, "el", "manifest.json"),
-		keys: trusteeKeys(filepath.Join(dir, "el"), filepath.Join(dir, "trustees"), 1, 3)}
 	t0 := time.Now()
-	var recipients []string
-	for i := 1; i <= 3; i++ {
-		tdir := filepath.Join(dir, "trustees", fmt.Sprintf("trustee-%d", i))
-		fv(t, bin, dir, "trustee", "keygen", "--out", tdir)
-		b, err := os.ReadFile(filepath.Join(tdir, "recipient.txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		recipients = append(recipients, strings.TrimSpace(string(b)))
-	}
-	rf := filepath.Join(dir, "trustee-recipients.txt")
-	if err := os.WriteFile(rf, []byte(strings.Join(recipients, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fv(t, bin, dir, append([]string{"election", "create", "--id", id, "--candidates", candidates,
-		"--max-voters", strconv.Itoa(voters + 10), "--trustees", "3", "--threshold", "2", "--trustee-recipients", rf, "--out", "el",
-		"--max-clock-skew", "2s"}, create...)...) // one host: the peers share a clock
-	fv(t, bin, dir, "register", "--offline", "--manifest", e.manifest, "--voters", strconv.Itoa(voters),
-		"--ea-key", filepath.Join(dir, "el", "ea.key"), "--out", filepath.Join(dir, "voters.jsonl"))
-	fv(t, bin, dir, "ballot", "--bulk", "--manifest", e.manifest, "--voters-file", filepath.Join(dir, "voters.jsonl"),
-		"--out", filepath.Join(dir, "ballots.bin"), "--quiet")
-	e.ballots = readStream(t, filepath.Join(dir, "ballots.bin"))
-	if len(e.ballots) != voters {
-		t.Fatalf("ballot --bulk wrote %d ballots, want %d", len(e.ballots), voters)
-	}
-	e.choice = readChoices(t, filepath.Join(dir, "ballots.bin.choices.csv"))
+	cli := nettest.CLI{Bin: bin, Dir: dir}
+	el := nettest.CreateElection(t, cli, id, voters+10, create...)
+	e := &electionFix{bin: bin, dir: dir, id: id, manifest: el.Manifest(),
+		keys: trusteeKeys(el.ElDir(), el.TrusteesDir(), 1, 3)}
+	e.ballots = el.GenerateBallots(t, cli, voters, "")
+	e.choice = nettest.ReadChoices(t, el.Path("ballots.bin.choices.csv"))
 	if len(e.choice) != voters {
 		t.Fatalf("choices record has %d voters, want %d", len(e.choice), voters)
 	}
 	t.Logf("election %s: %d ballots generated in %s", id, voters, time.Since(t0).Round(time.Millisecond))
 	return e
 }
+
+// cli runs the fabvote binary in the election's directory.
+func (e *electionFix) cli() nettest.CLI { return nettest.CLI{Bin: e.bin, Dir: e.dir} }
 
 // tallyKeys is the key material for `fabvote tally`: a single Paillier
 // key, or trustees: the first brings its sealed share to the tally, the
@@ -101,54 +77,29 @@ func trusteeKeys(elDir, trusteesDir string, trustees ...int) tallyKeys {
 
 // args are the `fabvote tally` flags. Every trustee but the first first
 // runs `trustee decrypt --wait` (which waits for the window to close) and
-// writes its partial into dir.
-func (k tallyKeys) args(t *testing.T, bin, dir, netJSON, manifest string) []string {
+// writes its partial into cli.Dir.
+func (k tallyKeys) args(t *testing.T, cli nettest.CLI, netJSON, manifest string) []string {
 	t.Helper()
 	if k.paillierKey != "" {
 		return []string{"--paillier-key", k.paillierKey}
 	}
 	share := func(i int) []string {
-		return []string{"--share", filepath.Join(k.elDir, fmt.Sprintf("trustee-%d.share.age", i)),
-			"--age-identity", filepath.Join(k.trusteesDir, fmt.Sprintf("trustee-%d", i), "identity.txt")}
+		return []string{"--share", nettest.ShareFile(k.elDir, i), "--age-identity", nettest.IdentityFile(k.trusteesDir, i)}
 	}
 	args := share(k.trustees[0])
 	for _, i := range k.trustees[1:] {
-		out := filepath.Join(dir, fmt.Sprintf("partial-%d.bin", i))
-		fv(t, bin, dir, append([]string{"trustee", "decrypt", "--network", netJSON, "--manifest", manifest,
+		out := filepath.Join(cli.Dir, fmt.Sprintf("partial-%d.bin", i))
+		cli.Must(t, append([]string{"trustee", "decrypt", "--network", netJSON, "--manifest", manifest,
 			"--out", out, "--wait", "--quiet"}, share(i)...)...)
 		args = append(args, "--partial", out)
 	}
 	return args
 }
 
-// readChoices reads a `ballot --bulk` choices record (pseudonym, choice).
-func readChoices(t *testing.T, path string) map[string]int {
-	t.Helper()
-	choice := map[string]int{}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		vkh, c, ok := strings.Cut(strings.TrimSpace(sc.Text()), ",")
-		if !ok {
-			continue
-		}
-		ci, err := strconv.Atoi(c)
-		if err != nil {
-			continue // header
-		}
-		choice[vkh] = ci
-	}
-	return choice
-}
-
 // open opens the election on the network for window from now.
 func (e *electionFix) open(t *testing.T, netJSON string, window time.Duration) time.Time {
 	t.Helper()
-	fv(t, e.bin, e.dir, "election", "open", "--network", netJSON, "--manifest", e.manifest,
+	e.cli().Must(t, "election", "open", "--network", netJSON, "--manifest", e.manifest,
 		"--start", "-5s", "--end", "+"+window.Round(time.Second).String())
 	return time.Now().Add(window)
 }
@@ -158,10 +109,10 @@ func (e *electionFix) open(t *testing.T, netJSON string, window time.Duration) t
 // the committed ballots chose. It returns the published result.
 func (e *electionFix) tallyAndVerify(t *testing.T, c *ballotclient.Client, netJSON string, committed map[string]bool) *election.Result {
 	t.Helper()
-	keys := e.keys.args(t, e.bin, e.dir, netJSON, e.manifest)
-	out := fv(t, e.bin, e.dir, append([]string{"tally", "--network", netJSON, "--manifest", e.manifest, "--wait", "--quiet"}, keys...)...)
-	t.Logf("tally %s:\n%s", e.id, tail(out, 8))
-	want := make([]int, len(strings.Split(candidates, ",")))
+	keys := e.keys.args(t, e.cli(), netJSON, e.manifest)
+	out := e.cli().Must(t, append([]string{"tally", "--network", netJSON, "--manifest", e.manifest, "--wait", "--quiet"}, keys...)...)
+	t.Logf("tally %s:\n%s", e.id, nettest.Tail(out, 8))
+	want := make([]int, len(strings.Split(nettest.Candidates, ",")))
 	for vkh := range committed {
 		want[e.choice[vkh]]++
 	}
@@ -169,7 +120,7 @@ func (e *electionFix) tallyAndVerify(t *testing.T, c *ballotclient.Client, netJS
 	for _, w := range want {
 		sw = append(sw, strconv.Itoa(w))
 	}
-	out = fv(t, e.bin, e.dir, "verify", "--network", netJSON, "--election", e.id, "--expect-counts", strings.Join(sw, ","))
+	out = e.cli().Must(t, "verify", "--network", netJSON, "--election", e.id, "--expect-counts", strings.Join(sw, ","))
 	if !strings.Contains(out, "RESULT: PASS") {
 		t.Fatalf("fabvote verify %s did not pass:\n%s", e.id, out)
 	}
@@ -195,30 +146,6 @@ func (e *electionFix) tallyAndVerify(t *testing.T, c *ballotclient.Client, netJS
 	}
 	t.Logf("%s: verify PASS, counts %v = the choices of the %d committed ballots", e.id, res.Counts, len(committed))
 	return res
-}
-
-func readStream(t *testing.T, path string) [][]byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ballotstream.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var out [][]byte
-	for {
-		b, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, append([]byte(nil), b...))
-	}
 }
 
 func voterHash(t *testing.T, ballot []byte) string {
@@ -288,14 +215,4 @@ func checkLedger(t *testing.T, c *ballotclient.Client, id string, committed map[
 func isDuplicate(err error) bool {
 	var re *gateway.RejectError
 	return errors.As(err, &re) && re.Code == election.CodeDuplicate
-}
-
-var _ = fmt.Sprint
-
-func parseID(b []byte) (string, error) {
-	p, err := election.ParseBallot(b)
-	if err != nil {
-		return "", err
-	}
-	return p.ElectionID, nil
 }

@@ -4,6 +4,7 @@ package reliability
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 type ccStats struct {
@@ -28,7 +30,7 @@ type ccStats struct {
 
 func getStats(t *testing.T, c *gateway.Conn) ccStats {
 	t.Helper()
-	out, err := c.Evaluate(testCtx(t, time.Minute), "GetStats")
+	out, err := c.Evaluate(nettest.Context(t, time.Minute), "GetStats")
 	if err != nil {
 		t.Fatalf("GetStats: %v", err)
 	}
@@ -65,13 +67,20 @@ func TestLimits(t *testing.T) {
 	n := startNet(t, "limits", "solo-org", 4, "ballot=./chaincode/ballot/cmd/ballot-cc")
 	conn := n.connect("EAMSP", "user1", "ballot", 4)
 	lc := ballotclient.New(conn)
-	ctx := testCtx(t, 10*time.Minute)
+	ctx := nettest.Context(t, 10*time.Minute)
 	e := newElection(t, bin, fmt.Sprintf("limits-%d", time.Now().Unix()), 2)
 	e.open(t, n.netJSON, 10*time.Minute)
+	oversizeBeforeProofs(t, ctx, conn, lc, e.ballots)
+	logPeerLimits(t, n)
+}
 
-	// Positive control: one valid ballot moves the proof counter.
+// oversizeBeforeProofs casts one valid ballot (ballots[0]), a positive
+// control that moves the proof counter, then oversize ones (one built from
+// ballots[1]): each is SIZE, the proof counters stay, and the SIZE counter
+// moves by one each.
+func oversizeBeforeProofs(t *testing.T, ctx context.Context, conn *gateway.Conn, lc *ballotclient.Client, ballots [][]byte) {
 	before := getStats(t, conn)
-	if _, err := lc.CastBallot(ctx, e.ballots[0]); err != nil {
+	if _, err := lc.CastBallot(ctx, ballots[0]); err != nil {
 		t.Fatal(err)
 	}
 	mid := getStats(t, conn)
@@ -82,14 +91,14 @@ func TestLimits(t *testing.T) {
 		name string
 		arg  []byte
 	}{
-		{"valid ballot padded to MaxBallotSize+1 KiB", append(append([]byte(nil), e.ballots[1]...), bytes.Repeat([]byte{0}, election.MaxBallotSize+1024-len(e.ballots[1]))...)},
+		{"valid ballot padded to MaxBallotSize+1 KiB", append(append([]byte(nil), ballots[1]...), bytes.Repeat([]byte{0}, election.MaxBallotSize+1024-len(ballots[1]))...)},
 		{"1 MiB of 0x01", bytes.Repeat([]byte{election.BallotVersion}, 1<<20)},
 		{"8 MiB base64 text", bytes.Repeat([]byte("QUJD"), 2<<20)},
 	}
 	for _, c := range cases {
 		t0 := time.Now()
 		_, err := lc.CastBallot(ctx, c.arg)
-		wantReject(t, "oversize: "+c.name, err, election.CodeSize)
+		nettest.WantReject(t, "oversize: "+c.name, err, election.CodeSize)
 		t.Logf("LIMITS %s (%d bytes): SIZE after %s", c.name, len(c.arg), time.Since(t0).Round(time.Millisecond))
 	}
 	after := getStats(t, conn)
@@ -102,8 +111,11 @@ func TestLimits(t *testing.T) {
 	}
 	t.Logf("LIMITS proof checks before/after the oversize ballots: %d/%d (batched %d/%d); SIZE rejections +%d",
 		mid.ProofsChecked, after.ProofsChecked, mid.BatchedProofs, after.BatchedProofs, len(cases))
+}
 
-	// The limits the peer actually runs with (merged core.yaml).
+// logPeerLimits logs the limits the peer actually runs with (its merged
+// core.yaml) and requires the concurrency limits to be set.
+func logPeerLimits(t *testing.T, n *testNet) {
 	b, err := os.ReadFile(filepath.Join(n.runDir, "nodes", "peer0.ea", "core.yaml"))
 	if err != nil {
 		t.Fatal(err)

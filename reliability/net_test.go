@@ -4,8 +4,6 @@ package reliability
 
 import (
 	"bufio"
-	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 // root is the repository root (go test runs in reliability/).
@@ -71,7 +70,7 @@ func startNet(t *testing.T, name, profile string, slot int, chaincodes string, e
 	if out, err := n.netsh("up"); err != nil {
 		n.dumpLogs(60)
 		_, _ = n.netsh("down")
-		t.Fatalf("net.sh up (%s): %v\n%s", name, err, tail(out, 60))
+		t.Fatalf("net.sh up (%s): %v\n%s", name, err, nettest.Tail(out, 60))
 	}
 	t.Logf("network %s (%s) up in %s", name, profile, time.Since(t0).Round(time.Second))
 	t.Cleanup(func() {
@@ -83,7 +82,7 @@ func startNet(t *testing.T, name, profile string, slot int, chaincodes string, e
 			return
 		}
 		if out, err := n.netsh("down"); err != nil {
-			t.Errorf("net.sh down (%s): %v\n%s", name, err, tail(out, 20))
+			t.Errorf("net.sh down (%s): %v\n%s", name, err, nettest.Tail(out, 20))
 		}
 	})
 	n.netJSON = filepath.Join(runDir, "network.json")
@@ -108,7 +107,7 @@ func (n *testNet) mustNetsh(args ...string) string {
 	n.t.Helper()
 	out, err := n.netsh(args...)
 	if err != nil {
-		n.t.Fatalf("net.sh %s: %v\n%s", strings.Join(args, " "), err, tail(out, 40))
+		n.t.Fatalf("net.sh %s: %v\n%s", strings.Join(args, " "), err, nettest.Tail(out, 40))
 	}
 	return strings.TrimSpace(out)
 }
@@ -126,7 +125,7 @@ func (n *testNet) dumpLogs(lines int) {
 		if err != nil {
 			continue
 		}
-		n.t.Logf("==== %s (last %d lines) ====\n%s", filepath.Base(p), lines, tail(string(b), lines))
+		n.t.Logf("==== %s (last %d lines) ====\n%s", filepath.Base(p), lines, nettest.Tail(string(b), lines))
 	}
 }
 
@@ -160,20 +159,6 @@ func countInLog(path, s string) int {
 	return c
 }
 
-func tail(s string, n int) string {
-	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(l) > n {
-		l = l[len(l)-n:]
-	}
-	return strings.Join(l, "\n")
-}
-
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return c
-}
-
 // fabvoteBin builds cmd/fabvote once into the test's temp dir.
 func fabvoteBin(t *testing.T) string {
 	t.Helper()
@@ -185,17 +170,3 @@ func fabvoteBin(t *testing.T) string {
 	}
 	return out
 }
-
-// fv runs the fabvote CLI in dir and fails the test on a non-zero exit.
-func fv(t *testing.T, bin, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("fabvote %s: %v\n%s", strings.Join(args, " "), err, tail(string(out), 40))
-	}
-	return string(out)
-}
-
-var _ = fmt.Sprintf

@@ -3,7 +3,6 @@
 package reliability
 
 import (
-	"context"
 	"errors"
 	"os"
 	"sort"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 // latencies returns the median and 99th percentile of the first-pass commits.
@@ -122,16 +122,9 @@ func TestOverload(t *testing.T) {
 // of the run.
 func castFor(t *testing.T, lc *ballotclient.Client, ballots [][]byte, rate float64, inFlight int, dur time.Duration) (run *castRun, attempts, recycled int, open [][]byte) {
 	t.Helper()
-	ctx := testCtx(t, 20*time.Minute)
-	run = &castRun{committed: map[string][]byte{}, errSamples: map[string]int{}}
-	var mu sync.Mutex
-	queue := make([]int, len(ballots)) // indices waiting to be sent; refused ones are appended again
-	for i := range queue {
-		queue[i] = i
-	}
-	tried := map[int]bool{}   // sent at least once
-	settled := map[int]bool{} // committed, or left for the caller (not to be sent again here)
-	var pending []int
+	ctx := nettest.Context(t, 20*time.Minute)
+	run = newCastRun()
+	q := newResendQueue(len(ballots))
 	sem := make(chan struct{}, inFlight)
 	var wg sync.WaitGroup
 	interval := time.Duration(float64(time.Second) / rate)
@@ -144,18 +137,10 @@ func castFor(t *testing.T, lc *ballotclient.Client, ballots [][]byte, rate float
 		if d := time.Until(at); d > 0 {
 			time.Sleep(d)
 		}
-		mu.Lock()
-		if len(queue) == 0 { // every ballot is in flight: this slot's send is skipped
-			mu.Unlock()
+		i, ok := q.next()
+		if !ok { // every ballot is in flight: this slot's send is skipped
 			continue
 		}
-		i := queue[0]
-		queue = queue[1:]
-		if tried[i] {
-			recycled++
-		}
-		tried[i] = true
-		mu.Unlock()
 		b := ballots[i]
 		vkh := voterHash(t, b)
 		sem <- struct{}{}
@@ -165,39 +150,86 @@ func castFor(t *testing.T, lc *ballotclient.Client, ballots [][]byte, rate float
 			defer wg.Done()
 			defer func() { <-sem }()
 			sent := time.Now()
-			cctx, cancel := context.WithTimeout(ctx, callTimeout)
-			_, err := lc.CastBallot(cctx, b)
-			cancel()
-			mu.Lock()
-			defer mu.Unlock()
+			_, err := castOnce(ctx, lc, b)
+			q.done(i, err)
 			if err != nil {
-				run.firstFailed++
-				run.errSamples[errClass(err)]++
-				if !errors.Is(err, gateway.ErrCommitStatusUnknown) && strings.Contains(err.Error(), "gave up after") {
-					queue = append(queue, i) // refused before it could commit: send again
-					return
-				}
-				settled[i] = true
-				pending = append(pending, i)
+				run.fail(err)
 				return
 			}
-			settled[i] = true
-			run.committed[vkh] = b
-			run.commitTimes = append(run.commitTimes, time.Now())
-			run.commits = append(run.commits, span{sent, time.Now()})
+			run.commit(vkh, b, sent, 1)
 		}(i)
 	}
 	wg.Wait()
-	run.duration = time.Since(start)
-	for _, i := range queue {
-		if tried[i] && !settled[i] {
-			pending = append(pending, i)
-		}
-	}
-	sort.Ints(pending)
-	for _, i := range pending {
+	run.finish(start)
+	for _, i := range q.open() {
 		open = append(open, ballots[i])
 	}
-	sort.Slice(run.commitTimes, func(i, j int) bool { return run.commitTimes[i].Before(run.commitTimes[j]) })
-	return run, attempts, recycled, open
+	return run, attempts, q.recycled, open
+}
+
+// resendQueue is castFor's queue of ballot indices waiting to be sent, in
+// which a ballot refused before it could commit queues again.
+type resendQueue struct {
+	mu       sync.Mutex
+	queue    []int
+	tried    map[int]bool // sent at least once
+	settled  map[int]bool // committed, or left for the caller (not to be sent again here)
+	pending  []int        // settled without a commit: their outcome is open
+	recycled int          // sends of a ballot sent before
+}
+
+func newResendQueue(n int) *resendQueue {
+	q := &resendQueue{queue: make([]int, n), tried: map[int]bool{}, settled: map[int]bool{}}
+	for i := range q.queue {
+		q.queue[i] = i
+	}
+	return q
+}
+
+// next takes the next ballot to send; false when all are in flight.
+func (q *resendQueue) next() (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.queue) == 0 {
+		return 0, false
+	}
+	i := q.queue[0]
+	q.queue = q.queue[1:]
+	if q.tried[i] {
+		q.recycled++
+	}
+	q.tried[i] = true
+	return i, true
+}
+
+// done records the outcome of a send of ballot i: committed (err nil),
+// refused before it could commit (sent again), or open (commit status
+// unknown, any other error).
+func (q *resendQueue) done(i int, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err != nil && !errors.Is(err, gateway.ErrCommitStatusUnknown) && strings.Contains(err.Error(), "gave up after") {
+		q.queue = append(q.queue, i)
+		return
+	}
+	q.settled[i] = true
+	if err != nil {
+		q.pending = append(q.pending, i)
+	}
+}
+
+// open is the ballots whose outcome is open once sending stopped: settled
+// without a commit, or refused and waiting to be sent again, in index
+// order.
+func (q *resendQueue) open() []int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := append([]int(nil), q.pending...)
+	for _, i := range q.queue {
+		if q.tried[i] && !q.settled[i] {
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
