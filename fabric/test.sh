@@ -22,6 +22,8 @@ FABRIC_TEST_PKGS=(
 	"./core/chaincode;^(TestChaincode|TestCCFramework|TestFabvote.*)$;;race"
 	# The ledger as a whole (ledger, block store, state DB, txmgr together).
 	"./core/ledger/kvledger;;CouchDB;"
+	# The ledger's LevelDB wrapper, whose options O-VII sets.
+	"./common/ledger/util/leveldbhelper;;;"
 	# The security patches (0010-0017) and the dependency floors of patch
 	# 0001: the packages they touch and the gRPC/HTTP/2 users of the raised
 	# modules, and the users of the block checks of patch 0011.
@@ -58,11 +60,14 @@ FABRIC_TEST_MODES=(
 	"FABVOTE_SHA256=simd|./bccsp/sw ./protoutil ./common/util ./core/endorser"
 	"FABVOTE_ECDSA=openssl|./bccsp/sw ./core/endorser"
 	"FABVOTE_COMMIT_GATE=lockless|./core/ledger/kvledger/txmgmt/txmgr ./core/ledger/kvledger ./core/endorser ./core/chaincode"
+	"FABVOTE_SIG_MEMO=on|./bccsp/sw ./msp ./core/endorser ./internal/pkg/gateway"
+	"FABVOTE_LEVELDB=tuned|./common/ledger/util/leveldbhelper ./core/ledger/kvledger/txmgmt/privacyenabledstate ./core/ledger/kvledger"
 )
 
 # The ECDSA semantics test (fabric/testdata/overlay/bccsp/sw) also runs on
 # the stock tree: passing there and on the patched tree in both ECDSA modes
-# shows that the fork's answers and errors are stock Fabric's.
+# and with the signature memo on shows that the fork's answers and errors
+# are stock Fabric's.
 STOCK_SEMANTICS_TEST=bccsp/sw/fabvote_ecdsa_semantics_test.go
 
 FABRIC_TEST_TIMEOUT=${FABRIC_TEST_TIMEOUT:-20m}

@@ -33,7 +33,8 @@ cat <<EOF
 # Variables: FABVOTE_DOCKER_DIR (generated material, default ../run/docker,
 # relative to this file), FABVOTE_PORT_PREFIX (host ports <prefix>050...,
 # default 17), FABVOTE_IMAGE_TAG (latest), FABVOTE_LOG_SPEC (info); the fork's
-# switches FABVOTE_SHA256, FABVOTE_ECDSA, FABVOTE_COMMIT_GATE and the chaincode's
+# switches FABVOTE_SHA256, FABVOTE_ECDSA, FABVOTE_COMMIT_GATE, FABVOTE_SIG_MEMO,
+# FABVOTE_LEVELDB and the chaincode's
 # FABVOTE_PROOF_BATCH, FABVOTE_PROOF_BATCH_WAIT, FABVOTE_MAX_CLOCK_SKEW pass
 # through from the caller's environment when set; FABVOTE_AUTHORITY_MSPS
 # (the MSPs allowed to open elections) defaults to EAMSP.
@@ -50,6 +51,8 @@ x-node-env: &node-env
   FABVOTE_SHA256:
   FABVOTE_ECDSA:
   FABVOTE_COMMIT_GATE:
+  FABVOTE_SIG_MEMO:
+  FABVOTE_LEVELDB:
   GOMAXPROCS:
   GOGC:
   GOMEMLIMIT:
