@@ -61,6 +61,10 @@ BALLOT_CC_PATH=./chaincode/ballot/cmd/ballot-cc
 # Extra KEY=VALUE settings (space-separated) for every node, e.g.
 # NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
 NET_NODE_ENV=${NET_NODE_ENV:-}
+# NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_party2="FABVOTE_SIG_MEMO=off"): extra
+# KEY=VALUE settings for that org's peers only, after every other setting, so
+# that one network can run peers with different switches (the end-to-end test
+# compares their blocks and state).
 
 log() { printf '[net %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf '[net] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -237,6 +241,17 @@ base_env() {
 		[[ $v == [A-Za-z_]*=* ]] || die "NET_NODE_ENV entry '$v': want KEY=VALUE"
 		echo "$v"
 	done
+	return 0
+}
+
+# peer_env_overrides ORG appends NET_PEER_ENV_<ORG>'s entries to NODE_ENV.
+peer_env_overrides() {
+	local var="NET_PEER_ENV_$1" v
+	for v in ${!var:-}; do
+		[[ $v == [A-Za-z_]*=* ]] || die "$var entry '$v': want KEY=VALUE"
+		NODE_ENV+=("$v")
+	done
+	[[ -z ${!var:-} ]] || log "peer of $1: ${!var}"
 	return 0
 }
 
@@ -611,6 +626,7 @@ define_peer() {
 	mkdir -p "$(node_dir "$name")/data"
 	mapfile -t NODE_ENV < <(base_env)
 	NODE_ENV+=("FABRIC_CFG_PATH=$(node_dir "$name")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
+	peer_env_overrides "$org"
 	define_node "$name" "$(peer_port "$org")" "$FABRIC_BIN/peer" node start
 }
 

@@ -28,10 +28,42 @@ cleanup() {
 	"$NET_SH" down || rc=1
 	exit "$rc"
 }
+# The orgs' peers run different switches of the fork: ea's and party1's every
+# optimisation an org can choose for its own peer (O-I, O-II, O-III, O-V,
+# O-VII), party2's none of them, as stock Fabric would. The test's
+# TestElection/peers_of_every_org_agree then compares their blocks'
+# validation codes, commit hashes and state: an optimisation that changed a
+# verdict or the ledger would split them.
+FORK_ON="FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=on FABVOTE_LEVELDB=tuned"
+FORK_OFF="FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock"
+export NET_PEER_ENV_ea=${NET_PEER_ENV_ea-$FORK_ON}
+export NET_PEER_ENV_party1=${NET_PEER_ENV_party1-$FORK_ON}
+export NET_PEER_ENV_party2=${NET_PEER_ENV_party2-$FORK_OFF}
+
+# check_switches ORG WANT...: the peer's log shows each WANT line, so the
+# comparison above compares what it claims to.
+check_switches() {
+	local log=$RUN/$PROFILE/logs/peer0.$1.log want
+	for want in "${@:2}"; do
+		grep -qF "$want" "$log" || { echo "e2e: peer0.$1's log lacks '$want' ($log)" >&2; exit 1; }
+	done
+}
+
 "$NET_SH" down >/dev/null 2>&1 || true # leftovers of an interrupted run
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 "$NET_SH" up
+if [[ $PROFILE == three-orgs ]]; then
+	for org in ea party1 party2; do
+		var=NET_PEER_ENV_$org
+		case ${!var} in
+		"$FORK_ON") check_switches "$org" 'memo on: true' 'LevelDB options "tuned"' 'ECDSA P-256 implementation "openssl"' 'commit gate mode "lockless"' ;;
+		"$FORK_OFF") check_switches "$org" 'memo on: false' 'LevelDB options "stock"' 'ECDSA P-256 implementation "go"' 'commit gate mode "locked"' ;;
+		*) continue ;;
+		esac
+		echo "e2e: peer0.$org runs ${!var}"
+	done
+fi
 
 cd "$ROOT"
 FABVOTE_E2E_NETWORK=$RUN/$PROFILE/network.json FABVOTE_BIN=$BIN/fabvote \
