@@ -18,10 +18,9 @@
 # key material) stay on math/big in every build (arith.ExpSecret), because
 # GMP's arithmetic is not constant-time.
 
-FUZZTIME ?= 30s
-# Minimising each new interesting input may otherwise take up to 60 s, longer
-# than the whole budget (under -fuzz, math/big and crypto are instrumented too).
-FUZZMINIMIZE ?= 200x
+# FUZZTIME and FUZZMINIMIZE (minimising a new interesting input may otherwise
+# take up to 60 s, longer than the whole budget) have their defaults in
+# reliability/reliability.mk, shared with fuzz-smoke.
 # package:target pairs; each runs on its own for FUZZTIME with the committed seed corpus.
 CHAINCODE_FUZZ_TARGETS := \
 	./election:FuzzParseBallot \
