@@ -201,44 +201,55 @@ func parseTx(raw []byte) (Tx, error) {
 	if err := proto.Unmarshal(pl.Data, &t); err != nil {
 		return Tx{}, fmt.Errorf("transaction %s: %w", tx.ID, err)
 	}
-	// Each layer of an endorser transaction wraps the next in bytes.
+	for _, a := range t.Actions {
+		writes, err := actionWrites(tx.ID, a)
+		if err != nil {
+			return Tx{}, err
+		}
+		tx.Writes = append(tx.Writes, writes...)
+	}
+	return tx, nil
+}
+
+// actionWrites returns the writes of one action of transaction txID. Each
+// layer of an endorser transaction wraps the next in bytes.
+func actionWrites(txID string, a *peer.TransactionAction) ([]Write, error) {
 	in := func(b []byte, m proto.Message, what string) error {
 		if err := proto.Unmarshal(b, m); err != nil {
-			return fmt.Errorf("transaction %s: %s: %w", tx.ID, what, err)
+			return fmt.Errorf("transaction %s: %s: %w", txID, what, err)
 		}
 		return nil
 	}
-	for _, a := range t.Actions {
-		var actionPayload peer.ChaincodeActionPayload
-		if err := in(a.Payload, &actionPayload, "chaincode action payload"); err != nil {
-			return Tx{}, err
+	var actionPayload peer.ChaincodeActionPayload
+	if err := in(a.Payload, &actionPayload, "chaincode action payload"); err != nil {
+		return nil, err
+	}
+	if actionPayload.Action == nil {
+		return nil, fmt.Errorf("transaction %s: no endorsed action", txID)
+	}
+	var prp peer.ProposalResponsePayload
+	var ca peer.ChaincodeAction
+	var rws rwset.TxReadWriteSet
+	if err := in(actionPayload.Action.ProposalResponsePayload, &prp, "proposal response payload"); err != nil {
+		return nil, err
+	}
+	if err := in(prp.Extension, &ca, "chaincode action"); err != nil {
+		return nil, err
+	}
+	if err := in(ca.Results, &rws, "read-write set"); err != nil {
+		return nil, err
+	}
+	var writes []Write
+	for _, ns := range rws.NsRwset {
+		var kv kvrwset.KVRWSet
+		if err := proto.Unmarshal(ns.Rwset, &kv); err != nil {
+			return nil, fmt.Errorf("transaction %s: namespace %q: %w", txID, ns.Namespace, err)
 		}
-		if actionPayload.Action == nil {
-			return Tx{}, fmt.Errorf("transaction %s: no endorsed action", tx.ID)
-		}
-		var prp peer.ProposalResponsePayload
-		var ca peer.ChaincodeAction
-		var rws rwset.TxReadWriteSet
-		if err := in(actionPayload.Action.ProposalResponsePayload, &prp, "proposal response payload"); err != nil {
-			return Tx{}, err
-		}
-		if err := in(prp.Extension, &ca, "chaincode action"); err != nil {
-			return Tx{}, err
-		}
-		if err := in(ca.Results, &rws, "read-write set"); err != nil {
-			return Tx{}, err
-		}
-		for _, ns := range rws.NsRwset {
-			var kv kvrwset.KVRWSet
-			if err := proto.Unmarshal(ns.Rwset, &kv); err != nil {
-				return Tx{}, fmt.Errorf("transaction %s: namespace %q: %w", tx.ID, ns.Namespace, err)
-			}
-			for _, w := range kv.Writes {
-				tx.Writes = append(tx.Writes, Write{Namespace: ns.Namespace, Key: w.Key, Value: w.Value, IsDelete: w.IsDelete})
-			}
+		for _, w := range kv.Writes {
+			writes = append(writes, Write{Namespace: ns.Namespace, Key: w.Key, Value: w.Value, IsDelete: w.IsDelete})
 		}
 	}
-	return tx, nil
+	return writes, nil
 }
 
 // Reader fetches committed blocks.
