@@ -50,6 +50,12 @@ type Tx struct {
 	// a block can differ only here and in CommitHash.
 	Code   peer.TxValidationCode
 	Writes []Write // public writes of an endorser transaction, in rwset order
+	// Undecodable says why the endorser transaction of a transaction marked
+	// invalid does not decode; it then has no Writes. Anyone allowed to
+	// write to the channel can have such a transaction ordered (the orderer
+	// decodes only the envelope, payload and headers), every peer marks it
+	// invalid, and its writes never reach the state.
+	Undecodable string
 }
 
 // Block is a decoded block.
@@ -122,12 +128,13 @@ func ParseBlock(raw []byte) (*Block, error) {
 		return nil, fmt.Errorf("block %d: transactions filter has %d entries for %d transactions", out.Number, len(filter), len(b.Data.Data))
 	}
 	for i, env := range b.Data.Data {
-		tx, err := parseTx(env)
+		code := peer.TxValidationCode(filter[i])
+		tx, err := parseTx(env, code == peer.TxValidationCode_VALID)
 		if err != nil {
 			return nil, fmt.Errorf("block %d, transaction %d: %w", out.Number, i, err)
 		}
-		tx.Code = peer.TxValidationCode(filter[i])
-		tx.Valid = tx.Code == peer.TxValidationCode_VALID
+		tx.Code = code
+		tx.Valid = code == peer.TxValidationCode_VALID
 		out.Txs[i] = tx
 	}
 	ch, err := commitHash(b.Metadata)
@@ -177,7 +184,11 @@ func SameCommit(a, b *Block) error {
 	return nil
 }
 
-func parseTx(raw []byte) (Tx, error) {
+// parseTx decodes one envelope. The envelope, payload and channel header
+// must decode for every transaction; the endorser transaction below them
+// must decode only when valid is true: an invalid one that does not is
+// returned with Undecodable set and no writes.
+func parseTx(raw []byte, valid bool) (Tx, error) {
 	var env common.Envelope
 	if err := proto.Unmarshal(raw, &env); err != nil {
 		return Tx{}, fmt.Errorf("envelope: %w", err)
@@ -197,18 +208,34 @@ func parseTx(raw []byte) (Tx, error) {
 	if common.HeaderType(ch.Type) != common.HeaderType_ENDORSER_TRANSACTION {
 		return tx, nil // config and other system transactions write no chaincode state
 	}
-	var t peer.Transaction
-	if err := proto.Unmarshal(pl.Data, &t); err != nil {
-		return Tx{}, fmt.Errorf("transaction %s: %w", tx.ID, err)
-	}
-	for _, a := range t.Actions {
-		writes, err := actionWrites(tx.ID, a)
-		if err != nil {
-			return Tx{}, err
-		}
-		tx.Writes = append(tx.Writes, writes...)
+	writes, err := endorserWrites(tx.ID, pl.Data)
+	switch {
+	case err == nil:
+		tx.Writes = writes
+	case valid:
+		return Tx{}, err
+	default:
+		tx.Undecodable = err.Error()
 	}
 	return tx, nil
+}
+
+// endorserWrites returns the writes of the endorser transaction data of
+// transaction txID.
+func endorserWrites(txID string, data []byte) ([]Write, error) {
+	var t peer.Transaction
+	if err := proto.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("transaction %s: %w", txID, err)
+	}
+	var writes []Write
+	for _, a := range t.Actions {
+		w, err := actionWrites(txID, a)
+		if err != nil {
+			return nil, err
+		}
+		writes = append(writes, w...)
+	}
+	return writes, nil
 }
 
 // actionWrites returns the writes of one action of transaction txID. Each

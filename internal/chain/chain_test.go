@@ -100,6 +100,46 @@ func TestParseBlockRejects(t *testing.T) {
 	}
 }
 
+// An endorser transaction whose data does not decode is an error when the
+// block marks it valid, and an invalid transaction without writes
+// otherwise: anyone who may write to the channel can have one ordered, and
+// it must not make the chain unreadable.
+func TestParseBlockUndecodableInvalidTx(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"transaction garbage", []byte{0xff, 0xff}},
+		{"read-write set garbage", chaintest.Marshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: chaintest.Marshal(
+			&peer.ChaincodeActionPayload{Action: &peer.ChaincodeEndorsedAction{ProposalResponsePayload: chaintest.Marshal(
+				&peer.ProposalResponsePayload{Extension: chaintest.Marshal(&peer.ChaincodeAction{Results: []byte{0xff, 0xff}})})}})}}})},
+		{"action without endorsed action", chaintest.Marshal(&peer.Transaction{Actions: []*peer.TransactionAction{{Payload: chaintest.Marshal(&peer.ChaincodeActionPayload{})}}})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := chaintest.Block(3, nil, tx{ID: "t1", Valid: true, Writes: []string{"ballot/k=v"}}, tx{ID: "junk"})
+			ch := &common.ChannelHeader{Type: int32(common.HeaderType_ENDORSER_TRANSACTION), TxId: "junk", ChannelId: "fabvote"}
+			b.Data.Data[1] = chaintest.Marshal(&common.Envelope{Payload: chaintest.Marshal(&common.Payload{
+				Header: &common.Header{ChannelHeader: chaintest.Marshal(ch)}, Data: tc.data})})
+			b.Header.DataHash = chaintest.DataHash(b.Data)
+			got, err := chain.ParseBlock(chaintest.Marshal(b))
+			if err != nil {
+				t.Fatalf("ParseBlock of a block with an undecodable invalid transaction: %v", err)
+			}
+			junk := got.Txs[1]
+			if junk.Valid || junk.ID != "junk" || junk.Writes != nil || junk.Undecodable == "" {
+				t.Fatalf("undecodable invalid transaction parsed as %+v", junk)
+			}
+			if len(got.Txs[0].Writes) != 1 || got.Txs[0].Undecodable != "" {
+				t.Fatalf("the valid transaction beside it parsed as %+v", got.Txs[0])
+			}
+			b.Metadata.Metadata[common.BlockMetadataIndex_TRANSACTIONS_FILTER][1] = byte(peer.TxValidationCode_VALID)
+			if _, err := chain.ParseBlock(chaintest.Marshal(b)); err == nil || !strings.Contains(err.Error(), "transaction 1") {
+				t.Fatalf("ParseBlock with the same transaction marked VALID: error %v, want one naming transaction 1", err)
+			}
+		})
+	}
+}
+
 // TestSameCommit compares two peers' copies of a block: equal copies pass,
 // and each field a peer sets itself (or a different block) is named.
 func TestSameCommit(t *testing.T) {

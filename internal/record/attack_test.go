@@ -354,11 +354,12 @@ func TestAttackHiddenValidBallot(t *testing.T) {
 	}
 }
 
-// TestAttackUndecodableInvalidTx documents a limit (RECORD.md 5.1): any
-// channel writer can have ordered an endorser transaction whose payload
-// data is no peer.Transaction (the orderer does not read it); every peer
-// marks it invalid, and no record of the channel can then be exported or
-// verified, since every transaction must decode.
+// TestAttackUndecodableInvalidTx: any channel writer can have ordered an
+// endorser transaction whose payload data is no peer.Transaction (the
+// orderer does not read it), and every peer marks it invalid. Its writes
+// never reached the state, so the record exports and verifies (RECORD.md
+// 5.1); the same blocks with that transaction marked VALID fail as
+// BLOCK_CHAIN, and the exporter refuses to write them.
 func TestAttackUndecodableInvalidTx(t *testing.T) {
 	real, err := recordtest.Build(recordtest.Good)
 	if err != nil {
@@ -366,29 +367,44 @@ func TestAttackUndecodableInvalidTx(t *testing.T) {
 	}
 	ch := chaintest.Marshal(&common.ChannelHeader{Type: int32(common.HeaderType_ENDORSER_TRANSACTION), ChannelId: recordtest.Channel, TxId: "junk"})
 	junk := chaintest.Marshal(&common.Envelope{Payload: chaintest.Marshal(&common.Payload{Header: &common.Header{ChannelHeader: ch}, Data: []byte{0xff}})})
-	var b3 common.Block
-	if err := proto.Unmarshal(real.Chain.Blocks[3], &b3); err != nil {
-		t.Fatal(err)
-	}
+	b3 := block0(t, real.Chain.Blocks[3])
 	b3.Data.Data = append(b3.Data.Data, junk)
-	real.Chain.Blocks[3] = chaintest.Marshal(&b3)
+	real.Chain.Blocks[3] = chaintest.Marshal(b3)
 	o := recordtest.NewOrderer(recordtest.OrdererMSP)
-	c := rechain(t, o, func(_, n, i int) byte {
-		switch {
-		case n == 3 && i == 1: // the fixture's stray ballot
-			return byte(peer.TxValidationCode_MVCC_READ_CONFLICT)
-		case n == 3 && i == 3:
-			return byte(peer.TxValidationCode_BAD_PAYLOAD)
-		}
-		return 0
-	}, real.Chain)
-	src := real.Source
-	src.Blocks = c
-	_, err = record.Export(context.Background(), src, filepath.Join(t.TempDir(), "rec"))
-	if err == nil {
-		t.Fatal("the export of a channel with an undecodable invalid transaction succeeds: update RECORD.md 5.1")
+	junkMarked := func(code peer.TxValidationCode) *chaintest.Chain {
+		return rechain(t, o, func(_, n, i int) byte {
+			switch {
+			case n == 3 && i == 1: // the fixture's stray ballot
+				return byte(peer.TxValidationCode_MVCC_READ_CONFLICT)
+			case n == 3 && i == 3:
+				return byte(code)
+			}
+			return 0
+		}, real.Chain)
 	}
-	t.Logf("export: %v", err)
+	src := real.Source
+	src.Blocks = junkMarked(peer.TxValidationCode_BAD_PAYLOAD)
+	dir := filepath.Join(t.TempDir(), "rec")
+	if _, err := record.Export(context.Background(), src, dir); err != nil {
+		t.Fatalf("export of a chain with an undecodable invalid transaction: %v", err)
+	}
+	keep(t, "undecodable-invalid-tx", dir)
+	if got := kinds(verify(t, dir, record.Options{})); !reflect.DeepEqual(got, []string{}) {
+		t.Fatalf("marked invalid: kinds %v, want none", got)
+	}
+
+	valid := junkMarked(peer.TxValidationCode_VALID)
+	src.Blocks = valid
+	if _, err := record.Export(context.Background(), src, filepath.Join(t.TempDir(), "rec")); err == nil {
+		t.Fatal("the export of a chain with an undecodable VALID transaction succeeds")
+	}
+	for n, raw := range valid.Blocks {
+		putRaw(t, dir, uint64(n), raw)
+	}
+	keep(t, "undecodable-valid-tx", dir)
+	if got := kinds(verify(t, dir, record.Options{})); !reflect.DeepEqual(got, []string{audit.KindBlockChain}) {
+		t.Fatalf("marked valid: kinds %v, want [BLOCK_CHAIN]", got)
+	}
 }
 
 // keep copies the record in dir to $ATTACK_OUT/name when that is set, for
@@ -405,11 +421,12 @@ func keep(t *testing.T, name, dir string) {
 	}
 }
 
-// TestAttackUnreadFieldNotUTF8: a transaction the peers marked invalid
-// whose chaincode response message (a field no verifier needs) is not
-// UTF-8. Go's protobuf refuses the whole ChaincodeAction, so the record
-// fails (RECORD.md 5.1: every field must decode); a verifier that decodes
-// only the fields it reads would pass it.
+// TestAttackUnreadFieldNotUTF8: a transaction whose chaincode response
+// message (a field no verifier needs) is not UTF-8. Go's protobuf refuses
+// the whole ChaincodeAction: marked VALID, the record fails (RECORD.md 5.1:
+// every field of a valid transaction must decode), and a verifier that
+// decodes only the fields it reads would pass it; marked invalid, its
+// endorser transaction is not decoded and the record passes.
 func TestAttackUnreadFieldNotUTF8(t *testing.T) {
 	real, err := recordtest.Build(recordtest.Good)
 	if err != nil {
@@ -444,16 +461,30 @@ func TestAttackUnreadFieldNotUTF8(t *testing.T) {
 	b3 := block0(t, real.Chain.Blocks[3])
 	b3.Data.Data = append(b3.Data.Data, env)
 	real.Chain.Blocks[3] = chaintest.Marshal(b3)
-	c := rechain(t, o, code(orig), real.Chain)
-	for n, raw := range c.Blocks {
-		putRaw(t, dir, uint64(n), raw)
+	for _, tc := range []struct {
+		name      string
+		code      byte
+		wantKinds []string
+	}{
+		{"marked-invalid", byte(peer.TxValidationCode_ENDORSEMENT_POLICY_FAILURE), []string{}},
+		{"marked-valid", byte(peer.TxValidationCode_VALID), []string{audit.KindBlockChain}},
+	} {
+		inner := code(orig)
+		c := rechain(t, o, func(src, n, i int) byte {
+			if n == 3 && i == len(block0(t, orig.Blocks[3]).Data.Data) {
+				return tc.code
+			}
+			return inner(src, n, i)
+		}, real.Chain)
+		for n, raw := range c.Blocks {
+			putRaw(t, dir, uint64(n), raw)
+		}
+		keep(t, "unread-field-not-utf8-"+tc.name, dir)
+		rep := verify(t, dir, record.Options{})
+		if got := kinds(rep); !reflect.DeepEqual(got, tc.wantKinds) {
+			t.Fatalf("%s: kinds %v, want %v; failures: %v", tc.name, got, tc.wantKinds, rep.Failures)
+		}
 	}
-	keep(t, "unread-field-not-utf8", dir)
-	rep := verify(t, dir, record.Options{})
-	if got := kinds(rep); !reflect.DeepEqual(got, []string{audit.KindBlockChain}) {
-		t.Fatalf("kinds %v, want [BLOCK_CHAIN]; failures: %v", got, rep.Failures)
-	}
-	t.Logf("%v", rep.Failures)
 }
 
 // TestAttackSigners: who may sign a block, and a configuration that rides

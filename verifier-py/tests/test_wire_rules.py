@@ -10,7 +10,7 @@ import pytest
 from conftest import RECORDS
 from fabvote_verifier import gzipread, verify_record
 from fabvote_verifier.cli import main
-from fabvote_verifier.fabric import BlockError, parse_block
+from fabvote_verifier.fabric import BlockError, parse_block, parse_transactions
 from fabvote_verifier.protowire import WireError
 from fabvote_verifier.schemas import wellformed
 
@@ -47,6 +47,27 @@ def test_block_fields_twice():
     hdr = _f(1, b"")
     with pytest.raises(BlockError):
         parse_block(hdr + hdr)
+
+
+def _block_with_junk_tx(filter_code):
+    """A block of one endorser transaction whose data is no peer.Transaction."""
+    ch = bytes([1 << 3, 3]) + _f(4, b"fabvote") + _f(5, b"junk")  # ENDORSER_TRANSACTION
+    payload = _f(1, _f(1, ch)) + _f(2, b"\xff")
+    env = _f(1, payload)
+    metadata = _f(1, b"") + _f(1, b"") + _f(1, bytes([filter_code]))
+    return parse_block(_f(1, b"") + _f(2, _f(1, env)) + _f(3, metadata))
+
+
+def test_undecodable_invalid_tx_has_no_writes():
+    # RECORD.md 5.1: anyone who may write to the channel can have such a
+    # transaction ordered; marked invalid, it is kept without writes.
+    (tx,) = parse_transactions(_block_with_junk_tx(16))  # BAD_PAYLOAD
+    assert not tx.valid and tx.tx_id == "junk" and tx.writes == [] and tx.error
+
+
+def test_undecodable_valid_tx_fails():
+    with pytest.raises(BlockError):
+        parse_transactions(_block_with_junk_tx(0))
 
 
 @pytest.mark.parametrize("name,buf", [

@@ -161,9 +161,11 @@ def transactions_filter(block: Block) -> bytes:
 
 
 def parse_transactions(block: Block) -> list[Tx]:
-    """Decode every envelope of a block.  Raises BlockError on an envelope or
-    header that does not decode; the writes of a valid endorser transaction
-    that do not decode raise too (nothing may be skipped)."""
+    """Decode every envelope of a block.  Raises BlockError on an envelope,
+    payload or header that does not decode, and on the endorser transaction
+    of a valid transaction that does not; an invalid transaction's endorser
+    transaction that does not decode leaves it without writes, with
+    Tx.error saying why."""
     filt = transactions_filter(block)
     txs = []
     for i, env_bytes in enumerate(block.data):
@@ -182,7 +184,15 @@ def parse_transactions(block: Block) -> list[Tx]:
             tx = Tx(i, ch.int32(1), ch.string(4), ch.string(5), code == 0, code)
             pdata = payload.bytes_(2)
             if tx.type == HEADER_TYPE_ENDORSER_TRANSACTION:
-                tx.writes = _endorser_writes(pdata)
+                try:
+                    tx.writes = _endorser_writes(pdata)
+                except (WireError, BlockError) as e:
+                    # RECORD.md 5.1: the endorser transaction of a
+                    # transaction marked invalid need not decode; its
+                    # writes never reached the state.
+                    if code == 0:
+                        raise
+                    tx.error = str(e)
             elif tx.type == HEADER_TYPE_CONFIG:
                 wellformed(pdata, "ConfigEnvelope")
                 ce = Message(pdata, "ConfigEnvelope")
