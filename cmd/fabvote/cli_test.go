@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,6 +115,68 @@ func usageMistakes(tc contractCase, args func(...string) []string) []usageMistak
 		ms = append(ms, usageMistake{"bad value", args(tc.badValue...), []string{"invalid", tc.badFlag}})
 	}
 	return ms
+}
+
+// A required number flag left off the command line is a usage error naming
+// it, not the failure of a later check of its zero value.
+func TestRequiredNumberFlag(t *testing.T) {
+	dir := t.TempDir()
+	checkUsageError(t, "election create without --max-voters",
+		[]string{"election", "create", "--id", "e1", "--candidates", "A,B", "--out", filepath.Join(dir, "el")},
+		[]string{"--max-voters is required"})
+	if _, err := os.Stat(filepath.Join(dir, "el")); !os.IsNotExist(err) {
+		t.Fatalf("a refused election create left %s behind (stat: %v)", filepath.Join(dir, "el"), err)
+	}
+}
+
+// election create refuses bad flags before it makes --out: a refused
+// command leaves no directory behind.
+func TestElectionCreateRefusalLeavesNoDir(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		extra      []string
+	}{
+		{"bad id", "electionID", []string{"--id", "bad id"}},
+		{"duplicate candidates", "candidate", []string{"--candidates", "A,A"}},
+		{"modulus too small", "bits", []string{"--bits", "1000"}},
+		{"end before start", "--end", []string{"--start", "+2h", "--end", "+1h"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "el")
+			args := append([]string{"election", "create", "--id", "e1", "--candidates", "A,B", "--max-voters", "10", "--out", out}, tc.extra...)
+			var code int
+			var stderr string
+			captureStderr(t, func() { code, stderr = fv(t, args...) })
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want a failure naming %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("the refused command left %s behind (stat: %v)", out, err)
+			}
+		})
+	}
+}
+
+// ea roll never replaces a roll: its one-time codes may be in voters' hands.
+func TestEARollRefusesExistingRoll(t *testing.T) {
+	roll := filepath.Join(t.TempDir(), "roll.csv")
+	if code, _ := fv(t, "ea", "roll", "--voters", "3", "--out", roll); code != 0 {
+		t.Fatalf("first ea roll: exit %d", code)
+	}
+	before, err := os.ReadFile(roll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	var stderr string
+	captureStderr(t, func() { code, stderr = fv(t, "ea", "roll", "--voters", "2", "--out", roll) })
+	if code != 1 || !strings.Contains(stderr, "exists") {
+		t.Fatalf("second ea roll to the same file: exit %d, stderr %q; want exit 1 saying it exists", code, stderr)
+	}
+	after, err := os.ReadFile(roll)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the refused ea roll changed %s (read error %v)", roll, err)
+	}
 }
 
 // checkUsageError runs args and checks that they exit 2 with a message

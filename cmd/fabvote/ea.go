@@ -35,6 +35,11 @@ func cmdEARoll(fs *pflag.FlagSet) func() error {
 		if *n <= 0 {
 			return usagef("--voters %d: want at least 1", *n)
 		}
+		// A roll's one-time codes may already be in voters' hands: a new
+		// roll never replaces one.
+		if _, err := os.Lstat(*out); err == nil {
+			return fmt.Errorf("--out %s exists: its one-time codes may already be handed out; write the new roll elsewhere, or move the old one away yourself", *out)
+		}
 		if err := registrar.WriteNewRoll(*out, *n, *prefix); err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 }
 
 func (o *createOptions) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.id, "id", "", "election id (1..64 characters of [A-Za-z0-9._-])")
+	fs.StringVar(&o.id, "id", "", "election id (1..64 characters of [A-Za-z0-9._-], starting with a letter or digit)")
 	fs.StringVar(&o.title, "title", "", "title (default: the id)")
 	fs.StringVar(&o.cands, "candidates", "", "comma-separated candidate names")
 	fs.Uint64Var(&o.maxVoters, "max-voters", 0, "largest possible number of ballots (sets the vote encoding)")
@@ -87,13 +87,22 @@ func (o *createOptions) create() error {
 	if err != nil {
 		return err
 	}
+	_, statErr := os.Stat(o.out)
+	madeOut := os.IsNotExist(statErr)
+	if err := o.makeOutDir(); err != nil {
+		return err
+	}
 	// Every file is staged under a temporary name and moved into place only
-	// once all are written: a failure leaves nothing of this election.
+	// once all are written: a failure leaves nothing of this election, nor
+	// the --out directory if this command made it.
 	stage := &staging{dir: o.out}
 	committed := false
 	defer func() {
 		if !committed {
 			stage.abort()
+			if madeOut {
+				os.Remove(o.out) // only if empty
+			}
 		}
 	}()
 	written, err := o.writeKeys(stage, m, recipients)
@@ -134,9 +143,6 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 	}
 	if o.title == "" {
 		o.title = o.id
-	}
-	if err := o.makeOutDir(); err != nil {
-		return nil, err
 	}
 	if o.skew%time.Second != 0 || o.skew < election.MinClockSkewSeconds*time.Second || o.skew > election.MaxClockSkewSeconds*time.Second {
 		return nil, usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", o.skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)

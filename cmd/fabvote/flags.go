@@ -23,12 +23,18 @@ import (
 // required is a usage error naming the first flag of names left empty.
 func required(fs *pflag.FlagSet, names ...string) error {
 	for _, n := range names {
-		f := fs.Lookup(n)
-		if f == nil || f.Value.String() == "" {
+		if f := fs.Lookup(n); f == nil || missing(f) {
 			return usagef("--%s is required", n)
 		}
 	}
 	return nil
+}
+
+// missing reports whether f holds no value: an empty string (given or not),
+// or a number left at its zero default.
+func missing(f *pflag.Flag) bool {
+	v := f.Value.String()
+	return v == "" || (!f.Changed && v == "0" && f.DefValue == "0")
 }
 
 // netFlags select the network and the identity.

@@ -44,6 +44,7 @@ func cmdTally(fs *pflag.FlagSet) func() error {
 	fs.StringArrayVar(&o.partials, "partial", nil, "a partial decryption from fabvote trustee decrypt; repeatable")
 	fs.StringVar(&o.paillierKey, "paillier-key", "", "single-key elections: the Paillier private key")
 	fs.String("product-out", "", "removed: trustees recompute the tally product from the ledger (fabvote trustee decrypt --network)")
+	fs.MarkHidden("product-out") // kept only to refuse it with an explanation
 	fs.StringVar(&o.resultOut, "result-out", "", "write the result JSON here")
 	fs.BoolVar(&o.wait, "wait", false, "wait for the ledger to show the voting window closed first")
 	fs.BoolVar(&o.noPublish, "no-publish", false, "compute the result but do not publish it")
@@ -348,6 +349,7 @@ func cmdTrusteeDecrypt(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.share, "share", "", "your sealed key share, from fabvote election create")
 	fs.StringVar(&o.ageID, "age-identity", "", "your age identity file, from fabvote trustee keygen; its directory also holds your journal (decrypted.json): back them up together")
 	fs.String("product", "", "removed: the tool recomputes the tally product from the ledger itself")
+	fs.MarkHidden("product") // kept only to refuse it with an explanation
 	fs.StringVar(&o.out, "out", "", "partial decryption to write (give it to the tallier)")
 	fs.BoolVar(&o.wait, "wait", false, "wait for the ledger to show the voting window closed first")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines")

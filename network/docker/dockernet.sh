@@ -125,53 +125,79 @@ wait_ready() {
 	esac
 }
 
-# data_volume SERVICE: the named volume mounted at the node's data directory.
+# data_volume SERVICE: the named volume mounted at the node's data directory
+# (of its container, running or not).
 data_volume() {
 	local cid vol
-	cid=$(compose ps -q "$1")
+	cid=$(compose ps -a -q "$1")
 	[[ -n $cid ]] || ddie "no container for service $1"
 	vol=$("$DOCKER" inspect --format '{{range .Mounts}}{{if eq .Destination "/var/hyperledger/data"}}{{.Name}}{{end}}{{end}}' "$cid")
 	[[ -n $vol ]] || ddie "$1 has no volume at /var/hyperledger/data"
 	echo "$vol"
 }
 
-# in_volume VOLUME DIR CMD: run CMD as root in the runtime image with VOLUME at
-# /data and DIR at /backup.
+# in_volume VOLUME DIR SCRIPT [ARG...]: run SCRIPT (sh, with ARGs as $1...)
+# as root in the runtime image with VOLUME at /data and DIR at /backup. File
+# names travel as arguments, never inside the script text.
 in_volume() {
-	"$DOCKER" run --rm --user 0 -v "$1:/data" -v "$2:/backup" "fabvote/runtime:$FABVOTE_IMAGE_TAG" sh -c "$3"
+	"$DOCKER" run --rm --user 0 -v "$1:/data" -v "$2:/backup" "fabvote/runtime:$FABVOTE_IMAGE_TAG" sh -c "$3" sh "${@:4}"
+}
+
+# peer_service SERVICE: backups and restores are for peers. An orderer that
+# lost its data rejoins from the other orderers; restoring an old copy of its
+# Raft log would roll back votes the others rely on.
+peer_service() {
+	[[ $1 == peer0.* ]] || ddie "$1: backup and restore are for peers only (an orderer rejoins the Raft cluster from the others; docs/OPERATORS.md 6)"
+}
+
+# pack_volume VOLUME DIR BASE: the volume as DIR/BASE (.tgz), through a
+# temporary name, never over an existing file; checks the file is then on
+# this host (a Docker daemon that sees another filesystem would write it
+# elsewhere).
+pack_volume() {
+	in_volume "$1" "$2" 'tar -C /data -czf "/backup/$1.tmp" . && mv -n "/backup/$1.tmp" "/backup/$1" && [ ! -e "/backup/$1.tmp" ]' "$3" ||
+		{ rm -f "$2/$3.tmp"; return 1; }
+	[[ -s $2/$3 ]] || { echo "$2/$3 is not on this host after the copy: does the Docker daemon see this directory?" >&2; return 1; }
 }
 
 # A cold copy: the node is stopped while its volume is read, so the copy is a
 # state the node itself could have left after a crash, which it recovers from.
 cmd_backup() {
 	local s=${1:?usage: dockernet.sh backup SERVICE FILE} file=${2:?usage: dockernet.sh backup SERVICE FILE}
+	peer_service "$s"
 	[[ ! -e $file ]] || ddie "$file exists; a backup never overwrites a file"
 	local vol dir base
 	vol=$(data_volume "$s")
-	dir=$(cd "$(dirname "$file")" && pwd) base=$(basename "$file")
+	dir=$(cd "$(dirname "$file")" && pwd) || ddie "no directory $(dirname "$file")"
+	base=$(basename "$file")
 	compose stop "$s"
-	in_volume "$vol" "$dir" "tar -C /data -czf /backup/$base.tmp . && mv /backup/$base.tmp /backup/$base" ||
-		{ rm -f "$dir/$base.tmp"; compose start "$s"; ddie "copying $vol failed"; }
+	pack_volume "$vol" "$dir" "$base" || { compose start "$s"; ddie "copying $vol to $file failed; $s restarted"; }
 	compose start "$s"
 	wait_ready "$s"
 	dlog "backed up $s ($vol) to $file"
 }
 
-# cmd_restore recreates the volume empty and unpacks the copy into it, owned by
-# the containers' user; the node then fetches the blocks it lacks.
+# cmd_restore keeps the node's current data as a .tgz beside FILE, recreates
+# the volume empty and unpacks the copy into it, owned by the containers'
+# user; the node then fetches the blocks it lacks.
 cmd_restore() {
 	local s=${1:?usage: dockernet.sh restore SERVICE FILE} file=${2:?usage: dockernet.sh restore SERVICE FILE}
+	peer_service "$s"
 	[[ -f $file ]] || ddie "no backup file $file"
-	local vol dir base
+	local vol dir base kept
 	vol=$(data_volume "$s")
-	dir=$(cd "$(dirname "$file")" && pwd) base=$(basename "$file")
-	in_volume "$vol" "$dir" "tar -tzf /backup/$base >/dev/null" || ddie "$file is not a readable .tgz; $s left as it is"
+	dir=$(cd "$(dirname "$file")" && pwd) || ddie "no directory $(dirname "$file")"
+	base=$(basename "$file")
+	in_volume "$vol" "$dir" 'tar -tzf "/backup/$1" >/dev/null' "$base" || ddie "$file is not a readable .tgz; $s left as it is"
+	kept=$base.replaced-$(date -u +%Y%m%dT%H%M%SZ).tgz
 	compose stop "$s"
+	pack_volume "$vol" "$dir" "$kept" || { compose start "$s"; ddie "keeping $s's current data as $dir/$kept failed; $s left as it is"; }
+	dlog "$s's data before the restore is kept in $dir/$kept"
 	compose rm -f "$s"
 	"$DOCKER" volume rm "$vol" >/dev/null
 	compose up --no-start --no-build --no-deps "$s"
-	in_volume "$vol" "$dir" "tar -C /data -xzf /backup/$base && chown -R $FABVOTE_UID:$FABVOTE_UID /data" ||
-		ddie "unpacking $file into $vol failed"
+	in_volume "$vol" "$dir" 'tar -C /data -xzf "/backup/$1" && chown -R "$2:$2" /data' "$base" "$FABVOTE_UID" ||
+		ddie "unpacking $file into $vol failed; $s's data before the restore is in $dir/$kept"
 	compose start "$s"
 	wait_ready "$s"
 	dlog "restored $s ($vol) from $file"

@@ -238,7 +238,10 @@ step "restoring peer0.party1 from the backup taken at height $H1 (docs/OPERATORS
 echo "not a backup" >"$WORKDIR/bad.tgz"
 if "$DNET" restore peer0.party1.fabvote.local "$WORKDIR/bad.tgz" 2>restore-bad.err; then fail "a restore from a file that is not a .tgz succeeded"; fi
 [[ $("$DNET" height party1) =~ ^[0-9]+$ ]] || { cat restore-bad.err; fail "a refused restore left peer0.party1 unable to answer"; }
+if "$DNET" backup orderer0.orderer.fabvote.local "$WORKDIR/orderer0.tgz" 2>backup-orderer.err; then fail "an orderer's volume was backed up"; fi
+grep -q 'peers only' backup-orderer.err || { cat backup-orderer.err; fail "an orderer's backup was refused, but not because it is not a peer"; }
 "$DNET" restore peer0.party1.fabvote.local "$BACKUP"
+ls "$BACKUP".replaced-*.tgz >/dev/null 2>&1 || fail "the restore kept no copy of peer0.party1's data from before it"
 H_EA=$("$DNET" height ea)
 deadline=$((SECONDS + 120))
 until H3=$("$DNET" height party1) && [[ $H3 == "$H_EA" ]]; do

@@ -6,8 +6,9 @@
 //	FABVOTE_LEVELDB=tuned   Tuned: a bloom filter, no compression, a larger
 //	                        memtable and block cache
 //
-// Stock Fabric opens the state, history, block index, bookkeeping and
-// private-data databases with an empty opt.Options: no bloom filter, a 4 MiB
+// Stock Fabric opens every database of leveldbhelper (a peer's state,
+// history, block index, bookkeeping, private-data and transient stores, an
+// orderer's block index) with an empty opt.Options: no bloom filter, a 4 MiB
 // memtable, an 8 MiB block cache and Snappy compression. An election writes
 // one new key per ballot, and the chaincode first reads that key to refuse a
 // second ballot: almost every read at endorsement, and the MVCC check at
