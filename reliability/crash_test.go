@@ -220,11 +220,12 @@ func voterHashErr(b []byte) (vkh, id string) {
 
 type span struct{ sent, done time.Time }
 
-// callTimeout bounds one CastBallot call (all its attempts). The gateway
-// client waits for a commit status with the caller's context, so without a
-// bound a transaction lost in a fault (e.g. broadcast to a Raft leader that
-// was killed before it replicated) waits for as long as the caller's context
-// lasts. RELIABILITY_CALL_TIMEOUT (seconds) changes it.
+// callTimeout bounds one CastBallot call, all its attempts together. The
+// gateway client bounds each attempt's wait for a commit status
+// (gateway.Options.CommitTimeout), so a transaction lost in a fault (e.g.
+// broadcast to a Raft leader that was killed before it replicated) costs a
+// whole such wait per attempt; this bound keeps a scenario's timing in
+// hand. RELIABILITY_CALL_TIMEOUT (seconds) changes it.
 var callTimeout = func() time.Duration {
 	if v, err := strconv.Atoi(os.Getenv("RELIABILITY_CALL_TIMEOUT")); err == nil && v > 0 {
 		return time.Duration(v) * time.Second

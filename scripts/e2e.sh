@@ -57,8 +57,8 @@ if [[ $PROFILE == three-orgs ]]; then
 	for org in ea party1 party2; do
 		var=NET_PEER_ENV_$org
 		case ${!var} in
-		"$FORK_ON") check_switches "$org" 'memo on: true' 'LevelDB options "tuned"' 'ECDSA P-256 implementation "openssl"' 'commit gate mode "lockless"' ;;
-		"$FORK_OFF") check_switches "$org" 'memo on: false' 'LevelDB options "stock"' 'ECDSA P-256 implementation "go"' 'commit gate mode "locked"' ;;
+		"$FORK_ON") check_switches "$org" 'SHA-256 implementation "simd"' 'memo on: true' 'LevelDB options "tuned"' 'ECDSA P-256 implementation "openssl"' 'commit gate mode "lockless"' ;;
+		"$FORK_OFF") check_switches "$org" 'SHA-256 implementation "stdlib"' 'memo on: false' 'LevelDB options "stock"' 'ECDSA P-256 implementation "go"' 'commit gate mode "locked"' ;;
 		*) continue ;;
 		esac
 		echo "e2e: peer0.$org runs ${!var}"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
@@ -339,7 +340,7 @@ func ensureOpen(ctx context.Context, network, manifestPath string) error {
 	r, err := lc.OpenElection(ctx, data)
 	if err != nil {
 		var re *gateway.RejectError
-		if errors.As(err, &re) && re.Code == "EXISTS" {
+		if errors.As(err, &re) && re.Code == election.CodeExists {
 			return waitOpenEverywhere(ctx, network, m.ElectionID)
 		}
 		return err

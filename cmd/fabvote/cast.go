@@ -19,8 +19,8 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotclient"
-	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/loadgen"
 	"github.com/fabvote/fabvote/internal/progress"
 )
 
@@ -160,11 +160,11 @@ func castStream(ctx context.Context, lc *ballotclient.Client, path string, concu
 	if err != nil {
 		return nil, err
 	}
-	f, r, err := openStream(path)
+	r, err := loadgen.OpenBallots(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer r.Close()
 	rw, err := newReceiptWriter(receiptsOut)
 	if err != nil {
 		return nil, err
@@ -193,20 +193,6 @@ func castStream(ctx context.Context, lc *ballotclient.Client, path string, concu
 	return sum, rw.commit()
 }
 
-// openStream opens the ballot stream path; the caller closes the file.
-func openStream(path string) (*os.File, *ballotstream.Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--ballots: %w", err)
-	}
-	r, err := ballotstream.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("--ballots %s: %w", path, err)
-	}
-	return f, r, nil
-}
-
 // startCasters starts n submitters that cast the ballots of jobs, count
 // them in sum, write the receipts to rw and tick bar (both optional). The
 // returned function waits for them to finish once jobs is closed.
@@ -233,7 +219,7 @@ func startCasters(ctx context.Context, lc *ballotclient.Client, n int, jobs <-ch
 
 // sendBallots reads total ballots from r into jobs; it stops early on a
 // read error or an interrupt, which it returns.
-func sendBallots(ctx context.Context, r *ballotstream.Reader, path string, total int, jobs chan<- []byte) error {
+func sendBallots(ctx context.Context, r loadgen.Source, path string, total int, jobs chan<- []byte) error {
 	for i := 0; i < total; i++ {
 		b, err := r.Next()
 		if err != nil {
@@ -298,15 +284,11 @@ func (rw *receiptWriter) abort() {
 // countStream counts the records of a ballot stream (at most limit if > 0)
 // without keeping them, so progress and throughput have a denominator.
 func countStream(path string, limit int) (int, error) {
-	f, err := os.Open(path)
+	r, err := loadgen.OpenBallots(path)
 	if err != nil {
-		return 0, fmt.Errorf("--ballots: %w", err)
+		return 0, err
 	}
-	defer f.Close()
-	r, err := ballotstream.NewReader(f)
-	if err != nil {
-		return 0, fmt.Errorf("--ballots %s: %w", path, err)
-	}
+	defer r.Close()
 	n := 0
 	for limit <= 0 || n < limit {
 		if _, err := r.Next(); err != nil {

@@ -116,11 +116,12 @@ wait_ready() {
 		local org=${s#peer0.} h deadline=$((SECONDS + WAIT))
 		org=${org%%.*}
 		until h=$(tools_exec fabvote-channel height "$org" 2>/dev/null) && [[ $h =~ ^[0-9]+$ ]]; do
-			((SECONDS < deadline)) || ddie "$s does not answer for channel $CHANNEL after restart"
+			((SECONDS < deadline)) || ddie "$s does not answer for channel $CHANNEL within ${WAIT}s"
 			sleep 1
 		done
-		[[ -f $FABVOTE_DOCKER_DIR/network.json ]] &&
+		if [[ -f $FABVOTE_DOCKER_DIR/network.json ]]; then
 			"$BUILD/docker/gobin/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}"
+		fi
 		;;
 	esac
 }

@@ -136,6 +136,7 @@ func randomPolynomial(random io.Reader, d *big.Int, k int, nm *big.Int) ([]*big.
 	for j := 1; j < k; j++ {
 		a, err := rand.Int(random, nm)
 		if err != nil {
+			wipe(coeffs[1:j]...) // the secret coefficients drawn so far
 			return nil, fmt.Errorf("threshold: deal: reading randomness: %w", err)
 		}
 		coeffs[j] = a

@@ -71,25 +71,22 @@ func KeyOf(pub *ecdsa.PublicKey, digest, sig []byte) (Key, bool) {
 	if !fits(pub.X, width) || !fits(pub.Y, width) {
 		return Key{}, false
 	}
-	h := sha256.New()
-	writeField(h, []byte(domain))
-	writeField(h, []byte(params.Name))
-	writeField(h, pub.X.FillBytes(make([]byte, width)))
-	writeField(h, pub.Y.FillBytes(make([]byte, width)))
-	writeField(h, digest)
-	writeField(h, sig)
-	var k Key
-	h.Sum(k[:0])
-	return k, true
+	buf := make([]byte, 0, 6*8+len(domain)+len(params.Name)+2*width+len(digest)+len(sig))
+	buf = appendField(buf, []byte(domain))
+	buf = appendField(buf, []byte(params.Name))
+	buf = appendField(buf, pub.X.FillBytes(make([]byte, width)))
+	buf = appendField(buf, pub.Y.FillBytes(make([]byte, width)))
+	buf = appendField(buf, digest)
+	buf = appendField(buf, sig)
+	return Key(sha256.Sum256(buf)), true
 }
 
 func fits(v *big.Int, width int) bool { return v.Sign() >= 0 && v.BitLen() <= 8*width }
 
-func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
+// appendField appends b to buf after its length as 8 big-endian bytes.
+func appendField(buf, b []byte) []byte {
+	buf = binary.BigEndian.AppendUint64(buf, uint64(len(b)))
+	return append(buf, b...)
 }
 
 // Memo is a bounded set of keys of verifications that returned true.
