@@ -146,7 +146,7 @@ func TestDocsPathsExist(t *testing.T) {
 var (
 	tracker  = "iss" + "ue"           // the word of a tracker reference
 	noteName = "des" + "ign" + `\.md` // the maintainers' note outside the repository
-	noteRE = regexp.MustCompile(`(?i)` + noteName)
+	noteRE   = regexp.MustCompile(`(?i)` + noteName)
 	// The tracker word with a number (optionally after '#', also in the
 	// plural), or '#' and a number standing alone.
 	trackerRE = regexp.MustCompile(`(?i)\b` + tracker + `s?\s+#?\d+|(?:^|[\s(\[])#\d+\b`)
