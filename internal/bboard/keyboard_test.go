@@ -99,15 +99,21 @@ func (c *cdp) call(method string, params map[string]any) map[string]any {
 	}
 }
 
-// open attaches to a new page at url and waits until it has loaded.
+// open attaches to a new blank page, then navigates it to url and waits
+// until that document has loaded and holds the keyboard focus. Creating the
+// target at url directly races: its first document is about:blank, which is
+// already "complete", so keys could land before the real page exists.
 func (c *cdp) open(url string) {
 	c.t.Helper()
-	target := c.call("Target.createTarget", map[string]any{"url": url})["targetId"]
+	target := c.call("Target.createTarget", map[string]any{"url": "about:blank"})["targetId"]
 	c.session, _ = c.call("Target.attachToTarget", map[string]any{"targetId": target, "flatten": true})["sessionId"].(string)
 	// A headless page has no window focus unless emulated; without it no
 	// element receives keyboard focus.
 	c.call("Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true})
-	c.waitFor(`document.readyState === "complete"`)
+	c.call("Page.bringToFront", map[string]any{})
+	c.call("Page.navigate", map[string]any{"url": url})
+	want, _ := json.Marshal(url)
+	c.waitFor(`location.href === ` + string(want) + ` && document.readyState === "complete" && document.hasFocus()`)
 }
 
 // eval returns the value of a JavaScript expression in the page.
