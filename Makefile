@@ -37,7 +37,7 @@ help:
 	@echo "see README.md for the rest"
 
 # Packages with concurrency run again under the race detector.
-RACE_PKGS ?= ./txmgr/... ./chaincode/... ./internal/registrar/...
+RACE_PKGS ?= ./txmgr/... ./chaincode/... ./internal/registrar/... ./internal/opsserve/...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
@@ -47,7 +47,7 @@ vet:
 	$(GO) vet ./...
 
 test-go: fmt-check vet
-	$(GO) test -count=1 ./...
+	FABVOTE_PROMTOOL_TEST=1 $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 test: test-go $(TEST_TARGETS)

@@ -108,6 +108,8 @@ load_state() {
 #   orderer i:  BASE_PORT+10i (gRPC), +1 (admin / channel participation), +2 (operations)
 #   peer j:     BASE_PORT+100+10j (gRPC, gateway), +1 (chaincode callback), +2 (operations),
 #               +3.. (one chaincode service per chaincode, at most 7)
+#   peer j's chaincode services' operations endpoints: BASE_PORT+200+10j+index
+#               (the ballot chaincode's /metrics and /healthz, plain HTTP)
 set_topology() {
 	case $PROFILE in
 	solo-org) ORGS=(ea) ORDERERS=(orderer0) ;;
@@ -137,6 +139,7 @@ peer_cc_port() { echo $(($(peer_port "$1") + 1)); }
 peer_ops_port() { echo $(($(peer_port "$1") + 2)); }
 peer_name() { echo "peer0.$1"; }
 ccaas_port() { echo $(($(peer_port "$1") + 3 + $2)); } # org, chaincode index
+ccaas_ops_port() { echo $((BASE_PORT + 200 + 10 * $(org_index "$1") + $2)); } # org, chaincode index
 
 crypto_peer_org() { echo "$RUN_DIR/crypto/peerOrganizations/$(org_domain "$1")"; }
 crypto_peer() { echo "$(crypto_peer_org "$1")/peers/peer0.$(org_domain "$1")"; }
@@ -732,7 +735,13 @@ deploy_cc() { # INDEX
 		NODE_ENV+=("CHAINCODE_ID=$pid" "CHAINCODE_SERVER_ADDRESS=127.0.0.1:$(ccaas_port "$org" "$idx")"
 			"CHAINCODE_TLS_CERT_FILE=$tls/server.crt" "CHAINCODE_TLS_KEY_FILE=$tls/server.key"
 			"CHAINCODE_TLS_CLIENT_CA_FILE=$(org_tlsca "$org")")
+		rm -f "$(node_dir "$ccnode")/ops"
+		if [[ $path == "$BALLOT_CC_PATH" ]]; then
+			NODE_ENV+=("FABVOTE_OPS_ADDR=127.0.0.1:$(ccaas_ops_port "$org" "$idx")")
+		fi
 		define_node "$ccnode" "$(ccaas_port "$org" "$idx")" "$RUN_DIR/ccbin/$name"
+		# network.json lists the operations endpoint of the services that have one.
+		[[ $path == "$BALLOT_CC_PATH" ]] && write_file "$(node_dir "$ccnode")/ops" "127.0.0.1:$(ccaas_ops_port "$org" "$idx")"
 		start_node "$ccnode"
 		retry 3 peer_cli "$org" lifecycle chaincode install "$pkg" >/dev/null ||
 			fail_node "$(peer_name "$org")" "install of $name on $(peer_name "$org") failed"
@@ -771,6 +780,20 @@ json_str() { # escape for JSON (paths and names only: no control characters)
 	printf '"%s"' "${s//\"/\\\"}"
 }
 
+# chaincode_services_json ORG: the JSON objects of ORG's chaincode services,
+# in chaincodes.list order (the order of their ports).
+chaincode_services_json() {
+	local org=$1 name i=0 ops sep=""
+	while read -r name; do
+		[[ -n $name ]] || continue
+		ops=$(cat "$(node_dir "cc.$name.$(peer_name "$org")")/ops" 2>/dev/null || true)
+		printf '%s{"name": %s, "endpoint": "127.0.0.1:%s", "operationsEndpoint": %s}' "$sep" "$(json_str "$name")" \
+			"$(ccaas_port "$org" "$i")" "$(json_str "$ops")"
+		sep=", "
+		i=$((i + 1))
+	done < <(cat "$RUN_DIR/chaincodes.list" 2>/dev/null)
+}
+
 write_network_json() {
 	local org o first=1 out cc ccs=""
 	while read -r cc; do
@@ -804,6 +827,8 @@ write_network_json() {
         \"serverNameOverride\": $(json_str "peer0.$(org_domain "$org")"),
         \"operationsEndpoint\": \"127.0.0.1:$(peer_ops_port "$org")\"
       }],
+      \"chaincodeServices\": [$(chaincode_services_json "$org")],
+      \"monitoringClient\": {\"cert\": $(json_str "$(crypto_user "$org" User1)/tls/client.crt"), \"key\": $(json_str "$(crypto_user "$org" User1)/tls/client.key")},
       \"identities\": {
         \"admin\": {\"cert\": $(json_str "$admin/signcerts/Admin@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$admin/keystore/priv_sk")},
         \"user1\": {\"cert\": $(json_str "$user1/signcerts/User1@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$user1/keystore/priv_sk")},
@@ -883,7 +908,7 @@ cmd_up() {
 	for o in "${ORDERERS[@]}"; do ports+=("$(orderer_port "$o")" "$(orderer_admin_port "$o")" "$(orderer_ops_port "$o")"); done
 	for org in "${ORGS[@]}"; do
 		ports+=("$(peer_port "$org")" "$(peer_cc_port "$org")" "$(peer_ops_port "$org")")
-		for i in "${!CC_NAMES[@]}"; do ports+=("$(ccaas_port "$org" "$i")"); done
+		for i in "${!CC_NAMES[@]}"; do ports+=("$(ccaas_port "$org" "$i")" "$(ccaas_ops_port "$org" "$i")"); done
 	done
 	ports_free "${ports[@]}"
 

@@ -75,7 +75,13 @@ func New(cfg Config) *Contract {
 // NewChaincode wraps the contract for the shim. The contract is also the
 // default one, so clients may call "CastBallot" or "ballot:CastBallot".
 func NewChaincode(cfg Config) (*contractapi.ContractChaincode, error) {
-	cc, err := contractapi.NewChaincode(New(cfg))
+	return Wrap(New(cfg))
+}
+
+// Wrap is NewChaincode for a contract the caller keeps, for example to read
+// its counters with StatsOf.
+func Wrap(c *Contract) (*contractapi.ContractChaincode, error) {
+	cc, err := contractapi.NewChaincode(c)
 	if err != nil {
 		return nil, err
 	}
@@ -736,6 +742,11 @@ func (c *Contract) GetStats(ctx contractapi.TransactionContextInterface) (string
 	}
 	return string(out), nil
 }
+
+// StatsOf returns c's counters, as GetStats does, to the process that runs
+// c (its metrics endpoint). It is a function, not a method, so that it does
+// not become a transaction.
+func StatsOf(c *Contract) Stats { return c.e.stats() }
 
 func (e *engine) stats() Stats {
 	s := Stats{ProofsChecked: e.proofsChecked.Load(), Accepted: e.accepted.Load(), Rejected: map[string]uint64{}}

@@ -21,6 +21,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/easigner"
+	"github.com/fabvote/fabvote/internal/opsserve"
 	"github.com/fabvote/fabvote/internal/registrar"
 )
 
@@ -179,6 +180,7 @@ func (r *rateValue) Type() string   { return "float" }
 // serveOptions are the flags of `ea serve`.
 type serveOptions struct {
 	addr      string
+	opsAddr   string
 	state     stateFlags
 	initState bool
 	cert, key string
@@ -189,6 +191,7 @@ type serveOptions struct {
 func cmdEAServe(fs *pflag.FlagSet) func() error {
 	var o serveOptions
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:7443", "listen address")
+	fs.StringVar(&o.opsAddr, "ops-addr", "", "operations endpoint (plain HTTP /metrics and /healthz) listen address; empty: none")
 	o.state.register(fs)
 	fs.BoolVar(&o.initState, "init-state", false, "create a new registration state first (a new election only; refused if the state exists)")
 	fs.StringVar(&o.cert, "tls-cert", "", "TLS server certificate (PEM; a leaf, see fabvote ea tls-cert)")
@@ -229,6 +232,13 @@ func (o *serveOptions) serve() error {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	defer ln.Close()
+	var opsLn net.Listener
+	if o.opsAddr != "" {
+		if opsLn, err = opsserve.Listen(o.opsAddr); err != nil {
+			return fmt.Errorf("--ops-addr: %w", err)
+		}
+		defer opsLn.Close()
+	}
 	if o.initState {
 		if err := o.state.initState(b); err != nil {
 			return err
@@ -240,23 +250,28 @@ func (o *serveOptions) serve() error {
 	}
 	defer st.Close()
 	h := &registrar.Server{ElectionID: m.ElectionID, Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard}
-	return serveRegistration(ln, tlsConf, h, roll.Len())
+	return serveRegistration(ln, opsLn, tlsConf, h, roll.Len())
 }
 
 // serveRegistration runs the HTTPS service on ln until SIGINT or SIGTERM.
-func serveRegistration(ln net.Listener, tlsConf *tls.Config, h *registrar.Server, rollLen int) error {
+// With opsLn, it also serves the operations endpoint there.
+func serveRegistration(ln, opsLn net.Listener, tlsConf *tls.Config, h *registrar.Server, rollLen int) error {
 	logger := log.New(os.Stderr, "ea serve: ", log.LstdFlags|log.LUTC)
 	h.Log = logger
+	ctx, cancel := signalContext()
+	defer cancel()
+	var handler http.Handler = h
+	if opsLn != nil {
+		handler = registrationOps(ctx, opsLn, ln, h, rollLen, logger)
+	}
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           handler,
 		TLSConfig:         tlsConf,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		ErrorLog:          logger, // TLS handshake and connection errors, under the same prefix
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
 	go func() {
 		<-ctx.Done()
 		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)

@@ -23,6 +23,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/easigner"
+	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/fabvote/fabvote/internal/registrar"
 )
 
@@ -94,26 +95,9 @@ func (e *serveEnv) serveArgs(extra ...string) []string {
 type server struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *lockedBuffer
+	stderr *nettest.SyncBuffer
 	done   chan struct{} // closed when the process has exited
 	err    error         // its exit status, once done
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 var listenRE = regexp.MustCompile(`at (https://127\.0\.0\.1:\d+)/v1/register`)
@@ -124,7 +108,7 @@ func startServe(t *testing.T, args []string) (*server, error) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "FABVOTE_TEST_AS_CLI=1")
-	s := &server{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	s := &server{cmd: cmd, stderr: &nettest.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr, cmd.Stdout = s.stderr, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -42,6 +42,7 @@ cat <<EOF
 # Host ports (the native network's plan with base <prefix>050):
 #   orderer0/1/2   gRPC 17050/17060/17070, admin (osnadmin, mTLS) +1, operations +2
 #   peer0.ea/party1/party2  gRPC + gateway 17150/17160/17170, operations +2
+#   ballot-cc of ea/party1/party2  operations 17250/17260/17270 (plain HTTP)
 #   operations = https://127.0.0.1:PORT/metrics (Prometheus) and /healthz,
 #   TLS with the node's TLS certificate (verify with the org's tlsca/ CA;
 #   /metrics wants a client certificate of the org, docs/OPERATORS.md 5)
@@ -83,6 +84,8 @@ x-chaincode-env: &chaincode-env
   CHAINCODE_TLS_CERT_FILE: /etc/fabvote/tls/server.crt
   CHAINCODE_TLS_KEY_FILE: /etc/fabvote/tls/server.key
   CHAINCODE_TLS_CLIENT_CA_FILE: /etc/fabvote/tls/ca.crt
+  # The ballot chaincode's operations endpoint: plain HTTP /metrics, /healthz.
+  FABVOTE_OPS_ADDR: 0.0.0.0:9443
   FABVOTE_PROOF_BATCH:
   FABVOTE_PROOF_BATCH_WAIT:
   FABVOTE_MAX_CLOCK_SKEW:
@@ -154,6 +157,8 @@ for org in "${ORGS[@]}"; do
     # CHAINCODE_ID: the package id of this org's package (artifacts.sh)
     env_file: $DIR/ccaas/$CC_NAME.$org.env
     environment: *chaincode-env
+    ports:
+      - "127.0.0.1:${P}2$((5 + i))0:9443"
     volumes:
       - $DIR/crypto/peerOrganizations/$d/peers/$(cc_host "$org")/tls:/etc/fabvote/tls:ro
     healthcheck:

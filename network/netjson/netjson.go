@@ -30,6 +30,26 @@ type Network struct {
 	Chaincodes []string  `json:"chaincodes"`
 	Orgs       []Org     `json:"orgs"`
 	Orderers   []Orderer `json:"orderers"`
+	// OrdererAdmin is the orderer organisation's TLS client pair: the
+	// channel participation API and the orderers' /metrics accept it.
+	OrdererAdmin TLSClient `json:"ordererAdmin"`
+}
+
+// TLSClient names the PEM files of a TLS client certificate and key, and
+// the CA that verifies the servers it talks to.
+type TLSClient struct {
+	Cert      string `json:"cert"`
+	Key       string `json:"key"`
+	TLSCACert string `json:"tlsCACert,omitempty"`
+}
+
+// ChaincodeService is a chaincode run as a service for one org's peer.
+type ChaincodeService struct {
+	Name     string `json:"name"`
+	Endpoint string `json:"endpoint"`
+	// OperationsEndpoint serves /metrics and /healthz over plain HTTP;
+	// empty when the chaincode has none.
+	OperationsEndpoint string `json:"operationsEndpoint"`
 }
 
 // Org is one application organisation.
@@ -40,6 +60,11 @@ type Org struct {
 	TLSCACert  string              `json:"tlsCACert"`
 	Peers      []Peer              `json:"peers"`
 	Identities map[string]Identity `json:"identities"`
+	// ChaincodeServices are the org's chaincode services, in port order.
+	ChaincodeServices []ChaincodeService `json:"chaincodeServices"`
+	// MonitoringClient is a TLS client pair from the org's TLS CA, which
+	// the org's peers accept on their operations endpoint's /metrics.
+	MonitoringClient TLSClient `json:"monitoringClient"`
 }
 
 // Peer is a peer's gateway endpoint.
