@@ -250,7 +250,7 @@ json_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
 # internal/gateway read; HOSTSIDE=1: 127.0.0.1 and host ports with
 # serverNameOverride; 0: the containers' names (for the tools container).
 write_json() {
-	local out=$1 host=$2 base=$3 org o first=1 s ep ops adm
+	local out=$1 host=$2 base=$3 org o first=1 s ep ops adm cc ccops
 	s="{
   \"profile\": \"docker\",
   \"channel\": \"$CHANNEL\",
@@ -265,7 +265,12 @@ write_json() {
 		local d c
 		d=$(org_domain "$org")
 		c=$base/crypto/peerOrganizations/$d
-		if ((host)); then ep=127.0.0.1:$(peer_host_port "$org") ops=127.0.0.1:$(peer_ops_host_port "$org"); else ep=$(peer_host "$org"):7051 ops=$(peer_host "$org"):9443; fi
+		if ((host)); then
+			ep=127.0.0.1:$(peer_host_port "$org") ops=127.0.0.1:$(peer_ops_host_port "$org")
+			cc="" ccops=127.0.0.1:$(cc_ops_host_port "$org") # the chaincode's gRPC port is not published
+		else
+			ep=$(peer_host "$org"):7051 ops=$(peer_host "$org"):9443 cc=$(cc_host "$org"):9999 ccops=$(cc_host "$org"):9443
+		fi
 		s+="
     {
       \"name\": \"$org\", \"mspID\": \"$(org_mspid "$org")\", \"domain\": \"$d\",
@@ -275,6 +280,8 @@ write_json() {
         \"tlsCACert\": $(json_str "$c/tlsca/tlsca.$d-cert.pem"),
         \"serverNameOverride\": \"$(peer_host "$org")\", \"operationsEndpoint\": \"$ops\"
       }],
+      \"chaincodeServices\": [{\"name\": \"$CC_NAME\", \"endpoint\": \"$cc\", \"operationsEndpoint\": \"$ccops\"}],
+      \"monitoringClient\": {\"cert\": $(json_str "$c/users/User1@$d/tls/client.crt"), \"key\": $(json_str "$c/users/User1@$d/tls/client.key")},
       \"identities\": {"
 		local u ufirst=1 uname
 		for u in Admin User1 User2; do

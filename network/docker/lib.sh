@@ -60,6 +60,7 @@ orderer_admin_host_port() { host_port "0$((5 + ${1#orderer}))1"; }    # 17051 ..
 orderer_ops_host_port() { host_port "0$((5 + ${1#orderer}))2"; }      # 17052 ...
 peer_host_port() { host_port "1$((5 + $(org_index "$1")))0"; }        # 17150 17160 17170
 peer_ops_host_port() { host_port "1$((5 + $(org_index "$1")))2"; }    # 17152 ...
+cc_ops_host_port() { host_port "2$((5 + $(org_index "$1")))0"; }      # 17250 ... (ballot-cc operations)
 
 # compose runs docker compose (v2 plugin) or docker-compose (v1, Debian
 # bookworm's package) on network/docker-compose.yaml.

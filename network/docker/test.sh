@@ -187,6 +187,34 @@ step "tally (waits for the window to close) and audit"
 EXPECT=$(awk -F, '$1 ~ /^[0-9a-f]+$/ && $2 ~ /^[0-9]+$/ { c[$2]++ } END { for (i = 0; i < 4; i++) printf "%s%d", (i ? "," : ""), c[i] + 0 }' ballots.bin.choices.csv)
 "$FV" verify --network "$NET" --election "$ID" --expect-counts "$EXPECT" | tee verify-before.out
 
+step "monitoring: the ballot chaincode's operations endpoint, and Prometheus with the generated configuration"
+CC_OPS=127.0.0.1:${FABVOTE_PORT_PREFIX}250
+[[ $(ops_get "http://$CC_OPS/healthz") == *'"status":"OK"'* ]] || fail "ballot-cc of ea: http://$CC_OPS/healthz is not OK"
+accepted=0
+for p in 250 260 270; do
+	v=$(awk '$1 == "fabvote_chaincode_ballots_accepted_total" { printf "%d", $2 }' <<<"$(ops_get "http://127.0.0.1:${FABVOTE_PORT_PREFIX}$p/metrics")")
+	[[ -n $v ]] || fail "ballot-cc at port ${FABVOTE_PORT_PREFIX}$p: no fabvote_chaincode_ballots_accepted_total on /metrics"
+	accepted=$((accepted + v))
+done
+((accepted >= VOTERS)) || fail "the chaincode services accepted $accepted ballots at endorsement, want at least $VOTERS"
+command -v prometheus >/dev/null && command -v promtool >/dev/null || fail "prometheus and promtool not found (Debian package prometheus)"
+(cd "$ROOT" && "$GO" run ./network/cmd/fabmon prometheus --network "$NET" --interval 1s --out "$WORKDIR/prometheus.yml") ||
+	fail "fabmon prometheus refused $NET"
+promtool check config "$WORKDIR/prometheus.yml" >/dev/null || fail "promtool check config rejects the generated configuration"
+PROM_ADDR=127.0.0.1:${FABVOTE_PORT_PREFIX}990
+prometheus --config.file="$WORKDIR/prometheus.yml" --storage.tsdb.path="$WORKDIR/prometheus" --web.listen-address="$PROM_ADDR" \
+	>"$WORKDIR/prometheus.log" 2>&1 &
+PROM_PID=$!
+up=""
+for _ in $(seq 60); do
+	up=$(curl -fsS "http://$PROM_ADDR/api/v1/targets" 2>/dev/null | jq -r '[.data.activeTargets[] | select(.health == "up")] | length' 2>/dev/null || true)
+	[[ $up == 9 ]] && break
+	sleep 1
+done
+kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null || true
+[[ $up == 9 ]] || { tail -20 "$WORKDIR/prometheus.log" >&2; fail "Prometheus has $up of 9 targets up (3 orderers, 3 peers, 3 chaincode services)"; }
+echo "ballot-cc: /healthz OK, $accepted ballots accepted at endorsement; Prometheus scrapes all 9 targets with fabmon's configuration"
+
 step "restarting peer0.party1's container: its ledger and ballots must survive"
 H_EA=$("$DNET" height ea)
 H1=$("$DNET" height party1)
