@@ -10,7 +10,6 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -40,6 +39,7 @@ import (
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/fabvote/fabvote/internal/sharebox"
+	"github.com/fabvote/fabvote/network/netjson"
 )
 
 // TestAccess: on three-orgs with FABVOTE_AUTHORITY_MSPS=EAMSP, only the
@@ -371,26 +371,6 @@ func (sc *secretScan) walk(root string, onlyLogs bool) {
 	})
 }
 
-type netFile struct {
-	Orgs []struct {
-		Name      string `json:"name"`
-		TLSCACert string `json:"tlsCACert"`
-		Peers     []struct {
-			Name       string `json:"name"`
-			Endpoint   string `json:"endpoint"`
-			TLSCACert  string `json:"tlsCACert"`
-			Operations string `json:"operationsEndpoint"`
-		} `json:"peers"`
-	} `json:"orgs"`
-	Orderers []struct {
-		Name       string `json:"name"`
-		Endpoint   string `json:"endpoint"`
-		TLSCACert  string `json:"tlsCACert"`
-		Admin      string `json:"adminEndpoint"`
-		Operations string `json:"operationsEndpoint"`
-	} `json:"orderers"`
-}
-
 type endpoint struct {
 	name, addr, ca string
 	mtls           bool // client certificate required
@@ -399,12 +379,8 @@ type endpoint struct {
 // endpoints lists every gRPC listener of the network: orderers (and their
 // admin API), peers (and their chaincode callback port), chaincode services.
 func endpoints(t *testing.T, n *testNet) (eps, ops []endpoint) {
-	b, err := os.ReadFile(n.netJSON)
+	nf, err := netjson.Load(n.netJSON)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var nf netFile
-	if err := json.Unmarshal(b, &nf); err != nil {
 		t.Fatal(err)
 	}
 	plus1 := func(addr string) string {
@@ -414,10 +390,10 @@ func endpoints(t *testing.T, n *testNet) (eps, ops []endpoint) {
 	}
 	for _, o := range nf.Orderers {
 		eps = append(eps, endpoint{o.Name, o.Endpoint, o.TLSCACert, false})
-		if o.Admin != "" {
-			eps = append(eps, endpoint{o.Name + " admin", o.Admin, "", true})
+		if o.AdminEndpoint != "" {
+			eps = append(eps, endpoint{o.Name + " admin", o.AdminEndpoint, "", true})
 		}
-		ops = append(ops, endpoint{o.Name + " operations", o.Operations, o.TLSCACert, false})
+		ops = append(ops, endpoint{o.Name + " operations", o.OperationsEndpoint, o.TLSCACert, false})
 	}
 	for _, org := range nf.Orgs {
 		for _, p := range org.Peers {
@@ -425,7 +401,7 @@ func endpoints(t *testing.T, n *testNet) (eps, ops []endpoint) {
 			// The chaincode callback listener has a certificate from the peer's own
 			// ephemeral chaincode CA and requires a client certificate from it.
 			eps = append(eps, endpoint{p.Name + " chaincode callback", plus1(p.Endpoint), "", true})
-			ops = append(ops, endpoint{p.Name + " operations", p.Operations, p.TLSCACert, false})
+			ops = append(ops, endpoint{p.Name + " operations", p.OperationsEndpoint, p.TLSCACert, false})
 		}
 		// Chaincode services of this org: their address is in the node's env.
 		envs, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "cc.*.peer0."+org.Name, "env"))

@@ -3,8 +3,8 @@
 // from it.
 //
 // network/net.sh writes the file (bash, no JSON library); this package is the
-// one Go definition of its fields, used by the network's readiness probe and
-// tests, and available to any client that wants a gateway from the file.
+// one Go definition of its fields: the CLI's gateway client (internal/gateway),
+// the readiness probe, the monitoring configuration and the tests read it.
 package netjson
 
 import (
@@ -13,6 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hyperledger/fabric-gateway/pkg/client"
@@ -93,7 +96,9 @@ type Orderer struct {
 	OperationsEndpoint string `json:"operationsEndpoint"`
 }
 
-// Load reads and checks a network.json; errors name the missing field.
+// Load reads and checks a network.json; errors name the file and the
+// missing field. Relative file paths in it are taken relative to the file's
+// directory.
 func Load(path string) (*Network, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -103,36 +108,80 @@ func Load(path string) (*Network, error) {
 	if err := json.Unmarshal(b, &n); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if n.Channel == "" {
-		return nil, fmt.Errorf("%s: channel is empty", path)
+	if err := n.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(n.Orgs) == 0 {
-		return nil, fmt.Errorf("%s: orgs is empty", path)
-	}
-	for i, o := range n.Orgs {
-		if o.MSPID == "" {
-			return nil, fmt.Errorf("%s: orgs[%d].mspID is empty", path, i)
-		}
-		if len(o.Peers) == 0 {
-			return nil, fmt.Errorf("%s: orgs[%d].peers is empty", path, i)
-		}
-		for j, p := range o.Peers {
-			if p.Endpoint == "" || p.TLSCACert == "" {
-				return nil, fmt.Errorf("%s: orgs[%d].peers[%d]: endpoint or tlsCACert is empty", path, i, j)
-			}
-		}
-	}
+	n.resolve(filepath.Dir(path))
 	return &n, nil
 }
 
-// Org returns the organisation with the given name ("ea", "party1", ...).
-func (n *Network) Org(name string) (*Org, error) {
-	for i := range n.Orgs {
-		if n.Orgs[i].Name == name {
-			return &n.Orgs[i], nil
+func (n *Network) check() error {
+	if n.Channel == "" {
+		return errors.New("no channel")
+	}
+	if len(n.Orgs) == 0 {
+		return errors.New("no orgs")
+	}
+	for i, o := range n.Orgs {
+		if o.MSPID == "" || len(o.Peers) == 0 {
+			return fmt.Errorf("orgs[%d] (%q) has no mspID or no peers", i, o.Name)
+		}
+		for j, p := range o.Peers {
+			if p.Endpoint == "" {
+				return fmt.Errorf("orgs[%d].peers[%d] has no endpoint", i, j)
+			}
 		}
 	}
-	return nil, fmt.Errorf("network.json: no org %q", name)
+	return nil
+}
+
+// resolve makes every relative file path absolute against base.
+func (n *Network) resolve(base string) {
+	abs := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(base, *p)
+		}
+	}
+	pair := func(c *TLSClient) { abs(&c.Cert); abs(&c.Key); abs(&c.TLSCACert) }
+	pair(&n.OrdererAdmin)
+	for i := range n.Orderers {
+		abs(&n.Orderers[i].TLSCACert)
+	}
+	for i := range n.Orgs {
+		o := &n.Orgs[i]
+		abs(&o.TLSCACert)
+		pair(&o.MonitoringClient)
+		for j := range o.Peers {
+			abs(&o.Peers[j].TLSCACert)
+		}
+		for k, id := range o.Identities {
+			abs(&id.Cert)
+			abs(&id.Key)
+			o.Identities[k] = id
+		}
+	}
+}
+
+// Org finds an org by name or MSP id, ignoring case; "" is the first org.
+func (n *Network) Org(nameOrMSP string) (*Org, error) {
+	if nameOrMSP == "" && len(n.Orgs) > 0 {
+		return &n.Orgs[0], nil
+	}
+	var names []string
+	for i := range n.Orgs {
+		o := &n.Orgs[i]
+		if strings.EqualFold(o.Name, nameOrMSP) || strings.EqualFold(o.MSPID, nameOrMSP) {
+			return o, nil
+		}
+		names = append(names, o.Name+"/"+o.MSPID)
+	}
+	return nil, fmt.Errorf("org %q is not in the network (orgs: %s)", nameOrMSP, strings.Join(names, ", "))
+}
+
+// HasChaincode reports whether name is deployed (an empty list means
+// unknown: yes).
+func (n *Network) HasChaincode(name string) bool {
+	return len(n.Chaincodes) == 0 || slices.Contains(n.Chaincodes, name)
 }
 
 // Connect opens a gateway to the org's first peer as the named identity
@@ -142,6 +191,9 @@ func (o *Org) Connect(identityName string, timeout time.Duration) (*client.Gatew
 		return nil, nil, fmt.Errorf("org %s has no peers", o.Name)
 	}
 	p := o.Peers[0]
+	if p.TLSCACert == "" { // the peer's TLS CA is its org's unless it names one
+		p.TLSCACert = o.TLSCACert
+	}
 	idFiles, ok := o.Identities[identityName]
 	if !ok {
 		return nil, nil, fmt.Errorf("org %s has no identity %q", o.Name, identityName)

@@ -52,3 +52,38 @@ func TestLoad(t *testing.T) {
 		})
 	}
 }
+
+// Relative paths, in every field that names a file, are taken relative to
+// the file's directory; absolute ones are kept.
+func TestLoadResolvesRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	body := `{"channel":"c","ordererAdmin":{"cert":"oa.crt","key":"/abs/oa.key","tlsCACert":"oca.pem"},
+	  "orderers":[{"name":"o0","endpoint":"x","tlsCACert":"o.pem"}],
+	  "orgs":[{"name":"ea","mspID":"EAMSP","tlsCACert":"ca.pem","peers":[{"endpoint":"x","tlsCACert":"p.pem"}],
+	    "identities":{"user1":{"cert":"u.crt","key":"/abs/u.key"}},"monitoringClient":{"cert":"m.crt","key":"m.key"}}]}`
+	path := filepath.Join(dir, "network.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := n.Orgs[0]
+	for got, want := range map[string]string{
+		n.OrdererAdmin.Cert: "oa.crt", n.OrdererAdmin.Key: "/abs/oa.key", n.OrdererAdmin.TLSCACert: "oca.pem",
+		n.Orderers[0].TLSCACert: "o.pem", o.TLSCACert: "ca.pem", o.Peers[0].TLSCACert: "p.pem",
+		o.Identities["user1"].Cert: "u.crt", o.Identities["user1"].Key: "/abs/u.key",
+		o.MonitoringClient.Cert: "m.crt", o.MonitoringClient.Key: "m.key",
+	} {
+		if !filepath.IsAbs(want) {
+			want = filepath.Join(dir, want)
+		}
+		if got != want {
+			t.Errorf("path %q, want %q", got, want)
+		}
+	}
+	if org, err := n.Org("eamsp"); err != nil || org.Name != "ea" {
+		t.Errorf("Org(eamsp) = %v, %v; want ea by its MSP id, ignoring case", org, err)
+	}
+}
