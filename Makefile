@@ -27,6 +27,7 @@ TEST_TARGETS :=
 -include network/docker.mk
 -include internal/bboard/bboard.mk
 -include verifier-py/verifier.mk
+-include deploy/helm/helm.mk
 
 .DEFAULT_GOAL := help
 .PHONY: help test test-go vet fmt-check

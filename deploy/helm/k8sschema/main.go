@@ -1,0 +1,192 @@
+// Command k8sschema writes the JSON Schemas that kubeconform validates
+// fabvote's Helm charts against, from the OpenAPI (Swagger 2.0) document of
+// a Kubernetes release (api/openapi-spec/swagger.json in the
+// k8s.io/kubernetes module), so that the check needs no network:
+//
+//	k8sschema --swagger swagger.json --out DIR [--kinds Deployment,Service,...]
+//
+// Each kind gets DIR/<kind>-<group>-<version>.json (kubeconform's naming:
+// `{{ .ResourceKind }}{{ .KindSuffix }}.json`), standalone: the definitions it
+// reaches are copied under "definitions". The schemas are strict: an object
+// with declared properties accepts no other, so a misspelt field fails, as
+// with `kubectl apply --validate=strict`. IntOrString accepts a string or an
+// integer and Quantity a string or a number, as the API server does.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+const refPrefix = "#/definitions/"
+
+func main() {
+	swagger := flag.String("swagger", "", "Kubernetes swagger.json (required)")
+	out := flag.String("out", "", "directory to write the schemas to (required)")
+	kinds := flag.String("kinds", "", "comma-separated kinds to write (default: every kind)")
+	flag.Parse()
+	if err := run(*swagger, *out, *kinds); err != nil {
+		fmt.Fprintln(os.Stderr, "k8sschema:", err)
+		os.Exit(1)
+	}
+}
+
+type gvk struct{ Group, Version, Kind string }
+
+func run(swagger, out, kinds string) error {
+	if swagger == "" || out == "" {
+		return errors.New("--swagger and --out are required")
+	}
+	b, err := os.ReadFile(swagger)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Definitions map[string]any `json:"definitions"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("%s: %w", swagger, err)
+	}
+	want := map[string]bool{}
+	for _, k := range strings.Split(kinds, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			want[k] = true
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	written := map[string]bool{}
+	for name, def := range doc.Definitions {
+		for _, g := range kindsOf(def) {
+			if len(want) > 0 && !want[g.Kind] {
+				continue
+			}
+			if err := writeSchema(out, g, name, doc.Definitions); err != nil {
+				return err
+			}
+			written[g.Kind] = true
+		}
+	}
+	for k := range want {
+		if !written[k] {
+			return fmt.Errorf("kind %s is not in %s", k, swagger)
+		}
+	}
+	return nil
+}
+
+// kindsOf lists the group-version-kinds a definition is the top-level
+// object of.
+func kindsOf(def any) []gvk {
+	m, _ := def.(map[string]any)
+	list, _ := m["x-kubernetes-group-version-kind"].([]any)
+	var out []gvk
+	for _, e := range list {
+		em, _ := e.(map[string]any)
+		g, _ := em["group"].(string)
+		v, _ := em["version"].(string)
+		k, _ := em["kind"].(string)
+		if k != "" && v != "" {
+			out = append(out, gvk{g, v, k})
+		}
+	}
+	return out
+}
+
+// fileName is kubeconform's `{{ .ResourceKind }}{{ .KindSuffix }}.json`:
+// the kind in lower case, the group's first label, the version.
+func fileName(g gvk) string {
+	suffix := "-" + g.Version
+	if g.Group != "" {
+		suffix = "-" + strings.ToLower(strings.Split(g.Group, ".")[0]) + "-" + g.Version
+	}
+	return strings.ToLower(g.Kind) + suffix + ".json"
+}
+
+func writeSchema(out string, g gvk, name string, defs map[string]any) error {
+	reached := map[string]bool{}
+	reach(defs[name], defs, reached)
+	definitions := map[string]any{}
+	names := make([]string, 0, len(reached))
+	for n := range reached {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		definitions[n] = convert(n, defs[n])
+	}
+	schema := convert(name, defs[name]).(map[string]any)
+	schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+	schema["definitions"] = definitions
+	b, err := json.MarshalIndent(schema, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, fileName(g)), b, 0o644)
+}
+
+// reach marks every definition node refers to, transitively.
+func reach(node any, defs map[string]any, seen map[string]bool) {
+	switch n := node.(type) {
+	case map[string]any:
+		if ref, ok := n["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, refPrefix)
+			if !seen[name] {
+				seen[name] = true
+				reach(defs[name], defs, seen)
+			}
+		}
+		for _, v := range n {
+			reach(v, defs, seen)
+		}
+	case []any:
+		for _, v := range n {
+			reach(v, defs, seen)
+		}
+	}
+}
+
+// convert returns node as strict JSON Schema (a copy).
+func convert(name string, node any) any {
+	switch n := node.(type) {
+	case map[string]any:
+		if name == "io.k8s.apimachinery.pkg.api.resource.Quantity" {
+			return map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "number"}}}
+		}
+		if n["format"] == "int-or-string" {
+			return map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}
+		}
+		out := map[string]any{}
+		for k, v := range n {
+			if k == "properties" {
+				props := map[string]any{}
+				for pk, pv := range v.(map[string]any) {
+					props[pk] = convert("", pv)
+				}
+				out[k] = props
+				continue
+			}
+			out[k] = convert("", v)
+		}
+		if _, ok := out["properties"]; ok {
+			if _, set := out["additionalProperties"]; !set {
+				out["additionalProperties"] = false
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(n))
+		for i, v := range n {
+			out[i] = convert("", v)
+		}
+		return out
+	}
+	return node
+}
