@@ -42,12 +42,12 @@ type example struct {
 
 var examples = []example{
 	{"ea", []string{"-f", "examples/ea.yaml", "--set-file", "config.peer0=" + coreYaml},
-		map[string]int{"ConfigMap": 1, "Service": 3, "StatefulSet": 2, "Deployment": 1, "NetworkPolicy": 1}},
+		map[string]int{"ConfigMap": 1, "Service": 5, "StatefulSet": 2, "Deployment": 1, "NetworkPolicy": 3}},
 	{"party1", []string{"-f", "examples/party1.yaml", "--set-file", "config.peer0=" + coreYaml},
-		map[string]int{"ConfigMap": 1, "Service": 3, "StatefulSet": 2, "Deployment": 1, "NetworkPolicy": 1}},
+		map[string]int{"ConfigMap": 1, "Service": 5, "StatefulSet": 2, "Deployment": 1, "NetworkPolicy": 3}},
 	{"orderer", []string{"-f", "examples/orderer.yaml", "--set-file", "config.orderer0=" + ordererYaml,
 		"--set-file", "config.orderer1=" + ordererYaml, "--set-file", "config.orderer2=" + ordererYaml},
-		map[string]int{"ConfigMap": 3, "Service": 4, "StatefulSet": 4}},
+		map[string]int{"ConfigMap": 3, "Service": 8, "StatefulSet": 4, "NetworkPolicy": 4}},
 }
 
 func (tl tools) render(t *testing.T, release string, args ...string) ([]byte, error) {
@@ -57,11 +57,13 @@ func (tl tools) render(t *testing.T, release string, args ...string) ([]byte, er
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, &renderError{err, stderr.String()}
+		return out, &renderError{err, stderr.String()}
 	}
 	return out, nil
 }
 
+// renderError is a refused render; render returns what helm wrote to its
+// standard output with it, which must be nothing.
 type renderError struct {
 	err    error
 	stderr string
@@ -133,8 +135,8 @@ func TestExamplesRenderValid(t *testing.T) {
 	}
 }
 
-// The peers and orderers advertise their external addresses, and every
-// node mounts its own MSP and TLS Secrets.
+// The ea peer advertises its external address and mounts its own MSP and
+// TLS Secrets; the operations ports stay off the external Services.
 func TestExternalAddressesAndSecrets(t *testing.T) {
 	tl := needTools(t)
 	m, err := tl.render(t, examples[0].release, examples[0].args...)
@@ -152,10 +154,31 @@ func TestExternalAddressesAndSecrets(t *testing.T) {
 		"secretName: ca-ea",
 		"{name: FABVOTE_OPS_ADDR, value: \"0.0.0.0:9443\"}",
 		"{name: FABVOTE_COMMIT_GATE, value: \"lockless\"}",
+		"{name: FABRIC_CA_SERVER_BOOT, value: \"$(BOOTSTRAP_USER):$(BOOTSTRAP_PASSWORD)\"}",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the ea release lacks %s", want)
 		}
+	}
+	// The Services that leave the cluster (all but the headless internal
+	// ones and the chaincode's ClusterIP) carry no operations port.
+	for _, o := range objects(t, m) {
+		if o["kind"] != "Service" {
+			continue
+		}
+		spec := o["spec"].(map[string]any)
+		name := o["metadata"].(map[string]any)["name"].(string)
+		if spec["clusterIP"] == "None" || strings.HasSuffix(name, "-ballot-cc") {
+			continue
+		}
+		for _, p := range spec["ports"].([]any) {
+			if n := p.(map[string]any)["name"]; n == "operations" || n == "chaincode" {
+				t.Errorf("Service %s exposes its %s port", name, n)
+			}
+		}
+	}
+	if strings.Contains(s, "-b ") || strings.Contains(s, "--boot") {
+		t.Error("the CA's registrar secret is on a command line")
 	}
 }
 
@@ -173,6 +196,10 @@ func TestBadValuesRefused(t *testing.T) {
 		{"bad package id", append(base, "--set", "chaincode.packageID=ballot"), "packageID"},
 		{"misspelt field", append(base, "--set", "ca.secrt=x"), "secrt"},
 		{"unknown switch", append(base, "--set", "peers[0].name=peer0,peers[0].externalAddress=p:1,peers[0].mspSecret=m,peers[0].tlsSecret=t,peers[0].service.type=ClusterIP,peers[0].storage.size=1Gi,peers[0].switches.PATH=/tmp"), "PATH"},
+		{"unknown top-level field", append(base, "--set", "chaincod.enabled=false"), "chaincod"},
+		{"port out of range", append(base, "--set", "ca.externalAddress=ca.example:99999"), "externalAddress"},
+		{"chaincode without package id", []string{"-f", "testdata/ea-no-package.yaml", "--set-file", "config.peer0=" + coreYaml}, "packageID"},
+		{"CA without address", append(base, "--set", "ca.externalAddress=null"), "externalAddress"},
 		{"orderer without admin address", []string{"-f", "testdata/orderer-no-admin.yaml", "--set-file", "config.orderer0=" + ordererYaml}, "adminAddress"},
 	}
 	for _, c := range cases {

@@ -29,7 +29,7 @@ $(HELM_TOOLS)/kubeconform-$(KUBECONFORM_VERSION):
 	mv $(HELM_TOOLS)/kubeconform $@
 
 # go mod download runs outside this module so that go.mod is not touched.
-$(K8S_SCHEMAS)/.done: $(ROOT)/deploy/helm/k8sschema/main.go
+$(K8S_SCHEMAS)/.done: $(ROOT)/deploy/helm/k8sschema/main.go $(ROOT)/deploy/helm/helm.mk
 	dir=$$(cd / && $(GO) mod download -json k8s.io/kubernetes@$(K8S_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') && \
 	test -f "$$dir/api/openapi-spec/swagger.json" && \
 	$(GO) run ./deploy/helm/k8sschema --swagger "$$dir/api/openapi-spec/swagger.json" --out $(K8S_SCHEMAS) --kinds $(K8S_KINDS)

@@ -59,27 +59,44 @@ func run(swagger, out, kinds string) error {
 			want[k] = true
 		}
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+	type target struct {
+		g    gvk
+		name string
 	}
-	written := map[string]bool{}
+	var targets []target
+	found := map[string]bool{}
 	for name, def := range doc.Definitions {
 		for _, g := range kindsOf(def) {
-			if len(want) > 0 && !want[g.Kind] {
-				continue
+			if len(want) == 0 || want[g.Kind] {
+				targets = append(targets, target{g, name})
+				found[g.Kind] = true
 			}
-			if err := writeSchema(out, g, name, doc.Definitions); err != nil {
-				return err
-			}
-			written[g.Kind] = true
 		}
 	}
 	for k := range want {
-		if !written[k] {
+		if !found[k] {
 			return fmt.Errorf("kind %s is not in %s", k, swagger)
 		}
 	}
-	return nil
+	// Written to a sibling directory and renamed at the end, so a failed
+	// run leaves no partial set of schemas.
+	tmp := out + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	for _, tg := range targets {
+		if err := writeSchema(tmp, tg.g, tg.name, doc.Definitions); err != nil {
+			os.RemoveAll(tmp)
+			return err
+		}
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
 }
 
 // kindsOf lists the group-version-kinds a definition is the top-level

@@ -48,3 +48,68 @@ fsGroup owns them, so the non-root node user reads them and no one else. */}}
           items:
             - {key: msp-config.yaml, path: config.yaml}
 {{- end -}}
+
+{{/* Pod security: a non-root user whose group (fsGroup) owns the mounted
+keys; no service account token (no node talks to the Kubernetes API). */}}
+{{- define "fabvote.podSecurity" -}}
+automountServiceAccountToken: false
+securityContext:
+  runAsNonRoot: true
+  runAsUser: 10001
+  runAsGroup: 10001
+  fsGroup: 10001
+  fsGroupChangePolicy: OnRootMismatch
+  seccompProfile: {type: RuntimeDefault}
+{{- end -}}
+
+{{/* Container security: the "restricted" Pod Security Standard. */}}
+{{- define "fabvote.containerSecurity" -}}
+securityContext:
+  allowPrivilegeEscalation: false
+  capabilities: {drop: [ALL]}
+{{- end -}}
+
+{{/* The in-cluster Service of a node: headless (the StatefulSet's per-pod
+DNS), with the ports that must not leave the cluster. .ports: list of
+name/port pairs. */}}
+{{- define "fabvote.internalService" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .name }}-internal
+  labels: {{- include "fabvote.labels" .root | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    app.kubernetes.io/instance: {{ .root.Release.Name }}
+    app.kubernetes.io/name: {{ .name }}
+  ports:
+    {{- range .ports }}
+    - {name: {{ .name }}, port: {{ .port }}, targetPort: {{ .name }}}
+    {{- end }}
+{{- end -}}
+
+{{/* A NetworkPolicy for a node: its public ports from anywhere, its
+operations port only from the monitoring namespaces. */}}
+{{- define "fabvote.nodePolicy" -}}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ .name }}
+  labels: {{- include "fabvote.labels" .root | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      app.kubernetes.io/instance: {{ .root.Release.Name }}
+      app.kubernetes.io/name: {{ .name }}
+  policyTypes: [Ingress]
+  ingress:
+    - ports:
+        {{- range .public }}
+        - {port: {{ . }}}
+        {{- end }}
+    - from:
+        - namespaceSelector: {{- toYaml .root.Values.monitoring.namespaceSelector | nindent 12 }}
+      ports:
+        - {port: operations}
+{{- end -}}
