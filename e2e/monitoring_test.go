@@ -62,7 +62,6 @@ func TestMonitoring(t *testing.T) {
 	}
 	api := startPrometheus(t, prom, path, e.path("tsdb"))
 	waitTargetsUp(t, api, targetCount(cfg))
-	time.Sleep(4 * time.Second) // rate() over [1m] wants two samples or more
 	keySeries(t, api, n)
 	dashboardShowsData(t, api)
 }
@@ -247,19 +246,30 @@ func keySeries(t *testing.T, api string, n *netjson.Network) {
 	}
 }
 
-// dashboardShowsData runs every query of the dashboard: each panel but the
-// quiet ones must show at least one series.
+// dashboardShowsData runs every query of the dashboard until each panel
+// but the quiet ones shows at least one series (rate() wants two scrapes
+// in its window), for at most 30 s.
 func dashboardShowsData(t *testing.T, api string) {
 	t.Helper()
-	for _, row := range monitoring.Rows {
-		for _, p := range row.Panels {
-			series := 0
-			for _, q := range p.Queries {
-				series += len(query(t, api, q.Expr))
-			}
-			if series == 0 && !p.Quiet {
-				t.Errorf("dashboard panel %q (%s) shows no data", p.Title, row.Title)
+	var empty []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+		empty = nil
+		for _, row := range monitoring.Rows {
+			for _, p := range row.Panels {
+				series := 0
+				for _, q := range p.Queries {
+					series += len(query(t, api, q.Expr))
+				}
+				if series == 0 && !p.Quiet {
+					empty = append(empty, fmt.Sprintf("%q (%s)", p.Title, row.Title))
+				}
 			}
 		}
+		if len(empty) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, e := range empty {
+		t.Errorf("dashboard panel %s shows no data", e)
 	}
 }

@@ -25,10 +25,10 @@ network-down:
 network-status:
 	PROFILE=$(PROFILE) $(NET_SH) status
 
-# The Prometheus scrape configuration of the running network (PROFILE, or the
-# last one started), written beside its network.json; REGISTRAR=HOST:PORT adds
+# The Prometheus scrape configuration of the running network (NET_RUN_DIR,
+# else PROFILE, else the last one started), written beside its network.json; REGISTRAR=HOST:PORT adds
 # the operations endpoint of an `ea serve --ops-addr`. network/monitoring/README.md.
-MON_RUN_DIR = $(if $(PROFILE),$(RUN)/$(PROFILE),$(RUN)/current)
+MON_RUN_DIR = $(or $(NET_RUN_DIR),$(if $(PROFILE),$(RUN)/$(PROFILE),$(RUN)/current))
 monitoring-config:
 	$(GO) run ./network/cmd/fabmon prometheus --network $(MON_RUN_DIR)/network.json \
 		$(if $(REGISTRAR),--registrar $(REGISTRAR)) --out $(MON_RUN_DIR)/prometheus.yml
@@ -37,6 +37,27 @@ monitoring-config:
 # Regenerates the committed Grafana dashboard from network/monitoring/dashboard.go.
 monitoring-dashboard:
 	$(GO) run ./network/cmd/fabmon dashboard --out network/monitoring/grafana/fabvote.json
+
+# Fabric CA (server and client) from its Go module, into bin/. The module's
+# zip carries no vendor/ tree, so the source is copied under build/ and built
+# with the module proxy; nothing of it is committed.
+FABRIC_CA_VERSION := v1.5.7
+FABRIC_CA_SRC     := $(BUILD)/fabric-ca-$(FABRIC_CA_VERSION)
+.PHONY: fabric-ca fabca-test
+fabric-ca: $(BIN)/fabric-ca-server
+$(BIN)/fabric-ca-server:
+	if [ ! -f $(FABRIC_CA_SRC)/go.mod ]; then \
+		dir=$$(cd / && $(GO) mod download -json github.com/hyperledger/fabric-ca@$(FABRIC_CA_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') && \
+		test -f "$$dir/go.mod" && rm -rf $(FABRIC_CA_SRC).tmp && cp -r "$$dir" $(FABRIC_CA_SRC).tmp && \
+		chmod -R u+w $(FABRIC_CA_SRC).tmp && rm -rf $(FABRIC_CA_SRC).tmp/vendor && mv $(FABRIC_CA_SRC).tmp $(FABRIC_CA_SRC); fi
+	mkdir -p $(BIN)
+	cd $(FABRIC_CA_SRC) && $(GO) build -mod=mod -trimpath -o $(BIN)/ ./cmd/fabric-ca-server ./cmd/fabric-ca-client
+
+# Enrollment from real Fabric CA servers into cryptogen's layout (network/fabca).
+fabca-test: fabric-ca
+	FABVOTE_FABRIC_CA_BIN=$(BIN) $(GO) test -count=1 -v -run . ./network/fabca/
+
+TEST_TARGETS += fabca-test
 
 # Unit tests of the network tools and the kvtransfer chaincode (also part of test-go).
 network-unit:

@@ -262,7 +262,11 @@ func serveRegistration(ln, opsLn net.Listener, tlsConf *tls.Config, h *registrar
 	defer cancel()
 	var handler http.Handler = h
 	if opsLn != nil {
-		handler = registrationOps(ctx, opsLn, ln, h, rollLen, logger)
+		opsCtx, stopOps := context.WithCancel(ctx)
+		var waitOps func()
+		handler, waitOps = registrationOps(opsCtx, opsLn, ln, h, rollLen, logger)
+		defer waitOps() // runs before the caller closes the state
+		defer stopOps()
 	}
 	srv := &http.Server{
 		Handler:           handler,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -23,8 +24,10 @@ import (
 //	fabvote_registrar_roll_voters                    voters on the roll
 //
 // /healthz fails when the voters' listener stops accepting or the
-// registration state cannot be read.
-func registrationOps(ctx context.Context, opsLn, ln net.Listener, h *registrar.Server, rollLen int, logger *log.Logger) http.Handler {
+// registration state cannot be read. The endpoint stops when ctx ends;
+// the returned wait blocks until it has, so that the caller closes the
+// state only after the last scrape.
+func registrationOps(ctx context.Context, opsLn, ln net.Listener, h *registrar.Server, rollLen int, logger *log.Logger) (http.Handler, func()) {
 	ops := opsserve.New()
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fabvote_registrar_requests_total", Help: "Registration requests answered, by HTTP status and method.",
@@ -42,16 +45,26 @@ func registrationOps(ctx context.Context, opsLn, ln net.Listener, h *registrar.S
 	roll.Set(float64(rollLen))
 	ops.Registry.MustRegister(requests, duration, issued, roll)
 	ops.AddCheck("registration listener", opsserve.DialCheck(ln.Addr().String()))
-	ops.AddCheck("registration state", func(context.Context) error {
-		_, err := h.Store.Lookup("")
-		return err
-	})
+	ops.AddCheck("registration state", stateCheck(h.Store))
 	errc := ops.Serve(ctx, opsLn)
 	logger.Printf("operations endpoint (/metrics, /healthz) at http://%s", opsLn.Addr())
+	stopped := make(chan struct{})
 	go func() {
-		if err := <-errc; err != nil {
+		defer close(stopped)
+		for err := range errc {
 			logger.Printf("operations endpoint stopped: %v", err)
 		}
 	}()
-	return promhttp.InstrumentHandlerDuration(duration, promhttp.InstrumentHandlerCounter(requests, h))
+	return promhttp.InstrumentHandlerDuration(duration, promhttp.InstrumentHandlerCounter(requests, h)), func() { <-stopped }
+}
+
+// stateCheck fails when the registration state cannot be read (a closed
+// or broken database).
+func stateCheck(st *registrar.Store) opsserve.Check {
+	return func(context.Context) error {
+		if _, err := st.Lookup(""); err != nil {
+			return fmt.Errorf("registration state: %w", err)
+		}
+		return nil
+	}
 }

@@ -88,6 +88,35 @@ func TestServeBusyOpsAddrLeavesNoState(t *testing.T) {
 	}
 }
 
+// The state check fails once the registration state is closed.
+func TestStateCheck(t *testing.T) {
+	e := newServeEnv(t, 3, 10)
+	if code, errs := fv(t, "ea", "init-state", "--manifest", e.p("manifest.json"), "--roll", e.p("roll.csv")); code != 0 {
+		t.Fatal(errs)
+	}
+	roll, err := registrar.LoadRoll(e.p("roll.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(e.p("manifest.json"))
+	b, err := registrar.NewBinding(e.m.ElectionID, raw, e.m.MaxVoters, roll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := registrar.OpenStore(e.p("roll.csv.state.db"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := stateCheck(st)
+	if err := check(context.Background()); err != nil {
+		t.Fatalf("open state: %v", err)
+	}
+	st.Close()
+	if err := check(context.Background()); err == nil || !strings.Contains(err.Error(), "registration state") {
+		t.Fatalf("closed state: %v, want a failure naming the registration state", err)
+	}
+}
+
 func grepLines(s, sub string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {

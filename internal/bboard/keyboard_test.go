@@ -113,7 +113,7 @@ func (c *cdp) open(url string) {
 	c.call("Page.bringToFront", map[string]any{})
 	c.call("Page.navigate", map[string]any{"url": url})
 	want, _ := json.Marshal(url)
-	c.waitFor(`location.href === ` + string(want) + ` && document.readyState === "complete" && document.hasFocus()`)
+	c.waitFor(`location.href === new URL(` + string(want) + `).href && document.readyState === "complete" && document.hasFocus()`)
 }
 
 // eval returns the value of a JavaScript expression in the page.

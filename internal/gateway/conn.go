@@ -143,7 +143,7 @@ func (opts Options) withDefaults() Options {
 func clientIdentity(net *Network, opts Options) (*Org, Identity, error) {
 	org, err := net.Org(opts.Org)
 	if err != nil {
-		return nil, Identity{}, err
+		return nil, Identity{}, fmt.Errorf("--org: %w", err)
 	}
 	idFiles, ok := org.Identities[opts.Identity]
 	if !ok {
@@ -165,7 +165,7 @@ func gatewayPeer(net *Network, org *Org, opts Options) (*Org, Peer, error) {
 	if opts.PeerOrg != "" {
 		var err error
 		if peerOrg, err = net.Org(opts.PeerOrg); err != nil {
-			return nil, Peer{}, err
+			return nil, Peer{}, fmt.Errorf("the gateway peer's org: %w", err)
 		}
 	}
 	if opts.Peer < 0 || opts.Peer >= len(peerOrg.Peers) {

@@ -33,7 +33,7 @@ func TestLoadNetwork(t *testing.T) {
 	}{
 		{"no channel", `{"orgs":[]}`, "no channel"},
 		{"no orgs", `{"channel":"c"}`, "no orgs"},
-		{"no peers", `{"channel":"c","orgs":[{"name":"x","mspID":"X"}]}`, "no mspID or no peers"},
+		{"no peers", `{"channel":"c","orgs":[{"name":"x","mspID":"X"}]}`, "has no peers"},
 		{"bad json", `{`, "network"},
 	}
 	for _, tc := range tests {

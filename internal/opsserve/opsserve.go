@@ -8,7 +8,7 @@
 // {"status":"OK","time":...} when every check passes, 503 with
 // {"status":"Service Unavailable","time":...,"failed_checks":[{"component":...,"reason":...}]}
 // when one fails. Checks run on each request, with a deadline, so a probe sees
-// the state of now.
+// the current state.
 //
 // The endpoint serves no secret and changes nothing: it reads counters and
 // runs checks. It speaks plain HTTP; bind it to the monitoring network, not to
@@ -136,18 +136,27 @@ func (s *Server) RunChecks(ctx context.Context) Health {
 	return h
 }
 
-// runCheck runs check with a deadline; a check that ignores its context
-// and outlives the deadline counts as failed.
+// runCheck runs check with a deadline. A check that ignores its context
+// and outlives the deadline counts as failed (its goroutine ends when the
+// check returns); a check that panics counts as failed and takes nothing
+// else down.
 func runCheck(ctx context.Context, check Check) error {
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- check(ctx) }()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("check panicked: %v", r)
+			}
+		}()
+		done <- check(ctx)
+	}()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("no answer within %v", CheckTimeout)
+		return fmt.Errorf("no answer: %w", ctx.Err())
 	}
 }
 

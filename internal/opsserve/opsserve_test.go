@@ -84,6 +84,16 @@ func TestCheckThatHangsFails(t *testing.T) {
 	}
 }
 
+func TestCheckThatPanicsFails(t *testing.T) {
+	s := New()
+	s.AddCheck("broken", func(context.Context) error { panic("nil map") })
+	s.AddCheck("fine", func(context.Context) error { return nil })
+	h := s.RunChecks(context.Background())
+	if h.Status != StatusUnavailable || len(h.FailedChecks) != 1 || !strings.Contains(h.FailedChecks[0].Reason, "panicked: nil map") {
+		t.Fatalf("a panicking check: %+v", h)
+	}
+}
+
 func TestMetrics(t *testing.T) {
 	s := New()
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "fabvote_test_things_total", Help: "Things."})

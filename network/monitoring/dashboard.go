@@ -65,7 +65,7 @@ var Rows = []Row{
 		{Title: "Ballots refused, by code", Unit: "ops", Quiet: true, Queries: []Query{
 			{`sum by (code) (rate(fabvote_chaincode_ballots_rejected_total[1m]))`, "{{code}}"}}},
 		{Title: "Proofs per batch", Unit: "short", Queries: []Query{
-			{`sum by (org) (fabvote_chaincode_batched_proofs_total) / clamp_min(sum by (org) (fabvote_chaincode_proof_batches_total), 1)`, "{{org}}"}}},
+			{`sum by (org) (rate(fabvote_chaincode_batched_proofs_total[5m])) / sum by (org) (rate(fabvote_chaincode_proof_batches_total[5m]))`, "{{org}}"}}},
 		{Title: "CPU (cores)", Unit: "short", Queries: []Query{
 			{`sum by (job) (rate(process_cpu_seconds_total{job=~"fabvote-.*"}[1m]))`, "{{job}}"}}},
 	}},
@@ -83,7 +83,6 @@ var Rows = []Row{
 // Grafana's dashboard JSON model, the fields this dashboard sets.
 type (
 	gDashboard struct {
-		Inputs        []gInput    `json:"__inputs"`
 		UID           string      `json:"uid"`
 		Title         string      `json:"title"`
 		Tags          []string    `json:"tags"`
@@ -94,12 +93,6 @@ type (
 		Time          gTime       `json:"time"`
 		Templating    gTemplating `json:"templating"`
 		Panels        []gPanel    `json:"panels"`
-	}
-	gInput struct {
-		Name     string `json:"name"`
-		Label    string `json:"label"`
-		Type     string `json:"type"`
-		PluginID string `json:"pluginId"`
 	}
 	gTime struct {
 		From string `json:"from"`
@@ -148,12 +141,12 @@ type (
 	}
 )
 
-// Dashboard returns the Grafana dashboard (JSON model, importable with a
-// Prometheus data source chosen at import).
+// Dashboard returns the Grafana dashboard (JSON model). Its data source is
+// the dashboard variable "datasource", any Prometheus data source of the
+// Grafana it is imported into.
 func Dashboard() ([]byte, error) {
 	ds := &gDatasource{Type: "prometheus", UID: "${datasource}"}
 	d := gDashboard{
-		Inputs: []gInput{{Name: "DS_PROMETHEUS", Label: "Prometheus", Type: "datasource", PluginID: "prometheus"}},
 		UID:    "fabvote", Title: "fabvote election network", Tags: []string{"fabvote", "hyperledger-fabric"},
 		SchemaVersion: 39, Version: 1, Editable: true, Refresh: "10s",
 		Time:       gTime{From: "now-1h", To: "now"},

@@ -87,6 +87,29 @@ func TestPrometheusJobs(t *testing.T) {
 	}
 }
 
+func TestPrometheusDurations(t *testing.T) {
+	n := testNetwork(t, t.TempDir())
+	for _, c := range []struct {
+		in                time.Duration
+		interval, timeout string
+	}{
+		{0, "15s", "10s"}, {time.Second, "1s", "1s"}, {1500 * time.Millisecond, "1500ms", "1500ms"}, {time.Minute, "60s", "10s"},
+	} {
+		cfg, err := Prometheus(n, Options{Interval: c.in})
+		if err != nil || cfg.Global.ScrapeInterval != c.interval || cfg.Global.ScrapeTimeout != c.timeout {
+			t.Errorf("interval %v: %+v, %v; want %s, %s", c.in, cfg, err, c.interval, c.timeout)
+		}
+	}
+	for _, bad := range []time.Duration{-time.Second, 1500 * time.Microsecond} {
+		if _, err := Prometheus(n, Options{Interval: bad}); err == nil {
+			t.Errorf("interval %v accepted", bad)
+		}
+	}
+	if _, err := Prometheus(n, Options{Registrars: []string{"127.0.0.1"}}); err == nil || !strings.Contains(err.Error(), "host:port") {
+		t.Errorf("a registrar without a port: %v", err)
+	}
+}
+
 func keys(m map[string]ScrapeConfig) []string {
 	var out []string
 	for k := range m {

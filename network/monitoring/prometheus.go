@@ -13,6 +13,7 @@ package monitoring
 import (
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -64,7 +65,7 @@ type StaticConfig struct {
 
 // Options are what network.json does not say.
 type Options struct {
-	// Interval between scrapes; 0 means 15 s.
+	// Interval between scrapes, whole milliseconds; 0 means 15 s.
 	Interval time.Duration
 	// Registrars are the operations endpoints (host:port) of `ea serve`.
 	Registrars []string
@@ -74,11 +75,20 @@ type Options struct {
 // It refuses a network.json that lacks a TLS client pair a job needs.
 func Prometheus(n *netjson.Network, o Options) (*PromConfig, error) {
 	interval := o.Interval
-	if interval <= 0 {
+	if interval == 0 {
 		interval = 15 * time.Second
 	}
-	timeout := min(interval, 10*time.Second)
-	c := &PromConfig{Global: PromGlobal{ScrapeInterval: interval.String(), ScrapeTimeout: timeout.String()}}
+	iv, err := promDuration(interval)
+	if err != nil {
+		return nil, fmt.Errorf("scrape interval: %w", err)
+	}
+	to, _ := promDuration(min(interval, 10*time.Second))
+	c := &PromConfig{Global: PromGlobal{ScrapeInterval: iv, ScrapeTimeout: to}}
+	for _, r := range o.Registrars {
+		if _, port, err := net.SplitHostPort(r); err != nil || port == "" {
+			return nil, fmt.Errorf("registrar %q: want host:port", r)
+		}
+	}
 	if len(n.Orderers) > 0 {
 		job, err := ordererJob(n)
 		if err != nil {
@@ -153,6 +163,20 @@ func chaincodeJob(n *netjson.Network) (ScrapeConfig, bool) {
 		}
 	}
 	return job, len(job.StaticConfigs) > 0
+}
+
+// promDuration writes d as Prometheus reads durations: whole seconds or
+// whole milliseconds ("1.5s" is not a Prometheus duration).
+func promDuration(d time.Duration) (string, error) {
+	switch {
+	case d <= 0:
+		return "", fmt.Errorf("%v is not positive", d)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second), nil
+	case d%time.Millisecond == 0:
+		return fmt.Sprintf("%dms", d/time.Millisecond), nil
+	}
+	return "", fmt.Errorf("%v is not a whole number of milliseconds", d)
 }
 
 // YAML is c as Prometheus reads it.

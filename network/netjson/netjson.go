@@ -123,8 +123,11 @@ func (n *Network) check() error {
 		return errors.New("no orgs")
 	}
 	for i, o := range n.Orgs {
-		if o.MSPID == "" || len(o.Peers) == 0 {
-			return fmt.Errorf("orgs[%d] (%q) has no mspID or no peers", i, o.Name)
+		if o.MSPID == "" {
+			return fmt.Errorf("orgs[%d] (%q) has no mspID", i, o.Name)
+		}
+		if len(o.Peers) == 0 {
+			return fmt.Errorf("orgs[%d] (%q) has no peers", i, o.Name)
 		}
 		for j, p := range o.Peers {
 			if p.Endpoint == "" {

@@ -18,10 +18,10 @@ func TestLoad(t *testing.T) {
 		{"complete", good, ""},
 		{"no channel", strings.Replace(good, `"channel":"fabvote"`, `"channel":""`, 1), "channel"},
 		{"no orgs", `{"channel":"c","orgs":[]}`, "orgs"},
-		{"no msp id", strings.Replace(good, `"mspID":"EAMSP"`, `"mspID":""`, 1), "mspID"},
-		{"no peers", `{"channel":"c","orgs":[{"name":"ea","mspID":"X","peers":[]}]}`, "peers"},
+		{"no msp id", strings.Replace(good, `"mspID":"EAMSP"`, `"mspID":""`, 1), "has no mspID"},
+		{"no peers", `{"channel":"c","orgs":[{"name":"ea","mspID":"X","peers":[]}]}`, "has no peers"},
 		{"peer without endpoint", strings.Replace(good, `"endpoint":"127.0.0.1:7150",`, ``, 1), "endpoint"},
-		{"not json", `{`, "network.json"},
+		{"not json", `{`, "unexpected end of JSON"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,9 @@ func run(args []string) error {
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("prometheus: unexpected argument %q (repeat --registrar for each endpoint)", fs.Arg(0))
+		}
 		if *network == "" || *out == "" {
 			return errors.New("prometheus: --network and --out are required")
 		}
@@ -57,6 +60,9 @@ func run(args []string) error {
 	case "dashboard":
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("dashboard: unexpected argument %q", fs.Arg(0))
 		}
 		if *out == "" {
 			return errors.New("dashboard: --out is required")

@@ -25,6 +25,7 @@ func TestRunRefuses(t *testing.T) {
 		{"missing network.json", []string{"prometheus", "--network", filepath.Join(dir, "none.json"), "--out", out}, "none.json"},
 		{"incomplete network.json", []string{"prometheus", "--network", incomplete, "--out", out}, "monitoringClient"},
 		{"bad interval", []string{"prometheus", "--network", incomplete, "--interval", "soon", "--out", out}, "invalid value"},
+		{"stray argument", []string{"prometheus", "--network", incomplete, "--registrar", "a:1", "b:2", "--out", out}, `unexpected argument "b:2"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

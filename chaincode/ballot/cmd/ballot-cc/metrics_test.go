@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -37,5 +40,63 @@ fabvote_chaincode_proofs_checked_total 7
 	}
 	if n := testutil.CollectAndCount(c); n != 7 {
 		t.Fatalf("%d series, want 7 (5 counters and a gauge, one of them by 2 rejection codes)", n)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// FABVOTE_OPS_ADDR: /metrics carries the contract's counters and /healthz
+// fails (503, naming the chaincode listener) while CHAINCODE_SERVER_ADDRESS
+// accepts no connection, and passes once it does.
+func TestServeOps(t *testing.T) {
+	cc := freeAddr(t)
+	t.Setenv("CHAINCODE_SERVER_ADDRESS", cc)
+	addr := freeAddr(t)
+	if err := serveOps(addr, ballot.New(ballot.Config{})); err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 503 || !strings.Contains(body, "chaincode listener") {
+		t.Fatalf("/healthz with the chaincode listener down: %d %s", code, body)
+	}
+	ln, err := net.Listen("tcp", cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if code, body := get("/healthz"); code != 200 {
+		t.Fatalf("/healthz with the chaincode listener up: %d %s", code, body)
+	}
+	if _, body := get("/metrics"); !strings.Contains(body, "fabvote_chaincode_ballots_accepted_total 0") {
+		t.Fatalf("/metrics lacks the contract's counters:\n%s", body)
+	}
+}
+
+func TestServeOpsRefusesBusyAddress(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, addr := range []string{busy.Addr().String(), "not an address"} {
+		if err := serveOps(addr, ballot.New(ballot.Config{})); err == nil || !strings.Contains(err.Error(), "FABVOTE_OPS_ADDR") {
+			t.Errorf("serveOps(%q) = %v, want an error naming FABVOTE_OPS_ADDR", addr, err)
+		}
 	}
 }
