@@ -61,6 +61,14 @@ BALLOT_CC_PATH=./chaincode/ballot/cmd/ballot-cc
 # Extra KEY=VALUE settings (space-separated) for every node, e.g.
 # NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
 NET_NODE_ENV=${NET_NODE_ENV:-}
+# Where every organisation's keys and certificates come from: cryptogen (one
+# step, every organisation's keys made in one place: for development), or
+# ca: each organisation runs its own two Fabric CA servers (MSP and TLS) as
+# nodes of the network, in its own crypto directory, and enrolls its nodes
+# and users from them (network/fabca). FABRIC_CA_BIN holds fabric-ca-server
+# and fabric-ca-client (make fabric-ca).
+NET_IDENTITIES=${NET_IDENTITIES:-cryptogen}
+FABRIC_CA_BIN=${FABRIC_CA_BIN:-$ROOT/bin}
 # NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_party2="FABVOTE_SIG_MEMO=off"): extra
 # KEY=VALUE settings for that org's peers only, after every other setting, so
 # that one network can run peers with different switches (the end-to-end test
@@ -140,6 +148,9 @@ peer_ops_port() { echo $(($(peer_port "$1") + 2)); }
 peer_name() { echo "peer0.$1"; }
 ccaas_port() { echo $(($(peer_port "$1") + 3 + $2)); } # org, chaincode index
 ccaas_ops_port() { echo $((BASE_PORT + 200 + 10 * $(org_index "$1") + $2)); } # org, chaincode index
+# Fabric CA servers (NET_IDENTITIES=ca): peer org j at BASE_PORT+300+10j, the
+# orderer org at BASE_PORT+390: +0 MSP CA, +1 TLS CA, +2/+3 their operations.
+ca_base_port() { if [[ $1 == orderer ]]; then echo $((BASE_PORT + 390)); else echo $((BASE_PORT + 300 + 10 * $(org_index "$1"))); fi; }
 
 crypto_peer_org() { echo "$RUN_DIR/crypto/peerOrganizations/$(org_domain "$1")"; }
 crypto_peer() { echo "$(crypto_peer_org "$1")/peers/peer0.$(org_domain "$1")"; }
@@ -635,17 +646,66 @@ define_peer() {
 
 build_tools() {
 	mkdir -p "$RUN_DIR/tools" "$RUN_DIR/builder/bin" "$RUN_DIR/ccbin"
-	(cd "$ROOT" && "$GO" build -o "$RUN_DIR/tools/" ./network/cmd/cfgmerge ./network/cmd/ccaas-builder ./network/cmd/netready) ||
+	(cd "$ROOT" && "$GO" build -o "$RUN_DIR/tools/" ./network/cmd/cfgmerge ./network/cmd/ccaas-builder ./network/cmd/netready ./network/cmd/fabca) ||
 		die "building network/cmd tools failed"
 	cp "$RUN_DIR/tools/ccaas-builder" "$RUN_DIR/builder/bin/ccaas-builder"
 	local step
 	for step in detect build release; do ln -sf ccaas-builder "$RUN_DIR/builder/bin/$step"; done
 }
 
+# gen_identities makes every organisation's keys and certificates in
+# cryptogen's layout, by NET_IDENTITIES.
+gen_identities() {
+	case $NET_IDENTITIES in
+	cryptogen)
+		log "generating crypto material (cryptogen)"
+		"$FABRIC_BIN/cryptogen" generate --config="$RUN_DIR/crypto-config.yaml" --output="$RUN_DIR/crypto" >/dev/null ||
+			die "cryptogen failed"
+		;;
+	ca)
+		local org nodes=() o
+		for o in "${ORDERERS[@]}"; do nodes+=("$o"); done
+		enroll_org orderer "$ORDERER_DOMAIN" "$(crypto_orderer_org)" "$(IFS=,; echo "${nodes[*]}")" Admin
+		for org in "${ORGS[@]}"; do
+			enroll_org "$org" "$(org_domain "$org")" "$(crypto_peer_org "$org")" peer0,ccaas0 Admin,User1,User2
+		done
+		;;
+	*) die "NET_IDENTITIES=$NET_IDENTITIES: want cryptogen or ca" ;;
+	esac
+}
+
+# enroll_org ORG DOMAIN DIR NODES USERS: starts ORG's MSP CA and TLS CA as
+# nodes (their homes, keys and registrar secret in DIR/fabric-ca, 0700), then
+# enrolls NODES and USERS from them into DIR.
+enroll_org() {
+	local org=$1 domain=$2 dir=$3 nodes=$4 users=$5 base which port pw
+	log "$org: Fabric CA servers (MSP and TLS CA) and enrollment of $nodes, $users"
+	mkdir -p "$dir/fabric-ca" && chmod 700 "$dir/fabric-ca"
+	pw=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	(umask 077 && printf 'registrar:%s\n' "$pw" >"$dir/fabric-ca/registrar")
+	base=$(ca_base_port "$org")
+	for which in ca tlsca; do
+		port=$base
+		[[ $which == tlsca ]] && port=$((base + 1))
+		mapfile -t NODE_ENV < <(base_env)
+		# The registrar's secret goes through the node's env file (0600), not argv.
+		NODE_ENV+=("FABRIC_CA_SERVER_BOOT=registrar:$pw")
+		define_node "$which.$org" "$port" "$FABRIC_CA_BIN/fabric-ca-server" start -H "$dir/fabric-ca/$which-server" \
+			--port "$port" --tls.enabled --csr.cn "$which.$domain" --csr.hosts localhost,127.0.0.1 \
+			--operations.listenaddress "127.0.0.1:$((port + 2))"
+		start_node "$which.$org"
+	done
+	local kind=()
+	[[ $org == orderer ]] && kind=(--orderer)
+	"$RUN_DIR/tools/fabca" --client "$FABRIC_CA_BIN/fabric-ca-client" --domain "$domain" --dir "$dir" "${kind[@]}" \
+		--nodes "$nodes" --users "$users" --registrar-file "$dir/fabric-ca/registrar" \
+		--ca "127.0.0.1:$base" --ca-tls-cert "$dir/fabric-ca/ca-server/ca-cert.pem" \
+		--tlsca "127.0.0.1:$((base + 1))" --tlsca-tls-cert "$dir/fabric-ca/tlsca-server/ca-cert.pem" ||
+		fail_node "ca.$org" "enrolling $org's identities from its Fabric CA failed"
+}
+
 create_channel() {
-	log "generating crypto material and the channel genesis block"
-	"$FABRIC_BIN/cryptogen" generate --config="$RUN_DIR/crypto-config.yaml" --output="$RUN_DIR/crypto" >/dev/null ||
-		die "cryptogen failed"
+	log "generating the channel genesis block"
 	mkdir -p "$RUN_DIR/configtx"
 	gen_configtx
 	"$FABRIC_BIN/configtxgen" -configPath "$RUN_DIR/configtx" -profile FabvoteChannel \
@@ -910,6 +970,15 @@ cmd_up() {
 		ports+=("$(peer_port "$org")" "$(peer_cc_port "$org")" "$(peer_ops_port "$org")")
 		for i in "${!CC_NAMES[@]}"; do ports+=("$(ccaas_port "$org" "$i")" "$(ccaas_ops_port "$org" "$i")"); done
 	done
+	if [[ $NET_IDENTITIES == ca ]]; then
+		for tool in fabric-ca-server fabric-ca-client; do
+			[[ -x $FABRIC_CA_BIN/$tool ]] || die "NET_IDENTITIES=ca: $FABRIC_CA_BIN/$tool not found: run 'make fabric-ca'"
+		done
+		for org in orderer "${ORGS[@]}"; do
+			i=$(ca_base_port "$org")
+			ports+=("$i" "$((i + 1))" "$((i + 2))" "$((i + 3))")
+		done
+	fi
 	ports_free "${ports[@]}"
 
 	# Stale leftovers of a network whose processes are gone are removed; a
@@ -934,6 +1003,7 @@ cmd_up() {
 
 	build_tools
 	gen_crypto_config
+	gen_identities
 	create_channel
 	for o in "${ORDERERS[@]}"; do define_orderer "$o"; done
 	for org in "${ORGS[@]}"; do define_peer "$org"; done

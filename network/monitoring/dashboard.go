@@ -147,7 +147,7 @@ type (
 func Dashboard() ([]byte, error) {
 	ds := &gDatasource{Type: "prometheus", UID: "${datasource}"}
 	d := gDashboard{
-		UID:    "fabvote", Title: "fabvote election network", Tags: []string{"fabvote", "hyperledger-fabric"},
+		UID: "fabvote", Title: "fabvote election network", Tags: []string{"fabvote", "hyperledger-fabric"},
 		SchemaVersion: 39, Version: 1, Editable: true, Refresh: "10s",
 		Time:       gTime{From: "now-1h", To: "now"},
 		Templating: gTemplating{List: []gVariable{{Name: "datasource", Label: "Prometheus", Type: "datasource", Query: "prometheus"}}},
