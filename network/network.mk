@@ -64,7 +64,7 @@ network-unit:
 	FABVOTE_PROMTOOL_TEST=1 $(GO) test -count=1 ./network/... ./chaincode/ccserver/... ./chaincode/kvtransfer/...
 
 # End to end on real processes: solo-org and three-orgs, kills and restarts.
-network-test: $(NETWORK_TEST_DEPS)
+network-test: $(NETWORK_TEST_DEPS) fabric-ca
 	$(ROOT)/network/test.sh
 
 TEST_TARGETS += network-test

@@ -5,8 +5,10 @@
 # solo-org: up with kvtransfer, Init/Transfer/Total through the peer CLI, the
 # gateway test, kill -9 of the peer, the chaincode service and the orderer with
 # restarts (ledger height and state must survive), down, and no process left.
-# three-orgs (unless NET_TEST_THREE_ORGS=0): up, cross-org gateway test, kill -9
-# of the Raft leader, state identical on every peer, down.
+# three-orgs (unless NET_TEST_THREE_ORGS=0): up with every organisation's
+# identities enrolled from its own Fabric CA servers (NET_IDENTITIES=ca), the
+# certificates checked against those CAs, cross-org gateway test, kill -9 of
+# the Raft leader, state identical on every peer, down.
 #
 # The test networks use their own run dirs and ports (NET_TEST_BASE_PORT), so a
 # developer's running network is left alone. solo-org runs the peer with the
@@ -164,13 +166,35 @@ solo_org() {
 	[[ ! -e $NET_RUN_DIR ]] || fail "$NET_RUN_DIR still exists after down"
 }
 
+# check_ca_identities: every org's certificates were issued by its own
+# running CA servers: MSP certificates by ca.<domain>, TLS ones by
+# tlsca.<domain>; the CA keys stay in the CA servers' homes.
+check_ca_identities() {
+	local dir domain kind node issuer
+	for dir in "$NET_RUN_DIR"/crypto/peerOrganizations/* "$NET_RUN_DIR"/crypto/ordererOrganizations/*; do
+		domain=${dir##*/}
+		[[ ! -e $dir/ca/priv_sk && ! -e $dir/tlsca/priv_sk ]] || fail "$domain: a CA key outside the CA server's home"
+		for kind in peers orderers users; do
+			for node in "$dir/$kind"/*; do
+				[[ -d $node ]] || continue
+				issuer=$(openssl x509 -noout -issuer -in "$node/msp/signcerts/${node##*/}-cert.pem")
+				[[ $issuer == *"CN = ca.$domain"* || $issuer == *"CN=ca.$domain"* ]] || fail "${node##*/}: MSP certificate issued by $issuer"
+				issuer=$(openssl x509 -noout -issuer -in "$(ls "$node"/tls/*.crt | grep -v ca.crt | head -1)")
+				[[ $issuer == *"tlsca.$domain"* ]] || fail "${node##*/}: TLS certificate issued by $issuer"
+			done
+		done
+	done
+	printf '[network-test] ok: every certificate comes from its organisation'"'"'s CA and TLS CA\n' >&2
+}
+
 three_orgs() {
 	export PROFILE=three-orgs NET_RUN_DIR=$RUN/test-three-orgs BASE_PORT=$((${NET_TEST_BASE_PORT:-27050} + 1000))
-	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_THREE:-locked}
-	step "three-orgs up (FABVOTE_COMMIT_GATE=$FABVOTE_COMMIT_GATE)"
+	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_THREE:-locked} NET_IDENTITIES=ca
+	step "three-orgs up with identities from each organisation's Fabric CA (FABVOTE_COMMIT_GATE=$FABVOTE_COMMIT_GATE)"
 	local t0=$SECONDS org
 	"$NET" up || fail "network-up three-orgs"
 	printf '[network-test] up took %ds\n' $((SECONDS - t0)) >&2
+	check_ca_identities
 	"$NET" invoke kvtransfer '{"function":"Init","Args":["10","100"]}' >/dev/null || fail "Init"
 	expect_eq "Total" "$(total)" 1000
 
@@ -208,7 +232,8 @@ three_orgs() {
 	step "three-orgs down"
 	local pids=()
 	mapfile -t pids < <(cat "$NET_RUN_DIR"/pids/*.pid)
-	expect_eq "running processes" "${#pids[@]}" 9
+	# 3 orderers, 3 peers, 3 chaincode services, 2 CA servers for each of 4 organisations
+	expect_eq "running processes" "${#pids[@]}" 17
 	"$NET" down || fail "network-down three-orgs"
 	assert_gone "${pids[@]}"
 }
