@@ -675,32 +675,37 @@ gen_identities() {
 }
 
 # enroll_org ORG DOMAIN DIR NODES USERS: starts ORG's MSP CA and TLS CA as
-# nodes (their homes, keys and registrar secret in DIR/fabric-ca, 0700), then
-# enrolls NODES and USERS from them into DIR.
+# nodes, then enrolls NODES and USERS from them into DIR. The servers' homes
+# (their keys and databases) and their registrars' secrets are in
+# DIR/fabric-ca (0700), apart from the MSP and TLS directories handed to the
+# nodes. Each server has its own random registrar secret, given to
+# `fabric-ca-server init` through the environment (never a command line);
+# the servers listen on 127.0.0.1 only.
 enroll_org() {
 	local org=$1 domain=$2 dir=$3 nodes=$4 users=$5 base which port pw
 	log "$org: Fabric CA servers (MSP and TLS CA) and enrollment of $nodes, $users"
 	mkdir -p "$dir/fabric-ca" && chmod 700 "$dir/fabric-ca"
-	pw=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-	(umask 077 && printf 'registrar:%s\n' "$pw" >"$dir/fabric-ca/registrar")
 	base=$(ca_base_port "$org")
 	for which in ca tlsca; do
 		port=$base
 		[[ $which == tlsca ]] && port=$((base + 1))
+		pw=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+		(umask 077 && printf 'registrar:%s\n' "$pw" >"$dir/fabric-ca/$which-registrar")
+		local args=(-H "$dir/fabric-ca/$which-server" --address 127.0.0.1 --port "$port" --tls.enabled
+			--csr.cn "$which.$domain" --csr.hosts localhost,127.0.0.1 --operations.listenaddress "127.0.0.1:$((port + 2))")
+		(export FABRIC_CA_SERVER_BOOT="registrar:$pw" && "$FABRIC_CA_BIN/fabric-ca-server" init "${args[@]}" \
+			>"$RUN_DIR/logs/$which.$org-init.log" 2>&1) || die "fabric-ca-server init of $which.$org failed: $RUN_DIR/logs/$which.$org-init.log"
 		mapfile -t NODE_ENV < <(base_env)
-		# The registrar's secret goes through the node's env file (0600), not argv.
-		NODE_ENV+=("FABRIC_CA_SERVER_BOOT=registrar:$pw")
-		define_node "$which.$org" "$port" "$FABRIC_CA_BIN/fabric-ca-server" start -H "$dir/fabric-ca/$which-server" \
-			--port "$port" --tls.enabled --csr.cn "$which.$domain" --csr.hosts localhost,127.0.0.1 \
-			--operations.listenaddress "127.0.0.1:$((port + 2))"
+		define_node "$which.$org" "$port" "$FABRIC_CA_BIN/fabric-ca-server" start "${args[@]}"
 		start_node "$which.$org"
 	done
 	local kind=()
 	[[ $org == orderer ]] && kind=(--orderer)
 	"$RUN_DIR/tools/fabca" --client "$FABRIC_CA_BIN/fabric-ca-client" --domain "$domain" --dir "$dir" "${kind[@]}" \
-		--nodes "$nodes" --users "$users" --registrar-file "$dir/fabric-ca/registrar" \
-		--ca "127.0.0.1:$base" --ca-tls-cert "$dir/fabric-ca/ca-server/ca-cert.pem" \
-		--tlsca "127.0.0.1:$((base + 1))" --tlsca-tls-cert "$dir/fabric-ca/tlsca-server/ca-cert.pem" ||
+		--nodes "$nodes" --users "$users" \
+		--ca "127.0.0.1:$base" --ca-tls-cert "$dir/fabric-ca/ca-server/ca-cert.pem" --ca-registrar-file "$dir/fabric-ca/ca-registrar" \
+		--tlsca "127.0.0.1:$((base + 1))" --tlsca-tls-cert "$dir/fabric-ca/tlsca-server/ca-cert.pem" \
+		--tlsca-registrar-file "$dir/fabric-ca/tlsca-registrar" ||
 		fail_node "ca.$org" "enrolling $org's identities from its Fabric CA failed"
 }
 
@@ -944,7 +949,9 @@ cmd_up() {
 	FABRIC_BIN=$(abs_dir "$FABRIC_BIN") || die "FABRIC_BIN=$FABRIC_BIN: no such directory: run 'make fabric' (or set FABRIC_BIN)"
 	FABRIC_CFG_SRC=$(abs_dir "$FABRIC_CFG_SRC") || die "FABRIC_CFG_SRC=$FABRIC_CFG_SRC: no such directory: run 'make fabric' (or set FABRIC_CFG_SRC)"
 	local tool
-	for tool in peer orderer cryptogen configtxgen osnadmin; do
+	local tools=(peer orderer configtxgen osnadmin)
+	[[ $NET_IDENTITIES == cryptogen ]] && tools+=(cryptogen)
+	for tool in "${tools[@]}"; do
 		[[ -x $FABRIC_BIN/$tool ]] || die "$FABRIC_BIN/$tool not found: run 'make fabric' (or set FABRIC_BIN)"
 	done
 	for tool in core.yaml orderer.yaml; do

@@ -44,14 +44,19 @@ monitoring-dashboard:
 FABRIC_CA_VERSION := v1.5.7
 FABRIC_CA_SRC     := $(BUILD)/fabric-ca-$(FABRIC_CA_VERSION)
 .PHONY: fabric-ca fabca-test
-fabric-ca: $(BIN)/fabric-ca-server
-$(BIN)/fabric-ca-server:
+# The build is skipped when both binaries exist and were built from this version.
+fabric-ca:
+	@if [ -x $(BIN)/fabric-ca-server ] && [ -x $(BIN)/fabric-ca-client ] && \
+		[ "$$(cat $(BIN)/.fabric-ca-version 2>/dev/null)" = $(FABRIC_CA_VERSION) ]; then \
+		echo "fabric-ca $(FABRIC_CA_VERSION): bin/fabric-ca-server and bin/fabric-ca-client are built"; exit 0; fi; \
+	set -e; \
 	if [ ! -f $(FABRIC_CA_SRC)/go.mod ]; then \
-		dir=$$(cd / && $(GO) mod download -json github.com/hyperledger/fabric-ca@$(FABRIC_CA_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') && \
-		test -f "$$dir/go.mod" && rm -rf $(FABRIC_CA_SRC).tmp && cp -r "$$dir" $(FABRIC_CA_SRC).tmp && \
-		chmod -R u+w $(FABRIC_CA_SRC).tmp && rm -rf $(FABRIC_CA_SRC).tmp/vendor && mv $(FABRIC_CA_SRC).tmp $(FABRIC_CA_SRC); fi
-	mkdir -p $(BIN)
-	cd $(FABRIC_CA_SRC) && $(GO) build -mod=mod -trimpath -o $(BIN)/ ./cmd/fabric-ca-server ./cmd/fabric-ca-client
+		dir=$$(cd / && $(GO) mod download -json github.com/hyperledger/fabric-ca@$(FABRIC_CA_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+		test -f "$$dir/go.mod"; rm -rf $(FABRIC_CA_SRC).tmp; cp -r "$$dir" $(FABRIC_CA_SRC).tmp; \
+		chmod -R u+w $(FABRIC_CA_SRC).tmp; rm -rf $(FABRIC_CA_SRC).tmp/vendor; mv $(FABRIC_CA_SRC).tmp $(FABRIC_CA_SRC); fi; \
+	mkdir -p $(BIN); \
+	cd $(FABRIC_CA_SRC) && $(GO) build -mod=mod -trimpath -o $(BIN)/ ./cmd/fabric-ca-server ./cmd/fabric-ca-client; \
+	echo $(FABRIC_CA_VERSION) > $(BIN)/.fabric-ca-version
 
 # Enrollment from real Fabric CA servers into cryptogen's layout (network/fabca).
 fabca-test: fabric-ca

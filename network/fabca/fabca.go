@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -37,7 +38,29 @@ type Server struct {
 	Address  string // host:port of its HTTPS listener
 	TLSCert  string // PEM file the client trusts for that listener
 	Admin    string // bootstrap registrar
-	Password string
+	Password string // its secret: each server has its own
+}
+
+// Names of nodes and users are DNS labels, and the domain a DNS name, so
+// that no name can leave the organisation's directory.
+var (
+	labelRE  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+	domainRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
+)
+
+func (o Org) check() error {
+	if o.Domain == "" || o.Dir == "" {
+		return errors.New("fabca: the organisation needs a domain and a directory")
+	}
+	if !domainRE.MatchString(o.Domain) {
+		return fmt.Errorf("fabca: domain %q is not a DNS name", o.Domain)
+	}
+	for _, n := range append(append([]string{}, o.Nodes...), o.Users...) {
+		if !labelRE.MatchString(n) {
+			return fmt.Errorf("fabca: name %q is not a DNS label", n)
+		}
+	}
+	return nil
 }
 
 // Enroller runs fabric-ca-client against an organisation's two servers.
@@ -78,9 +101,20 @@ func (o Org) identities() []identity {
 
 // Enroll registers and enrolls every node and user of org with both CAs
 // and writes cryptogen's layout under org.Dir.
+//
+// It runs once per organisation, on fresh servers: a second run finds its
+// identities already registered and fails. Secrets reach fabric-ca-client
+// through its environment, never its command line.
 func (e *Enroller) Enroll(ctx context.Context, org Org) error {
-	if org.Domain == "" || org.Dir == "" {
-		return errors.New("fabca: the organisation needs a domain and a directory")
+	if err := org.check(); err != nil {
+		return err
+	}
+	// fabric-ca-client takes relative paths against its home: make them absolute.
+	var err error
+	for _, p := range []*string{&org.Dir, &e.CA.TLSCert, &e.TLSCA.TLSCert} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return err
+		}
 	}
 	work := filepath.Join(org.Dir, "fabric-ca", "client")
 	if err := os.MkdirAll(work, 0o700); err != nil {
@@ -90,7 +124,8 @@ func (e *Enroller) Enroll(ctx context.Context, org Org) error {
 		srv  Server
 		home string
 	}{{e.CA, "ca-admin"}, {e.TLSCA, "tlsca-admin"}} {
-		if err := e.run(ctx, filepath.Join(work, s.home), "enroll", "-u", s.srv.url(s.srv.Admin, s.srv.Password), "--tls.certfiles", s.srv.TLSCert); err != nil {
+		env := []string{"FABRIC_CA_CLIENT_URL=" + s.srv.url(s.srv.Admin, s.srv.Password)}
+		if err := e.run(ctx, filepath.Join(work, s.home), env, "enroll", "--tls.certfiles", s.srv.TLSCert); err != nil {
 			return fmt.Errorf("fabca: enrolling the bootstrap registrar of %s: %w", s.srv.Address, err)
 		}
 	}
@@ -114,7 +149,7 @@ func (s Server) url(user, password string) string {
 func (e *Enroller) roots(ctx context.Context, org Org, work string) (ca, tlsca []byte, err error) {
 	for i, s := range []Server{e.CA, e.TLSCA} {
 		dir := filepath.Join(work, fmt.Sprintf("cainfo-%d", i))
-		if err := e.run(ctx, dir, "getcainfo", "-u", "https://"+s.Address, "--tls.certfiles", s.TLSCert, "-M", filepath.Join(dir, "msp")); err != nil {
+		if err := e.run(ctx, dir, nil, "getcainfo", "-u", "https://"+s.Address, "--tls.certfiles", s.TLSCert, "-M", filepath.Join(dir, "msp")); err != nil {
 			return nil, nil, fmt.Errorf("fabca: root certificate of %s: %w", s.Address, err)
 		}
 		pem, err := onlyFile(filepath.Join(dir, "msp", "cacerts"))
@@ -130,47 +165,51 @@ func (e *Enroller) roots(ctx context.Context, org Org, work string) (ca, tlsca [
 	return ca, tlsca, nil
 }
 
-// enrollIdentity registers id with both CAs under a fresh secret and
-// enrolls its MSP and TLS certificates.
+// enrollIdentity registers id with each CA under a fresh secret of its
+// own, good for one enrollment, and enrolls its MSP and TLS certificates.
 func (e *Enroller) enrollIdentity(ctx context.Context, org Org, work string, id identity, caCert, tlsCACert []byte) error {
-	secret, err := newSecret()
-	if err != nil {
-		return err
-	}
-	for _, s := range []struct {
-		srv  Server
-		home string
-	}{{e.CA, "ca-admin"}, {e.TLSCA, "tlsca-admin"}} {
-		if err := e.run(ctx, filepath.Join(work, s.home), "register", "-u", "https://"+s.srv.Address, "--tls.certfiles", s.srv.TLSCert,
-			"--id.name", id.name, "--id.secret", secret, "--id.type", id.typ); err != nil {
-			return fmt.Errorf("registering with %s: %w", s.srv.Address, err)
-		}
-	}
 	scratch, err := os.MkdirTemp(work, "enroll-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
 	hosts := strings.Join(id.hosts, ",")
-	if err := e.run(ctx, scratch, "enroll", "-u", e.CA.url(id.name, secret), "--tls.certfiles", e.CA.TLSCert,
-		"-M", filepath.Join(scratch, "msp"), "--csr.cn", id.name, "--csr.hosts", hosts); err != nil {
-		return fmt.Errorf("enrolling its MSP certificate: %w", err)
-	}
-	if err := e.run(ctx, scratch, "enroll", "-u", e.TLSCA.url(id.name, secret), "--tls.certfiles", e.TLSCA.TLSCert,
-		"--enrollment.profile", "tls", "-M", filepath.Join(scratch, "tls"), "--csr.cn", id.name, "--csr.hosts", hosts); err != nil {
-		return fmt.Errorf("enrolling its TLS certificate: %w", err)
+	for _, s := range []struct {
+		srv             Server
+		admin, dir, how string
+		extra           []string
+	}{
+		{e.CA, "ca-admin", "msp", "its MSP certificate", nil},
+		{e.TLSCA, "tlsca-admin", "tls", "its TLS certificate", []string{"--enrollment.profile", "tls"}},
+	} {
+		secret, err := newSecret()
+		if err != nil {
+			return err
+		}
+		if err := e.run(ctx, filepath.Join(work, s.admin), []string{"FABRIC_CA_CLIENT_ID_SECRET=" + secret},
+			"register", "-u", "https://"+s.srv.Address, "--tls.certfiles", s.srv.TLSCert,
+			"--id.name", id.name, "--id.type", id.typ, "--id.maxenrollments", "1"); err != nil {
+			return fmt.Errorf("registering with %s: %w", s.srv.Address, err)
+		}
+		args := append([]string{"enroll", "--tls.certfiles", s.srv.TLSCert, "-M", filepath.Join(scratch, s.dir),
+			"--csr.cn", id.name, "--csr.hosts", hosts}, s.extra...)
+		if err := e.run(ctx, scratch, []string{"FABRIC_CA_CLIENT_URL=" + s.srv.url(id.name, secret)}, args...); err != nil {
+			return fmt.Errorf("enrolling %s: %w", s.how, err)
+		}
 	}
 	return layoutIdentity(org, id, scratch, caCert, tlsCACert)
 }
 
 // run runs fabric-ca-client with home as its FABRIC_CA_CLIENT_HOME, so
-// that nothing is written outside the organisation's directory.
-func (e *Enroller) run(ctx context.Context, home string, args ...string) error {
+// that nothing is written outside the organisation's directory, and with
+// only PATH, HOME and env in its environment, so that no stray
+// FABRIC_CA_CLIENT_* variable changes what it trusts. Secrets go in env.
+func (e *Enroller) run(ctx context.Context, home string, env []string, args ...string) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, e.Client, append(args, "-H", home)...)
-	cmd.Env = append(os.Environ(), "FABRIC_CA_CLIENT_HOME="+home)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "FABRIC_CA_CLIENT_HOME=" + home}, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("fabric-ca-client %s: %v: %s", args[0], err, lastLine(string(out)))

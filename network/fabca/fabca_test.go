@@ -42,9 +42,12 @@ func startServer(t *testing.T, bin, home, cn string) Server {
 	t.Helper()
 	addr, ops := freeAddr(t), freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(filepath.Join(bin, "fabric-ca-server"), "start", "-b", "registrar:s3cret-pw", "-H", home,
+	password := "pw-" + filepath.Base(home)
+	// As network/net.sh does: loopback only, the registrar through the environment.
+	cmd := exec.Command(filepath.Join(bin, "fabric-ca-server"), "start", "-H", home, "--address", "127.0.0.1",
 		"--port", port, "--tls.enabled", "--csr.cn", cn, "--csr.hosts", "localhost,127.0.0.1",
 		"--operations.listenaddress", ops)
+	cmd.Env = append(os.Environ(), "FABRIC_CA_SERVER_BOOT=registrar:"+password)
 	log, _ := os.Create(filepath.Join(t.TempDir(), "server.log"))
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -54,12 +57,27 @@ func startServer(t *testing.T, bin, home, cn string) Server {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return Server{Address: addr, TLSCert: filepath.Join(home, "ca-cert.pem"), Admin: "registrar", Password: "s3cret-pw"}
+			return Server{Address: addr, TLSCert: filepath.Join(home, "ca-cert.pem"), Admin: "registrar", Password: password}
 		}
 	}
 	b, _ := os.ReadFile(log.Name())
 	t.Fatalf("fabric-ca-server did not listen on %s:\n%s", addr, b)
 	return Server{}
+}
+
+// servers starts org's two CA servers, their homes in its directory.
+func servers(t *testing.T, bin string, org Org) *Enroller {
+	t.Helper()
+	return &Enroller{Client: filepath.Join(bin, "fabric-ca-client"),
+		CA:    startServer(t, bin, filepath.Join(org.Dir, "fabric-ca", "ca-server"), "ca."+org.Domain),
+		TLSCA: startServer(t, bin, filepath.Join(org.Dir, "fabric-ca", "tlsca-server"), "tlsca."+org.Domain)}
+}
+
+func enroll(t *testing.T, e *Enroller, org Org) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return e.Enroll(ctx, org)
 }
 
 func TestEnrollWithRealCA(t *testing.T) {
@@ -68,12 +86,8 @@ func TestEnrollWithRealCA(t *testing.T) {
 	root := t.TempDir()
 	org := Org{Domain: "ea.fabvote.local", Dir: filepath.Join(root, "peerOrganizations", "ea.fabvote.local"),
 		Nodes: []string{"peer0", "ccaas0"}, Users: []string{"Admin", "User1"}}
-	e := &Enroller{Client: filepath.Join(bin, "fabric-ca-client"),
-		CA:    startServer(t, bin, filepath.Join(org.Dir, "fabric-ca", "ca-server"), "ca.ea.fabvote.local"),
-		TLSCA: startServer(t, bin, filepath.Join(org.Dir, "fabric-ca", "tlsca-server"), "tlsca.ea.fabvote.local")}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := e.Enroll(ctx, org); err != nil {
+	e := servers(t, bin, org)
+	if err := enroll(t, e, org); err != nil {
 		t.Fatal(err)
 	}
 	d := org.Dir
@@ -102,6 +116,10 @@ func TestEnrollWithRealCA(t *testing.T) {
 			checkKey(t, filepath.Join(dir, "msp", "keystore", "priv_sk"), sign)
 			tlsCert := loadCert(t, filepath.Join(dir, "tls", c.tls+".crt"))
 			checkChain(t, tlsCert, tlsRoot)
+			// Raft and the peers' mutual TLS use a node's server pair as a client too.
+			if !slices.Contains(tlsCert.ExtKeyUsage, x509.ExtKeyUsageServerAuth) || !slices.Contains(tlsCert.ExtKeyUsage, x509.ExtKeyUsageClientAuth) {
+				t.Errorf("TLS certificate usages %v, want server and client authentication", tlsCert.ExtKeyUsage)
+			}
 			checkKey(t, filepath.Join(dir, "tls", c.tls+".key"), tlsCert)
 			if c.server && (!slices.Contains(tlsCert.DNSNames, c.name) || len(tlsCert.IPAddresses) == 0 || !tlsCert.IPAddresses[0].IsLoopback()) {
 				t.Errorf("TLS certificate names %v %v, want %s and 127.0.0.1", tlsCert.DNSNames, tlsCert.IPAddresses, c.name)
@@ -172,11 +190,57 @@ func checkKey(t *testing.T, path string, c *x509.Certificate) {
 	}
 }
 
-func TestEnrollRefusesIncompleteOrg(t *testing.T) {
+// An ordering organisation: orderers under orderers/, with the orderer OU.
+func TestEnrollOrdererOrg(t *testing.T) {
+	bin := caBin(t)
+	org := Org{Domain: "orderer.fabvote.local", Dir: filepath.Join(t.TempDir(), "ordererOrganizations", "orderer.fabvote.local"),
+		Orderer: true, Nodes: []string{"orderer0"}, Users: []string{"Admin"}}
+	if err := enroll(t, servers(t, bin, org), org); err != nil {
+		t.Fatal(err)
+	}
+	c := loadCert(t, filepath.Join(org.Dir, "orderers", "orderer0.orderer.fabvote.local", "msp", "signcerts", "orderer0.orderer.fabvote.local-cert.pem"))
+	if !slices.Contains(c.Subject.OrganizationalUnit, "orderer") {
+		t.Errorf("orderer certificate OU %v", c.Subject.OrganizationalUnit)
+	}
+}
+
+// A wrong registrar secret, or a TLS root that is not the server's, stops
+// the enrollment before any identity is written.
+func TestEnrollRefusesWrongSecretOrRoot(t *testing.T) {
+	bin := caBin(t)
+	org := Org{Domain: "party1.fabvote.local", Dir: filepath.Join(t.TempDir(), "party1.fabvote.local"),
+		Nodes: []string{"peer0"}, Users: []string{"Admin"}}
+	good := servers(t, bin, org)
+	wrongSecret := *good
+	wrongSecret.CA.Password = "not-the-secret"
+	wrongRoot := *good
+	wrongRoot.CA.TLSCert = good.TLSCA.TLSCert // the TLS CA's root does not sign the MSP CA's listener
+	for name, e := range map[string]*Enroller{"wrong registrar secret": &wrongSecret, "wrong TLS root": &wrongRoot} {
+		err := enroll(t, e, org)
+		if err == nil || !strings.Contains(err.Error(), "bootstrap registrar") {
+			t.Errorf("%s: %v, want the registrar's enrollment refused", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(org.Dir, "peers")); !os.IsNotExist(err) {
+			t.Errorf("%s: identities were written", name)
+		}
+	}
+}
+
+func TestEnrollRefusesBadOrg(t *testing.T) {
 	e := &Enroller{Client: "/nonexistent"}
-	for _, o := range []Org{{Dir: t.TempDir()}, {Domain: "x"}} {
-		if err := e.Enroll(context.Background(), o); err == nil || !strings.Contains(err.Error(), "domain and a directory") {
-			t.Errorf("Enroll(%+v) = %v", o, err)
+	cases := []struct {
+		org  Org
+		want string
+	}{
+		{Org{Dir: t.TempDir()}, "domain and a directory"},
+		{Org{Domain: "x.local"}, "domain and a directory"},
+		{Org{Domain: "../x", Dir: t.TempDir()}, "not a DNS name"},
+		{Org{Domain: "ea.local", Dir: t.TempDir(), Nodes: []string{"../peer0"}}, "not a DNS label"},
+		{Org{Domain: "ea.local", Dir: t.TempDir(), Users: []string{"Admin/x"}}, "not a DNS label"},
+	}
+	for _, c := range cases {
+		if err := e.Enroll(context.Background(), c.org); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Enroll(%+v) = %v, want %q", c.org, err, c.want)
 		}
 	}
 }

@@ -5,16 +5,15 @@
 //
 //	fabca --client bin/fabric-ca-client --domain ea.fabvote.local --dir crypto/peerOrganizations/ea.fabvote.local \
 //	      --nodes peer0,ccaas0 --users Admin,User1,User2 \
-//	      --ca 127.0.0.1:7350 --ca-tls-cert CAHOME/ca-cert.pem --tlsca 127.0.0.1:7351 --tlsca-tls-cert TLSCAHOME/ca-cert.pem \
-//	      --registrar-file DIR/fabric-ca/registrar
+//	      --ca 127.0.0.1:7350 --ca-tls-cert CAHOME/ca-cert.pem --ca-registrar-file DIR/fabric-ca/ca-registrar \
+//	      --tlsca 127.0.0.1:7351 --tlsca-tls-cert TLSCAHOME/ca-cert.pem --tlsca-registrar-file DIR/fabric-ca/tlsca-registrar
 //
-// The registrar file holds "user:password" of both servers' bootstrap
+// Each registrar file holds "user:password" of that server's bootstrap
 // registrar (0600, in the organisation's directory).
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -45,22 +44,29 @@ func run(args []string) error {
 	fs.StringVar(&ca.TLSCert, "ca-tls-cert", "", "PEM file to trust for the MSP CA's HTTPS listener (required)")
 	fs.StringVar(&tlsca.Address, "tlsca", "", "host:port of the TLS CA (required)")
 	fs.StringVar(&tlsca.TLSCert, "tlsca-tls-cert", "", "PEM file to trust for the TLS CA's HTTPS listener (required)")
-	registrar := fs.String("registrar-file", "", "file holding user:password of both CAs' bootstrap registrar (required)")
-	timeout := fs.Duration("timeout", 2*time.Minute, "time allowed for every enrollment")
+	caRegistrar := fs.String("ca-registrar-file", "", "file holding user:password of the MSP CA's bootstrap registrar (required)")
+	tlscaRegistrar := fs.String("tlsca-registrar-file", "", "file holding user:password of the TLS CA's bootstrap registrar (required)")
+	timeout := fs.Duration("timeout", 2*time.Minute, "time allowed for the whole organisation's enrollment")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for name, v := range map[string]string{"client": *client, "domain": org.Domain, "dir": org.Dir, "ca": ca.Address,
-		"ca-tls-cert": ca.TLSCert, "tlsca": tlsca.Address, "tlsca-tls-cert": tlsca.TLSCert, "registrar-file": *registrar} {
-		if v == "" {
-			return fmt.Errorf("--%s is required", name)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, f := range []struct{ name, v string }{{"client", *client}, {"domain", org.Domain}, {"dir", org.Dir},
+		{"ca", ca.Address}, {"ca-tls-cert", ca.TLSCert}, {"ca-registrar-file", *caRegistrar},
+		{"tlsca", tlsca.Address}, {"tlsca-tls-cert", tlsca.TLSCert}, {"tlsca-registrar-file", *tlscaRegistrar}} {
+		if f.v == "" {
+			return fmt.Errorf("--%s is required", f.name)
 		}
 	}
-	user, password, err := readRegistrar(*registrar)
-	if err != nil {
+	var err error
+	if ca.Admin, ca.Password, err = readRegistrar("--ca-registrar-file", *caRegistrar); err != nil {
 		return err
 	}
-	ca.Admin, ca.Password, tlsca.Admin, tlsca.Password = user, password, user, password
+	if tlsca.Admin, tlsca.Password, err = readRegistrar("--tlsca-registrar-file", *tlscaRegistrar); err != nil {
+		return err
+	}
 	org.Nodes, org.Users = split(*nodes), split(*users)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -68,14 +74,14 @@ func run(args []string) error {
 	return e.Enroll(ctx, org)
 }
 
-func readRegistrar(path string) (user, password string, err error) {
+func readRegistrar(flag, path string) (user, password string, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", "", fmt.Errorf("--registrar-file: %w", err)
+		return "", "", fmt.Errorf("%s: %w", flag, err)
 	}
 	user, password, ok := strings.Cut(strings.TrimSpace(string(b)), ":")
 	if !ok || user == "" || password == "" {
-		return "", "", errors.New("--registrar-file: want one line user:password")
+		return "", "", fmt.Errorf("%s: want one line user:password", flag)
 	}
 	return user, password, nil
 }
