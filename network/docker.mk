@@ -17,7 +17,7 @@ DOCKER_DEPS ?= fabric
 DOCKER_ENV = ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) RUN=$(RUN) GO=$(GO)
 
 .PHONY: docker-images docker-artifacts docker-up docker-down docker-clean docker-test docker-compose-check docker-perms-test
-TEST_TARGETS += docker-perms-test
+TEST_TARGETS += docker-perms-test docker-compose-check
 
 docker-images: $(DOCKER_DEPS)
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/build-images.sh
