@@ -71,9 +71,23 @@ FABRIC_TEST_MODES=(
 STOCK_SEMANTICS_TEST=bccsp/sw/fabvote_ecdsa_semantics_test.go
 
 FABRIC_TEST_TIMEOUT=${FABRIC_TEST_TIMEOUT:-20m}
+# Some upstream tests are timing-sensitive on a loaded 2-core machine (for
+# example etcdraft's "can remove leader by retrying even if leadership
+# transfer fails at first", a 10 s wait). A package that fails runs once
+# more (FABRIC_TEST_RETRY=0 turns that off); one that then passes is listed
+# as flaky at the end, one that fails again fails the run.
+FABRIC_TEST_RETRY=${FABRIC_TEST_RETRY:-1}
+
+# run_pkg_test TREE ENVS ARGS...: go test in TREE with the switches ENVS.
+run_pkg_test() {
+	local tree=$1 envs=$2
+	shift 2
+	# shellcheck disable=SC2086
+	(cd "$tree" && env $envs "$GO" test "$@")
+}
 
 cmd_test() {
-	local tree=$BUILD/fabric entry pkg run skip race mode envs pkgs args failed=0 start t0
+	local tree=$BUILD/fabric entry pkg run skip race mode envs pkgs args failed=0 start t0 flaky=()
 	prepare_fork
 	start=$(date +%s)
 	for mode in "${FABRIC_TEST_MODES[@]}"; do
@@ -90,16 +104,22 @@ cmd_test() {
 			[ -z "$race" ] || args+=(-race)
 			log "test [$envs] $pkg ${run:+-run $run }${skip:+-skip $skip }${race:+-race}"
 			t0=$(date +%s)
-			# shellcheck disable=SC2086
-			if ! (cd "$tree" && env $envs "$GO" test "${args[@]}" "$pkg"); then
-				log "FAILED: [$envs] $pkg"
-				failed=1
+			if ! run_pkg_test "$tree" "$envs" "${args[@]}" "$pkg"; then
+				if [ "$FABRIC_TEST_RETRY" = 1 ] && log "failed once, running again: [$envs] $pkg" &&
+					run_pkg_test "$tree" "$envs" "${args[@]}" "$pkg"; then
+					flaky+=("[$envs] $pkg")
+				else
+					log "FAILED: [$envs] $pkg"
+					failed=1
+				fi
 			fi
 			log "took $(($(date +%s) - t0)) s: [$envs] $pkg"
 		done
 	done
 	cmd_stock_semantics || failed=1
 	log "upstream tests took $(($(date +%s) - start)) s"
+	local f
+	for f in "${flaky[@]}"; do log "FLAKY (failed once, passed on the second run): $f"; done
 	[ "$failed" = 0 ] || die "upstream unit tests failed on the patched tree"
 }
 
