@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -109,12 +108,7 @@ func startRegistrar(t *testing.T, e *env) string {
 // startPrometheus runs prometheus on a free loopback port and returns its
 // base URL once it is ready.
 func startPrometheus(t *testing.T, bin, config, tsdb string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := nettest.FreeAddr(t)
 	cmd := exec.Command(bin, "--config.file="+config, "--storage.tsdb.path="+tsdb, "--web.listen-address="+addr)
 	log := &nettest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 func voterPub(t testing.TB) []byte {
@@ -49,7 +50,7 @@ type fixture struct {
 	state   string
 	binding Binding
 	codes   [][2]string
-	log     *syncBuffer
+	log     *nettest.SyncBuffer
 }
 
 // testMinter is the election's real token minter with the fixture's keys,
@@ -123,7 +124,7 @@ func newFixture(t *testing.T, n int, limits Limits) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logBuf syncBuffer
+	var logBuf nettest.SyncBuffer
 	srv := httptest.NewTLSServer(&Server{ElectionID: "e1", Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard, Log: newTestLogger(&logBuf)})
 	t.Cleanup(func() { srv.Close(); st.Close() })
 	return &fixture{srv: srv, client: &Client{URL: srv.URL, HTTP: srv.Client()}, prep: prep, store: st, state: statePath, binding: b, codes: codes, log: &logBuf}

@@ -8,30 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
-// syncBuffer is a log sink the server's goroutines and the test can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newTestLogger(w *syncBuffer) *log.Logger { return log.New(w, "", 0) }
+func newTestLogger(w *nettest.SyncBuffer) *log.Logger { return log.New(w, "", 0) }
 
 func testBinding(t *testing.T, dir string, n int) Binding {
 	t.Helper()

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 // caBin is the directory holding fabric-ca-server and fabric-ca-client
@@ -26,21 +28,11 @@ func caBin(t *testing.T) string {
 	return dir
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startServer runs a real fabric-ca-server with TLS in home and waits
 // until it answers.
 func startServer(t *testing.T, bin, home, cn string) Server {
 	t.Helper()
-	addr, ops := freeAddr(t), freeAddr(t)
+	addr, ops := nettest.FreeAddr(t), nettest.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	password := "pw-" + filepath.Base(home)
 	// As network/net.sh does: loopback only, the registrar through the environment.

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/fabvote/fabvote/chaincode/ballot"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 // The collector exports exactly the contract's counters, read at scrape
@@ -43,23 +44,13 @@ fabvote_chaincode_proofs_checked_total 7
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // FABVOTE_OPS_ADDR: /metrics carries the contract's counters and /healthz
 // fails (503, naming the chaincode listener) while CHAINCODE_SERVER_ADDRESS
 // accepts no connection, and passes once it does.
 func TestServeOps(t *testing.T) {
-	cc := freeAddr(t)
+	cc := nettest.FreeAddr(t)
 	t.Setenv("CHAINCODE_SERVER_ADDRESS", cc)
-	addr := freeAddr(t)
+	addr := nettest.FreeAddr(t)
 	if err := serveOps(addr, ballot.New(ballot.Config{})); err != nil {
 		t.Fatal(err)
 	}

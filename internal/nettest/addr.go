@@ -1,0 +1,19 @@
+package nettest
+
+import (
+	"net"
+	"testing"
+)
+
+// FreeAddr returns a loopback host:port that was free a moment ago, for a
+// server that must be told its address before it starts (it may be taken
+// again in between; tests use it for processes they start themselves).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
