@@ -611,7 +611,7 @@ merge_config() {
 	local kind=$1 name=$2 dir
 	dir=$(node_dir "$name")
 	mkdir -p "$dir"
-	"$RUN_DIR/tools/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" \
+	NODE_HOST=127.0.0.1 NODE_LISTEN_HOST=127.0.0.1 "$RUN_DIR/tools/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" \
 		-override "$NET_DIR/config/$kind.yaml" -out "$dir/$kind.yaml" ||
 		die "cfgmerge of $kind.yaml for $name failed"
 }

@@ -73,3 +73,32 @@ network-test: $(NETWORK_TEST_DEPS) fabric-ca
 	$(ROOT)/network/test.sh
 
 TEST_TARGETS += network-test
+
+# fabnet and the peers' external builder, into bin/ (docs/MULTIHOST.md).
+.PHONY: fabnet
+fabnet:
+	$(GO) build -o $(BIN)/ ./network/cmd/fabnet ./network/cmd/ccaas-builder
+
+# Each organisation on a host of its own: a network namespace with its own
+# address, loopback and directory (network/netns), set up with network/fabnet
+# by the procedure of docs/MULTIHOST.md, then a whole election. Needs root
+# and iproute2.
+MULTIHOST_ENV = FABVOTE_MULTIHOST_TEST=1 ROOT=$(ROOT) FABRIC_BIN=$(abspath $(FABRIC_BIN)) FABRIC_CA_BIN=$(BIN) \
+	FABRIC_CFG_SRC=$(abspath $(FABRIC_CFG_SRC)) FABVOTE_BIN=$(BIN)/fabvote GO=$(GO)
+MULTIHOST_GOTEST = $(GO) test -count=1 -v -timeout 30m ./network/multihost/
+.PHONY: multihost-test multihost-partition
+multihost-test: fabric fabric-ca fabvote
+	$(MULTIHOST_ENV) $(MULTIHOST_GOTEST) -run '^TestElectionOnSeparateHosts$$'
+
+TEST_TARGETS += multihost-test
+
+# One host cut off for PARTITION_CUT in the middle of a fixed-rate run of
+# PARTITION_BALLOTS ballots (docs/RELIABILITY.md); PARTITION_HOST=party2
+# (a peer's host) or orderer; PARTITION_OUT=FILE keeps the figures as JSON.
+PARTITION_BALLOTS ?= 500
+PARTITION_CUT     ?= 30s
+PARTITION_HOST    ?= party2
+multihost-partition: fabric fabric-ca fabvote
+	$(MULTIHOST_ENV) FABVOTE_PARTITION_TEST=1 FABVOTE_PARTITION_BALLOTS=$(PARTITION_BALLOTS) \
+		FABVOTE_PARTITION_CUT=$(PARTITION_CUT) FABVOTE_PARTITION_HOST=$(PARTITION_HOST) \
+		FABVOTE_PARTITION_OUT=$(PARTITION_OUT) $(MULTIHOST_GOTEST) -run '^TestPartition$$'

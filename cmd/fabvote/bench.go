@@ -38,6 +38,7 @@ type benchOptions struct {
 	gwLimit                 int
 	quiet                   bool
 	network, org, ident     string
+	remote                  bool
 }
 
 func cmdBench(fs *pflag.FlagSet) func() error {
@@ -74,6 +75,7 @@ func (o *benchOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.network, "network", "run/current/network.json", "network description written by make network-up")
 	fs.StringVar(&o.org, "org", "", "org name or MSP id to connect as (default: the first org)")
 	fs.StringVar(&o.ident, "identity", "user1", "identity of the org in network.json")
+	fs.BoolVar(&o.remote, "remote", false, "allow a gateway peer on another host (a test network of your own; refused by default)")
 }
 
 // check refuses contradictory or out-of-range flags and sets the default
@@ -117,7 +119,7 @@ func (o *benchOptions) run() error {
 			return err
 		}
 	}
-	conn, err := loadgen.Dial(netw, loadgen.DialOptions{Org: o.org, Identity: o.ident})
+	conn, err := loadgen.Dial(netw, loadgen.DialOptions{Org: o.org, Identity: o.ident, Remote: o.remote})
 	if err != nil {
 		return err
 	}

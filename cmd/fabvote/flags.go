@@ -76,16 +76,23 @@ func (n *netFlags) withLedger(defaultOrg string, fn func(ctx context.Context, lc
 	return fn(ctx, lc)
 }
 
-// orgOr is --org, or else defaultOrg if the network has it, or else ""
-// (the first org).
+// orgOr is --org, or else defaultOrg if the network has it and holds an
+// identity of it, or else the first org the network holds identities of.
+// On one organisation's host (fabnet's network.json) that is the host's
+// own org; on a single-host network, with every org's identities, the first.
 func (n *netFlags) orgOr(net *gateway.Network, defaultOrg string) string {
 	if n.org != "" {
 		return n.org
 	}
-	if _, err := net.Org(defaultOrg); defaultOrg == "" || err != nil {
-		return "" // the natural org is not in this network: use the first
+	if o, err := net.Org(defaultOrg); defaultOrg != "" && err == nil && len(o.Identities) > 0 {
+		return defaultOrg
 	}
-	return defaultOrg
+	for _, o := range net.Orgs {
+		if len(o.Identities) > 0 {
+			return o.Name
+		}
+	}
+	return "" // the first org, whose missing identity Connect reports
 }
 
 // trusteeLedger is the channel of the network file as a trustee reads it:

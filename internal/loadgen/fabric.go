@@ -51,6 +51,10 @@ type DialOptions struct {
 	// GRPC options are added to this connection's own gRPC connection
 	// (every Dial makes one; several Dials spread load over several).
 	GRPC []grpc.DialOption
+	// Remote lets the gateway peer be on another host. Without it Dial
+	// refuses a non-loopback endpoint (CheckLoopback), so that a load run
+	// meant for the benchmark network cannot reach a real election's.
+	Remote bool
 }
 
 // CheckLoopback refuses endpoints that are not on this host: the load
@@ -77,11 +81,15 @@ func Dial(netw *gateway.Network, opts DialOptions) (*Conn, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
 	}
+	check := CheckLoopback
+	if opts.Remote {
+		check = nil
+	}
 	gc, err := gateway.Connect(netw, gateway.Options{
 		Org: opts.Org, Identity: opts.Identity, Chaincode: opts.Chaincode,
 		EvaluateTimeout: opts.Timeout, EndorseTimeout: opts.Timeout,
 		SubmitTimeout: opts.Timeout, CommitTimeout: opts.Timeout,
-		CheckEndpoint: CheckLoopback, DialOptions: opts.GRPC,
+		CheckEndpoint: check, DialOptions: opts.GRPC,
 	})
 	if err != nil {
 		return nil, err

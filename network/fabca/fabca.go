@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -31,6 +32,10 @@ type Org struct {
 	Orderer bool   // an ordering organisation: its nodes are orderers
 	Nodes   []string
 	Users   []string // "Admin" is enrolled as an admin, the others as clients
+	// Hosts are more names and addresses for the nodes' TLS certificates,
+	// besides the node's full name, localhost and 127.0.0.1: the address
+	// other organisations reach the node at when it runs on its own host.
+	Hosts []string
 }
 
 // Server is a running Fabric CA server.
@@ -60,6 +65,11 @@ func (o Org) check() error {
 			return fmt.Errorf("fabca: name %q is not a DNS label", n)
 		}
 	}
+	for _, h := range o.Hosts {
+		if net.ParseIP(h) == nil && !domainRE.MatchString(h) {
+			return fmt.Errorf("fabca: host %q is neither an IP address nor a DNS name", h)
+		}
+	}
 	return nil
 }
 
@@ -86,7 +96,8 @@ func (o Org) identities() []identity {
 	}
 	for _, n := range o.Nodes {
 		full := n + "." + o.Domain
-		ids = append(ids, identity{full, typ, filepath.Join(o.Dir, kind, full), []string{full, "localhost", "127.0.0.1"}, true})
+		hosts := append([]string{full, "localhost", "127.0.0.1"}, o.Hosts...)
+		ids = append(ids, identity{full, typ, filepath.Join(o.Dir, kind, full), hosts, true})
 	}
 	for _, u := range o.Users {
 		full := u + "@" + o.Domain

@@ -77,7 +77,7 @@ func TestEnrollWithRealCA(t *testing.T) {
 	t.Setenv("HOME", t.TempDir()) // nothing may land in the user's home
 	root := t.TempDir()
 	org := Org{Domain: "ea.fabvote.local", Dir: filepath.Join(root, "peerOrganizations", "ea.fabvote.local"),
-		Nodes: []string{"peer0", "ccaas0"}, Users: []string{"Admin", "User1"}}
+		Nodes: []string{"peer0", "ccaas0"}, Users: []string{"Admin", "User1"}, Hosts: []string{"10.77.0.11", "ea.example.org"}}
 	e := servers(t, bin, org)
 	if err := enroll(t, e, org); err != nil {
 		t.Fatal(err)
@@ -115,6 +115,11 @@ func TestEnrollWithRealCA(t *testing.T) {
 			checkKey(t, filepath.Join(dir, "tls", c.tls+".key"), tlsCert)
 			if c.server && (!slices.Contains(tlsCert.DNSNames, c.name) || len(tlsCert.IPAddresses) == 0 || !tlsCert.IPAddresses[0].IsLoopback()) {
 				t.Errorf("TLS certificate names %v %v, want %s and 127.0.0.1", tlsCert.DNSNames, tlsCert.IPAddresses, c.name)
+			}
+			// The org's own host (Org.Hosts), which other organisations dial.
+			hasIP := slices.ContainsFunc(tlsCert.IPAddresses, func(ip net.IP) bool { return ip.String() == "10.77.0.11" })
+			if c.server && (!hasIP || !slices.Contains(tlsCert.DNSNames, "ea.example.org")) {
+				t.Errorf("TLS certificate names %v %v, want the org's host 10.77.0.11 and ea.example.org too", tlsCert.DNSNames, tlsCert.IPAddresses)
 			}
 			for _, f := range []string{"msp/config.yaml", "msp/tlscacerts/tlsca.ea.fabvote.local-cert.pem", "tls/ca.crt"} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -229,6 +234,7 @@ func TestEnrollRefusesBadOrg(t *testing.T) {
 		{Org{Domain: "../x", Dir: t.TempDir()}, "not a DNS name"},
 		{Org{Domain: "ea.local", Dir: t.TempDir(), Nodes: []string{"../peer0"}}, "not a DNS label"},
 		{Org{Domain: "ea.local", Dir: t.TempDir(), Users: []string{"Admin/x"}}, "not a DNS label"},
+		{Org{Domain: "ea.local", Dir: t.TempDir(), Hosts: []string{"10.0.0.1,x"}}, "neither an IP address"},
 	}
 	for _, c := range cases {
 		if err := e.Enroll(context.Background(), c.org); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -39,6 +39,7 @@ func run(args []string) error {
 	fs.BoolVar(&org.Orderer, "orderer", false, "an ordering organisation: its nodes are orderers")
 	nodes := fs.String("nodes", "", "comma-separated node host names (peer0,ccaas0 or orderer0,...)")
 	users := fs.String("users", "Admin,User1,User2", "comma-separated user names; Admin is enrolled as an admin")
+	hosts := fs.String("hosts", "", "comma-separated extra host names or IP addresses for the nodes' TLS certificates")
 	var ca, tlsca fabca.Server
 	fs.StringVar(&ca.Address, "ca", "", "host:port of the MSP CA (required)")
 	fs.StringVar(&ca.TLSCert, "ca-tls-cert", "", "PEM file to trust for the MSP CA's HTTPS listener (required)")
@@ -67,7 +68,7 @@ func run(args []string) error {
 	if tlsca.Admin, tlsca.Password, err = readRegistrar("--tlsca-registrar-file", *tlscaRegistrar); err != nil {
 		return err
 	}
-	org.Nodes, org.Users = split(*nodes), split(*users)
+	org.Nodes, org.Users, org.Hosts = split(*nodes), split(*users), split(*hosts)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	e := &fabca.Enroller{Client: *client, CA: ca, TLSCA: tlsca}

@@ -1,4 +1,4 @@
-package main
+package cfgmerge
 
 import (
 	"strings"
@@ -91,15 +91,15 @@ func TestExpandEnv(t *testing.T) {
 		{"a: ${MISSING} ${ALSO}", "", "ALSO, MISSING"},
 	}
 	for _, tc := range tests {
-		got, err := expandEnv(tc.in, lookup)
+		got, err := ExpandEnv(tc.in, lookup)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("expandEnv(%q) error = %v, want %s", tc.in, err, tc.wantErr)
+				t.Fatalf("ExpandEnv(%q) error = %v, want %s", tc.in, err, tc.wantErr)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Fatalf("expandEnv(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Fatalf("ExpandEnv(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 }

@@ -1,0 +1,289 @@
+// Command fabnet sets up fabvote's Fabric network one organisation at a
+// time, as organisations on separate hosts do (package network/fabnet;
+// the procedure: docs/MULTIHOST.md). Every step runs on the host of the
+// organisation it names and touches only that organisation's home.
+//
+//	fabnet topology   --profile three-orgs --host ea=10.0.0.11 ... --out topology.json
+//	fabnet identities --topology T --org ORG --home DIR     its CAs, its keys, its bundle
+//	fabnet receive    --topology T --org ORG --home DIR --from OTHER --bundle PATH
+//	fabnet genesis    --topology T --org orderer --home DIR the channel's genesis block
+//	fabnet orderers   --topology T --org orderer --home DIR start and join the orderers
+//	fabnet peer       --topology T --org ORG --home DIR --chaincode ballot=BIN
+//	fabnet commit     --topology T --org ORG --home DIR     commit the chaincode definitions
+//	fabnet connection --topology T --org ORG --home DIR     wait for them, write network.json
+//	fabnet info       --topology T --org ORG --home DIR     its peer's channel height and hash
+//	fabnet down       --home DIR                            stop every process of the home
+//	fabnet status     --home DIR
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fabvote/fabvote/network/fabnet"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "fabnet:", err)
+		os.Exit(1)
+	}
+}
+
+// orgFlags are the flags of every step an organisation runs.
+type orgFlags struct {
+	topology, org, home string
+	tools               fabnet.Tools
+	timeout             time.Duration
+	logSpec             string
+	chaincodes, nodeEnv multiFlag
+	fs                  *flag.FlagSet
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func newOrgFlags(name string) *orgFlags {
+	f := &orgFlags{fs: flag.NewFlagSet("fabnet "+name, flag.ContinueOnError)}
+	root := os.Getenv("ROOT")
+	if root == "" {
+		root = "."
+	}
+	f.fs.StringVar(&f.topology, "topology", "", "the topology file every organisation shares (required)")
+	f.fs.StringVar(&f.org, "org", "", "the organisation this host runs (required)")
+	f.fs.StringVar(&f.home, "home", "", "the organisation's home directory (required)")
+	f.fs.StringVar(&f.tools.Fabric, "bin", filepath.Join(root, "bin"), "directory of peer, orderer, configtxgen, osnadmin")
+	f.fs.StringVar(&f.tools.FabricCA, "ca-bin", filepath.Join(root, "bin"), "directory of fabric-ca-server and fabric-ca-client")
+	f.fs.StringVar(&f.tools.Builder, "builder", "", "the ccaas-builder binary (default: beside fabnet)")
+	f.fs.StringVar(&f.tools.ConfigSrc, "config-src", filepath.Join(root, "build", "config"), "directory of upstream's core.yaml and orderer.yaml")
+	f.fs.StringVar(&f.tools.Overrides, "overrides", filepath.Join(root, "network", "config"), "directory of fabvote's overrides of them")
+	f.fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time allowed for the step")
+	f.fs.StringVar(&f.logSpec, "log-spec", "info", "FABRIC_LOGGING_SPEC of the nodes")
+	f.fs.Var(&f.chaincodes, "chaincode", "NAME=BINARY of a chaincode service (peer; repeatable)")
+	f.fs.Var(&f.nodeEnv, "node-env", "KEY=VALUE for the org's orderers or peer, e.g. CORE_PEER_GATEWAY_ENDORSEMENTTIMEOUT=5s (repeatable)")
+	return f
+}
+
+func (f *orgFlags) parse(args []string) (*fabnet.Topology, fabnet.Home, error) {
+	if err := f.fs.Parse(args); err != nil {
+		return nil, fabnet.Home{}, err
+	}
+	if f.fs.NArg() > 0 {
+		return nil, fabnet.Home{}, fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+	}
+	for _, r := range []struct{ name, v string }{{"topology", f.topology}, {"org", f.org}, {"home", f.home}} {
+		if r.v == "" {
+			return nil, fabnet.Home{}, fmt.Errorf("--%s is required", r.name)
+		}
+	}
+	t, err := fabnet.Load(f.topology)
+	if err != nil {
+		return nil, fabnet.Home{}, err
+	}
+	if _, err := t.PeerOrg(f.org); err != nil && f.org != t.OrdererOrg.Name {
+		return nil, fabnet.Home{}, fmt.Errorf("--org: %w", err)
+	}
+	if f.tools.Builder == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fabnet.Home{}, err
+		}
+		f.tools.Builder = filepath.Join(filepath.Dir(self), "ccaas-builder")
+	}
+	for _, p := range []*string{&f.tools.Fabric, &f.tools.FabricCA, &f.tools.Builder, &f.tools.ConfigSrc, &f.tools.Overrides} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, fabnet.Home{}, err
+		}
+	}
+	h, err := fabnet.NewHome(f.home, f.org)
+	return t, h, err
+}
+
+func (f *orgFlags) opts() (fabnet.NodeOptions, error) {
+	for _, kv := range f.nodeEnv {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fabnet.NodeOptions{}, fmt.Errorf("--node-env %q: want KEY=VALUE", kv)
+		}
+	}
+	return fabnet.NodeOptions{LogSpec: f.logSpec, Env: f.nodeEnv}, nil
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, down or status")
+	}
+	step, args := args[0], args[1:]
+	switch step {
+	case "topology":
+		return topology(args)
+	case "down", "status":
+		return homeStep(step, args)
+	case "receive":
+		return receive(args)
+	}
+	f := newOrgFlags(step)
+	t, h, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	opts, err := f.opts()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
+	defer cancel()
+	switch step {
+	case "identities":
+		return fabnet.Identities(ctx, t, h, f.tools)
+	case "genesis":
+		return fabnet.GenesisBlock(ctx, t, h, f.tools)
+	case "orderers":
+		if err := fabnet.StartOrderers(ctx, t, h, f.tools, opts); err != nil {
+			return err
+		}
+		return fabnet.WriteConnection(t, h)
+	case "peer":
+		bins, err := chaincodeBins(f.chaincodes)
+		if err != nil {
+			return err
+		}
+		if err := fabnet.StartPeer(ctx, t, h, f.tools, opts); err != nil {
+			return err
+		}
+		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins)
+	case "commit":
+		return fabnet.Commit(ctx, t, h, f.tools)
+	case "info":
+		info, err := fabnet.ChannelInfo(ctx, t, h, f.tools)
+		if err != nil {
+			return err
+		}
+		fmt.Println(info)
+		return nil
+	case "connection":
+		if err := fabnet.WaitCommitted(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return fabnet.WriteConnection(t, h)
+	}
+	return fmt.Errorf("unknown step %q", step)
+}
+
+func chaincodeBins(list []string) (map[string]string, error) {
+	bins := map[string]string{}
+	for _, kv := range list {
+		name, bin, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || bin == "" {
+			return nil, fmt.Errorf("--chaincode %q: want NAME=BINARY", kv)
+		}
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			return nil, err
+		}
+		bins[name] = abs
+	}
+	return bins, nil
+}
+
+func topology(args []string) error {
+	fs := flag.NewFlagSet("fabnet topology", flag.ContinueOnError)
+	profile := fs.String("profile", "three-orgs", "solo-org or three-orgs")
+	base := fs.Int("base-port", 7050, "the first port of the port plan")
+	out := fs.String("out", "", "the topology file to write (required)")
+	batch := fs.Int("batch-size", 500, "transactions per block at most")
+	var hosts, ccs multiFlag
+	fs.Var(&hosts, "host", "ORG=ADDRESS: where the others reach ORG (repeatable; default 127.0.0.1)")
+	fs.Var(&ccs, "chaincode", "NAME[:ballot[:PLUGIN]] of a chaincode every org runs (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("--out is required")
+	}
+	hostOf := map[string]string{}
+	for _, kv := range hosts {
+		org, addr, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("--host %q: want ORG=ADDRESS", kv)
+		}
+		hostOf[org] = addr
+	}
+	var chaincodes []fabnet.Chaincode
+	for _, c := range ccs {
+		parts := strings.Split(c, ":")
+		cc := fabnet.Chaincode{Name: parts[0], Version: "1.0", Ballot: len(parts) > 1 && parts[1] == "ballot"}
+		if len(parts) > 2 {
+			cc.ValidationPlugin = parts[2]
+		}
+		chaincodes = append(chaincodes, cc)
+	}
+	t, err := fabnet.Profile(*profile, *base, hostOf, chaincodes)
+	if err != nil {
+		return err
+	}
+	t.Batch.MaxMessageCount = *batch
+	if err := t.Check(); err != nil {
+		return err
+	}
+	for org := range hostOf {
+		if _, err := t.PeerOrg(org); err != nil && org != t.OrdererOrg.Name {
+			return fmt.Errorf("--host: %w", err)
+		}
+	}
+	return t.Save(*out)
+}
+
+func receive(args []string) error {
+	fs := flag.NewFlagSet("fabnet receive", flag.ContinueOnError)
+	org := fs.String("org", "", "the organisation receiving (required)")
+	home := fs.String("home", "", "its home directory (required)")
+	from := fs.String("from", "", "the organisation whose bundle it is (required)")
+	bundle := fs.String("bundle", "", "the bundle's directory (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *org == "" || *home == "" || *from == "" || *bundle == "" {
+		return errors.New("--org, --home, --from and --bundle are required")
+	}
+	h, err := fabnet.NewHome(*home, *org)
+	if err != nil {
+		return err
+	}
+	return fabnet.Receive(h, *from, *bundle)
+}
+
+func homeStep(step string, args []string) error {
+	fs := flag.NewFlagSet("fabnet "+step, flag.ContinueOnError)
+	home := fs.String("home", "", "the organisation's home directory (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *home == "" {
+		return errors.New("--home is required")
+	}
+	h := fabnet.Home{Dir: *home}
+	if step == "down" {
+		return h.StopAll(10 * time.Second)
+	}
+	names, err := h.Nodes()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		pid, ok := h.Running(n)
+		state := "stopped"
+		if ok {
+			state = fmt.Sprintf("running (pid %d)", pid)
+		}
+		fmt.Printf("%-20s %s\n", n, state)
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabvote/fabvote/network/fabnet"
+)
+
+func TestRunRefusesBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "topology.json")
+	if err := run([]string{"topology", "--profile", "three-orgs", "--chaincode", "ballot:ballot", "--out", topo}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no step", nil, "want a step"},
+		{"unknown step", []string{"launch", "--topology", topo, "--org", "ea", "--home", dir}, `unknown step "launch"`},
+		{"no topology", []string{"peer", "--org", "ea", "--home", dir}, "--topology is required"},
+		{"no home", []string{"peer", "--topology", topo, "--org", "ea"}, "--home is required"},
+		{"org not in the topology", []string{"peer", "--topology", topo, "--org", "party9", "--home", dir}, `no organisation "party9"`},
+		{"chaincode without binary", []string{"peer", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--chaincode", "ballot"}, "want NAME=BINARY"},
+		{"node-env without =", []string{"peer", "--topology", topo, "--org", "ea", "--home", dir, "--node-env", "GOGC"}, "want KEY=VALUE"},
+		{"stray argument", []string{"peer", "--topology", topo, "--org", "ea", "--home", dir, "extra"}, `unexpected argument "extra"`},
+		{"topology without --out", []string{"topology"}, "--out is required"},
+		{"topology with an unknown org", []string{"topology", "--host", "party9=10.0.0.9", "--out", filepath.Join(dir, "t2.json")}, "party9"},
+		{"topology with a bad host", []string{"topology", "--host", "ea=10.0.0.1,x", "--out", filepath.Join(dir, "t3.json")}, "neither an IP address"},
+		{"topology with no batch", []string{"topology", "--batch-size", "0", "--out", filepath.Join(dir, "t4.json")}, "maxMessageCount"},
+		{"receive without --bundle", []string{"receive", "--org", "ea", "--home", dir, "--from", "party1"}, "are required"},
+		{"down without --home", []string{"down"}, "--home is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(tc.args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+			}
+		})
+	}
+	for _, f := range []string{"t2.json", "t3.json", "t4.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("a refused topology command wrote %s", f)
+		}
+	}
+}
+
+func TestTopologyWritesTheHosts(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "topology.json")
+	err := run([]string{"topology", "--profile", "three-orgs", "--base-port", "9050", "--host", "party1=10.0.0.12",
+		"--chaincode", "ballot:ballot:ballotvscc", "--batch-size", "100", "--out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := fabnet.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := top.PeerOrg("party1")
+	ea, _ := top.PeerOrg("ea")
+	if p1.Host != "10.0.0.12" || ea.Host != "127.0.0.1" || top.OrdererOrg.Orderers[0].Port != 9050 || top.Batch.MaxMessageCount != 100 {
+		t.Errorf("topology: party1 at %s, ea at %s, orderer0 on %d, batch %d", p1.Host, ea.Host, top.OrdererOrg.Orderers[0].Port, top.Batch.MaxMessageCount)
+	}
+	if cc := top.Chaincodes[0]; !cc.Ballot || cc.ValidationPlugin != "ballotvscc" {
+		t.Errorf("chaincode %+v, want the ballot contract with the ballotvscc plugin", cc)
+	}
+}

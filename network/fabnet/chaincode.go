@@ -1,0 +1,178 @@
+package fabnet
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StartChaincodes starts the org's chaincode services (binaries by
+// chaincode name), installs a package that points its peer at each, and
+// approves each chaincode's definition for the org.
+func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins map[string]string) error {
+	o, err := t.PeerOrg(h.Org)
+	if err != nil {
+		return err
+	}
+	cli := h.peerCLI(t, o, tools)
+	for k, cc := range t.Chaincodes {
+		bin := bins[cc.Name]
+		if bin == "" {
+			return fmt.Errorf("no binary for chaincode %s", cc.Name)
+		}
+		pkg, err := h.packageChaincode(o, tools, cc, o.Peer.Services[k])
+		if err != nil {
+			return err
+		}
+		out, err := cli.run(ctx, "lifecycle", "chaincode", "calculatepackageid", pkg)
+		if err != nil {
+			return err
+		}
+		pkgID := strings.TrimSpace(out)
+		if err := h.startService(ctx, o, cc, o.Peer.Services[k], bin, pkgID); err != nil {
+			return err
+		}
+		if _, err := cli.retry(ctx, 3, "lifecycle", "chaincode", "install", pkg); err != nil {
+			return fmt.Errorf("installing %s on %s's peer: %w", cc.Name, o.Name, err)
+		}
+		args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
+		args = append(append(args, definitionFlags(t, cc)...), "--package-id", pkgID)
+		if _, err := cli.retry(ctx, 5, args...); err != nil {
+			return fmt.Errorf("approving %s for %s: %w", cc.Name, o.MSPID, err)
+		}
+	}
+	return nil
+}
+
+func definitionFlags(t *Topology, cc Chaincode) []string {
+	f := []string{"--channelID", t.Channel, "--name", cc.Name, "--version", cc.Version, "--sequence", "1"}
+	if cc.ValidationPlugin != "" {
+		f = append(f, "--validation-plugin", cc.ValidationPlugin)
+	}
+	return f
+}
+
+// startService runs a chaincode service on the org's host, with the
+// TLS server pair the org's TLS CA issued to ccaas0; only the org's own
+// peer (a client of the same TLS CA) can connect.
+func (h Home) startService(ctx context.Context, o *PeerOrg, cc Chaincode, s Service, bin, pkgID string) error {
+	tls := filepath.Join(h.nodeCrypto("peers", "ccaas0", o.Domain), "tls")
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
+	env := []string{"CHAINCODE_ID=" + pkgID, "CHAINCODE_SERVER_ADDRESS=" + addr,
+		"CHAINCODE_TLS_CERT_FILE=" + filepath.Join(tls, "server.crt"), "CHAINCODE_TLS_KEY_FILE=" + filepath.Join(tls, "server.key"),
+		"CHAINCODE_TLS_CLIENT_CA_FILE=" + h.tlsCA(o.Domain)}
+	if cc.Ballot && s.OpsPort != 0 {
+		env = append(env, "FABVOTE_OPS_ADDR="+net.JoinHostPort(listenHost(o.Host), strconv.Itoa(s.OpsPort)))
+	}
+	name := "cc." + cc.Name
+	return h.Start(ctx, Proc{Name: name, Path: bin, Env: nodeEnv(env...), Dir: h.Node(name), Ready: addr})
+}
+
+// packageChaincode writes a chaincode-as-a-service package whose
+// connection.json points the org's peer at its service.
+func (h Home) packageChaincode(o *PeerOrg, tools Tools, cc Chaincode, s Service) (string, error) {
+	dir := h.path("packages", cc.Name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	peerTLS := filepath.Join(h.nodeCrypto("peers", o.Peer.Name, o.Domain), "tls")
+	conn := filepath.Join(dir, "connection.json")
+	cmd := exec.Command(tools.Builder, "connection", "-address", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)),
+		"-root-cert", h.tlsCA(o.Domain), "-client-cert", filepath.Join(peerTLS, "server.crt"),
+		"-client-key", filepath.Join(peerTLS, "server.key"), "-out", conn)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("connection.json for %s: %v\n%s", cc.Name, err, out)
+	}
+	connJSON, err := os.ReadFile(conn)
+	if err != nil {
+		return "", err
+	}
+	code, err := tarGz(map[string][]byte{"connection.json": connJSON})
+	if err != nil {
+		return "", err
+	}
+	meta := fmt.Appendf(nil, `{"type":"ccaas","label":"%s_%s"}`+"\n", cc.Name, cc.Version)
+	pkg, err := tarGz(map[string][]byte{"metadata.json": meta, "code.tar.gz": code})
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, cc.Name+".tgz")
+	return path, os.WriteFile(path, pkg, 0o600)
+}
+
+// tarGz packs files in name order with fixed times, so that one content
+// gives one package id.
+func tarGz(files map[string][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, name := range sortedKeys(files) {
+		b := files[name]
+		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(b); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Commit commits every chaincode definition once a majority of the orgs
+// approved it, with the endorsement of every org's peer (reached at its
+// topology address and verified with the TLS root from its bundle), and
+// waits until the org's own peer has it.
+func Commit(ctx context.Context, t *Topology, h Home, tools Tools) error {
+	o, err := t.PeerOrg(h.Org)
+	if err != nil {
+		return err
+	}
+	cli := h.peerCLI(t, o, tools)
+	for _, cc := range t.Chaincodes {
+		args := append([]string{"lifecycle", "chaincode", "commit"}, h.ordererFlags(t)...)
+		args = append(args, definitionFlags(t, cc)...)
+		for i := range t.Orgs {
+			p := &t.Orgs[i]
+			args = append(args, "--peerAddresses", p.peerEndpoint(), "--tlsRootCertFiles", h.orgTLSCA(p.Name, p.Domain))
+		}
+		if _, err := cli.retry(ctx, 5, args...); err != nil {
+			return fmt.Errorf("committing %s: %w", cc.Name, err)
+		}
+	}
+	return WaitCommitted(ctx, t, h, tools)
+}
+
+// WaitCommitted waits until the org's peer has every chaincode's definition.
+func WaitCommitted(ctx context.Context, t *Topology, h Home, tools Tools) error {
+	o, err := t.PeerOrg(h.Org)
+	if err != nil {
+		return err
+	}
+	cli := h.peerCLI(t, o, tools)
+	for _, cc := range t.Chaincodes {
+		err := poll(ctx, 90*time.Second, func() (bool, string) {
+			out, err := cli.run(ctx, "lifecycle", "chaincode", "querycommitted", "--channelID", t.Channel, "--name", cc.Name)
+			return err == nil, out
+		}, cc.Name+" to be committed on "+o.Name+"'s peer")
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package fabnet
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Home is one organisation's directory on its own host. Everything the
+// organisation holds is under it:
+//
+//	crypto/     its keys and certificates in cryptogen's layout, and its
+//	            CA servers' homes and registrar secrets (crypto/fabric-ca)
+//	bundle/     what it hands to the others: public certificates only
+//	received/   the other organisations' bundles, one directory each
+//	nodes/      each node's configuration and ledger
+//	logs/ pids/ its processes
+//	network.json  the connection description for its own clients
+type Home struct {
+	Dir string
+	Org string
+}
+
+// NewHome makes the home's directory (0700: it holds private keys).
+func NewHome(dir, org string) (Home, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Home{}, err
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return Home{}, err
+	}
+	if err := os.Chmod(abs, 0o700); err != nil {
+		return Home{}, err
+	}
+	return Home{Dir: abs, Org: org}, nil
+}
+
+func (h Home) path(elem ...string) string { return filepath.Join(append([]string{h.Dir}, elem...)...) }
+
+// Crypto is the organisation's crypto directory (fabca's Org.Dir).
+func (h Home) Crypto() string { return h.path("crypto") }
+
+// Bundle is the directory the organisation hands over.
+func (h Home) Bundle() string { return h.path("bundle") }
+
+// Received is where another organisation's bundle is kept.
+func (h Home) Received(org string) string { return h.path("received", org) }
+
+// Node is a node's directory.
+func (h Home) Node(name string) string { return h.path("nodes", name) }
+
+// NetworkJSON is the connection description for the org's clients.
+func (h Home) NetworkJSON() string { return h.path("network.json") }
+
+// nodeCrypto is the cryptogen-layout directory of a node of the org.
+func (h Home) nodeCrypto(kind, node, domain string) string {
+	return h.path("crypto", kind, node+"."+domain)
+}
+
+func (h Home) user(name, domain string) string {
+	return h.path("crypto", "users", name+"@"+domain)
+}
+
+// tlsCA is the org's own TLS root certificate.
+func (h Home) tlsCA(domain string) string {
+	return h.path("crypto", "tlsca", "tlsca."+domain+"-cert.pem")
+}
+
+// receivedTLSCA is another org's TLS root certificate from its bundle.
+func (h Home) receivedTLSCA(org, domain string) string {
+	return filepath.Join(h.Received(org), "msp", "tlscacerts", "tlsca."+domain+"-cert.pem")
+}
+
+// orgTLSCA is the TLS root of org: the home's own, or from org's bundle.
+func (h Home) orgTLSCA(org, domain string) string {
+	if org == h.Org {
+		return h.tlsCA(domain)
+	}
+	return h.receivedTLSCA(org, domain)
+}
+
+func (h Home) need(path, what string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%s: %s is missing (%w)", h.Org, what, err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package fabnet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"github.com/fabvote/fabvote/network/fabca"
+)
+
+// Tools are the binaries the organisation runs.
+type Tools struct {
+	Fabric   string // peer, orderer, configtxgen, osnadmin
+	FabricCA string // fabric-ca-server, fabric-ca-client
+	// Builder is network/cmd/ccaas-builder, the peers' external builder.
+	Builder string
+	// ConfigSrc holds upstream's core.yaml and orderer.yaml (make fabric);
+	// Overrides holds ours (network/config).
+	ConfigSrc, Overrides string
+}
+
+// orgIdentity is what the org's CAs enroll.
+type orgIdentity struct {
+	name, domain, host string
+	caPort             int
+	orderer            bool
+	nodes, users       []string
+}
+
+func (t *Topology) identityOf(org string) (orgIdentity, error) {
+	if org == t.OrdererOrg.Name {
+		oo := t.OrdererOrg
+		id := orgIdentity{name: oo.Name, domain: oo.Domain, host: oo.Host, caPort: oo.CAPort, orderer: true, users: []string{"Admin"}}
+		for _, o := range oo.Orderers {
+			id.nodes = append(id.nodes, o.Name)
+		}
+		return id, nil
+	}
+	o, err := t.PeerOrg(org)
+	if err != nil {
+		return orgIdentity{}, err
+	}
+	return orgIdentity{name: o.Name, domain: o.Domain, host: o.Host, caPort: o.CAPort,
+		nodes: []string{o.Peer.Name, "ccaas0"}, users: []string{"Admin", "User1", "User2"}}, nil
+}
+
+// Identities starts the organisation's MSP CA and TLS CA, enrolls its
+// nodes and users from them into its home, and writes its bundle. The CA
+// servers keep running as nodes of the organisation.
+func Identities(ctx context.Context, t *Topology, h Home, tools Tools) error {
+	id, err := t.identityOf(h.Org)
+	if err != nil {
+		return err
+	}
+	if fileExists(filepath.Join(h.Crypto(), "msp")) {
+		return fmt.Errorf("%s already has identities in %s", h.Org, h.Crypto())
+	}
+	caDir := filepath.Join(h.Crypto(), "fabric-ca")
+	if err := os.MkdirAll(caDir, 0o700); err != nil {
+		return err
+	}
+	servers := map[string]fabca.Server{}
+	for i, which := range []string{"ca", "tlsca"} {
+		s, err := startCA(ctx, h, tools, id, which, id.caPort+i)
+		if err != nil {
+			return err
+		}
+		servers[which] = s
+	}
+	org := fabca.Org{Domain: id.domain, Dir: h.Crypto(), Orderer: id.orderer, Nodes: id.nodes, Users: id.users}
+	if id.host != "127.0.0.1" {
+		org.Hosts = []string{id.host}
+	}
+	e := &fabca.Enroller{Client: filepath.Join(tools.FabricCA, "fabric-ca-client"), CA: servers["ca"], TLSCA: servers["tlsca"]}
+	if err := e.Enroll(ctx, org); err != nil {
+		return err
+	}
+	return writeBundle(t, h)
+}
+
+// startCA initialises and starts one of the org's CA servers on its own
+// loopback, with a fresh registrar secret that reaches the server through
+// its environment and is kept, 0600, in the org's crypto directory.
+func startCA(ctx context.Context, h Home, tools Tools, id orgIdentity, which string, port int) (fabca.Server, error) {
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		return fabca.Server{}, err
+	}
+	pw := hex.EncodeToString(secret)
+	caDir := filepath.Join(h.Crypto(), "fabric-ca")
+	if err := os.WriteFile(filepath.Join(caDir, which+"-registrar"), []byte("registrar:"+pw+"\n"), 0o600); err != nil {
+		return fabca.Server{}, err
+	}
+	serverHome := filepath.Join(caDir, which+"-server")
+	args := []string{"-H", serverHome, "--address", "127.0.0.1", "--port", strconv.Itoa(port), "--tls.enabled",
+		"--csr.cn", which + "." + id.domain, "--csr.hosts", "localhost,127.0.0.1",
+		"--operations.listenaddress", "127.0.0.1:" + strconv.Itoa(port+2)}
+	bin := filepath.Join(tools.FabricCA, "fabric-ca-server")
+	initCmd := exec.CommandContext(ctx, bin, append([]string{"init"}, args...)...)
+	initCmd.Env = nodeEnv("FABRIC_CA_SERVER_BOOT=registrar:" + pw)
+	if out, err := initCmd.CombinedOutput(); err != nil {
+		return fabca.Server{}, fmt.Errorf("fabric-ca-server init of %s.%s: %v\n%s", which, id.name, err, out)
+	}
+	p := Proc{Name: which + "." + id.name, Path: bin, Args: append([]string{"start"}, args...),
+		Env: nodeEnv(), Dir: serverHome, Ready: "127.0.0.1:" + strconv.Itoa(port)}
+	if err := h.Start(ctx, p); err != nil {
+		return fabca.Server{}, err
+	}
+	return fabca.Server{Address: p.Ready, TLSCert: filepath.Join(serverHome, "ca-cert.pem"), Admin: "registrar", Password: pw}, nil
+}

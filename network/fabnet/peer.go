@@ -1,0 +1,176 @@
+package fabnet
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/cfgmerge"
+)
+
+// NodeOptions are the settings of the org's nodes that are not part of
+// the topology.
+type NodeOptions struct {
+	LogSpec string   // FABRIC_LOGGING_SPEC; "" is info
+	Env     []string // more KEY=VALUE settings for every node
+}
+
+func (o NodeOptions) logSpec() string {
+	if o.LogSpec == "" {
+		return "info"
+	}
+	return o.LogSpec
+}
+
+// writeNodeConfig merges our overrides onto upstream's kind.yaml with the
+// node's values and writes it into its directory.
+func writeNodeConfig(tools Tools, kind, dir string, vars map[string]string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o700); err != nil {
+		return err
+	}
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	b, err := cfgmerge.File(filepath.Join(tools.ConfigSrc, kind+".yaml"), filepath.Join(tools.Overrides, kind+".yaml"), lookup)
+	if err != nil {
+		return fmt.Errorf("%s.yaml for %s: %w", kind, filepath.Base(dir), err)
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, kind+".yaml"), b, 0o600)
+}
+
+// StartPeer writes the org's peer configuration, starts the peer and joins
+// it to the channel with the genesis block from the orderer org's bundle.
+func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeOptions) error {
+	o, err := t.PeerOrg(h.Org)
+	if err != nil {
+		return err
+	}
+	block := filepath.Join(h.Received(t.OrdererOrg.Name), t.Channel+".block")
+	if err := h.need(block, "the genesis block from the orderer org's bundle"); err != nil {
+		return err
+	}
+	builder, err := installBuilder(h, tools)
+	if err != nil {
+		return err
+	}
+	dir, crypto := h.Node(o.Peer.Name), h.nodeCrypto("peers", o.Peer.Name, o.Domain)
+	vars := map[string]string{
+		"NODE_NAME": o.Peer.Name + "." + o.Domain, "NODE_HOME": dir, "NODE_HOST": o.Host, "NODE_LISTEN_HOST": listenHost(o.Host),
+		"NODE_PORT": strconv.Itoa(o.Peer.Port), "NODE_CC_PORT": strconv.Itoa(o.Peer.ChaincodePort), "NODE_OPS_PORT": strconv.Itoa(o.Peer.OpsPort),
+		"NODE_TLS_DIR": filepath.Join(crypto, "tls"), "NODE_MSP_DIR": filepath.Join(crypto, "msp"), "NODE_MSPID": o.MSPID,
+		"FABVOTE_CCAAS_BUILDER": builder,
+	}
+	if err := writeNodeConfig(tools, "core", dir, vars); err != nil {
+		return err
+	}
+	p := Proc{Name: o.Peer.Name, Path: filepath.Join(tools.Fabric, "peer"), Args: []string{"node", "start"}, Dir: dir,
+		Env:   nodeEnv(append([]string{"FABRIC_CFG_PATH=" + dir, "FABRIC_LOGGING_SPEC=" + opts.logSpec()}, opts.Env...)...),
+		Ready: o.peerDial()}
+	if err := h.Start(ctx, p); err != nil {
+		return err
+	}
+	cli := h.peerCLI(t, o, tools)
+	if _, err := cli.retry(ctx, 5, "channel", "join", "-b", block); err != nil {
+		return fmt.Errorf("joining %s to %s: %w", o.Peer.Name, t.Channel, err)
+	}
+	return poll(ctx, 90*time.Second, func() (bool, string) {
+		h, err := cli.height(ctx, t.Channel)
+		return err == nil && h >= 1, fmt.Sprint(h, err)
+	}, o.Name+"'s peer to have the channel's ledger")
+}
+
+func (o *PeerOrg) peerEndpoint() string {
+	return net.JoinHostPort(o.Host, strconv.Itoa(o.Peer.Port))
+}
+
+func (o *PeerOrg) peerDial() string {
+	return net.JoinHostPort(dialHost(o.Host), strconv.Itoa(o.Peer.Port))
+}
+
+// installBuilder lays out the external builder (bin/detect, build,
+// release) for the org's peer.
+func installBuilder(h Home, tools Tools) (string, error) {
+	dir := h.path("builder")
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		return "", err
+	}
+	for _, step := range []string{"detect", "build", "release"} {
+		dst := filepath.Join(dir, "bin", step)
+		_ = os.Remove(dst)
+		if err := os.Symlink(tools.Builder, dst); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// peerCLI runs the peer CLI as the org's admin against its own peer.
+type peerCLI struct {
+	bin string
+	env []string
+}
+
+func (h Home) peerCLI(t *Topology, o *PeerOrg, tools Tools) peerCLI {
+	return peerCLI{bin: filepath.Join(tools.Fabric, "peer"), env: []string{
+		"FABRIC_CFG_PATH=" + h.Node(o.Peer.Name),
+		"FABRIC_LOGGING_SPEC=warning",
+		"CORE_PEER_LOCALMSPID=" + o.MSPID,
+		"CORE_PEER_MSPCONFIGPATH=" + filepath.Join(h.user("Admin", o.Domain), "msp"),
+		"CORE_PEER_ADDRESS=" + o.peerDial(),
+		"CORE_PEER_TLS_ENABLED=true",
+		"CORE_PEER_TLS_ROOTCERT_FILE=" + h.tlsCA(o.Domain),
+	}}
+}
+
+func (c peerCLI) run(ctx context.Context, args ...string) (string, error) {
+	return runEnv(ctx, c.env, c.bin, args...)
+}
+
+func (c peerCLI) retry(ctx context.Context, n int, args ...string) (string, error) {
+	return retryEnv(ctx, n, c.env, c.bin, args...)
+}
+
+var heightRE = regexp.MustCompile(`"height":(\d+)`)
+
+func (c peerCLI) height(ctx context.Context, channel string) (int, error) {
+	out, err := c.run(ctx, "channel", "getinfo", "-c", channel)
+	if err != nil {
+		return 0, err
+	}
+	m := heightRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no height in %q", strings.TrimSpace(out))
+	}
+	return strconv.Atoi(m[1])
+}
+
+// ChannelInfo is the org's peer's view of the channel: the JSON of `peer
+// channel getinfo` (height, currentBlockHash, previousBlockHash).
+func ChannelInfo(ctx context.Context, t *Topology, h Home, tools Tools) (string, error) {
+	o, err := t.PeerOrg(h.Org)
+	if err != nil {
+		return "", err
+	}
+	out, err := h.peerCLI(t, o, tools).run(ctx, "channel", "getinfo", "-c", t.Channel)
+	if err != nil {
+		return "", err
+	}
+	i := strings.Index(out, "{")
+	if i < 0 {
+		return "", fmt.Errorf("peer channel getinfo: no JSON in %q", strings.TrimSpace(out))
+	}
+	return strings.TrimSpace(out[i:]), nil
+}
+
+// ordererFlags point the peer CLI at the first orderer, verified with the
+// orderer org's TLS root from its bundle.
+func (h Home) ordererFlags(t *Topology) []string {
+	oo := t.OrdererOrg
+	return []string{"-o", net.JoinHostPort(oo.Host, strconv.Itoa(oo.Orderers[0].Port)), "--tls",
+		"--cafile", h.orgTLSCA(oo.Name, oo.Domain)}
+}

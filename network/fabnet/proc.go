@@ -1,0 +1,221 @@
+package fabnet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
+)
+
+// Proc is a node process of the organisation: a CA server, an orderer, a
+// peer or a chaincode service.
+type Proc struct {
+	Name string
+	Path string // absolute path of the binary
+	Args []string
+	Env  []string // the whole environment: nothing else is inherited
+	Dir  string   // working directory
+	// Ready is the host:port the process listens on once it is ready.
+	Ready string
+}
+
+func (h Home) pidFile(name string) string { return h.path("pids", name+".pid") }
+func (h Home) logFile(name string) string { return h.path("logs", name+".log") }
+
+// Start runs p detached from this process (its own session, so it
+// outlives the command that started it) and waits until it accepts TCP
+// connections on p.Ready, or fails with the end of its log if it exits
+// first.
+func (h Home) Start(ctx context.Context, p Proc) error {
+	if pid, ok := h.Running(p.Name); ok {
+		return fmt.Errorf("%s is already running (pid %d)", p.Name, pid)
+	}
+	for _, d := range []string{h.path("pids"), h.path("logs"), p.Dir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	log, err := os.OpenFile(h.logFile(p.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "==== %s start %s\n", time.Now().UTC().Format(time.RFC3339), p.Name)
+	cmd := exec.Command(p.Path, p.Args...)
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = p.Env, p.Dir, log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", p.Name, err)
+	}
+	// /proc/PID/exe names the resolved binary: record that, so that a
+	// binary reached through a symlink is recognised as running.
+	exe, err := filepath.EvalSymlinks(p.Path)
+	if err == nil {
+		err = atomicfile.WriteFile(h.pidFile(p.Name), fmt.Appendf(nil, "%d %s\n", cmd.Process.Pid, exe), 0o600)
+	}
+	if err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if err := h.waitReady(ctx, p, exited); err != nil {
+		// A node that never became ready does not stay behind.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = os.Remove(h.pidFile(p.Name))
+		return err
+	}
+	return nil
+}
+
+func (h Home) waitReady(ctx context.Context, p Proc, exited <-chan error) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("%s exited during start-up (%v); the end of %s:\n%s", p.Name, err, h.logFile(p.Name), tail(h.logFile(p.Name), 15))
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not listen on %s: %w; the end of %s:\n%s", p.Name, p.Ready, ctx.Err(), h.logFile(p.Name), tail(h.logFile(p.Name), 15))
+		case <-tick.C:
+			if c, err := net.DialTimeout("tcp", p.Ready, time.Second); err == nil {
+				c.Close()
+				return nil
+			}
+		}
+	}
+}
+
+// Running reports the pid of the named node when its recorded process is
+// alive and still runs the recorded binary (a pid reused by another
+// program does not count).
+func (h Home) Running(name string) (int, bool) {
+	b, err := os.ReadFile(h.pidFile(name))
+	if err != nil {
+		return 0, false
+	}
+	pidText, path, ok := strings.Cut(strings.TrimSuffix(string(b), "\n"), " ")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil || strings.TrimSuffix(exe, " (deleted)") != path {
+		return 0, false
+	}
+	return pid, alive(pid)
+}
+
+// alive reports whether the process exists and has not exited: the
+// kernel drops /proc/PID/exe before the process has closed its files
+// (its listeners among them), so a stop waits on this instead.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !isZombie(stat)
+}
+
+// isZombie reads the state field of /proc/PID/stat: Z (zombie) or X (dead).
+func isZombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
+}
+
+// Stop sends SIGTERM to the named node's process group (the node and
+// anything it started), then SIGKILL after timeout, and returns once the
+// node has exited.
+func (h Home) Stop(name string, timeout time.Duration) error {
+	pid, ok := h.Running(name)
+	if !ok {
+		return os.RemoveAll(h.pidFile(name))
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	if !waitExit(pid, timeout) {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		if !waitExit(pid, 5*time.Second) {
+			return fmt.Errorf("%s (pid %d) survived SIGKILL", name, pid)
+		}
+	}
+	return os.Remove(h.pidFile(name))
+}
+
+func waitExit(pid int, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if !alive(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// StopAll stops every node of the home, chaincode services and peers
+// before orderers and CAs.
+func (h Home) StopAll(timeout time.Duration) error {
+	names, err := h.Nodes()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, prefix := range []string{"cc.", "peer", "orderer", ""} {
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				if _, ok := h.Running(n); ok || fileExists(h.pidFile(n)) {
+					errs = append(errs, h.Stop(n, timeout))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Nodes lists the nodes that have a pid file.
+func (h Home) Nodes() ([]string, error) {
+	m, err := filepath.Glob(h.path("pids", "*.pid"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, f := range m {
+		names = append(names, strings.TrimSuffix(filepath.Base(f), ".pid"))
+	}
+	return names, nil
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func tail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// nodeEnv is the environment a node starts with: from the caller only
+// PATH, HOME, TMPDIR, every FABVOTE_* variable and the Go runtime's knobs,
+// then extra.
+func nodeEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "PATH", k == "HOME", k == "TMPDIR", strings.HasPrefix(k, "FABVOTE_"),
+			k == "GOMAXPROCS", k == "GOGC", k == "GOMEMLIMIT", k == "GODEBUG", k == "LD_LIBRARY_PATH":
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}

@@ -1,0 +1,344 @@
+// Package fabnet sets up fabvote's Fabric network one organisation at a
+// time, the way organisations on separate hosts do it: each organisation
+// makes its own keys from its own Fabric CA, keeps them in its own home
+// directory, and hands the others only a public bundle (its MSP's CA
+// certificates, and for the ordering organisation the orderers' TLS
+// certificates and the channel's genesis block).
+//
+// Every organisation works from the same Topology, which is public: the
+// channel, the organisations and the address and ports of each node.
+// network/cmd/fabnet is the command line; docs/MULTIHOST.md the procedure.
+package fabnet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
+)
+
+// Topology is the network every organisation agrees on.
+type Topology struct {
+	Channel    string      `json:"channel"`
+	Batch      Batch       `json:"batch"`
+	OrdererOrg OrdererOrg  `json:"ordererOrg"`
+	Orgs       []PeerOrg   `json:"orgs"`
+	Chaincodes []Chaincode `json:"chaincodes"`
+}
+
+// Batch is the channel's block cutting.
+type Batch struct {
+	MaxMessageCount   int    `json:"maxMessageCount"`
+	Timeout           string `json:"timeout"`
+	PreferredMaxBytes string `json:"preferredMaxBytes"`
+	AbsoluteMaxBytes  string `json:"absoluteMaxBytes"`
+}
+
+// OrdererOrg is the ordering organisation and its Raft orderers.
+type OrdererOrg struct {
+	Name   string `json:"name"`
+	MSPID  string `json:"mspID"`
+	Domain string `json:"domain"`
+	// Host is the address other organisations dial the orderers at.
+	Host     string    `json:"host"`
+	CAPort   int       `json:"caPort"` // as PeerOrg.CAPort
+	Orderers []Orderer `json:"orderers"`
+}
+
+// Orderer is one ordering node.
+type Orderer struct {
+	Name      string `json:"name"`
+	Port      int    `json:"port"`
+	AdminPort int    `json:"adminPort"`
+	OpsPort   int    `json:"opsPort"`
+}
+
+// PeerOrg is an application organisation with its one peer.
+type PeerOrg struct {
+	Name   string `json:"name"`
+	MSPID  string `json:"mspID"`
+	Domain string `json:"domain"`
+	Host   string `json:"host"`
+	// CAPort is its MSP CA's port; the TLS CA listens on CAPort+1, and
+	// their operations endpoints on +2 and +3. They bind the loopback of
+	// the organisation's own host only.
+	CAPort int  `json:"caPort"`
+	Peer   Peer `json:"peer"`
+}
+
+// Peer is a peer and the chaincode services beside it.
+type Peer struct {
+	Name          string `json:"name"`
+	Port          int    `json:"port"`
+	ChaincodePort int    `json:"chaincodePort"`
+	OpsPort       int    `json:"opsPort"`
+	// Services holds one chaincode service per Topology.Chaincodes entry, in
+	// the same order.
+	Services []Service `json:"services"`
+}
+
+// Service is a chaincode service's gRPC port and its operations port
+// (/metrics and /healthz, plain HTTP; 0 when it has none).
+type Service struct {
+	Port    int `json:"port"`
+	OpsPort int `json:"opsPort"`
+}
+
+// Chaincode is a chaincode every organisation runs as a service.
+type Chaincode struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Ballot marks the ballot contract: its service serves operations, and
+	// its definition may name the fork's ballot validation plugin.
+	Ballot bool `json:"ballot,omitempty"`
+	// ValidationPlugin is the definition's validation plugin ("" for Fabric's default).
+	ValidationPlugin string `json:"validationPlugin,omitempty"`
+}
+
+// Profiles are the named topologies: "solo-org" (the election authority
+// and one orderer) and "three-orgs" (the authority, two parties, three
+// orderers).
+var Profiles = []string{"solo-org", "three-orgs"}
+
+// Profile returns a named topology with net.sh's port plan from basePort:
+// orderer i at basePort+10i (+1 admin, +2 operations), peer j at
+// basePort+100+10j (+1 chaincode callback, +2 operations, +3.. chaincode
+// services), chaincode service operations at basePort+200+10j+k, the
+// peer orgs' CAs at basePort+300+10j and the orderer org's at basePort+390.
+// hosts gives an organisation's address by name; the default is 127.0.0.1.
+func Profile(name string, basePort int, hosts map[string]string, chaincodes []Chaincode) (*Topology, error) {
+	var orgs []string
+	orderers := 1
+	switch name {
+	case "solo-org":
+		orgs = []string{"ea"}
+	case "three-orgs":
+		orgs, orderers = []string{"ea", "party1", "party2"}, 3
+	default:
+		return nil, fmt.Errorf("profile %q: want solo-org or three-orgs", name)
+	}
+	host := func(org string) string {
+		if h := hosts[org]; h != "" {
+			return h
+		}
+		return "127.0.0.1"
+	}
+	t := &Topology{
+		Channel:    "fabvote",
+		Batch:      Batch{MaxMessageCount: 500, Timeout: "250ms", PreferredMaxBytes: "4 MB", AbsoluteMaxBytes: "10 MB"},
+		OrdererOrg: OrdererOrg{Name: "orderer", MSPID: "OrdererMSP", Domain: "orderer.fabvote.local", Host: host("orderer"), CAPort: basePort + 390},
+		Chaincodes: chaincodes,
+	}
+	for i := range orderers {
+		p := basePort + 10*i
+		t.OrdererOrg.Orderers = append(t.OrdererOrg.Orderers, Orderer{Name: fmt.Sprintf("orderer%d", i), Port: p, AdminPort: p + 1, OpsPort: p + 2})
+	}
+	for j, o := range orgs {
+		p := basePort + 100 + 10*j
+		peer := Peer{Name: "peer0", Port: p, ChaincodePort: p + 1, OpsPort: p + 2}
+		for k, cc := range chaincodes {
+			s := Service{Port: p + 3 + k}
+			if cc.Ballot {
+				s.OpsPort = basePort + 200 + 10*j + k
+			}
+			peer.Services = append(peer.Services, s)
+		}
+		t.Orgs = append(t.Orgs, PeerOrg{Name: o, MSPID: mspID(o), Domain: o + ".fabvote.local", Host: host(o), CAPort: basePort + 300 + 10*j, Peer: peer})
+	}
+	return t, t.Check()
+}
+
+func mspID(org string) string {
+	switch org {
+	case "ea":
+		return "EAMSP"
+	case "party1":
+		return "Party1MSP"
+	case "party2":
+		return "Party2MSP"
+	}
+	return org + "MSP"
+}
+
+var (
+	labelRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	domainRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
+	mspRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]{0,63}$`)
+	ccRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$`)
+	// bytesRE is configtxgen's size syntax: a number and an optional unit.
+	bytesRE = regexp.MustCompile(`^[0-9]+ ?(KB|MB)?$`)
+)
+
+// Check refuses a topology with a name that could leave a directory, an
+// address that is neither an IP nor a DNS name, or two listeners on the
+// same host and port.
+func (t *Topology) Check() error {
+	if !labelRE.MatchString(t.Channel) {
+		return fmt.Errorf("channel %q: want lower-case letters, digits and '-'", t.Channel)
+	}
+	if err := t.Batch.check(); err != nil {
+		return err
+	}
+	if len(t.Orgs) == 0 || len(t.OrdererOrg.Orderers) == 0 {
+		return errors.New("the topology needs at least one peer organisation and one orderer")
+	}
+	used := map[string]string{}
+	listen := func(what, host string, port int) error {
+		if port <= 0 || port > 65535 {
+			return fmt.Errorf("%s: port %d out of range", what, port)
+		}
+		k := net.JoinHostPort(host, fmt.Sprint(port))
+		if prev, ok := used[k]; ok {
+			return fmt.Errorf("%s and %s both listen on %s", prev, what, k)
+		}
+		used[k] = what
+		return nil
+	}
+	oo := t.OrdererOrg
+	if err := checkOrg(oo.Name, oo.MSPID, oo.Domain, oo.Host); err != nil {
+		return err
+	}
+	for _, p := range []int{oo.CAPort, oo.CAPort + 1, oo.CAPort + 2, oo.CAPort + 3} {
+		if err := listen("the orderer org's CAs", oo.Host, p); err != nil {
+			return err
+		}
+	}
+	orderers := map[string]bool{}
+	for _, o := range oo.Orderers {
+		if !labelRE.MatchString(o.Name) {
+			return fmt.Errorf("orderer %q: not a DNS label", o.Name)
+		}
+		if orderers[o.Name] {
+			return fmt.Errorf("orderer %q appears twice", o.Name)
+		}
+		orderers[o.Name] = true
+		for _, p := range []int{o.Port, o.AdminPort, o.OpsPort} {
+			if err := listen(o.Name, oo.Host, p); err != nil {
+				return err
+			}
+		}
+	}
+	return t.checkPeerOrgs(listen)
+}
+
+func (t *Topology) checkPeerOrgs(listen func(string, string, int) error) error {
+	names, ccs := map[string]bool{t.OrdererOrg.Name: true}, map[string]bool{}
+	for _, cc := range t.Chaincodes {
+		if !ccRE.MatchString(cc.Name) || !versionRE.MatchString(cc.Version) {
+			return fmt.Errorf("chaincode %q (version %q): want a lower-case name and a version of letters, digits and _.+-", cc.Name, cc.Version)
+		}
+		if ccs[cc.Name] {
+			return fmt.Errorf("chaincode %q appears twice", cc.Name)
+		}
+		ccs[cc.Name] = true
+	}
+	for _, o := range t.Orgs {
+		if err := checkOrg(o.Name, o.MSPID, o.Domain, o.Host); err != nil {
+			return err
+		}
+		if names[o.Name] {
+			return fmt.Errorf("organisation %q appears twice", o.Name)
+		}
+		names[o.Name] = true
+		if !labelRE.MatchString(o.Peer.Name) || o.Peer.Name == "ccaas0" {
+			return fmt.Errorf("org %s: peer name %q: want a DNS label other than ccaas0", o.Name, o.Peer.Name)
+		}
+		if len(o.Peer.Services) != len(t.Chaincodes) {
+			return fmt.Errorf("org %s: %d chaincode services for %d chaincodes", o.Name, len(o.Peer.Services), len(t.Chaincodes))
+		}
+		for _, p := range []int{o.CAPort, o.CAPort + 1, o.CAPort + 2, o.CAPort + 3} {
+			if err := listen(o.Name+"'s CAs", o.Host, p); err != nil {
+				return err
+			}
+		}
+		ports := []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort}
+		for _, s := range o.Peer.Services {
+			ports = append(ports, s.Port)
+			if s.OpsPort != 0 {
+				ports = append(ports, s.OpsPort)
+			}
+		}
+		for _, p := range ports {
+			if err := listen(o.Name+"'s peer", o.Host, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b Batch) check() error {
+	if b.MaxMessageCount <= 0 {
+		return fmt.Errorf("batch: maxMessageCount %d: want at least 1", b.MaxMessageCount)
+	}
+	if d, err := time.ParseDuration(b.Timeout); err != nil || d <= 0 {
+		return fmt.Errorf("batch: timeout %q: want a positive duration", b.Timeout)
+	}
+	for _, v := range []struct{ name, value string }{{"preferredMaxBytes", b.PreferredMaxBytes}, {"absoluteMaxBytes", b.AbsoluteMaxBytes}} {
+		if !bytesRE.MatchString(v.value) {
+			return fmt.Errorf("batch: %s %q: want a size such as \"4 MB\"", v.name, v.value)
+		}
+	}
+	return nil
+}
+
+func checkOrg(name, msp, domain, host string) error {
+	switch {
+	case !labelRE.MatchString(name):
+		return fmt.Errorf("organisation %q: not a DNS label", name)
+	case !mspRE.MatchString(msp):
+		return fmt.Errorf("organisation %s: MSP id %q", name, msp)
+	case !domainRE.MatchString(domain):
+		return fmt.Errorf("organisation %s: domain %q is not a DNS name", name, domain)
+	case net.ParseIP(host) == nil && !domainRE.MatchString(host):
+		return fmt.Errorf("organisation %s: host %q is neither an IP address nor a DNS name", name, host)
+	}
+	return nil
+}
+
+// PeerOrg returns the peer organisation called name.
+func (t *Topology) PeerOrg(name string) (*PeerOrg, error) {
+	for i := range t.Orgs {
+		if t.Orgs[i].Name == name {
+			return &t.Orgs[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no organisation %q in the topology", name)
+}
+
+// Load reads and checks a topology file.
+func Load(path string) (*Topology, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t Topology
+	if err := json.Unmarshal(b, &t); err != nil { // one JSON value, nothing after it
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields() // a misspelt field is an error, not a default
+	if err := dec.Decode(&Topology{}); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := t.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// Save writes the topology atomically.
+func (t *Topology) Save(path string) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
+}
