@@ -2,11 +2,19 @@ package fabnet
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // The bundle an organisation hands over holds public certificates only:
@@ -71,28 +79,120 @@ func Receive(h Home, org, dir string) error {
 	return os.Rename(tmp, dst)
 }
 
-// CheckPublic refuses a bundle that holds a private key (or anything but
-// regular files and directories).
+// CheckPublic refuses a bundle that holds anything but what a bundle is
+// for: X.509 certificates (PEM) in the MSP's certificate directories and
+// in orderers/, the MSP's config.yaml whose certificate paths stay inside
+// msp/, and a genesis block at the top. A private key is refused by name.
 func CheckPublic(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			return nil
-		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("bundle %s: %s is not a regular file", dir, p)
+			return fmt.Errorf("bundle %s: %s is not a regular file", dir, rel)
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
 		if bytes.Contains(b, []byte("PRIVATE KEY")) {
-			return fmt.Errorf("bundle %s: %s holds a private key; a bundle carries public certificates only", dir, p)
+			return fmt.Errorf("bundle %s: %s holds a private key; a bundle carries public certificates only", dir, rel)
+		}
+		if err := checkBundleFile(filepath.ToSlash(rel), b); err != nil {
+			return fmt.Errorf("bundle %s: %s: %w", dir, rel, err)
 		}
 		return nil
 	})
+}
+
+// bundleCertDirs are the directories of a bundle that hold certificates.
+var bundleCertDirs = map[string]bool{"msp/cacerts": true, "msp/tlscacerts": true, "msp/intermediatecerts": true,
+	"msp/tlsintermediatecerts": true, "orderers": true}
+
+func checkBundleFile(rel string, b []byte) error {
+	switch dir := path.Dir(rel); {
+	case rel == "msp/config.yaml":
+		return checkNodeOUs(b)
+	case dir == "." && strings.HasSuffix(rel, ".block"):
+		return nil // the genesis block: the peers check it when they join
+	case bundleCertDirs[dir]:
+		return checkCertificates(b)
+	}
+	return errors.New("not a file a bundle holds (certificates in msp/ and orderers/, msp/config.yaml, the genesis block)")
+}
+
+// checkCertificates accepts PEM with X.509 certificates only.
+func checkCertificates(b []byte) error {
+	n := 0
+	for rest := b; ; n++ {
+		var blk *pem.Block
+		blk, rest = pem.Decode(rest)
+		if blk == nil {
+			if len(bytes.TrimSpace(rest)) > 0 || n == 0 {
+				return errors.New("not PEM certificates")
+			}
+			return nil
+		}
+		if blk.Type != "CERTIFICATE" {
+			return fmt.Errorf("a PEM %q block; a bundle holds certificates only", blk.Type)
+		}
+		if _, err := x509.ParseCertificate(blk.Bytes); err != nil {
+			return err
+		}
+	}
+}
+
+// checkNodeOUs refuses a config.yaml that names a file outside msp/:
+// configtxgen reads every Certificate it names into the channel's
+// configuration, so a path such as ../../crypto/... would publish it.
+func checkNodeOUs(b []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	var bad error
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i := 0; i < len(n.Content); i++ {
+			c := n.Content[i]
+			if n.Kind == yaml.MappingNode && i%2 == 0 && strings.EqualFold(c.Value, "Certificate") && i+1 < len(n.Content) {
+				if v := n.Content[i+1].Value; !filepath.IsLocal(v) || !strings.HasPrefix(filepath.ToSlash(filepath.Clean(v)), "cacerts/") {
+					bad = fmt.Errorf("Certificate %q: want a file under cacerts/", v)
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(&doc)
+	return bad
+}
+
+// BundleDigest is the SHA-256 of a bundle: every file's path and content,
+// in path order. The sending and the receiving organisation compare it
+// by a second channel.
+func BundleDigest(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 func copyTree(src, dst string) error {

@@ -1,19 +1,39 @@
 package fabnet
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
-const (
-	testCert = "-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n"
-	testKey  = "-----BEGIN PRIVATE KEY-----\nMIGHdummy\n-----END PRIVATE KEY-----\n"
-)
+const testKey = "-----BEGIN PRIVATE KEY-----\nMIGHdummy\n-----END PRIVATE KEY-----\n"
+
+// testCert is a real self-signed certificate: bundles hold X.509 only.
+var testCert = func() string {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca.test"},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}()
 
 // writeFiles writes rel path -> content under dir.
 func writeFiles(t testing.TB, dir string, files map[string]string) {
@@ -95,6 +115,22 @@ func TestCheckPublic(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"key.pem", "not a regular file"}},
+		{"config.yaml naming a file outside the MSP", func(t *testing.T, dir string) {
+			writeFiles(t, dir, publicBundle())
+			writeFiles(t, dir, map[string]string{"msp/config.yaml": "NodeOUs:\n  Enable: true\n  ClientOUIdentifier:\n    Certificate: ../../../crypto/fabric-ca/ca-registrar\n"})
+		}, []string{"config.yaml", "../../../crypto/fabric-ca/ca-registrar", "under cacerts/"}},
+		{"config.yaml naming an absolute path", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"msp/config.yaml": "NodeOUs:\n  PeerOUIdentifier:\n    Certificate: /etc/shadow\n"})
+		}, []string{"config.yaml", "/etc/shadow"}},
+		{"a public key where a certificate belongs", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"msp/cacerts/ca.pem": "-----BEGIN PUBLIC KEY-----\nMFk=\n-----END PUBLIC KEY-----\n"})
+		}, []string{filepath.Join("msp", "cacerts", "ca.pem"), `"PUBLIC KEY"`}},
+		{"text where a certificate belongs", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"orderers/orderer0.crt": "hello"})
+		}, []string{"orderer0.crt", "not PEM certificates"}},
+		{"a file a bundle does not hold", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"msp/signcerts/peer.pem": testCert})
+		}, []string{filepath.Join("msp", "signcerts", "peer.pem"), "not a file a bundle holds"}},
 		{"a symlinked directory", func(t *testing.T, dir string) {
 			other := t.TempDir()
 			writeFiles(t, other, map[string]string{"priv_sk": testKey})
@@ -244,8 +280,8 @@ func TestWriteBundle(t *testing.T) {
 		}
 		for _, o := range top.OrdererOrg.Orderers {
 			tls := filepath.Join(h.nodeCrypto("orderers", o.Name, top.OrdererOrg.Domain), "tls")
-			writeFiles(t, tls, map[string]string{"server.crt": testCert + o.Name, "server.key": testKey})
-			want["orderers/"+o.Name+".crt"] = testCert + o.Name
+			writeFiles(t, tls, map[string]string{"server.crt": o.Name + "\n" + testCert, "server.key": testKey})
+			want["orderers/"+o.Name+".crt"] = o.Name + "\n" + testCert
 		}
 		if err := writeBundle(top, h); err != nil {
 			t.Fatal(err)
@@ -315,5 +351,36 @@ func TestHomePaths(t *testing.T) {
 	}
 	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {
 		t.Errorf("existing home mode %v, want 0700", fi.Mode().Perm())
+	}
+}
+
+func TestBundleDigest(t *testing.T) {
+	src := t.TempDir()
+	writeFiles(t, src, publicBundle())
+	d1, err := BundleDigest(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Home{Dir: t.TempDir(), Org: "ea"}
+	if err := Receive(h, "party1", src); err != nil {
+		t.Fatal(err)
+	}
+	if d2, err := BundleDigest(h.Received("party1")); err != nil || d2 != d1 {
+		t.Errorf("digest of the received copy %s (%v), want the sender's %s", d2, err, d1)
+	}
+	// One changed byte, or a renamed file, changes the digest.
+	writeFiles(t, src, map[string]string{"msp/config.yaml": "NodeOUs:\n  Enable: false\n"})
+	if d3, _ := BundleDigest(src); d3 == d1 {
+		t.Error("a changed config.yaml kept the digest")
+	}
+	writeFiles(t, src, map[string]string{"msp/config.yaml": "NodeOUs:\n  Enable: true\n"})
+	if d4, _ := BundleDigest(src); d4 != d1 {
+		t.Error("the same content gave another digest")
+	}
+	if err := os.Rename(filepath.Join(src, "orderers", "orderer0.crt"), filepath.Join(src, "orderers", "orderer9.crt")); err != nil {
+		t.Fatal(err)
+	}
+	if d5, _ := BundleDigest(src); d5 == d1 {
+		t.Error("a renamed file kept the digest")
 	}
 }

@@ -89,7 +89,6 @@ func TestConfigtx(t *testing.T) {
 		batch int
 	}{
 		{"three-orgs on three hosts", threeOrgs(t, hosts), 500},
-		{"IPv6 hosts", threeOrgs(t, map[string]string{"orderer": "fd00::10", "ea": "fd00::1", "party1": "fd00::2", "party2": "fd00::3"}), 500},
 		{"three-orgs, small batches", func() *Topology {
 			top := threeOrgs(t, hosts)
 			top.Batch.MaxMessageCount = 7

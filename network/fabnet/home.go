@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
 // Home is one organisation's directory on its own host. Everything the
@@ -21,11 +22,18 @@ type Home struct {
 	Org string
 }
 
+// homeRE are the paths fabnet writes into node configuration without
+// quoting: no spaces, '#', ':' or quotes.
+var homeRE = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
+
 // NewHome makes the home's directory (0700: it holds private keys).
 func NewHome(dir, org string) (Home, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return Home{}, err
+	}
+	if !homeRE.MatchString(abs) {
+		return Home{}, fmt.Errorf("home %q: use letters, digits and . _ / + - only (the path goes into the nodes' configuration files)", abs)
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return Home{}, err

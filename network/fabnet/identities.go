@@ -57,10 +57,12 @@ func Identities(ctx context.Context, t *Topology, h Home, tools Tools) error {
 	if err != nil {
 		return err
 	}
-	if fileExists(filepath.Join(h.Crypto(), "msp")) {
-		return fmt.Errorf("%s already has identities in %s", h.Org, h.Crypto())
-	}
 	caDir := filepath.Join(h.Crypto(), "fabric-ca")
+	// A second run would replace the registrar secrets of CAs that may be
+	// running with the first ones: start over from an empty home instead.
+	if fileExists(caDir) {
+		return fmt.Errorf("%s already has CAs and identities in %s: to start over, run fabnet down and remove %s", h.Org, h.Crypto(), h.Dir)
+	}
 	if err := os.MkdirAll(caDir, 0o700); err != nil {
 		return err
 	}
@@ -105,6 +107,11 @@ func startCA(ctx context.Context, h Home, tools Tools, id orgIdentity, which str
 	initCmd.Env = nodeEnv("FABRIC_CA_SERVER_BOOT=registrar:" + pw)
 	if out, err := initCmd.CombinedOutput(); err != nil {
 		return fabca.Server{}, fmt.Errorf("fabric-ca-server init of %s.%s: %v\n%s", which, id.name, err, out)
+	}
+	// fabric-ca-server writes the registrar's secret into its configuration
+	// file, world-readable: only the organisation reads it.
+	if err := os.Chmod(filepath.Join(serverHome, "fabric-ca-server-config.yaml"), 0o600); err != nil {
+		return fabca.Server{}, err
 	}
 	p := Proc{Name: which + "." + id.name, Path: bin, Args: append([]string{"start"}, args...),
 		Env: nodeEnv(), Dir: serverHome, Ready: "127.0.0.1:" + strconv.Itoa(port)}

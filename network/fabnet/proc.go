@@ -3,13 +3,13 @@ package fabnet
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -61,7 +61,7 @@ func (h Home) Start(ctx context.Context, p Proc) error {
 	// binary reached through a symlink is recognised as running.
 	exe, err := filepath.EvalSymlinks(p.Path)
 	if err == nil {
-		err = atomicfile.WriteFile(h.pidFile(p.Name), fmt.Appendf(nil, "%d %s\n", cmd.Process.Pid, exe), 0o600)
+		err = h.writePidFile(p.Name, pidRecord{Pid: cmd.Process.Pid, Exe: exe, Dir: p.Dir})
 	}
 	if err != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -96,27 +96,49 @@ func (h Home) waitReady(ctx context.Context, p Proc, exited <-chan error) error 
 	}
 }
 
+// pidRecord identifies a node's process: its pid, the binary it runs and
+// its working directory (the node's own). On one machine where several
+// organisations run the same binaries, the directory tells their nodes
+// apart, so a reused pid of another organisation's node is never taken
+// for this one.
+type pidRecord struct {
+	Pid int    `json:"pid"`
+	Exe string `json:"exe"`
+	Dir string `json:"dir"`
+}
+
+func (h Home) writePidFile(name string, r pidRecord) error {
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return err
+	}
+	r.Dir = dir
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(h.pidFile(name), append(b, '\n'), 0o600)
+}
+
 // Running reports the pid of the named node when its recorded process is
-// alive and still runs the recorded binary (a pid reused by another
-// program does not count).
+// alive and still runs the recorded binary in the recorded directory.
 func (h Home) Running(name string) (int, bool) {
 	b, err := os.ReadFile(h.pidFile(name))
 	if err != nil {
 		return 0, false
 	}
-	pidText, path, ok := strings.Cut(strings.TrimSuffix(string(b), "\n"), " ")
-	if !ok {
+	var r pidRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.Pid <= 0 {
 		return 0, false
 	}
-	pid, err := strconv.Atoi(pidText)
-	if err != nil || pid <= 0 {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", r.Pid))
+	if err != nil || strings.TrimSuffix(exe, " (deleted)") != r.Exe {
 		return 0, false
 	}
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	if err != nil || strings.TrimSuffix(exe, " (deleted)") != path {
+	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", r.Pid)); err != nil || strings.TrimSuffix(cwd, " (deleted)") != r.Dir {
 		return 0, false
 	}
-	return pid, alive(pid)
+	return r.Pid, alive(r.Pid)
 }
 
 // alive reports whether the process exists and has not exited: the

@@ -2,6 +2,7 @@ package fabnet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -132,8 +133,9 @@ func TestStartRunningStop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf("%d %s\n", pid, p.Path); string(rec) != want {
-				t.Errorf("pid file %q, want %q", rec, want)
+			var r pidRecord
+			if err := json.Unmarshal(rec, &r); err != nil || r.Pid != pid || r.Exe != p.Path || r.Dir != p.Dir {
+				t.Errorf("pid file %q (%v), want pid %d, exe %s, dir %s", rec, err, pid, p.Path, p.Dir)
 			}
 			if names, err := h.Nodes(); err != nil || !slices.Equal(names, []string{p.Name}) {
 				t.Errorf("Nodes = %v, %v", names, err)
@@ -271,6 +273,14 @@ func TestRunning(t *testing.T) {
 		t.Skipf("no /proc: %v", err)
 	}
 	me := os.Getpid()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(pid int, exe, dir string) *string {
+		b, _ := json.Marshal(pidRecord{Pid: pid, Exe: exe, Dir: dir})
+		return ptr(string(b))
+	}
 	other := "/usr/bin/sleep"
 	if self == other {
 		other = "/usr/bin/true"
@@ -282,14 +292,14 @@ func TestRunning(t *testing.T) {
 		wantOK  bool
 	}{
 		{"no pid file", nil, 0, false},
-		{"this process, its binary", ptr(fmt.Sprintf("%d %s\n", me, self)), me, true},
-		{"this process, another binary (a reused pid)", ptr(fmt.Sprintf("%d %s\n", me, other)), 0, false},
-		{"this process, its binary's directory", ptr(fmt.Sprintf("%d %s\n", me, filepath.Dir(self))), 0, false},
-		{"a pid that does not exist", ptr(fmt.Sprintf("%d %s\n", 999999999, self)), 0, false},
+		{"this process, its binary and directory", record(me, self, cwd), me, true},
+		{"this process, another binary (a reused pid)", record(me, other, cwd), 0, false},
+		{"this process, its binary's directory", record(me, filepath.Dir(self), cwd), 0, false},
+		{"this process in another node's directory (another org's node)", record(me, self, t.TempDir()), 0, false},
+		{"a pid that does not exist", record(999999999, self, cwd), 0, false},
 		{"empty", ptr(""), 0, false},
-		{"pid only", ptr(fmt.Sprintf("%d\n", me)), 0, false},
-		{"not a number", ptr("self " + self + "\n"), 0, false},
-		{"three fields", ptr(fmt.Sprintf("%d %s extra\n", me, self)), 0, false},
+		{"pid only", ptr(fmt.Sprintf(`{"pid":%d}`, me)), 0, false},
+		{"not JSON", ptr(fmt.Sprintf("%d %s\n", me, self)), 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
@@ -163,13 +164,14 @@ func mspID(org string) string {
 	case "party2":
 		return "Party2MSP"
 	}
-	return org + "MSP"
+	// As the profiles' ids: the name capitalised (party3 -> Party3MSP).
+	return strings.ToUpper(org[:1]) + org[1:] + "MSP"
 }
 
 var (
 	labelRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 	domainRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
-	mspRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]{0,63}$`)
+	mspRE     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.-]{0,63}$`)
 	ccRE      = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 	versionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$`)
 	// bytesRE is configtxgen's size syntax: a number and an optional unit.
@@ -230,6 +232,9 @@ func (t *Topology) Check() error {
 
 func (t *Topology) checkPeerOrgs(listen func(string, string, int) error) error {
 	names, ccs := map[string]bool{t.OrdererOrg.Name: true}, map[string]bool{}
+	// Two organisations with one MSP id would be one organisation on the
+	// channel, with the roots of whichever came last.
+	msps, domains := map[string]bool{t.OrdererOrg.MSPID: true}, map[string]bool{t.OrdererOrg.Domain: true}
 	for _, cc := range t.Chaincodes {
 		if !ccRE.MatchString(cc.Name) || !versionRE.MatchString(cc.Version) {
 			return fmt.Errorf("chaincode %q (version %q): want a lower-case name and a version of letters, digits and _.+-", cc.Name, cc.Version)
@@ -247,6 +252,10 @@ func (t *Topology) checkPeerOrgs(listen func(string, string, int) error) error {
 			return fmt.Errorf("organisation %q appears twice", o.Name)
 		}
 		names[o.Name] = true
+		if msps[o.MSPID] || domains[o.Domain] {
+			return fmt.Errorf("org %s: MSP id %q or domain %q is another organisation's", o.Name, o.MSPID, o.Domain)
+		}
+		msps[o.MSPID], domains[o.Domain] = true, true
 		if !labelRE.MatchString(o.Peer.Name) || o.Peer.Name == "ccaas0" {
 			return fmt.Errorf("org %s: peer name %q: want a DNS label other than ccaas0", o.Name, o.Peer.Name)
 		}
@@ -299,6 +308,9 @@ func checkOrg(name, msp, domain, host string) error {
 		return fmt.Errorf("organisation %s: domain %q is not a DNS name", name, domain)
 	case net.ParseIP(host) == nil && !domainRE.MatchString(host):
 		return fmt.Errorf("organisation %s: host %q is neither an IP address nor a DNS name", name, host)
+	case strings.Contains(host, ":"):
+		// The nodes' configuration joins host and port as host:port.
+		return fmt.Errorf("organisation %s: host %q: IPv6 addresses are not supported; give a DNS name", name, host)
 	}
 	return nil
 }

@@ -221,10 +221,12 @@ func TestCheck(t *testing.T) {
 		{"port zero", func(t *Topology) { t.OrdererOrg.Orderers[0].AdminPort = 0 }, []string{"orderer0", "port 0", "out of range"}},
 		{"negative service port", func(t *Topology) { t.Orgs[0].Peer.Services[1].Port = -1 }, []string{"ea's peer", "-1", "out of range"}},
 		{"CA range past 65535", func(t *Topology) { t.OrdererOrg.CAPort = 65534 }, []string{"orderer org's CAs", "65536", "out of range"}},
-		{"IPv6 and DNS hosts are addresses", func(t *Topology) {
-			t.Orgs[0].Host = "fd00::1"
-			t.Orgs[1].Host = "party1.example.org"
-		}, nil},
+		{"a DNS name is a host", func(t *Topology) { t.Orgs[1].Host = "party1.example.org" }, nil},
+		{"an IPv6 host", func(t *Topology) { t.Orgs[0].Host = "fd00::1" }, []string{"ea", "IPv6", "DNS name"}},
+		{"two orgs with one MSP id", func(t *Topology) { t.Orgs[2].MSPID = "EAMSP" }, []string{"party2", `"EAMSP"`, "another organisation's"}},
+		{"a peer org with the orderer org's MSP id", func(t *Topology) { t.Orgs[0].MSPID = "OrdererMSP" }, []string{"ea", `"OrdererMSP"`}},
+		{"two orgs with one domain", func(t *Topology) { t.Orgs[1].Domain = "ea.fabvote.local" }, []string{"party1", `"ea.fabvote.local"`}},
+		{"MSP id starting with a digit", func(t *Topology) { t.Orgs[1].MSPID = "0x1F" }, []string{"party1", "MSP id"}},
 		{"no chaincodes at all", func(t *Topology) {
 			t.Chaincodes = nil
 			for i := range t.Orgs {

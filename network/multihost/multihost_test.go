@@ -10,7 +10,11 @@ package multihost
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io/fs"
 	"os"
@@ -27,8 +31,9 @@ import (
 )
 
 // labHost is each organisation's host name in the lab (at most 6 letters).
-var labHost = map[string]string{"orderer": "ord", "ea": "ea", "party1": "party1", "party2": "party2"}
+var labHost = map[string]string{"orderer": "ord", "ea": "ea", "party1": "party1", "party2": "party2", "party3": "party3"}
 
+// orgs are the organisations that set up the channel; party3 joins later.
 var orgs = []string{"orderer", "ea", "party1", "party2"}
 
 type site struct {
@@ -38,6 +43,8 @@ type site struct {
 	tools string // fabnet, ccaas-builder, ballot-cc
 	env   map[string]string
 	topo  string
+	// joined are the organisations with nodes on the network so far.
+	joined []string
 }
 
 func (s *site) host(org string) string { return filepath.Join(s.root, "hosts", org) }
@@ -77,7 +84,15 @@ func (s *site) fabnet(org, step string, extra ...string) {
 // crosses between organisations.
 func (s *site) hand(from, to string) {
 	s.t.Helper()
-	s.run(to, filepath.Join(s.tools, "fabnet"), "receive", "--org", to, "--home", s.home(to), "--from", from, "--bundle", filepath.Join(s.home(from), "bundle"))
+	out := s.run(to, filepath.Join(s.tools, "fabnet"), "receive", "--org", to, "--home", s.home(to), "--from", from, "--bundle", filepath.Join(s.home(from), "bundle"))
+	// The two organisations compare the digest by a second channel.
+	sent, err := fabnet.BundleDigest(filepath.Join(s.home(from), "bundle"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if !strings.Contains(out, "sha256 "+sent) {
+		s.t.Errorf("%s received %s's bundle with digest %q, want sha256 %s", to, from, strings.TrimSpace(out), sent)
+	}
 }
 
 func setup(t *testing.T) *site {
@@ -104,7 +119,7 @@ func setup(t *testing.T) *site {
 		t.Fatalf("go build ballot-cc: %v\n%s", err, out)
 	}
 	var hosts []string
-	for _, o := range orgs {
+	for _, o := range append(orgs, "party3") {
 		hosts = append(hosts, labHost[o])
 		if err := os.MkdirAll(s.host(o), 0o700); err != nil {
 			t.Fatal(err)
@@ -116,7 +131,7 @@ func setup(t *testing.T) *site {
 	}
 	s.lab = lab
 	t.Cleanup(func() {
-		for _, o := range orgs {
+		for _, o := range s.joined {
 			if out, err := s.try(o, filepath.Join(s.tools, "fabnet"), "down", "--home", s.home(o)); err != nil {
 				t.Errorf("fabnet down on %s: %v\n%s", o, err, out)
 			}
@@ -132,6 +147,7 @@ func setup(t *testing.T) *site {
 func (s *site) up() time.Duration {
 	t := s.t
 	start := time.Now()
+	s.joined = append(s.joined, orgs...) // from here on, the cleanup stops their nodes
 	public := filepath.Join(s.root, "public")
 	if err := os.MkdirAll(public, 0o755); err != nil {
 		t.Fatal(err)
@@ -194,15 +210,52 @@ func (s *site) up() time.Duration {
 	return time.Since(start)
 }
 
+// joinLater adds a peer organisation to the running channel by the
+// procedure of docs/MULTIHOST.md: the topology grows by the new org, which
+// makes its identities and trades bundles; ea writes the configuration
+// update, party1 signs it, ea signs and submits it (the channel's Admins
+// policy is a majority of the three); then the new org starts its peer and
+// chaincode service, and every org rewrites its network.json.
+func (s *site) joinLater(org string) time.Duration {
+	t := s.t
+	start := time.Now()
+	fabnetBin := filepath.Join(s.tools, "fabnet")
+	if out, err := exec.Command(fabnetBin, "topology", "--from", s.topo, "--add-org", org+"="+s.lab.Addr(labHost[org]), "--out", s.topo).CombinedOutput(); err != nil {
+		t.Fatalf("fabnet topology --add-org: %v\n%s", err, out)
+	}
+	if err := os.MkdirAll(s.host(org), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.joined = append(s.joined, org)
+	s.fabnet(org, "identities")
+	for _, o := range []string{"ea", "party1", "party2"} {
+		s.hand(org, o)
+	}
+	for _, o := range orgs {
+		s.hand(o, org)
+	}
+	s.fabnet("ea", "add-org", "--new", org, "--out", filepath.Join(s.host("ea"), "add-"+org+".pb"))
+	s.write("party1", "add-"+org+".pb", s.read("ea", "add-"+org+".pb"))
+	s.fabnet("party1", "sign-update", "--update", filepath.Join(s.host("party1"), "add-"+org+".pb"))
+	s.write("ea", "add-"+org+".signed.pb", s.read("party1", "add-"+org+".pb"))
+	s.fabnet("ea", "submit-update", "--update", filepath.Join(s.host("ea"), "add-"+org+".signed.pb"))
+	s.fabnet(org, "peer", "--chaincode", "ballot="+filepath.Join(s.tools, "ballot-cc"))
+	for _, o := range []string{org, "ea", "party1", "party2"} {
+		s.fabnet(o, "connection")
+	}
+	return time.Since(start)
+}
+
 func TestElectionOnSeparateHosts(t *testing.T) {
 	s := setup(t)
 	took := s.up()
 	t.Logf("three-orgs network up on 4 hosts (namespaces) in %.1f s", took.Seconds())
 	s.checkSeparation()
+	t.Logf("party3 joined the running channel in %.1f s", s.joinLater("party3").Seconds())
 	v := s.prepareElection(60)
 	v.open(20 * time.Second)
 	s.run("ea", v.fv, "cast", "--network", s.netJSON("ea"), "--ballots", "ballots.bin", "--concurrency", "16")
-	v.tallyAndVerify("party1", "party2")
+	v.tallyAndVerify("party1", "party2", "party3")
 	s.checkSeparation()
 }
 
@@ -322,12 +375,16 @@ func lastLine(s string) string {
 
 // checkSeparation asserts that nothing but public bundles crosses between
 // organisations: no process on a host names or opens another host's files,
-// no file on a host names another host's directory, every private key lies
-// on its owner's host, and no host reaches another's CA, which listens on
-// its own host's loopback.
+// no file on a host names another host's directory, no private key is on
+// two hosts, no host reaches another's CA or chaincode service (both on
+// their host's loopback), no registrar secret is on a command line or in
+// an environment, and each host's network.json holds its own org's
+// identities only.
 func (s *site) checkSeparation() {
 	t := s.t
-	for _, o := range orgs {
+	keys := map[string]string{} // SHA-256 of a private key -> the host it was found on
+	secrets := s.registrarSecrets()
+	for _, o := range s.joined {
 		pids, err := s.lab.Pids(labHost[o])
 		if err != nil {
 			t.Fatal(err)
@@ -336,26 +393,97 @@ func (s *site) checkSeparation() {
 			t.Errorf("no process runs on %s's host", o)
 		}
 		for _, pid := range pids {
-			for _, other := range orgs {
+			for _, other := range s.joined {
 				if other != o {
 					s.checkProcess(o, pid, s.host(other))
 				}
 			}
+			s.checkNoSecret(o, pid, secrets)
 		}
-		s.checkFiles(o)
+		s.checkFiles(o, keys)
+		s.checkIdentities(o)
 	}
+	s.checkUnreachable()
+}
+
+// checkUnreachable: ea's host cannot reach party1's MSP CA, TLS CA or
+// chaincode service, neither at 127.0.0.1 nor at party1's address, while
+// party1's own host can.
+func (s *site) checkUnreachable() {
+	t := s.t
 	tp, err := fabnet.Load(s.topo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca := strconv.Itoa(tp.Orgs[1].CAPort) // party1's MSP CA
-	for _, addr := range []string{"127.0.0.1", s.lab.Addr(labHost["party1"])} {
-		if out, err := s.try("ea", "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/"+addr+"/"+ca); err == nil {
-			t.Errorf("ea's host reached party1's CA at %s:%s %s", addr, ca, out)
+	p1, err := tp.PeerOrg("party1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, port := range []int{p1.CAPort, p1.CAPort + 1, p1.Peer.Services[0].Port} {
+		p := strconv.Itoa(port)
+		for _, addr := range []string{"127.0.0.1", s.lab.Addr(labHost["party1"])} {
+			if out, err := s.try("ea", "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/"+addr+"/"+p); err == nil {
+				t.Errorf("ea's host reached party1's listener at %s:%s %s", addr, p, out)
+			}
+		}
+		if out, err := s.try("party1", "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/"+p); err != nil {
+			t.Errorf("party1's listener on port %s does not answer on its own host's loopback: %v %s", p, err, out)
 		}
 	}
-	if out, err := s.try("party1", "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/"+ca); err != nil {
-		t.Errorf("party1's CA does not answer on its own host's loopback: %v %s", err, out)
+}
+
+// registrarSecrets are the CA registrars' passwords of every joined org.
+func (s *site) registrarSecrets() []string {
+	var secrets []string
+	for _, o := range s.joined {
+		for _, which := range []string{"ca", "tlsca"} {
+			b, err := os.ReadFile(filepath.Join(s.home(o), "crypto", "fabric-ca", which+"-registrar"))
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			_, pw, ok := strings.Cut(strings.TrimSpace(string(b)), ":")
+			if !ok || len(pw) < 32 {
+				s.t.Fatalf("%s's %s registrar file: want user:secret", o, which)
+			}
+			secrets = append(secrets, pw)
+		}
+	}
+	return secrets
+}
+
+func (s *site) checkNoSecret(org, pid string, secrets []string) {
+	for _, f := range []string{"cmdline", "environ"} {
+		b, err := os.ReadFile(filepath.Join("/proc", pid, f))
+		if err != nil {
+			continue // the process has exited
+		}
+		for _, pw := range secrets {
+			if bytes.Contains(b, []byte(pw)) {
+				s.t.Errorf("process %s on %s's host has a CA registrar's secret in its %s", pid, org, f)
+			}
+		}
+	}
+}
+
+// checkIdentities: the host's network.json lists identities of its own
+// organisation only.
+func (s *site) checkIdentities(org string) {
+	if org == "orderer" {
+		return
+	}
+	var n struct {
+		Orgs []struct {
+			Name       string
+			Identities map[string]any
+		}
+	}
+	if err := json.Unmarshal(s.read(org, "fabric", "network.json"), &n); err != nil {
+		s.t.Fatal(err)
+	}
+	for _, o := range n.Orgs {
+		if (o.Name == org) != (len(o.Identities) > 0) {
+			s.t.Errorf("%s's network.json: org %s has %d identities", org, o.Name, len(o.Identities))
+		}
 	}
 }
 
@@ -379,8 +507,9 @@ func (s *site) checkProcess(org, pid, dir string) {
 }
 
 // checkFiles fails when a file on org's host names another host's
-// directory, or a private key sits in what it received.
-func (s *site) checkFiles(org string) {
+// directory, or holds a private key that is also on another host (keys
+// maps each key's SHA-256 to the host it was first found on).
+func (s *site) checkFiles(org string, keys map[string]string) {
 	err := filepath.WalkDir(s.host(org), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
 			return err
@@ -389,13 +518,23 @@ func (s *site) checkFiles(org string) {
 		if err != nil {
 			return err
 		}
-		for _, other := range orgs {
+		for _, other := range s.joined {
 			if other != org && bytes.Contains(b, []byte(s.host(other))) {
 				s.t.Errorf("%s on %s's host names %s's directory", p, org, other)
 			}
 		}
-		if strings.Contains(p, "/received/") && bytes.Contains(b, []byte("PRIVATE KEY")) {
-			s.t.Errorf("%s: a private key in a bundle %s received", p, org)
+		for rest := b; ; {
+			var blk *pem.Block
+			if blk, rest = pem.Decode(rest); blk == nil {
+				break
+			}
+			if strings.Contains(blk.Type, "PRIVATE KEY") {
+				sum := sha256.Sum256(blk.Bytes)
+				if first, ok := keys[hex.EncodeToString(sum[:])]; ok && first != org {
+					s.t.Errorf("%s on %s's host holds a private key that is also on %s's host", p, org, first)
+				}
+				keys[hex.EncodeToString(sum[:])] = org
+			}
 		}
 		return nil
 	})

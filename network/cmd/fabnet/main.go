@@ -5,13 +5,17 @@
 //
 //	fabnet topology   --profile three-orgs --host ea=10.0.0.11 ... --out topology.json
 //	fabnet identities --topology T --org ORG --home DIR     its CAs, its keys, its bundle
-//	fabnet receive    --topology T --org ORG --home DIR --from OTHER --bundle PATH
+//	fabnet receive    --org ORG --home DIR --from OTHER --bundle PATH
 //	fabnet genesis    --topology T --org orderer --home DIR the channel's genesis block
 //	fabnet orderers   --topology T --org orderer --home DIR start and join the orderers
 //	fabnet peer       --topology T --org ORG --home DIR --chaincode ballot=BIN
-//	fabnet commit     --topology T --org ORG --home DIR     commit the chaincode definitions
+//	fabnet commit     --topology T --org ORG --home DIR     commit the chaincode definitions, write network.json
 //	fabnet connection --topology T --org ORG --home DIR     wait for them, write network.json
 //	fabnet info       --topology T --org ORG --home DIR     its peer's channel height and hash
+//	fabnet add-org    --topology T --org ORG --home DIR --new NEW --out update.pb
+//	fabnet sign-update / submit-update --topology T --org ORG --home DIR --update update.pb
+//	fabnet configtx   --topology T --orderer-msp DIR --msp ORG=DIR ... --consenter-cert ORDERER=FILE ... --out configtx.yaml
+//	                  (every organisation's files on one host: network/net.sh)
 //	fabnet down       --home DIR                            stop every process of the home
 //	fabnet status     --home DIR
 package main
@@ -26,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/fabnet"
 )
 
@@ -43,6 +48,7 @@ type orgFlags struct {
 	timeout             time.Duration
 	logSpec             string
 	chaincodes, nodeEnv multiFlag
+	newOrg, update, out string
 	fs                  *flag.FlagSet
 }
 
@@ -68,6 +74,9 @@ func newOrgFlags(name string) *orgFlags {
 	f.fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time allowed for the step")
 	f.fs.StringVar(&f.logSpec, "log-spec", "info", "FABRIC_LOGGING_SPEC of the nodes")
 	f.fs.Var(&f.chaincodes, "chaincode", "NAME=BINARY of a chaincode service (peer; repeatable)")
+	f.fs.StringVar(&f.newOrg, "new", "", "add-org: the organisation to add to the channel")
+	f.fs.StringVar(&f.update, "update", "", "sign-update, submit-update: the configuration update envelope")
+	f.fs.StringVar(&f.out, "out", "", "add-org: where to write the update envelope")
 	f.fs.Var(&f.nodeEnv, "node-env", "KEY=VALUE for the org's orderers or peer, e.g. CORE_PEER_GATEWAY_ENDORSEMENTTIMEOUT=5s (repeatable)")
 	return f
 }
@@ -118,7 +127,7 @@ func (f *orgFlags) opts() (fabnet.NodeOptions, error) {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -128,6 +137,8 @@ func run(args []string) error {
 		return homeStep(step, args)
 	case "receive":
 		return receive(args)
+	case "configtx":
+		return configtx(args)
 	}
 	f := newOrgFlags(step)
 	t, h, err := f.parse(args)
@@ -142,9 +153,15 @@ func run(args []string) error {
 	defer cancel()
 	switch step {
 	case "identities":
-		return fabnet.Identities(ctx, t, h, f.tools)
+		if err := fabnet.Identities(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return printDigest(h.Bundle(), h.Org+"'s bundle")
 	case "genesis":
-		return fabnet.GenesisBlock(ctx, t, h, f.tools)
+		if err := fabnet.GenesisBlock(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return printDigest(h.Bundle(), h.Org+"'s bundle with the genesis block")
 	case "orderers":
 		if err := fabnet.StartOrderers(ctx, t, h, f.tools, opts); err != nil {
 			return err
@@ -160,7 +177,23 @@ func run(args []string) error {
 		}
 		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins)
 	case "commit":
-		return fabnet.Commit(ctx, t, h, f.tools)
+		if err := fabnet.Commit(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return fabnet.WriteConnection(t, h)
+	case "add-org":
+		if f.newOrg == "" || f.out == "" {
+			return errors.New("add-org: --new and --out are required")
+		}
+		return fabnet.AddOrgUpdate(ctx, t, h, f.tools, f.newOrg, f.out)
+	case "sign-update", "submit-update":
+		if f.update == "" {
+			return fmt.Errorf("%s: --update is required", step)
+		}
+		if step == "sign-update" {
+			return fabnet.SignUpdate(ctx, t, h, f.tools, f.update)
+		}
+		return fabnet.SubmitUpdate(ctx, t, h, f.tools, f.update)
 	case "info":
 		info, err := fabnet.ChannelInfo(ctx, t, h, f.tools)
 		if err != nil {
@@ -196,41 +229,36 @@ func chaincodeBins(list []string) (map[string]string, error) {
 func topology(args []string) error {
 	fs := flag.NewFlagSet("fabnet topology", flag.ContinueOnError)
 	profile := fs.String("profile", "three-orgs", "solo-org or three-orgs")
+	from := fs.String("from", "", "start from this topology file instead of --profile (to add organisations)")
 	base := fs.Int("base-port", 7050, "the first port of the port plan")
 	out := fs.String("out", "", "the topology file to write (required)")
 	batch := fs.Int("batch-size", 500, "transactions per block at most")
-	var hosts, ccs multiFlag
+	var b fabnet.Batch
+	fs.StringVar(&b.Timeout, "batch-timeout", "250ms", "how long the orderer waits to fill a block")
+	fs.StringVar(&b.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
+	fs.StringVar(&b.AbsoluteMaxBytes, "batch-absolute-bytes", "10 MB", "largest block size")
+	var hosts, ccs, addOrgs multiFlag
 	fs.Var(&hosts, "host", "ORG=ADDRESS: where the others reach ORG (repeatable; default 127.0.0.1)")
 	fs.Var(&ccs, "chaincode", "NAME[:ballot[:PLUGIN]] of a chaincode every org runs (repeatable)")
+	fs.Var(&addOrgs, "add-org", "NAME=ADDRESS: a peer organisation to add, in the next slot of the port plan (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return errors.New("--out is required")
 	}
-	hostOf := map[string]string{}
-	for _, kv := range hosts {
-		org, addr, ok := strings.Cut(kv, "=")
-		if !ok {
-			return fmt.Errorf("--host %q: want ORG=ADDRESS", kv)
-		}
-		hostOf[org] = addr
-	}
-	var chaincodes []fabnet.Chaincode
-	for _, c := range ccs {
-		parts := strings.Split(c, ":")
-		cc := fabnet.Chaincode{Name: parts[0], Version: "1.0", Ballot: len(parts) > 1 && parts[1] == "ballot"}
-		if len(parts) > 2 {
-			cc.ValidationPlugin = parts[2]
-		}
-		chaincodes = append(chaincodes, cc)
-	}
-	t, err := fabnet.Profile(*profile, *base, hostOf, chaincodes)
+	hostOf, err := pairs("--host", hosts)
 	if err != nil {
 		return err
 	}
-	t.Batch.MaxMessageCount = *batch
-	if err := t.Check(); err != nil {
+	var t *fabnet.Topology
+	if *from != "" {
+		t, err = fabnet.Load(*from)
+	} else if t, err = fabnet.Profile(*profile, *base, hostOf, chaincodes(ccs)); err == nil {
+		b.MaxMessageCount = *batch
+		t.Batch = b
+	}
+	if err != nil {
 		return err
 	}
 	for org := range hostOf {
@@ -238,7 +266,81 @@ func topology(args []string) error {
 			return fmt.Errorf("--host: %w", err)
 		}
 	}
+	added, err := pairs("--add-org", addOrgs)
+	if err != nil {
+		return err
+	}
+	for _, kv := range addOrgs { // in the order given: each takes the next slot
+		name, _, _ := strings.Cut(kv, "=")
+		if err := t.AddOrg(name, added[name], *base); err != nil {
+			return fmt.Errorf("--add-org %s: %w", name, err)
+		}
+	}
+	if err := t.Check(); err != nil {
+		return err
+	}
 	return t.Save(*out)
+}
+
+// pairs reads NAME=VALUE flag values.
+func pairs(flagName string, list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s %q: want NAME=VALUE", flagName, kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// chaincodes reads --chaincode NAME[:ballot[:PLUGIN]] values.
+func chaincodes(list []string) []fabnet.Chaincode {
+	var ccs []fabnet.Chaincode
+	for _, c := range list {
+		parts := strings.Split(c, ":")
+		cc := fabnet.Chaincode{Name: parts[0], Version: "1.0", Ballot: len(parts) > 1 && parts[1] == "ballot"}
+		if len(parts) > 2 {
+			cc.ValidationPlugin = parts[2]
+		}
+		ccs = append(ccs, cc)
+	}
+	return ccs
+}
+
+// configtx writes configtx.yaml for a topology whose organisations'
+// files are all on this host (network/net.sh's single-host network).
+func configtx(args []string) error {
+	fs := flag.NewFlagSet("fabnet configtx", flag.ContinueOnError)
+	topo := fs.String("topology", "", "the topology file (required)")
+	ordererMSP := fs.String("orderer-msp", "", "the ordering organisation's MSP directory (required)")
+	out := fs.String("out", "", "configtx.yaml to write (required)")
+	var msps, certs multiFlag
+	fs.Var(&msps, "msp", "ORG=DIR: a peer organisation's MSP directory (one per organisation)")
+	fs.Var(&certs, "consenter-cert", "ORDERER=FILE: an orderer's TLS certificate (one per orderer)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *topo == "" || *ordererMSP == "" || *out == "" {
+		return errors.New("--topology, --orderer-msp and --out are required")
+	}
+	t, err := fabnet.Load(*topo)
+	if err != nil {
+		return err
+	}
+	files := fabnet.ConfigtxFiles{OrdererMSP: *ordererMSP}
+	if files.MSP, err = pairs("--msp", msps); err != nil {
+		return err
+	}
+	if files.ConsenterCert, err = pairs("--consenter-cert", certs); err != nil {
+		return err
+	}
+	text, err := fabnet.Configtx(t, files)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(*out, text, 0o644)
 }
 
 func receive(args []string) error {
@@ -257,7 +359,21 @@ func receive(args []string) error {
 	if err != nil {
 		return err
 	}
-	return fabnet.Receive(h, *from, *bundle)
+	if err := fabnet.Receive(h, *from, *bundle); err != nil {
+		return err
+	}
+	return printDigest(h.Received(*from), "received "+*from+"'s bundle")
+}
+
+// printDigest prints a bundle's digest, which the two organisations
+// compare by a second channel.
+func printDigest(dir, what string) error {
+	d, err := fabnet.BundleDigest(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: sha256 %s (compare it with the other organisation by a second channel)\n", what, d)
+	return nil
 }
 
 func homeStep(step string, args []string) error {

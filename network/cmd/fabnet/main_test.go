@@ -32,6 +32,14 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"topology with an unknown org", []string{"topology", "--host", "party9=10.0.0.9", "--out", filepath.Join(dir, "t2.json")}, "party9"},
 		{"topology with a bad host", []string{"topology", "--host", "ea=10.0.0.1,x", "--out", filepath.Join(dir, "t3.json")}, "neither an IP address"},
 		{"topology with no batch", []string{"topology", "--batch-size", "0", "--out", filepath.Join(dir, "t4.json")}, "maxMessageCount"},
+		{"add-org without an address", []string{"topology", "--from", topo, "--add-org", "party3", "--out", filepath.Join(dir, "t5.json")}, "want NAME=VALUE"},
+		{"add-org of a member", []string{"topology", "--from", topo, "--add-org", "party1=10.0.0.9", "--out", filepath.Join(dir, "t6.json")}, "twice"},
+		{"add-org without --new", []string{"add-org", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--out", filepath.Join(dir, "u.pb")}, "--new and --out are required"},
+		{"sign-update without --update", []string{"sign-update", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea")}, "--update is required"},
+		{"configtx without --msp of an org", []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--msp", "ea=" + dir,
+			"--consenter-cert", "orderer0=c", "--consenter-cert", "orderer1=c", "--consenter-cert", "orderer2=c", "--out", filepath.Join(dir, "c1.yaml")}, "no MSP directory for party1"},
+		{"configtx without a consenter", []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--out", filepath.Join(dir, "c2.yaml")}, "no TLS certificate for orderer orderer0"},
+		{"topology with a bad batch timeout", []string{"topology", "--batch-timeout", "soon", "--out", filepath.Join(dir, "t7.json")}, "timeout"},
 		{"receive without --bundle", []string{"receive", "--org", "ea", "--home", dir, "--from", "party1"}, "are required"},
 		{"down without --home", []string{"down"}, "--home is required"},
 	}
@@ -43,10 +51,29 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []string{"t2.json", "t3.json", "t4.json"} {
+	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "u.pb", "c1.yaml", "c2.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused topology command wrote %s", f)
 		}
+	}
+}
+
+func TestTopologyAddOrg(t *testing.T) {
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "topology.json")
+	if err := run([]string{"topology", "--profile", "three-orgs", "--chaincode", "ballot:ballot", "--out", topo}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"topology", "--from", topo, "--add-org", "party3=10.0.0.14", "--out", topo}); err != nil {
+		t.Fatal(err)
+	}
+	top, err := fabnet.Load(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3, err := top.PeerOrg("party3")
+	if err != nil || p3.Host != "10.0.0.14" || p3.Peer.Port != 7180 || len(top.Orgs) != 4 {
+		t.Fatalf("after --add-org: %d orgs, party3 %+v, %v", len(top.Orgs), p3, err)
 	}
 }
 
