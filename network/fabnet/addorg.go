@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 )
@@ -50,37 +52,7 @@ func (t *Topology) AddOrg(name, host string, basePort int) error {
 // member organisations sign it (SignUpdate) before one submits it
 // (SubmitUpdate).
 func AddOrgUpdate(ctx context.Context, t *Topology, h Home, tools Tools, newOrg, out string) error {
-	o, err := t.PeerOrg(h.Org)
-	if err != nil {
-		return err
-	}
-	n, err := t.PeerOrg(newOrg)
-	if err != nil {
-		return err
-	}
-	msp := filepath.Join(h.Received(n.Name), "msp")
-	if err := h.need(msp, newOrg+"'s bundle"); err != nil {
-		return err
-	}
-	work := h.path("updates", n.Name)
-	if err := os.MkdirAll(work, 0o700); err != nil {
-		return err
-	}
-	u := updater{ctx: ctx, lator: filepath.Join(tools.Fabric, "configtxlator"), work: work}
-	block := filepath.Join(work, "config_block.pb")
-	args := append([]string{"channel", "fetch", "config", block, "-c", t.Channel}, h.ordererFlags(t)...)
-	if _, err := h.peerCLI(t, o, tools).retry(ctx, 3, args...); err != nil {
-		return fmt.Errorf("fetching the channel's configuration: %w", err)
-	}
-	config, err := u.channelConfig(block)
-	if err != nil {
-		return err
-	}
-	group, err := u.orgGroup(tools, configtxOrg{MSPID: n.MSPID, MSPDir: msp, Host: n.Host, Port: n.Peer.Port})
-	if err != nil {
-		return err
-	}
-	updated, err := withOrg(config, n.MSPID, group)
+	u, config, updated, err := addOrgConfigs(ctx, t, h, tools, newOrg)
 	if err != nil {
 		return err
 	}
@@ -89,6 +61,79 @@ func AddOrgUpdate(ctx context.Context, t *Topology, h Home, tools Tools, newOrg,
 		return err
 	}
 	return atomicfile.WriteFile(out, env, 0o644)
+}
+
+// addOrgConfigs fetches the channel's configuration as this member sees it
+// and returns it with the configuration that adds newOrg from this
+// member's own copy of newOrg's bundle.
+func addOrgConfigs(ctx context.Context, t *Topology, h Home, tools Tools, newOrg string) (u updater, config, updated json.RawMessage, err error) {
+	o, err := t.PeerOrg(h.Org)
+	if err != nil {
+		return u, nil, nil, err
+	}
+	n, err := t.PeerOrg(newOrg)
+	if err != nil {
+		return u, nil, nil, err
+	}
+	msp := filepath.Join(h.Received(n.Name), "msp")
+	if err := h.need(msp, newOrg+"'s bundle"); err != nil {
+		return u, nil, nil, err
+	}
+	work, err := os.MkdirTemp(h.path(), "update-"+n.Name+"-")
+	if err != nil {
+		return u, nil, nil, err
+	}
+	u = updater{ctx: ctx, lator: filepath.Join(tools.Fabric, "configtxlator"), work: work}
+	block := filepath.Join(work, "config_block.pb")
+	args := append([]string{"channel", "fetch", "config", block, "-c", t.Channel}, h.ordererFlags(t)...)
+	if _, err := h.peerCLI(t, o, tools).retry(ctx, 3, args...); err != nil {
+		return u, nil, nil, fmt.Errorf("fetching the channel's configuration: %w", err)
+	}
+	if config, err = u.channelConfig(block); err != nil {
+		return u, nil, nil, err
+	}
+	group, err := u.orgGroup(tools, configtxOrg{Anchor: "fabvote_new_org", MSPID: n.MSPID, MSPDir: msp, Host: n.Host, Port: n.Peer.Port})
+	if err != nil {
+		return u, nil, nil, err
+	}
+	updated, err = withOrg(config, n.MSPID, group)
+	return u, config, updated, err
+}
+
+// checkUpdate refuses an update envelope that is not exactly the update
+// this member computes itself for adding newOrg: a member signs only the
+// change it has checked, not whatever another member hands it.
+func checkUpdate(ctx context.Context, t *Topology, h Home, tools Tools, newOrg, file string) error {
+	u, config, updated, err := addOrgConfigs(ctx, t, h, tools, newOrg)
+	if err != nil {
+		return err
+	}
+	want, err := u.computeUpdate(t.Channel, config, updated)
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, u.lator, "proto_decode", "--input", file, "--type", "common.Envelope", "--output", u.file("given.json")); err != nil {
+		return fmt.Errorf("%s: not a configuration update envelope: %w", file, err)
+	}
+	var given struct {
+		Payload struct {
+			Data struct {
+				ConfigUpdate json.RawMessage `json:"config_update"`
+			} `json:"data"`
+		} `json:"payload"`
+	}
+	b, err := os.ReadFile(u.file("given.json"))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &given); err != nil {
+		return err
+	}
+	var got, exp any
+	if json.Unmarshal(given.Payload.Data.ConfigUpdate, &got) != nil || json.Unmarshal(want, &exp) != nil || !reflect.DeepEqual(got, exp) {
+		return fmt.Errorf("%s is not the update that adds %s as %s computes it from the channel and %s's bundle: not signed", file, newOrg, h.Org, newOrg)
+	}
+	return nil
 }
 
 // updater runs configtxlator in a work directory.
@@ -140,15 +185,17 @@ func (u updater) orgGroup(tools Tools, org configtxOrg) (map[string]any, error) 
 	if err := atomicfile.WriteFile(u.file("configtx.yaml"), text.Bytes(), 0o600); err != nil {
 		return nil, err
 	}
-	out, err := runEnv(u.ctx, nil, filepath.Join(tools.Fabric, "configtxgen"), "-configPath", u.work, "-printOrg", org.MSPID)
+	cmd := exec.CommandContext(u.ctx, filepath.Join(tools.Fabric, "configtxgen"), "-configPath", u.work, "-printOrg", org.MSPID)
+	cmd.Env = nodeEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output() // the JSON, without the log lines on stderr
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("configtxgen -printOrg %s: %v\n%s", org.MSPID, err, stderr.String())
 	}
 	var group map[string]any
-	// configtxgen logs to stderr, which runEnv merges: the JSON is the
-	// object from the first '{'.
-	if i := bytes.IndexByte([]byte(out), '{'); i < 0 || json.Unmarshal([]byte(out[i:]), &group) != nil {
-		return nil, fmt.Errorf("configtxgen -printOrg %s: no JSON in %q", org.MSPID, out)
+	if err := json.Unmarshal(out, &group); err != nil {
+		return nil, fmt.Errorf("configtxgen -printOrg %s: %w", org.MSPID, err)
 	}
 	values, _ := group["values"].(map[string]any)
 	if values == nil {
@@ -190,9 +237,9 @@ func dig(m map[string]any, keys ...string) (map[string]any, error) {
 	return m, nil
 }
 
-// envelope computes the update from config to updated and wraps it in an
-// unsigned CONFIG_UPDATE envelope for the channel.
-func (u updater) envelope(channel string, config, updated json.RawMessage) ([]byte, error) {
+// computeUpdate returns the ConfigUpdate from config to updated as
+// configtxlator's JSON.
+func (u updater) computeUpdate(channel string, config, updated json.RawMessage) (json.RawMessage, error) {
 	for name, c := range map[string]json.RawMessage{"config": config, "updated": updated} {
 		if err := atomicfile.WriteFile(u.file(name+".json"), c, 0o600); err != nil {
 			return nil, err
@@ -208,13 +255,19 @@ func (u updater) envelope(channel string, config, updated json.RawMessage) ([]by
 	if _, err := run(u.ctx, u.lator, "proto_decode", "--input", u.file("update.pb"), "--type", "common.ConfigUpdate", "--output", u.file("update.json")); err != nil {
 		return nil, err
 	}
-	update, err := os.ReadFile(u.file("update.json"))
+	return os.ReadFile(u.file("update.json"))
+}
+
+// envelope wraps the update from config to updated in an unsigned
+// CONFIG_UPDATE envelope for the channel.
+func (u updater) envelope(channel string, config, updated json.RawMessage) ([]byte, error) {
+	update, err := u.computeUpdate(channel, config, updated)
 	if err != nil {
 		return nil, err
 	}
 	env := map[string]any{"payload": map[string]any{
 		"header": map[string]any{"channel_header": map[string]any{"channel_id": channel, "type": 2}},
-		"data":   map[string]any{"config_update": json.RawMessage(update)},
+		"data":   map[string]any{"config_update": update},
 	}}
 	b, err := json.Marshal(env)
 	if err != nil {
@@ -229,22 +282,29 @@ func (u updater) envelope(channel string, config, updated json.RawMessage) ([]by
 	return os.ReadFile(u.file("envelope.pb"))
 }
 
-// SignUpdate adds the org's admin signature to a configuration update
-// envelope, in place.
-func SignUpdate(ctx context.Context, t *Topology, h Home, tools Tools, file string) error {
+// SignUpdate adds the org's admin signature to the configuration update
+// envelope that adds newOrg, in place, once checkUpdate has found it to
+// be exactly that change.
+func SignUpdate(ctx context.Context, t *Topology, h Home, tools Tools, newOrg, file string) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
+		return err
+	}
+	if err := checkUpdate(ctx, t, h, tools, newOrg, file); err != nil {
 		return err
 	}
 	_, err = h.peerCLI(t, o, tools).run(ctx, "channel", "signconfigtx", "-f", file)
 	return err
 }
 
-// SubmitUpdate signs a configuration update as the org's admin and sends
-// it to the ordering service.
-func SubmitUpdate(ctx context.Context, t *Topology, h Home, tools Tools, file string) error {
+// SubmitUpdate checks the update as SignUpdate does, signs it as the org's
+// admin and sends it to the ordering service.
+func SubmitUpdate(ctx context.Context, t *Topology, h Home, tools Tools, newOrg, file string) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
+		return err
+	}
+	if err := checkUpdate(ctx, t, h, tools, newOrg, file); err != nil {
 		return err
 	}
 	args := append([]string{"channel", "update", "-f", file, "-c", t.Channel}, h.ordererFlags(t)...)

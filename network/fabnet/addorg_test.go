@@ -69,7 +69,7 @@ func TestWithOrg(t *testing.T) {
 
 func TestOrgTemplate(t *testing.T) {
 	var b strings.Builder
-	if err := orgTemplate.Execute(&b, configtxOrg{MSPID: "Party3MSP", MSPDir: "/h/received/party3/msp", Host: "fd00::14", Port: 7180}); err != nil {
+	if err := orgTemplate.Execute(&b, configtxOrg{Anchor: "fabvote_new_org", MSPID: "Party3MSP", MSPDir: "/h/received/party3/msp", Host: "fd00::14", Port: 7180}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`Name: "Party3MSP"`, `MSPDir: "/h/received/party3/msp"`, `{Host: "fd00::14", Port: 7180}`, "OR('Party3MSP.admin')"} {

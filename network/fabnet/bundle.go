@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -51,14 +52,20 @@ func writeBundle(t *Topology, h Home) error {
 }
 
 // Receive keeps a copy of org's bundle from dir in the home, once the copy
-// is checked to hold no private key; a refused bundle leaves nothing behind
-// and an earlier copy as it was.
-func Receive(h Home, org, dir string) error {
+// is checked: it holds no private key and nothing but a bundle's files, and
+// only the ordering organisation's bundle holds orderer certificates and
+// the genesis block. When expectDigest is set, the copy's BundleDigest must
+// equal it. A refused bundle leaves nothing behind and an earlier copy as
+// it was.
+func Receive(t *Topology, h Home, org, dir, expectDigest string) error {
 	if !labelRE.MatchString(org) {
 		return fmt.Errorf("organisation %q: not a DNS label", org)
 	}
 	if org == h.Org {
 		return fmt.Errorf("%s cannot receive its own bundle", org)
+	}
+	if _, err := t.PeerOrg(org); err != nil && org != t.OrdererOrg.Name {
+		return err
 	}
 	dst := h.Received(org)
 	tmp := dst + ".tmp"
@@ -68,7 +75,7 @@ func Receive(h Home, org, dir string) error {
 	// Check the copy, not the source: the source may change in between.
 	err := copyTree(dir, tmp)
 	if err == nil {
-		err = CheckPublic(tmp)
+		err = checkReceived(tmp, org != t.OrdererOrg.Name, expectDigest)
 	}
 	if err != nil {
 		return errors.Join(err, os.RemoveAll(tmp))
@@ -77,6 +84,34 @@ func Receive(h Home, org, dir string) error {
 		return err
 	}
 	return os.Rename(tmp, dst)
+}
+
+func checkReceived(dir string, mspOnly bool, expectDigest string) error {
+	if err := CheckPublic(dir); err != nil {
+		return err
+	}
+	if mspOnly {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.Name() != "msp" {
+				return fmt.Errorf("bundle %s: %s: only the ordering organisation's bundle holds orderer certificates and the genesis block", dir, e.Name())
+			}
+		}
+	}
+	if expectDigest == "" {
+		return nil
+	}
+	d, err := BundleDigest(dir)
+	if err != nil {
+		return err
+	}
+	if d != expectDigest {
+		return fmt.Errorf("bundle digest sha256 %s, want %s: not the bundle the organisation sent", d, expectDigest)
+	}
+	return nil
 }
 
 // CheckPublic refuses a bundle that holds anything but what a bundle is
@@ -118,7 +153,7 @@ func checkBundleFile(rel string, b []byte) error {
 	case rel == "msp/config.yaml":
 		return checkNodeOUs(b)
 	case dir == "." && strings.HasSuffix(rel, ".block"):
-		return nil // the genesis block: the peers check it when they join
+		return nil // the genesis block: taken as the ordering organisation made it, its digest compared with the rest of the bundle
 	case bundleCertDirs[dir]:
 		return checkCertificates(b)
 	}
@@ -146,29 +181,68 @@ func checkCertificates(b []byte) error {
 	}
 }
 
-// checkNodeOUs refuses a config.yaml that names a file outside msp/:
+// nodeOUsConfig is the MSP config.yaml a bundle may hold: Fabric's NodeOUs
+// and nothing else.
+type nodeOUsConfig struct {
+	NodeOUs struct {
+		Enable              bool          `yaml:"Enable"`
+		ClientOUIdentifier  *ouIdentifier `yaml:"ClientOUIdentifier"`
+		PeerOUIdentifier    *ouIdentifier `yaml:"PeerOUIdentifier"`
+		AdminOUIdentifier   *ouIdentifier `yaml:"AdminOUIdentifier"`
+		OrdererOUIdentifier *ouIdentifier `yaml:"OrdererOUIdentifier"`
+	} `yaml:"NodeOUs"`
+}
+
+type ouIdentifier struct {
+	Certificate                  string `yaml:"Certificate"`
+	OrganizationalUnitIdentifier string `yaml:"OrganizationalUnitIdentifier"`
+}
+
+// checkNodeOUs refuses a config.yaml that names a file outside msp/cacerts:
 // configtxgen reads every Certificate it names into the channel's
-// configuration, so a path such as ../../crypto/... would publish it.
+// configuration, so a path such as ../../crypto/... would publish it. It
+// takes only plain YAML (no anchors, aliases or explicit tags, which
+// another YAML reader could resolve differently) with Fabric's NodeOUs
+// fields and no others.
 func checkNodeOUs(b []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return err
 	}
-	var bad error
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		for i := 0; i < len(n.Content); i++ {
-			c := n.Content[i]
-			if n.Kind == yaml.MappingNode && i%2 == 0 && strings.EqualFold(c.Value, "Certificate") && i+1 < len(n.Content) {
-				if v := n.Content[i+1].Value; !filepath.IsLocal(v) || !strings.HasPrefix(filepath.ToSlash(filepath.Clean(v)), "cacerts/") {
-					bad = fmt.Errorf("Certificate %q: want a file under cacerts/", v)
-				}
-			}
-			walk(c)
+	if err := plainYAML(&doc); err != nil {
+		return err
+	}
+	var c nodeOUsConfig
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	for _, id := range []*ouIdentifier{c.NodeOUs.ClientOUIdentifier, c.NodeOUs.PeerOUIdentifier, c.NodeOUs.AdminOUIdentifier, c.NodeOUs.OrdererOUIdentifier} {
+		if id == nil || id.Certificate == "" {
+			continue
+		}
+		if v := id.Certificate; !filepath.IsLocal(v) || !strings.HasPrefix(filepath.ToSlash(filepath.Clean(v)), "cacerts/") {
+			return fmt.Errorf("Certificate %q: want a file under cacerts/", v)
 		}
 	}
-	walk(&doc)
-	return bad
+	return nil
+}
+
+// plainYAML refuses anchors, aliases and explicit tags.
+func plainYAML(n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return fmt.Errorf("line %d: YAML anchors and aliases are not allowed", n.Line)
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		return fmt.Errorf("line %d: explicit YAML tag %s is not allowed", n.Line, n.Tag)
+	}
+	for _, c := range n.Content {
+		if err := plainYAML(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // BundleDigest is the SHA-256 of a bundle: every file's path and content,

@@ -122,6 +122,15 @@ func TestCheckPublic(t *testing.T) {
 		{"config.yaml naming an absolute path", func(t *testing.T, dir string) {
 			writeFiles(t, dir, map[string]string{"msp/config.yaml": "NodeOUs:\n  PeerOUIdentifier:\n    Certificate: /etc/shadow\n"})
 		}, []string{"config.yaml", "/etc/shadow"}},
+		{"config.yaml with an alias for the key", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"msp/config.yaml": "NodeOUs:\n  ClientOUIdentifier:\n    &k Certificate: cacerts/a.pem\n  PeerOUIdentifier:\n    *k : ../../crypto/x\n"})
+		}, []string{"config.yaml", "anchors and aliases"}},
+		{"config.yaml with a binary tag", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"msp/config.yaml": "NodeOUs:\n  ClientOUIdentifier:\n    Certificate: !!binary Y2FjZXJ0cy8uLi8uLi8uLi9jcnlwdG8=\n"})
+		}, []string{"config.yaml", "explicit YAML tag"}},
+		{"config.yaml with another field", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string]string{"msp/config.yaml": "OrganizationalUnitIdentifiers:\n  - Certificate: ../x\n"})
+		}, []string{"config.yaml", "OrganizationalUnitIdentifiers"}},
 		{"a public key where a certificate belongs", func(t *testing.T, dir string) {
 			writeFiles(t, dir, map[string]string{"msp/cacerts/ca.pem": "-----BEGIN PUBLIC KEY-----\nMFk=\n-----END PUBLIC KEY-----\n"})
 		}, []string{filepath.Join("msp", "cacerts", "ca.pem"), `"PUBLIC KEY"`}},
@@ -168,28 +177,57 @@ func TestCheckPublic(t *testing.T) {
 }
 
 func TestReceive(t *testing.T) {
+	mspOnly := func() map[string]string {
+		b := publicBundle()
+		delete(b, "orderers/orderer0.crt")
+		return b
+	}
+	digest := func(files map[string]string) string {
+		dir := t.TempDir()
+		writeFiles(t, dir, files)
+		d, err := BundleDigest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
 	tests := []struct {
 		name    string
 		org     string
 		bundle  map[string]string
+		digest  string
 		wantErr []string
 	}{
-		{"a public bundle", "party1", publicBundle(), nil},
-		{"its own bundle", "ea", publicBundle(), []string{"ea", "its own bundle"}},
-		{"an org name leaving the directory", "../../victim", publicBundle(), []string{`"../../victim"`, "DNS label"}},
-		{"no org name", "", publicBundle(), []string{`""`, "DNS label"}},
-		{"a bundle with a private key", "party1", func() map[string]string {
+		{"a peer org's bundle", "party1", mspOnly(), "", nil},
+		{"the ordering org's bundle with orderer certificates and a block", "orderer", func() map[string]string {
 			b := publicBundle()
+			b["fabvote.block"] = "block"
+			return b
+		}(), "", nil},
+		{"the digest the sender gave", "party1", mspOnly(), digest(mspOnly()), nil},
+		{"another digest than the sender gave", "party1", mspOnly(), digest(publicBundle()), []string{"bundle digest", "not the bundle the organisation sent"}},
+		{"a peer org's bundle with orderer certificates", "party1", publicBundle(), "", []string{"orderers", "only the ordering organisation"}},
+		{"a peer org's bundle with a block", "party1", func() map[string]string {
+			b := mspOnly()
+			b["fabvote.block"] = "block"
+			return b
+		}(), "", []string{"fabvote.block", "only the ordering organisation"}},
+		{"an org not in the topology", "party9", mspOnly(), "", []string{`"party9"`}},
+		{"its own bundle", "ea", mspOnly(), "", []string{"ea", "its own bundle"}},
+		{"an org name leaving the directory", "../../victim", mspOnly(), "", []string{`"../../victim"`, "DNS label"}},
+		{"no org name", "", mspOnly(), "", []string{`""`, "DNS label"}},
+		{"a bundle with a private key", "party1", func() map[string]string {
+			b := mspOnly()
 			b["msp/keystore/priv_sk"] = testKey
 			return b
-		}(), []string{"priv_sk", "private key"}},
+		}(), "", []string{"priv_sk", "private key"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := Home{Dir: t.TempDir(), Org: "ea"}
 			src := t.TempDir()
 			writeFiles(t, src, tc.bundle)
-			err := Receive(h, tc.org, src)
+			err := Receive(threeOrgs(t, nil), h, tc.org, src, tc.digest)
 			if tc.wantErr == nil {
 				if err != nil {
 					t.Fatalf("Receive: %v", err)
@@ -224,7 +262,7 @@ func TestReceiveReplacesEarlierCopy(t *testing.T) {
 	first := t.TempDir()
 	writeFiles(t, first, publicBundle())
 	writeFiles(t, first, map[string]string{"fabvote.block": "old block"})
-	if err := Receive(h, "orderer", first); err != nil {
+	if err := Receive(threeOrgs(t, nil), h, "orderer", first, ""); err != nil {
 		t.Fatal(err)
 	}
 	second := t.TempDir()
@@ -232,7 +270,7 @@ func TestReceiveReplacesEarlierCopy(t *testing.T) {
 	delete(b, "msp/intermediatecerts/ica.party1.fabvote.local.pem")
 	b["fabvote.block"] = "new block"
 	writeFiles(t, second, b)
-	if err := Receive(h, "orderer", second); err != nil {
+	if err := Receive(threeOrgs(t, nil), h, "orderer", second, ""); err != nil {
 		t.Fatal(err)
 	}
 	got := listFiles(t, h.Received("orderer"))
@@ -246,7 +284,7 @@ func TestReceiveReplacesEarlierCopy(t *testing.T) {
 	// A refused bundle leaves the earlier good copy untouched.
 	bad := t.TempDir()
 	writeFiles(t, bad, map[string]string{"msp/keystore/priv_sk": testKey})
-	if err := Receive(h, "orderer", bad); err == nil {
+	if err := Receive(threeOrgs(t, nil), h, "orderer", bad, ""); err == nil {
 		t.Fatal("Receive accepted a private key")
 	}
 	if got := listFiles(t, h.Received("orderer")); !reflect.DeepEqual(got, b) {
@@ -362,10 +400,10 @@ func TestBundleDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := Home{Dir: t.TempDir(), Org: "ea"}
-	if err := Receive(h, "party1", src); err != nil {
+	if err := Receive(threeOrgs(t, nil), h, "orderer", src, ""); err != nil {
 		t.Fatal(err)
 	}
-	if d2, err := BundleDigest(h.Received("party1")); err != nil || d2 != d1 {
+	if d2, err := BundleDigest(h.Received("orderer")); err != nil || d2 != d1 {
 		t.Errorf("digest of the received copy %s (%v), want the sender's %s", d2, err, d1)
 	}
 	// One changed byte, or a renamed file, changes the digest.

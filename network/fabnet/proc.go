@@ -108,7 +108,11 @@ type pidRecord struct {
 }
 
 func (h Home) writePidFile(name string, r pidRecord) error {
-	dir, err := filepath.Abs(r.Dir)
+	// /proc/PID/cwd names the resolved directory.
+	dir, err := filepath.EvalSymlinks(r.Dir)
+	if err == nil {
+		dir, err = filepath.Abs(dir)
+	}
 	if err != nil {
 		return err
 	}

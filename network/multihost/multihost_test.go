@@ -74,22 +74,30 @@ func (s *site) try(org, name string, args ...string) (string, error) {
 // fabnet runs a fabnet step as org.
 func (s *site) fabnet(org, step string, extra ...string) {
 	s.t.Helper()
-	args := []string{step, "--topology", s.topo, "--org", org, "--home", s.home(org),
-		"--bin", s.env["FABRIC_BIN"], "--ca-bin", s.env["FABRIC_CA_BIN"], "--builder", filepath.Join(s.tools, "ccaas-builder"),
-		"--config-src", s.env["FABRIC_CFG_SRC"], "--overrides", filepath.Join(s.env["ROOT"], "network", "config")}
-	s.run(org, filepath.Join(s.tools, "fabnet"), append(args, extra...)...)
+	if out, err := s.tryFabnet(s.topo, org, step, extra...); err != nil {
+		s.t.Fatalf("fabnet %s on %s: %v\n%s", step, org, err, out)
+	}
 }
 
-// hand gives to's host a copy of from's bundle: the one thing that
-// crosses between organisations.
+// tryFabnet runs a fabnet step as org with the given topology file.
+func (s *site) tryFabnet(topo, org, step string, extra ...string) (string, error) {
+	args := []string{step, "--topology", topo, "--org", org, "--home", s.home(org),
+		"--bin", s.env["FABRIC_BIN"], "--ca-bin", s.env["FABRIC_CA_BIN"], "--builder", filepath.Join(s.tools, "ccaas-builder"),
+		"--config-src", s.env["FABRIC_CFG_SRC"], "--overrides", filepath.Join(s.env["ROOT"], "network", "config")}
+	return s.try(org, filepath.Join(s.tools, "fabnet"), append(args, extra...)...)
+}
+
+// hand gives to's host a copy of from's bundle, the one thing that
+// crosses between organisations, with the digest the sender gives by a
+// second channel.
 func (s *site) hand(from, to string) {
 	s.t.Helper()
-	out := s.run(to, filepath.Join(s.tools, "fabnet"), "receive", "--org", to, "--home", s.home(to), "--from", from, "--bundle", filepath.Join(s.home(from), "bundle"))
-	// The two organisations compare the digest by a second channel.
 	sent, err := fabnet.BundleDigest(filepath.Join(s.home(from), "bundle"))
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	out := s.run(to, filepath.Join(s.tools, "fabnet"), "receive", "--topology", s.topo, "--org", to, "--home", s.home(to),
+		"--from", from, "--bundle", filepath.Join(s.home(from), "bundle"), "--expect-digest", sent)
 	if !strings.Contains(out, "sha256 "+sent) {
 		s.t.Errorf("%s received %s's bundle with digest %q, want sha256 %s", to, from, strings.TrimSpace(out), sent)
 	}
@@ -160,25 +168,7 @@ func (s *site) up() time.Duration {
 	if out, err := exec.Command(filepath.Join(s.tools, "fabnet"), args...).CombinedOutput(); err != nil {
 		t.Fatalf("fabnet topology: %v\n%s", err, out)
 	}
-	// 1. Each organisation, on its own host and at the same time: its CAs, its keys, its bundle.
-	var wg sync.WaitGroup
-	errs := make([]string, len(orgs))
-	for i, o := range orgs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			args := []string{"identities", "--topology", s.topo, "--org", o, "--home", s.home(o), "--ca-bin", s.env["FABRIC_CA_BIN"]}
-			if out, err := s.try(o, filepath.Join(s.tools, "fabnet"), args...); err != nil {
-				errs[i] = fmt.Sprintf("identities of %s: %v\n%s", o, err, out)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != "" {
-			t.Fatal(e)
-		}
-	}
+	s.identitiesAtOnce()
 	// 2. The peer organisations hand their bundles to the ordering organisation,
 	// which makes the genesis block; then every bundle goes to every peer org.
 	for _, o := range orgs[1:] {
@@ -210,6 +200,28 @@ func (s *site) up() time.Duration {
 	return time.Since(start)
 }
 
+// identitiesAtOnce: each organisation, on its own host and at the same
+// time, makes its CAs, its keys and its bundle.
+func (s *site) identitiesAtOnce() {
+	var wg sync.WaitGroup
+	errs := make([]string, len(orgs))
+	for i, o := range orgs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := s.tryFabnet(s.topo, o, "identities"); err != nil {
+				errs[i] = fmt.Sprintf("identities of %s: %v\n%s", o, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			s.t.Fatal(e)
+		}
+	}
+}
+
 // joinLater adds a peer organisation to the running channel by the
 // procedure of docs/MULTIHOST.md: the topology grows by the new org, which
 // makes its identities and trades bundles; ea writes the configuration
@@ -234,16 +246,44 @@ func (s *site) joinLater(org string) time.Duration {
 	for _, o := range orgs {
 		s.hand(o, org)
 	}
+	s.refuseForgedUpdate(org)
 	s.fabnet("ea", "add-org", "--new", org, "--out", filepath.Join(s.host("ea"), "add-"+org+".pb"))
 	s.write("party1", "add-"+org+".pb", s.read("ea", "add-"+org+".pb"))
-	s.fabnet("party1", "sign-update", "--update", filepath.Join(s.host("party1"), "add-"+org+".pb"))
+	s.fabnet("party1", "sign-update", "--new", org, "--update", filepath.Join(s.host("party1"), "add-"+org+".pb"))
 	s.write("ea", "add-"+org+".signed.pb", s.read("party1", "add-"+org+".pb"))
-	s.fabnet("ea", "submit-update", "--update", filepath.Join(s.host("ea"), "add-"+org+".signed.pb"))
+	s.fabnet("ea", "submit-update", "--new", org, "--update", filepath.Join(s.host("ea"), "add-"+org+".signed.pb"))
 	s.fabnet(org, "peer", "--chaincode", "ballot="+filepath.Join(s.tools, "ballot-cc"))
 	for _, o := range []string{org, "ea", "party1", "party2"} {
 		s.fabnet(o, "connection")
 	}
 	return time.Since(start)
+}
+
+// refuseForgedUpdate: ea writes an update that adds org with another
+// anchor peer address than the topology's; party1 refuses to sign it.
+func (s *site) refuseForgedUpdate(org string) {
+	t := s.t
+	top, err := fabnet.Load(s.topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := top.PeerOrg(org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Host = "10.203.7.99"
+	forgedTopo := filepath.Join(s.host("ea"), "forged-topology.json")
+	if err := top.Save(forgedTopo); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.tryFabnet(forgedTopo, "ea", "add-org", "--new", org, "--out", filepath.Join(s.host("ea"), "forged.pb")); err != nil {
+		t.Fatalf("add-org with the forged topology: %v\n%s", err, out)
+	}
+	s.write("party1", "forged.pb", s.read("ea", "forged.pb"))
+	out, err := s.tryFabnet(s.topo, "party1", "sign-update", "--new", org, "--update", filepath.Join(s.host("party1"), "forged.pb"))
+	if err == nil || !strings.Contains(out, "is not the update that adds "+org) {
+		t.Fatalf("party1 signed an update with a forged anchor peer for %s: %v\n%s", org, err, out)
+	}
 }
 
 func TestElectionOnSeparateHosts(t *testing.T) {

@@ -40,22 +40,27 @@ type benchReport struct {
 
 // partitionResult is what the test measured (FABVOTE_PARTITION_OUT).
 type partitionResult struct {
-	Ballots         int            `json:"ballots"`
-	RatePerSecond   float64        `json:"ratePerSecond"`
-	CutHost         string         `json:"cutHost"`
-	CutAfterSeconds float64        `json:"cutAfterSeconds"`
-	CutSeconds      float64        `json:"cutSeconds"`
-	Succeeded       int            `json:"succeeded"`
-	Failed          int            `json:"failed"`
-	Failures        map[string]int `json:"failures"`
-	RunSeconds      float64        `json:"runSeconds"`
-	HeightAtCut     int            `json:"cutHostHeightAtCut"`
-	HeightAtHeal    int            `json:"cutHostHeightAtHeal"`
-	LeaderAtHeal    int            `json:"eaHeightAtHeal"`
-	CatchUpSeconds  float64        `json:"catchUpSeconds"`
-	Recast          int            `json:"recast"`
-	FinalHeight     int            `json:"finalHeight"`
-	Timeline        []int          `json:"committedPerSecond"`
+	Ballots         int     `json:"ballots"`
+	RatePerSecond   float64 `json:"ratePerSecond"`
+	CutHost         string  `json:"cutHost"`
+	CutAfterSeconds float64 `json:"cutAfterSeconds"`
+	CutSeconds      float64 `json:"cutSeconds"`
+	// Heights of ea's peer and of the cut-off peer (party2's; 0 when the
+	// orderers' host is cut) at the cut and at the heal.
+	EAHeightAtCut      int `json:"eaHeightAtCut"`
+	EAHeightAtHeal     int `json:"eaHeightAtHeal"`
+	Party2HeightAtHeal int `json:"party2HeightAtHeal,omitempty"`
+	// RecoverSeconds runs from the heal, while the load goes on: until
+	// party2's peer has every block ea's had at the heal (party2 cut), or
+	// until ea's peer commits its first block after the heal (orderers cut).
+	RecoverSeconds float64        `json:"recoverSeconds"`
+	Succeeded      int            `json:"succeeded"`
+	Failed         int            `json:"failed"`
+	Failures       map[string]int `json:"failures"`
+	RunSeconds     float64        `json:"runSeconds"`
+	Recast         int            `json:"recast"`
+	FinalHeight    int            `json:"finalHeight"`
+	Timeline       []int          `json:"committedPerSecond"`
 }
 
 // TestPartition cuts one host off the network for FABVOTE_PARTITION_CUT
@@ -70,8 +75,6 @@ func TestPartition(t *testing.T) {
 	if os.Getenv("FABVOTE_PARTITION_TEST") != "1" {
 		t.Skip("set FABVOTE_PARTITION_TEST=1 (make multihost-partition)")
 	}
-	s := setup(t)
-	s.up()
 	n, cut := envInt(t, "FABVOTE_PARTITION_BALLOTS", 500), envDuration(t, "FABVOTE_PARTITION_CUT", 30*time.Second)
 	cutOrg := os.Getenv("FABVOTE_PARTITION_HOST")
 	if cutOrg == "" {
@@ -80,69 +83,42 @@ func TestPartition(t *testing.T) {
 	if cutOrg != "party2" && cutOrg != "orderer" {
 		t.Fatalf("FABVOTE_PARTITION_HOST=%q: want party2 (a peer's host) or orderer (the Raft leader's host)", cutOrg)
 	}
+	s := setup(t)
+	s.up()
 	lead, tail := 15*time.Second, 20*time.Second
-	res := partitionResult{Ballots: n, CutHost: cutOrg, CutSeconds: cut.Seconds(), CutAfterSeconds: lead.Seconds()}
-	res.RatePerSecond = float64(n) / (lead + cut + tail).Seconds()
+	res := partitionResult{Ballots: n, CutHost: cutOrg, CutSeconds: cut.Seconds(), CutAfterSeconds: lead.Seconds(),
+		RatePerSecond: float64(n) / (lead + cut + tail).Seconds()}
 	v := s.prepareElection(n)
 	v.open(lead + cut + tail + 45*time.Second)
-
-	bench := s.lab.Command("ea", v.fv, "bench", "--network", s.netJSON("ea"), "--org", "ea", "--ballots", "ballots.bin",
-		"--rate", strconv.FormatFloat(res.RatePerSecond, 'f', 2, 64), "--json", "bench.json", "--quiet", "--label", "partition", "--remote")
-	bench.Dir, bench.Env = s.host("ea"), append(os.Environ(), "HOME="+s.host("ea"))
-	logf, err := os.Create(filepath.Join(s.host("ea"), "bench.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	bench.Stdout, bench.Stderr = logf, logf
-	if err := bench.Start(); err != nil {
-		t.Fatal(err)
-	}
-	benchDone := make(chan error, 1)
-	go func() { benchDone <- bench.Wait() }()
-	failIfDone := func(when string) {
-		select {
-		case err := <-benchDone:
-			b, _ := os.ReadFile(logf.Name())
-			t.Fatalf("fabvote bench ended %s (%v):\n%s", when, err, b)
-		default:
-		}
-	}
+	b := s.startBench(v, res.RatePerSecond)
 	time.Sleep(lead)
-	failIfDone("before the cut")
-	res.HeightAtCut = s.mustInfo("party2").Height
+	b.failIfDone("before the cut")
+	res.EAHeightAtCut = s.mustInfo("ea").Height
 	if err := s.lab.Cut(labHost[cutOrg]); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(cut)
+	res.EAHeightAtHeal = s.mustInfo("ea").Height
 	if cutOrg == "party2" {
-		res.HeightAtHeal, res.LeaderAtHeal = s.mustInfo("party2").Height, s.mustInfo("ea").Height
+		res.Party2HeightAtHeal = s.mustInfo("party2").Height
+		if res.EAHeightAtHeal <= res.Party2HeightAtHeal {
+			t.Errorf("ea's peer (height %d) is not ahead of the cut-off peer (height %d) at the heal: the cut did not fall in the run", res.EAHeightAtHeal, res.Party2HeightAtHeal)
+		}
 	}
 	if err := s.lab.Heal(labHost[cutOrg]); err != nil {
 		t.Fatal(err)
 	}
-	healed := time.Now()
-	failIfDone("before the heal")
-	if cutOrg == "party2" && res.LeaderAtHeal <= res.HeightAtHeal {
-		t.Errorf("ea's peer (height %d) is not ahead of the cut-off peer (height %d) at the heal: the cut did not fall in the run", res.LeaderAtHeal, res.HeightAtHeal)
-	}
-	if err := <-benchDone; err != nil {
-		b, _ := os.ReadFile(logf.Name())
-		t.Fatalf("fabvote bench: %v\n%s", err, b)
-	}
-	var rep benchReport
-	if err := json.Unmarshal(s.read("ea", "bench.json"), &rep); err != nil {
-		t.Fatal(err)
-	}
+	res.RecoverSeconds = s.recoverTime(cutOrg, res.EAHeightAtHeal, time.Now()).Seconds()
+	rep := b.wait()
 	res.Succeeded, res.Failed, res.Failures, res.RunSeconds, res.Timeline = rep.Succeeded, rep.Failed, rep.Failures, rep.Seconds, rep.Timeline
-	res.CatchUpSeconds = s.waitSameLedger(t, healed).Seconds()
+	s.waitSameLedger(t)
 	if rep.Failed > 0 {
 		// The voters whose cast failed during the cut cast again; the
 		// ballots already on the ledger are refused as second votes.
 		out, _ := s.try("ea", v.fv, "cast", "--network", s.netJSON("ea"), "--ballots", "ballots.bin", "--concurrency", "16", "--quiet")
 		res.Recast = rep.Failed
 		t.Logf("recast after %d failures: %s", rep.Failed, lastLine(out))
-		s.waitSameLedger(t, time.Now())
+		s.waitSameLedger(t)
 	}
 	res.FinalHeight = s.mustInfo("ea").Height
 	v.tallyAndVerify("ea", "party1", "party2")
@@ -152,6 +128,78 @@ func TestPartition(t *testing.T) {
 		if err := atomicfile.WriteFile(out, append(b, '\n'), 0o644); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// benchRun is `fabvote bench` running on ea's host.
+type benchRun struct {
+	s    *site
+	log  string
+	done chan error
+}
+
+// startBench casts the election's ballots from ea's host at a fixed rate.
+func (s *site) startBench(v *vote, rate float64) *benchRun {
+	t := s.t
+	cmd := s.lab.Command("ea", v.fv, "bench", "--network", s.netJSON("ea"), "--org", "ea", "--ballots", "ballots.bin",
+		"--rate", strconv.FormatFloat(rate, 'f', 2, 64), "--json", "bench.json", "--quiet", "--label", "partition", "--remote")
+	cmd.Dir, cmd.Env = s.host("ea"), append(os.Environ(), "HOME="+s.host("ea"))
+	b := &benchRun{s: s, log: filepath.Join(s.host("ea"), "bench.log"), done: make(chan error, 1)}
+	logf, err := os.Create(b.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.done <- cmd.Wait(); logf.Close() }()
+	return b
+}
+
+// failIfDone fails the test when the bench has already ended.
+func (b *benchRun) failIfDone(when string) {
+	select {
+	case err := <-b.done:
+		out, _ := os.ReadFile(b.log)
+		b.s.t.Fatalf("fabvote bench ended %s (%v):\n%s", when, err, out)
+	default:
+	}
+}
+
+// wait waits for the bench to end and reads its report.
+func (b *benchRun) wait() benchReport {
+	if err := <-b.done; err != nil {
+		out, _ := os.ReadFile(b.log)
+		b.s.t.Fatalf("fabvote bench: %v\n%s", err, out)
+	}
+	var rep benchReport
+	if err := json.Unmarshal(b.s.read("ea", "bench.json"), &rep); err != nil {
+		b.s.t.Fatal(err)
+	}
+	return rep
+}
+
+// recoverTime polls, while the load goes on, until party2's peer has
+// every block ea's had at the heal (party2 cut) or ea's peer commits a
+// block after the heal (orderers cut), and returns the time since healed.
+func (s *site) recoverTime(cutOrg string, eaAtHeal int, healed time.Time) time.Duration {
+	deadline := healed.Add(3 * time.Minute)
+	for {
+		var recovered bool
+		if cutOrg == "party2" {
+			ci, err := s.info("party2")
+			recovered = err == nil && ci.Height >= eaAtHeal
+		} else {
+			recovered = s.mustInfo("ea").Height > eaAtHeal
+		}
+		if recovered {
+			return time.Since(healed)
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no recovery within 3 min of the heal of %s", cutOrg)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
@@ -165,8 +213,8 @@ func (s *site) mustInfo(org string) channelInfo {
 }
 
 // waitSameLedger waits until every org's peer has the same height and
-// last block hash, and returns how long after since that took.
-func (s *site) waitSameLedger(t *testing.T, since time.Time) time.Duration {
+// last block hash.
+func (s *site) waitSameLedger(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -179,7 +227,7 @@ func (s *site) waitSameLedger(t *testing.T, since time.Time) time.Duration {
 			same = same && ci == first
 		}
 		if same {
-			return time.Since(since)
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the peers do not agree after 2 min: %s", strings.Join(infos, "; "))

@@ -5,7 +5,7 @@
 //
 //	fabnet topology   --profile three-orgs --host ea=10.0.0.11 ... --out topology.json
 //	fabnet identities --topology T --org ORG --home DIR     its CAs, its keys, its bundle
-//	fabnet receive    --org ORG --home DIR --from OTHER --bundle PATH
+//	fabnet receive    --topology T --org ORG --home DIR --from OTHER --bundle PATH [--expect-digest SHA256]
 //	fabnet genesis    --topology T --org orderer --home DIR the channel's genesis block
 //	fabnet orderers   --topology T --org orderer --home DIR start and join the orderers
 //	fabnet peer       --topology T --org ORG --home DIR --chaincode ballot=BIN
@@ -13,7 +13,7 @@
 //	fabnet connection --topology T --org ORG --home DIR     wait for them, write network.json
 //	fabnet info       --topology T --org ORG --home DIR     its peer's channel height and hash
 //	fabnet add-org    --topology T --org ORG --home DIR --new NEW --out update.pb
-//	fabnet sign-update / submit-update --topology T --org ORG --home DIR --update update.pb
+//	fabnet sign-update / submit-update --topology T --org ORG --home DIR --new NEW --update update.pb
 //	fabnet configtx   --topology T --orderer-msp DIR --msp ORG=DIR ... --consenter-cert ORDERER=FILE ... --out configtx.yaml
 //	                  (every organisation's files on one host: network/net.sh)
 //	fabnet down       --home DIR                            stop every process of the home
@@ -74,7 +74,7 @@ func newOrgFlags(name string) *orgFlags {
 	f.fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time allowed for the step")
 	f.fs.StringVar(&f.logSpec, "log-spec", "info", "FABRIC_LOGGING_SPEC of the nodes")
 	f.fs.Var(&f.chaincodes, "chaincode", "NAME=BINARY of a chaincode service (peer; repeatable)")
-	f.fs.StringVar(&f.newOrg, "new", "", "add-org: the organisation to add to the channel")
+	f.fs.StringVar(&f.newOrg, "new", "", "add-org, sign-update, submit-update: the organisation to add to the channel")
 	f.fs.StringVar(&f.update, "update", "", "sign-update, submit-update: the configuration update envelope")
 	f.fs.StringVar(&f.out, "out", "", "add-org: where to write the update envelope")
 	f.fs.Var(&f.nodeEnv, "node-env", "KEY=VALUE for the org's orderers or peer, e.g. CORE_PEER_GATEWAY_ENDORSEMENTTIMEOUT=5s (repeatable)")
@@ -125,9 +125,80 @@ func (f *orgFlags) opts() (fabnet.NodeOptions, error) {
 	return fabnet.NodeOptions{LogSpec: f.logSpec, Env: f.nodeEnv}, nil
 }
 
+// orgStep is a step one organisation runs on its own host.
+type orgStep func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, opts fabnet.NodeOptions) error
+
+var orgSteps = map[string]orgStep{
+	"identities": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if err := fabnet.Identities(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return printDigest(h.Bundle(), h.Org+"'s bundle")
+	},
+	"genesis": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if err := fabnet.GenesisBlock(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return printDigest(h.Bundle(), h.Org+"'s bundle with the genesis block")
+	},
+	"orderers": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, opts fabnet.NodeOptions) error {
+		if err := fabnet.StartOrderers(ctx, t, h, f.tools, opts); err != nil {
+			return err
+		}
+		return fabnet.WriteConnection(t, h)
+	},
+	"peer": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, opts fabnet.NodeOptions) error {
+		bins, err := chaincodeBins(f.chaincodes)
+		if err != nil {
+			return err
+		}
+		if err := fabnet.StartPeer(ctx, t, h, f.tools, opts); err != nil {
+			return err
+		}
+		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins)
+	},
+	"commit": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if err := fabnet.Commit(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return fabnet.WriteConnection(t, h)
+	},
+	"connection": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if err := fabnet.WaitCommitted(ctx, t, h, f.tools); err != nil {
+			return err
+		}
+		return fabnet.WriteConnection(t, h)
+	},
+	"info": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		info, err := fabnet.ChannelInfo(ctx, t, h, f.tools)
+		if err == nil {
+			fmt.Println(info)
+		}
+		return err
+	},
+	"add-org": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if f.newOrg == "" || f.out == "" {
+			return errors.New("add-org: --new and --out are required")
+		}
+		return fabnet.AddOrgUpdate(ctx, t, h, f.tools, f.newOrg, f.out)
+	},
+	"sign-update": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if f.update == "" || f.newOrg == "" {
+			return errors.New("sign-update: --update and --new are required")
+		}
+		return fabnet.SignUpdate(ctx, t, h, f.tools, f.newOrg, f.update)
+	},
+	"submit-update": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+		if f.update == "" || f.newOrg == "" {
+			return errors.New("submit-update: --update and --new are required")
+		}
+		return fabnet.SubmitUpdate(ctx, t, h, f.tools, f.newOrg, f.update)
+	},
+}
+
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -140,6 +211,10 @@ func run(args []string) error {
 	case "configtx":
 		return configtx(args)
 	}
+	do, ok := orgSteps[step]
+	if !ok {
+		return fmt.Errorf("unknown step %q", step)
+	}
 	f := newOrgFlags(step)
 	t, h, err := f.parse(args)
 	if err != nil {
@@ -151,63 +226,7 @@ func run(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
-	switch step {
-	case "identities":
-		if err := fabnet.Identities(ctx, t, h, f.tools); err != nil {
-			return err
-		}
-		return printDigest(h.Bundle(), h.Org+"'s bundle")
-	case "genesis":
-		if err := fabnet.GenesisBlock(ctx, t, h, f.tools); err != nil {
-			return err
-		}
-		return printDigest(h.Bundle(), h.Org+"'s bundle with the genesis block")
-	case "orderers":
-		if err := fabnet.StartOrderers(ctx, t, h, f.tools, opts); err != nil {
-			return err
-		}
-		return fabnet.WriteConnection(t, h)
-	case "peer":
-		bins, err := chaincodeBins(f.chaincodes)
-		if err != nil {
-			return err
-		}
-		if err := fabnet.StartPeer(ctx, t, h, f.tools, opts); err != nil {
-			return err
-		}
-		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins)
-	case "commit":
-		if err := fabnet.Commit(ctx, t, h, f.tools); err != nil {
-			return err
-		}
-		return fabnet.WriteConnection(t, h)
-	case "add-org":
-		if f.newOrg == "" || f.out == "" {
-			return errors.New("add-org: --new and --out are required")
-		}
-		return fabnet.AddOrgUpdate(ctx, t, h, f.tools, f.newOrg, f.out)
-	case "sign-update", "submit-update":
-		if f.update == "" {
-			return fmt.Errorf("%s: --update is required", step)
-		}
-		if step == "sign-update" {
-			return fabnet.SignUpdate(ctx, t, h, f.tools, f.update)
-		}
-		return fabnet.SubmitUpdate(ctx, t, h, f.tools, f.update)
-	case "info":
-		info, err := fabnet.ChannelInfo(ctx, t, h, f.tools)
-		if err != nil {
-			return err
-		}
-		fmt.Println(info)
-		return nil
-	case "connection":
-		if err := fabnet.WaitCommitted(ctx, t, h, f.tools); err != nil {
-			return err
-		}
-		return fabnet.WriteConnection(t, h)
-	}
-	return fmt.Errorf("unknown step %q", step)
+	return do(ctx, f, t, h, opts)
 }
 
 func chaincodeBins(list []string) (map[string]string, error) {
@@ -253,7 +272,10 @@ func topology(args []string) error {
 	}
 	var t *fabnet.Topology
 	if *from != "" {
-		t, err = fabnet.Load(*from)
+		t, err = loadFrom(fs, *from)
+		if err == nil {
+			*base = t.OrdererOrg.Orderers[0].Port // orderer0 is on the plan's first port
+		}
 	} else if t, err = fabnet.Profile(*profile, *base, hostOf, chaincodes(ccs)); err == nil {
 		b.MaxMessageCount = *batch
 		t.Batch = b
@@ -280,6 +302,21 @@ func topology(args []string) error {
 		return err
 	}
 	return t.Save(*out)
+}
+
+// loadFrom loads the agreed topology for --from, which only --add-org
+// changes: every other flag of the profile is refused.
+func loadFrom(fs *flag.FlagSet, path string) (*fabnet.Topology, error) {
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name != "from" && fl.Name != "add-org" && fl.Name != "out" && err == nil {
+			err = fmt.Errorf("--%s does not apply with --from: the topology file decides it", fl.Name)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fabnet.Load(path)
 }
 
 // pairs reads NAME=VALUE flag values.
@@ -345,21 +382,27 @@ func configtx(args []string) error {
 
 func receive(args []string) error {
 	fs := flag.NewFlagSet("fabnet receive", flag.ContinueOnError)
+	topo := fs.String("topology", "", "the topology file (required)")
 	org := fs.String("org", "", "the organisation receiving (required)")
 	home := fs.String("home", "", "its home directory (required)")
 	from := fs.String("from", "", "the organisation whose bundle it is (required)")
 	bundle := fs.String("bundle", "", "the bundle's directory (required)")
+	digest := fs.String("expect-digest", "", "the bundle's sha256 as its organisation gave it by a second channel (refused if it differs)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *org == "" || *home == "" || *from == "" || *bundle == "" {
-		return errors.New("--org, --home, --from and --bundle are required")
+	if *topo == "" || *org == "" || *home == "" || *from == "" || *bundle == "" {
+		return errors.New("--topology, --org, --home, --from and --bundle are required")
+	}
+	t, err := fabnet.Load(*topo)
+	if err != nil {
+		return err
 	}
 	h, err := fabnet.NewHome(*home, *org)
 	if err != nil {
 		return err
 	}
-	if err := fabnet.Receive(h, *from, *bundle); err != nil {
+	if err := fabnet.Receive(t, h, *from, *bundle, *digest); err != nil {
 		return err
 	}
 	return printDigest(h.Received(*from), "received "+*from+"'s bundle")

@@ -33,14 +33,16 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"topology with a bad host", []string{"topology", "--host", "ea=10.0.0.1,x", "--out", filepath.Join(dir, "t3.json")}, "neither an IP address"},
 		{"topology with no batch", []string{"topology", "--batch-size", "0", "--out", filepath.Join(dir, "t4.json")}, "maxMessageCount"},
 		{"add-org without an address", []string{"topology", "--from", topo, "--add-org", "party3", "--out", filepath.Join(dir, "t5.json")}, "want NAME=VALUE"},
+		{"--from with --host", []string{"topology", "--from", topo, "--host", "ea=10.0.0.1", "--out", filepath.Join(dir, "t8.json")}, "--host does not apply with --from"},
 		{"add-org of a member", []string{"topology", "--from", topo, "--add-org", "party1=10.0.0.9", "--out", filepath.Join(dir, "t6.json")}, "twice"},
 		{"add-org without --new", []string{"add-org", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--out", filepath.Join(dir, "u.pb")}, "--new and --out are required"},
-		{"sign-update without --update", []string{"sign-update", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea")}, "--update is required"},
+		{"sign-update without --update", []string{"sign-update", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea")}, "--update and --new are required"},
 		{"configtx without --msp of an org", []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--msp", "ea=" + dir,
 			"--consenter-cert", "orderer0=c", "--consenter-cert", "orderer1=c", "--consenter-cert", "orderer2=c", "--out", filepath.Join(dir, "c1.yaml")}, "no MSP directory for party1"},
 		{"configtx without a consenter", []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--out", filepath.Join(dir, "c2.yaml")}, "no TLS certificate for orderer orderer0"},
 		{"topology with a bad batch timeout", []string{"topology", "--batch-timeout", "soon", "--out", filepath.Join(dir, "t7.json")}, "timeout"},
-		{"receive without --bundle", []string{"receive", "--org", "ea", "--home", dir, "--from", "party1"}, "are required"},
+		{"receive without --bundle", []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party1"}, "are required"},
+		{"receive from an org not in the topology", []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party9", "--bundle", dir}, `no organisation "party9"`},
 		{"down without --home", []string{"down"}, "--home is required"},
 	}
 	for _, tc := range tests {
@@ -51,7 +53,7 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "u.pb", "c1.yaml", "c2.yaml"} {
+	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "t8.json", "u.pb", "c1.yaml", "c2.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused topology command wrote %s", f)
 		}
@@ -65,6 +67,20 @@ func TestTopologyAddOrg(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := run([]string{"topology", "--from", topo, "--add-org", "party3=10.0.0.14", "--out", topo}); err != nil {
+		t.Fatal(err)
+	}
+	// A topology on another base port keeps its plan for the added org.
+	topo9 := filepath.Join(dir, "topology-9050.json")
+	if err := run([]string{"topology", "--profile", "three-orgs", "--base-port", "9050", "--out", topo9}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"topology", "--from", topo9, "--add-org", "party3=10.0.0.14", "--out", topo9}); err != nil {
+		t.Fatal(err)
+	}
+	if t9, err := fabnet.Load(topo9); err != nil || t9.Orgs[3].Peer.Port != 9180 {
+		t.Fatalf("party3 on a 9050 plan: %v, %v", t9, err)
+	}
+	if err := run([]string{"topology", "--from", topo, "--out", topo}); err != nil {
 		t.Fatal(err)
 	}
 	top, err := fabnet.Load(topo)
