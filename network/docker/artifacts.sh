@@ -179,7 +179,7 @@ YAML
 merge() {
 	local kind=$1 host=$2 out=$D/nodes/$2
 	mkdir -p "$out"
-	NODE_NAME=$host NODE_HOME=/var/hyperledger NODE_MSP_DIR=/etc/fabvote/msp NODE_TLS_DIR=/etc/fabvote/tls \
+	NODE_NAME=$host NODE_HOME=/var/hyperledger NODE_MSP_DIR=/etc/fabvote/msp NODE_TLS_DIR=/etc/fabvote/tls NODE_HOST=127.0.0.1 NODE_LISTEN_HOST=127.0.0.1 \
 		NODE_CC_PORT=7052 NODE_ADMIN_PORT=7053 NODE_OPS_PORT=9443 FABVOTE_CCAAS_BUILDER=/opt/fabvote/builder \
 		"$TOOLS/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" -override "$ROOT/network/config/$kind.yaml" \
 		-out "$out/$kind.native.yaml" || ddie "cfgmerge of network/config/$kind.yaml for $host failed"
