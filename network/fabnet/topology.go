@@ -155,16 +155,12 @@ func Profile(name string, basePort int, hosts map[string]string, chaincodes []Ch
 	return t, t.Check()
 }
 
+// mspID is the organisation's MSP id: the name capitalised (party1 ->
+// Party1MSP), and EAMSP for the election authority.
 func mspID(org string) string {
-	switch org {
-	case "ea":
+	if org == "ea" {
 		return "EAMSP"
-	case "party1":
-		return "Party1MSP"
-	case "party2":
-		return "Party2MSP"
 	}
-	// As the profiles' ids: the name capitalised (party3 -> Party3MSP).
 	return strings.ToUpper(org[:1]) + org[1:] + "MSP"
 }
 

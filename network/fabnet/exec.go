@@ -1,0 +1,66 @@
+package fabnet
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// run runs a tool with the node environment and returns its output.
+func run(ctx context.Context, bin string, args ...string) (string, error) {
+	return runEnv(ctx, nil, bin, args...)
+}
+
+func runEnv(ctx context.Context, env []string, bin string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = nodeEnv(env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args[:min(2, len(args))], " "), err, out)
+	}
+	return string(out), nil
+}
+
+// retry runs a tool up to n times, 2 s apart (an orderer may still be
+// electing a leader, a peer still connecting).
+func retry(ctx context.Context, n int, bin string, args ...string) (string, error) {
+	return retryEnv(ctx, n, nil, bin, args...)
+}
+
+func retryEnv(ctx context.Context, n int, env []string, bin string, args ...string) (out string, err error) {
+	for i := range n {
+		if out, err = runEnv(ctx, env, bin, args...); err == nil {
+			return out, nil
+		}
+		if i < n-1 {
+			select {
+			case <-ctx.Done():
+				return out, ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	return out, err
+}
+
+// poll calls check every 300 ms until it holds or d passes.
+func poll(ctx context.Context, d time.Duration, check func() (bool, string), what string) error {
+	end := time.Now().Add(d)
+	for {
+		ok, last := check()
+		if ok {
+			return nil
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("waited %v for %s; last answer: %s", d, what, strings.TrimSpace(last))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
