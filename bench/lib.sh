@@ -87,6 +87,10 @@ bench_net_up() {
 	fi
 	while IFS= read -r kv; do envs+=("$kv"); done < <(bench_config_env "$c")
 	envs+=("NET_PASS_ENV=$pass")
+	# cryptogen's identities unless asked otherwise: a benchmark starts a
+	# network per trial, and where the certificates come from costs the
+	# ballots nothing (both are ECDSA P-256).
+	envs+=("NET_IDENTITIES=${NET_IDENTITIES:-cryptogen}")
 	bench_log "network up: configuration $c ($(bench_config_env "$c" | tr '\n' ' '))"
 	env -u FABVOTE_SHA256 -u FABVOTE_ECDSA -u FABVOTE_COMMIT_GATE -u FABVOTE_VALIDATION_PLUGIN -u FABVOTE_PROOF_BATCH "${envs[@]}" "$NET_SH" up >"$BENCH_RUN_DIR.up.log" 2>&1 ||
 		{ tail -n 40 "$BENCH_RUN_DIR.up.log" >&2; bench_die "network up failed for $c (log: $BENCH_RUN_DIR.up.log)"; }

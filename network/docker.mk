@@ -34,10 +34,11 @@ docker-down:
 docker-clean:
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/dockernet.sh clean
 
-# The committed compose file is what gen-compose.sh prints.
+# The committed compose file is what `fabnet compose` generates from the
+# network's typed topology (network/compose).
 docker-compose-check:
-	@diff -u $(ROOT)/network/docker-compose.yaml <($(DOCKER_DIR_SH)/gen-compose.sh) || \
-		{ echo "network/docker-compose.yaml is stale: network/docker/gen-compose.sh > network/docker-compose.yaml"; exit 1; }
+	@diff -u $(ROOT)/network/docker-compose.yaml <(cd $(ROOT) && $(GO) run ./network/cmd/fabnet compose) || \
+		{ echo "network/docker-compose.yaml is stale: go run ./network/cmd/fabnet compose --out network/docker-compose.yaml"; exit 1; }
 
 docker-test: docker-compose-check $(DOCKER_DEPS)
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/test.sh

@@ -61,13 +61,15 @@ BALLOT_CC_PATH=./chaincode/ballot/cmd/ballot-cc
 # Extra KEY=VALUE settings (space-separated) for every node, e.g.
 # NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
 NET_NODE_ENV=${NET_NODE_ENV:-}
-# Where every organisation's keys and certificates come from: cryptogen (one
-# step, every organisation's keys made in one place: for development), or
-# ca: each organisation runs its own two Fabric CA servers (MSP and TLS) as
-# nodes of the network, in its own crypto directory, and enrolls its nodes
-# and users from them (network/fabca). FABRIC_CA_BIN holds fabric-ca-server
-# and fabric-ca-client (make fabric-ca).
-NET_IDENTITIES=${NET_IDENTITIES:-cryptogen}
+# Where every organisation's keys and certificates come from: ca (the
+# default): each organisation runs its own two Fabric CA servers (MSP and
+# TLS) as nodes of the network, in its own crypto directory, and enrolls its
+# nodes and users from them (network/fabca); or cryptogen: one step, every
+# organisation's keys made in one place, about 12 s faster for three orgs:
+# the quick option for development and for the test harnesses that start
+# many networks. FABRIC_CA_BIN holds fabric-ca-server and fabric-ca-client
+# (make fabric-ca).
+NET_IDENTITIES=${NET_IDENTITIES:-ca}
 FABRIC_CA_BIN=${FABRIC_CA_BIN:-$ROOT/bin}
 # NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_party2="FABVOTE_SIG_MEMO=off"): extra
 # KEY=VALUE settings for that org's peers only, after every other setting, so
@@ -484,47 +486,30 @@ abs_dir() {
 	fi
 }
 
+# gen_topology writes the profile's typed topology (network/fabnet): the
+# organisations, orderers, chaincode services and the port plan from
+# BASE_PORT. Every generated file below comes from it.
+gen_topology() {
+	local i ccs=()
+	for i in "${!CC_NAMES[@]}"; do
+		if [[ ${CC_PATHS[$i]} == "$BALLOT_CC_PATH" ]]; then ccs+=(--chaincode "${CC_NAMES[$i]}:ballot"); else ccs+=(--chaincode "${CC_NAMES[$i]}"); fi
+	done
+	"$RUN_DIR/tools/fabnet" topology --profile "$PROFILE" --base-port "$BASE_PORT" --batch-size "$BATCH_SIZE" \
+		--batch-timeout "$BATCH_TIMEOUT" --batch-preferred-bytes "$BATCH_PREFERRED_BYTES" \
+		--batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" "${ccs[@]}" --out "$RUN_DIR/topology.json" || die "fabnet topology failed"
+}
+
 gen_crypto_config() {
-	local org
-	{
-		echo "OrdererOrgs:"
-		echo "  - Name: Orderer"
-		echo "    Domain: $ORDERER_DOMAIN"
-		echo "    EnableNodeOUs: true"
-		echo "    Specs:"
-		for o in "${ORDERERS[@]}"; do
-			echo "      - Hostname: $o"
-			echo "        SANS: [localhost, 127.0.0.1]"
-		done
-		echo "PeerOrgs:"
-		for org in "${ORGS[@]}"; do
-			echo "  - Name: $(org_mspid "$org")"
-			echo "    Domain: $(org_domain "$org")"
-			echo "    EnableNodeOUs: true"
-			echo "    Specs:"
-			echo "      - Hostname: peer0"
-			echo "        SANS: [localhost, 127.0.0.1]"
-			echo "      # TLS server identity of the chaincode services that serve peer0"
-			echo "      - Hostname: ccaas0"
-			echo "        SANS: [localhost, 127.0.0.1]"
-			echo "    Users:"
-			echo "      Count: 2"
-		done
-	} >"$RUN_DIR/crypto-config.yaml"
+	"$RUN_DIR/tools/fabnet" cryptogen-config --topology "$RUN_DIR/topology.json" --out "$RUN_DIR/crypto-config.yaml" ||
+		die "fabnet cryptogen-config failed"
 }
 
 # gen_configtx writes configtx.yaml with network/fabnet's renderer (the one
-# the multi-host procedure uses), from the profile's topology and this run
-# dir's MSP directories and orderer certificates.
+# the multi-host procedure uses), from the topology and this run dir's MSP
+# directories and orderer certificates.
 gen_configtx() {
-	local fabnet=$RUN_DIR/tools/fabnet topo=$RUN_DIR/configtx/topology.json org o args=()
-	"$fabnet" topology --profile "$PROFILE" --base-port "$BASE_PORT" --batch-size "$BATCH_SIZE" \
-		--batch-timeout "$BATCH_TIMEOUT" --batch-preferred-bytes "$BATCH_PREFERRED_BYTES" \
-		--batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" --out "$topo" || die "fabnet topology failed"
-	args=(--orderer-msp "$(crypto_orderer_org)/msp")
-	for org in "${ORGS[@]}"; do args+=(--msp "$org=$(crypto_peer_org "$org")/msp"); done
-	for o in "${ORDERERS[@]}"; do args+=(--consenter-cert "$o=$(crypto_orderer "$o")/tls/server.crt"); done
-	"$fabnet" configtx --topology "$topo" "${args[@]}" --out "$RUN_DIR/configtx/configtx.yaml" || die "fabnet configtx failed"
+	"$RUN_DIR/tools/fabnet" configtx --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
+		--out "$RUN_DIR/configtx/configtx.yaml" || die "fabnet configtx failed"
 }
 
 # merge_config KIND(core|orderer) NODE: node's config dir with the merged yaml.
@@ -584,12 +569,18 @@ gen_identities() {
 			die "cryptogen failed"
 		;;
 	ca)
-		local org nodes=() o
+		# The organisations enroll at the same time, each from its own CA
+		# servers into its own directory: nothing is shared between them.
+		local org nodes=() o pids=() failed=0
 		for o in "${ORDERERS[@]}"; do nodes+=("$o"); done
-		enroll_org orderer "$ORDERER_DOMAIN" "$(crypto_orderer_org)" "$(IFS=,; echo "${nodes[*]}")" Admin
+		enroll_org orderer "$ORDERER_DOMAIN" "$(crypto_orderer_org)" "$(IFS=,; echo "${nodes[*]}")" Admin &
+		pids+=($!)
 		for org in "${ORGS[@]}"; do
-			enroll_org "$org" "$(org_domain "$org")" "$(crypto_peer_org "$org")" peer0,ccaas0 Admin,User1,User2
+			enroll_org "$org" "$(org_domain "$org")" "$(crypto_peer_org "$org")" peer0,ccaas0 Admin,User1,User2 &
+			pids+=($!)
 		done
+		for o in "${pids[@]}"; do wait "$o" || failed=1; done
+		((failed == 0)) || die "enrolling the organisations' identities failed (above)"
 		;;
 	*) die "NET_IDENTITIES=$NET_IDENTITIES: want cryptogen or ca" ;;
 	esac
@@ -721,13 +712,10 @@ deploy_cc() { # INDEX
 		NODE_ENV+=("CHAINCODE_ID=$pid" "CHAINCODE_SERVER_ADDRESS=127.0.0.1:$(ccaas_port "$org" "$idx")"
 			"CHAINCODE_TLS_CERT_FILE=$tls/server.crt" "CHAINCODE_TLS_KEY_FILE=$tls/server.key"
 			"CHAINCODE_TLS_CLIENT_CA_FILE=$(org_tlsca "$org")")
-		rm -f "$(node_dir "$ccnode")/ops"
 		if [[ $path == "$BALLOT_CC_PATH" ]]; then
 			NODE_ENV+=("FABVOTE_OPS_ADDR=127.0.0.1:$(ccaas_ops_port "$org" "$idx")")
 		fi
 		define_node "$ccnode" "$(ccaas_port "$org" "$idx")" "$RUN_DIR/ccbin/$name"
-		# network.json lists the operations endpoint of the services that have one.
-		[[ $path == "$BALLOT_CC_PATH" ]] && write_file "$(node_dir "$ccnode")/ops" "127.0.0.1:$(ccaas_ops_port "$org" "$idx")"
 		start_node "$ccnode"
 		retry 3 peer_cli "$org" lifecycle chaincode install "$pkg" >/dev/null ||
 			fail_node "$(peer_name "$org")" "install of $name on $(peer_name "$org") failed"
@@ -761,91 +749,10 @@ deploy_cc() { # INDEX
 
 # ---------------------------------------------------------------- network.json
 
-json_str() { # escape for JSON (paths and names only: no control characters)
-	local s=${1//\\/\\\\}
-	printf '"%s"' "${s//\"/\\\"}"
-}
-
-# chaincode_services_json ORG: the JSON objects of ORG's chaincode services,
-# in chaincodes.list order (the order of their ports).
-chaincode_services_json() {
-	local org=$1 name i=0 ops sep=""
-	while read -r name; do
-		[[ -n $name ]] || continue
-		ops=$(cat "$(node_dir "cc.$name.$(peer_name "$org")")/ops" 2>/dev/null || true)
-		printf '%s{"name": %s, "endpoint": "127.0.0.1:%s", "operationsEndpoint": %s}' "$sep" "$(json_str "$name")" \
-			"$(ccaas_port "$org" "$i")" "$(json_str "$ops")"
-		sep=", "
-		i=$((i + 1))
-	done < <(cat "$RUN_DIR/chaincodes.list" 2>/dev/null)
-}
-
 write_network_json() {
-	local org o first=1 out cc ccs=""
-	while read -r cc; do
-		[[ -n $cc ]] && ccs+="${ccs:+, }$(json_str "$cc")"
-	done < <(cat "$RUN_DIR/chaincodes.list" 2>/dev/null)
-	out="{
-  \"profile\": $(json_str "$PROFILE"),
-  \"channel\": $(json_str "$CHANNEL"),
-  \"runDir\": $(json_str "$RUN_DIR"),
-  \"basePort\": $BASE_PORT,
-  \"batch\": {\"maxMessageCount\": $BATCH_SIZE, \"timeout\": $(json_str "$BATCH_TIMEOUT"), \"preferredMaxBytes\": $(json_str "$BATCH_PREFERRED_BYTES")},
-  \"chaincodes\": [$ccs],
-  \"orgs\": ["
-	for org in "${ORGS[@]}"; do
-		((first)) || out+=","
-		first=0
-		local admin user1 user2
-		admin=$(crypto_user "$org" Admin)/msp
-		user1=$(crypto_user "$org" User1)/msp
-		user2=$(crypto_user "$org" User2)/msp
-		out+="
-    {
-      \"name\": $(json_str "$org"),
-      \"mspID\": $(json_str "$(org_mspid "$org")"),
-      \"domain\": $(json_str "$(org_domain "$org")"),
-      \"tlsCACert\": $(json_str "$(org_tlsca "$org")"),
-      \"peers\": [{
-        \"name\": $(json_str "$(peer_name "$org")"),
-        \"endpoint\": \"127.0.0.1:$(peer_port "$org")\",
-        \"tlsCACert\": $(json_str "$(org_tlsca "$org")"),
-        \"serverNameOverride\": $(json_str "peer0.$(org_domain "$org")"),
-        \"operationsEndpoint\": \"127.0.0.1:$(peer_ops_port "$org")\"
-      }],
-      \"chaincodeServices\": [$(chaincode_services_json "$org")],
-      \"monitoringClient\": {\"cert\": $(json_str "$(crypto_user "$org" User1)/tls/client.crt"), \"key\": $(json_str "$(crypto_user "$org" User1)/tls/client.key")},
-      \"identities\": {
-        \"admin\": {\"cert\": $(json_str "$admin/signcerts/Admin@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$admin/keystore/priv_sk")},
-        \"user1\": {\"cert\": $(json_str "$user1/signcerts/User1@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$user1/keystore/priv_sk")},
-        \"user2\": {\"cert\": $(json_str "$user2/signcerts/User2@$(org_domain "$org")-cert.pem"), \"key\": $(json_str "$user2/keystore/priv_sk")}
-      }
-    }"
-	done
-	out+="
-  ],
-  \"orderers\": ["
-	first=1
-	for o in "${ORDERERS[@]}"; do
-		((first)) || out+=","
-		first=0
-		out+="
-    {
-      \"name\": $(json_str "$o"),
-      \"mspID\": $(json_str "$ORDERER_MSPID"),
-      \"endpoint\": \"127.0.0.1:$(orderer_port "$o")\",
-      \"tlsCACert\": $(json_str "$(orderer_tlsca)"),
-      \"serverNameOverride\": $(json_str "$o.$ORDERER_DOMAIN"),
-      \"adminEndpoint\": \"127.0.0.1:$(orderer_admin_port "$o")\",
-      \"operationsEndpoint\": \"127.0.0.1:$(orderer_ops_port "$o")\"
-    }"
-	done
-	out+="
-  ],
-  \"ordererAdmin\": {\"cert\": $(json_str "$(orderer_admin_tls)/client.crt"), \"key\": $(json_str "$(orderer_admin_tls)/client.key"), \"tlsCACert\": $(json_str "$(orderer_tlsca)")}
-}
-"
-	write_file "$RUN_DIR/network.json" "$out"
+	"$RUN_DIR/tools/fabnet" local-connection --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
+		--run-dir "$RUN_DIR" --profile "$PROFILE" --base-port "$BASE_PORT" --out "$RUN_DIR/network.json" ||
+		die "fabnet local-connection failed"
 }
 
 # ---------------------------------------------------------------- commands
@@ -930,6 +837,7 @@ cmd_up() {
 	log "profile $PROFILE in $RUN_DIR, binaries $FABRIC_BIN, base port $BASE_PORT"
 
 	build_tools
+	gen_topology
 	gen_crypto_config
 	gen_identities
 	create_channel

@@ -16,7 +16,7 @@ export FABRIC_BIN FABRIC_CFG_SRC CHAINCODES GO RUN ROOT
 
 .PHONY: network-up network-down network-status network-test network-unit monitoring-config monitoring-dashboard
 
-network-up:
+network-up: fabric-ca
 	PROFILE=$(or $(PROFILE),solo-org) $(NET_SH) up
 
 network-down:

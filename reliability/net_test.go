@@ -60,6 +60,10 @@ func startNet(t *testing.T, name, profile string, slot int, chaincodes string, e
 		"BASE_PORT=" + strconv.Itoa(portSlot(t, slot)),
 		"NET_SET_CURRENT=0",
 		"CHAINCODES=" + chaincodes,
+		// cryptogen, the quick option: this suite starts a dozen networks and
+		// tests faults, not enrollment (network-test and the end-to-end
+		// tests run on Fabric CA identities).
+		"NET_IDENTITIES=cryptogen",
 	}
 	n.env = append(n.env, extraEnv...)
 	// A network of an earlier, interrupted run in the same directory goes first.

@@ -30,13 +30,13 @@ fabvote:
 docs:
 	$(GO) test -count=1 -run '^TestCLIReference$$' ./cmd/fabvote -args -update
 
-demo: fabric fabvote
+demo: fabric fabric-ca fabvote
 	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) $(ROOT)/scripts/demo.sh
 
-e2e-test: fabric fabvote
+e2e-test: fabric fabric-ca fabvote
 	ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) GO=$(GO) $(ROOT)/scripts/e2e.sh
 
-e2e-test-o4: fabric fabvote
+e2e-test-o4: fabric fabric-ca fabvote
 	ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) GO=$(GO) FABVOTE_VALIDATION_PLUGIN=ballotvscc \
 		E2E_RUN=$(BUILD)/e2e-o4-run E2E_BASE_PORT=$(or $(E2E_O4_BASE_PORT),9050) \
 		E2E_RUN_FLAGS="-run TestElection" $(ROOT)/scripts/e2e.sh

@@ -65,6 +65,9 @@ func definitionFlags(t *Topology, cc Chaincode) []string {
 // TLS server pair the org's TLS CA issued to ccaas0; only the org's own
 // peer (a client of the same TLS CA) can connect.
 func (h Home) startService(ctx context.Context, o *PeerOrg, cc Chaincode, s Service, bin, pkgID string) error {
+	if s.Host != "" {
+		return fmt.Errorf("%s's %s service has a host of its own (%s), as a container has: fabnet runs services beside their peer", o.Name, cc.Name, s.Host)
+	}
 	tls := filepath.Join(h.nodeCrypto("peers", "ccaas0", o.Domain), "tls")
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
 	env := []string{"CHAINCODE_ID=" + pkgID, "CHAINCODE_SERVER_ADDRESS=" + addr,

@@ -183,8 +183,8 @@ func Configtx(t *Topology, files ConfigtxFiles) ([]byte, error) {
 		if cert == "" {
 			return nil, fmt.Errorf("no TLS certificate for orderer %s", o.Name)
 		}
-		data.Consenters = append(data.Consenters, consenter{Host: oo.Host, Port: o.Port,
-			Endpoint: net.JoinHostPort(oo.Host, strconv.Itoa(o.Port)), Cert: cert})
+		data.Consenters = append(data.Consenters, consenter{Host: oo.HostOf(o), Port: o.Port,
+			Endpoint: net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.Port)), Cert: cert})
 	}
 	for _, o := range t.Orgs {
 		msp := files.MSP[o.Name]
@@ -265,7 +265,7 @@ func startOrderer(ctx context.Context, t *Topology, h Home, tools Tools, opts No
 	oo := t.OrdererOrg
 	dir, tls := h.Node(o.Name), filepath.Join(h.nodeCrypto("orderers", o.Name, oo.Domain), "tls")
 	vars := map[string]string{
-		"NODE_NAME": o.Name, "NODE_HOME": dir, "NODE_HOST": oo.Host, "NODE_LISTEN_HOST": listenHost(oo.Host),
+		"NODE_NAME": o.Name, "NODE_HOME": dir, "NODE_HOST": oo.HostOf(o), "NODE_LISTEN_HOST": listenHost(oo.HostOf(o)),
 		"NODE_PORT": strconv.Itoa(o.Port), "NODE_ADMIN_PORT": strconv.Itoa(o.AdminPort), "NODE_OPS_PORT": strconv.Itoa(o.OpsPort),
 		"NODE_TLS_DIR": tls, "NODE_MSP_DIR": filepath.Join(h.nodeCrypto("orderers", o.Name, oo.Domain), "msp"), "NODE_MSPID": oo.MSPID,
 	}
@@ -274,7 +274,7 @@ func startOrderer(ctx context.Context, t *Topology, h Home, tools Tools, opts No
 	}
 	p := Proc{Name: o.Name, Path: filepath.Join(tools.Fabric, "orderer"), Dir: dir,
 		Env:   nodeEnv(append([]string{"FABRIC_CFG_PATH=" + dir, "FABRIC_LOGGING_SPEC=" + opts.logSpec()}, opts.Env...)...),
-		Ready: net.JoinHostPort(dialHost(oo.Host), strconv.Itoa(o.Port))}
+		Ready: net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.Port))}
 	return h.Start(ctx, p)
 }
 
@@ -289,7 +289,7 @@ func dialHost(host string) string {
 func osnJoin(ctx context.Context, t *Topology, h Home, tools Tools, o Orderer, block string) error {
 	oo := t.OrdererOrg
 	admin := filepath.Join(h.user("Admin", oo.Domain), "tls")
-	flags := []string{"--channelID", t.Channel, "-o", net.JoinHostPort(dialHost(oo.Host), strconv.Itoa(o.AdminPort)),
+	flags := []string{"--channelID", t.Channel, "-o", net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.AdminPort)),
 		"--ca-file", h.tlsCA(oo.Domain), "--client-cert", filepath.Join(admin, "client.crt"), "--client-key", filepath.Join(admin, "client.key")}
 	osn := filepath.Join(tools.Fabric, "osnadmin")
 	if _, err := retry(ctx, 5, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...); err != nil {

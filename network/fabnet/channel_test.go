@@ -95,6 +95,13 @@ func TestConfigtx(t *testing.T) {
 			top.Batch.Timeout = "2s"
 			return top
 		}(), 7},
+		{"three-orgs as containers, every orderer a host of its own", func() *Topology {
+			top, err := Containers("three-orgs", testChaincodes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return top
+		}(), 500},
 		{"solo-org", func() *Topology {
 			top, err := Profile("solo-org", 8050, map[string]string{"orderer": "orderer.example.org"}, nil)
 			if err != nil {
@@ -127,7 +134,7 @@ func TestConfigtx(t *testing.T) {
 			}
 			var wantEndpoints []string
 			for _, o := range oo.Orderers {
-				wantEndpoints = append(wantEndpoints, net.JoinHostPort(oo.Host, strconv.Itoa(o.Port)))
+				wantEndpoints = append(wantEndpoints, net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.Port)))
 			}
 			if !reflect.DeepEqual(ord.OrdererEndpoints, wantEndpoints) {
 				t.Errorf("OrdererEndpoints %v, want %v", ord.OrdererEndpoints, wantEndpoints)
@@ -151,15 +158,15 @@ func TestConfigtx(t *testing.T) {
 				}
 			}
 
-			// Raft: one consenter per orderer, at the orderer org's host.
+			// Raft: one consenter per orderer, at its host.
 			cs := doc.Orderer.EtcdRaft.Consenters
 			if len(cs) != len(oo.Orderers) {
 				t.Fatalf("%d consenters, want %d", len(cs), len(oo.Orderers))
 			}
 			for i, o := range oo.Orderers {
 				wantCert := filepath.Join(h.Dir, "crypto", "orderers", o.Name+"."+oo.Domain, "tls", "server.crt")
-				if cs[i].Host != oo.Host || cs[i].Port != o.Port || cs[i].ClientTLSCert != wantCert || cs[i].ServerTLSCert != wantCert {
-					t.Errorf("consenter %d: %+v, want %s:%d with %s", i, cs[i], oo.Host, o.Port, wantCert)
+				if cs[i].Host != oo.HostOf(o) || cs[i].Port != o.Port || cs[i].ClientTLSCert != wantCert || cs[i].ServerTLSCert != wantCert {
+					t.Errorf("consenter %d: %+v, want %s:%d with %s", i, cs[i], oo.HostOf(o), o.Port, wantCert)
 				}
 			}
 			if doc.Orderer.OrdererType != "etcdraft" {

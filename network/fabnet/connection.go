@@ -26,10 +26,10 @@ func WriteConnection(t *Topology, h Home) error {
 	oo := t.OrdererOrg
 	for _, o := range oo.Orderers {
 		n.Orderers = append(n.Orderers, netjson.Orderer{Name: o.Name, MSPID: oo.MSPID,
-			Endpoint:  net.JoinHostPort(oo.Host, strconv.Itoa(o.Port)),
+			Endpoint:  net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.Port)),
 			TLSCACert: h.orgTLSCA(oo.Name, oo.Domain), ServerNameOverride: o.Name + "." + oo.Domain,
-			AdminEndpoint:      net.JoinHostPort(oo.Host, strconv.Itoa(o.AdminPort)),
-			OperationsEndpoint: net.JoinHostPort(oo.Host, strconv.Itoa(o.OpsPort))})
+			AdminEndpoint:      net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.AdminPort)),
+			OperationsEndpoint: net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.OpsPort))})
 	}
 	if h.Org == oo.Name {
 		admin := filepath.Join(h.user("Admin", oo.Domain), "tls")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/fabvote/fabvote/network/fabca"
@@ -26,18 +27,22 @@ type Tools struct {
 
 // orgIdentity is what the org's CAs enroll.
 type orgIdentity struct {
-	name, domain, host string
-	caPort             int
-	orderer            bool
-	nodes, users       []string
+	name, domain string
+	hosts        []string // the addresses its nodes' TLS certificates name
+	caPort       int
+	orderer      bool
+	nodes, users []string
 }
 
 func (t *Topology) identityOf(org string) (orgIdentity, error) {
 	if org == t.OrdererOrg.Name {
 		oo := t.OrdererOrg
-		id := orgIdentity{name: oo.Name, domain: oo.Domain, host: oo.Host, caPort: oo.CAPort, orderer: true, users: []string{"Admin"}}
+		id := orgIdentity{name: oo.Name, domain: oo.Domain, hosts: []string{oo.Host}, caPort: oo.CAPort, orderer: true, users: []string{"Admin"}}
 		for _, o := range oo.Orderers {
 			id.nodes = append(id.nodes, o.Name)
+			if o.Host != "" && !slices.Contains(id.hosts, o.Host) {
+				id.hosts = append(id.hosts, o.Host)
+			}
 		}
 		return id, nil
 	}
@@ -45,7 +50,7 @@ func (t *Topology) identityOf(org string) (orgIdentity, error) {
 	if err != nil {
 		return orgIdentity{}, err
 	}
-	return orgIdentity{name: o.Name, domain: o.Domain, host: o.Host, caPort: o.CAPort,
+	return orgIdentity{name: o.Name, domain: o.Domain, hosts: []string{o.Host}, caPort: o.CAPort,
 		nodes: []string{o.Peer.Name, "ccaas0"}, users: []string{"Admin", "User1", "User2"}}, nil
 }
 
@@ -75,8 +80,10 @@ func Identities(ctx context.Context, t *Topology, h Home, tools Tools) error {
 		servers[which] = s
 	}
 	org := fabca.Org{Domain: id.domain, Dir: h.Crypto(), Orderer: id.orderer, Nodes: id.nodes, Users: id.users}
-	if id.host != "127.0.0.1" {
-		org.Hosts = []string{id.host}
+	for _, host := range id.hosts {
+		if host != "127.0.0.1" {
+			org.Hosts = append(org.Hosts, host)
+		}
 	}
 	e := &fabca.Enroller{Client: filepath.Join(tools.FabricCA, "fabric-ca-client"), CA: servers["ca"], TLSCA: servers["tlsca"]}
 	if err := e.Enroll(ctx, org); err != nil {

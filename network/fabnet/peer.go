@@ -171,6 +171,6 @@ func ChannelInfo(ctx context.Context, t *Topology, h Home, tools Tools) (string,
 // orderer org's TLS root from its bundle.
 func (h Home) ordererFlags(t *Topology) []string {
 	oo := t.OrdererOrg
-	return []string{"-o", net.JoinHostPort(oo.Host, strconv.Itoa(oo.Orderers[0].Port)), "--tls",
+	return []string{"-o", net.JoinHostPort(oo.HostOf(oo.Orderers[0]), strconv.Itoa(oo.Orderers[0].Port)), "--tls",
 		"--cafile", h.orgTLSCA(oo.Name, oo.Domain)}
 }

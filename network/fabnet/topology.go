@@ -54,7 +54,10 @@ type OrdererOrg struct {
 
 // Orderer is one ordering node.
 type Orderer struct {
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	// Host, when set, is this orderer's own address (a machine or a
+	// container of its own); empty, it is the ordering organisation's Host.
+	Host      string `json:"host,omitempty"`
 	Port      int    `json:"port"`
 	AdminPort int    `json:"adminPort"`
 	OpsPort   int    `json:"opsPort"`
@@ -87,8 +90,27 @@ type Peer struct {
 // Service is a chaincode service's gRPC port and its operations port
 // (/metrics and /healthz, plain HTTP; 0 when it has none).
 type Service struct {
-	Port    int `json:"port"`
-	OpsPort int `json:"opsPort"`
+	// Host, when set, is the service's own address (a container of its
+	// own); empty, the service runs beside its peer on the peer's loopback.
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port"`
+	OpsPort int    `json:"opsPort"`
+}
+
+// HostOf is the address the others dial orderer o at.
+func (oo *OrdererOrg) HostOf(o Orderer) string {
+	if o.Host != "" {
+		return o.Host
+	}
+	return oo.Host
+}
+
+// hostOf is where service s listens: its own host, or its peer's.
+func (o *PeerOrg) hostOf(s Service) string {
+	if s.Host != "" {
+		return s.Host
+	}
+	return o.Host
 }
 
 // Chaincode is a chaincode every organisation runs as a service.
@@ -217,8 +239,11 @@ func (t *Topology) Check() error {
 			return fmt.Errorf("orderer %q appears twice", o.Name)
 		}
 		orderers[o.Name] = true
+		if err := checkHost(o.Name, oo.HostOf(o)); err != nil {
+			return err
+		}
 		for _, p := range []int{o.Port, o.AdminPort, o.OpsPort} {
-			if err := listen(o.Name, oo.Host, p); err != nil {
+			if err := listen(o.Name, oo.HostOf(o), p); err != nil {
 				return err
 			}
 		}
@@ -263,15 +288,30 @@ func (t *Topology) checkPeerOrgs(listen func(string, string, int) error) error {
 				return err
 			}
 		}
-		ports := []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort}
-		for _, s := range o.Peer.Services {
-			ports = append(ports, s.Port)
-			if s.OpsPort != 0 {
-				ports = append(ports, s.OpsPort)
+		for _, p := range []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort} {
+			if err := listen(o.Name+"'s peer", o.Host, p); err != nil {
+				return err
 			}
 		}
+		if err := checkServices(o, listen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkServices(o PeerOrg, listen func(string, string, int) error) error {
+	for k, s := range o.Peer.Services {
+		what := fmt.Sprintf("%s's chaincode service %d", o.Name, k)
+		if err := checkHost(what, o.hostOf(s)); err != nil {
+			return err
+		}
+		ports := []int{s.Port}
+		if s.OpsPort != 0 {
+			ports = append(ports, s.OpsPort)
+		}
 		for _, p := range ports {
-			if err := listen(o.Name+"'s peer", o.Host, p); err != nil {
+			if err := listen(what, o.hostOf(s), p); err != nil {
 				return err
 			}
 		}
@@ -302,11 +342,18 @@ func checkOrg(name, msp, domain, host string) error {
 		return fmt.Errorf("organisation %s: MSP id %q", name, msp)
 	case !domainRE.MatchString(domain):
 		return fmt.Errorf("organisation %s: domain %q is not a DNS name", name, domain)
+	}
+	return checkHost("organisation "+name, host)
+}
+
+// checkHost refuses an address that is neither an IPv4 address nor a DNS name.
+func checkHost(what, host string) error {
+	switch {
 	case net.ParseIP(host) == nil && !domainRE.MatchString(host):
-		return fmt.Errorf("organisation %s: host %q is neither an IP address nor a DNS name", name, host)
+		return fmt.Errorf("%s: host %q is neither an IP address nor a DNS name", what, host)
 	case strings.Contains(host, ":"):
 		// The nodes' configuration joins host and port as host:port.
-		return fmt.Errorf("organisation %s: host %q: IPv6 addresses are not supported; give a DNS name", name, host)
+		return fmt.Errorf("%s: host %q: IPv6 addresses are not supported; give a DNS name", what, host)
 	}
 	return nil
 }

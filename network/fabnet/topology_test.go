@@ -219,7 +219,14 @@ func TestCheck(t *testing.T) {
 		{"peer named as the chaincode service", func(t *Topology) { t.Orgs[1].Peer.Name = "ccaas0" }, []string{"party1", "peer name"}},
 		{"port out of range", func(t *Topology) { t.Orgs[1].Peer.Port = 70000 }, []string{"party1's peer", "70000", "out of range"}},
 		{"port zero", func(t *Topology) { t.OrdererOrg.Orderers[0].AdminPort = 0 }, []string{"orderer0", "port 0", "out of range"}},
-		{"negative service port", func(t *Topology) { t.Orgs[0].Peer.Services[1].Port = -1 }, []string{"ea's peer", "-1", "out of range"}},
+		{"negative service port", func(t *Topology) { t.Orgs[0].Peer.Services[1].Port = -1 }, []string{"ea's chaincode service 1", "-1", "out of range"}},
+		{"orderer host not a name", func(t *Topology) { t.OrdererOrg.Orderers[1].Host = "bad host" }, []string{"orderer1", "bad host"}},
+		{"orderer host IPv6", func(t *Topology) { t.OrdererOrg.Orderers[1].Host = "::1" }, []string{"orderer1", "IPv6"}},
+		{"two orderers on one own host:port", func(t *Topology) {
+			t.OrdererOrg.Orderers[0].Host, t.OrdererOrg.Orderers[1].Host = "o.example.org", "o.example.org"
+			t.OrdererOrg.Orderers[1].Port = t.OrdererOrg.Orderers[0].Port
+		}, []string{"orderer0", "orderer1", "o.example.org"}},
+		{"service host not a name", func(t *Topology) { t.Orgs[1].Peer.Services[0].Host = "a_b" }, []string{"party1's chaincode service 0", "a_b"}},
 		{"CA range past 65535", func(t *Topology) { t.OrdererOrg.CAPort = 65534 }, []string{"orderer org's CAs", "65536", "out of range"}},
 		{"a DNS name is a host", func(t *Topology) { t.Orgs[1].Host = "party1.example.org" }, nil},
 		{"an IPv6 host", func(t *Topology) { t.Orgs[0].Host = "fd00::1" }, []string{"ea", "IPv6", "DNS name"}},

@@ -2,9 +2,10 @@
 // writes to run/<profile>/network.json and opens Fabric Gateway connections
 // from it.
 //
-// network/net.sh writes the file (bash, no JSON library); this package is the
-// one Go definition of its fields: the CLI's gateway client (internal/gateway),
-// the readiness probe, the monitoring configuration and the tests read it.
+// This package is the one Go definition of its fields: network/fabnet
+// writes it (for net.sh's network, the Docker network and each host of a
+// multi-host network), and the CLI's gateway client (internal/gateway), the
+// readiness probe, the monitoring configuration and the tests read it.
 package netjson
 
 import (
@@ -30,12 +31,20 @@ type Network struct {
 	Channel    string    `json:"channel"`
 	RunDir     string    `json:"runDir"`
 	BasePort   int       `json:"basePort"`
+	Batch      *Batch    `json:"batch,omitempty"`
 	Chaincodes []string  `json:"chaincodes"`
 	Orgs       []Org     `json:"orgs"`
 	Orderers   []Orderer `json:"orderers"`
 	// OrdererAdmin is the orderer organisation's TLS client pair: the
 	// channel participation API and the orderers' /metrics accept it.
 	OrdererAdmin TLSClient `json:"ordererAdmin"`
+}
+
+// Batch is the channel's block cutting, as its genesis block set it.
+type Batch struct {
+	MaxMessageCount   int    `json:"maxMessageCount"`
+	Timeout           string `json:"timeout"`
+	PreferredMaxBytes string `json:"preferredMaxBytes"`
 }
 
 // TLSClient names the PEM files of a TLS client certificate and key, and

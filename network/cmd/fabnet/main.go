@@ -15,7 +15,12 @@
 //	fabnet add-org    --topology T --org ORG --home DIR --new NEW --out update.pb
 //	fabnet sign-update / submit-update --topology T --org ORG --home DIR --new NEW --update update.pb
 //	fabnet configtx   --topology T --orderer-msp DIR --msp ORG=DIR ... --consenter-cert ORDERER=FILE ... --out configtx.yaml
-//	                  (every organisation's files on one host: network/net.sh)
+//	                  or --crypto DIR: every organisation's files in one cryptogen-layout directory
+//	fabnet cryptogen-config --topology T [--service-host ccaas0] --out crypto-config.yaml
+//	fabnet local-connection --topology T --crypto DIR --run-dir DIR --profile P --out network.json
+//	fabnet compose    [--out FILE]                          the Docker network's compose file
+//	                  (these four: networks with every organisation's files on one host,
+//	                  network/net.sh and the Docker network)
 //	fabnet down       --home DIR                            stop every process of the home
 //	fabnet status     --home DIR
 package main
@@ -198,7 +203,7 @@ var orgSteps = map[string]orgStep{
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-connection, compose, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -210,6 +215,12 @@ func run(args []string) error {
 		return receive(args)
 	case "configtx":
 		return configtx(args)
+	case "cryptogen-config":
+		return cryptogenConfig(args)
+	case "local-connection":
+		return localConnection(args)
+	case "compose":
+		return composeFile(args)
 	}
 	do, ok := orgSteps[step]
 	if !ok {
@@ -252,6 +263,7 @@ func topology(args []string) error {
 	base := fs.Int("base-port", 7050, "the first port of the port plan")
 	out := fs.String("out", "", "the topology file to write (required)")
 	batch := fs.Int("batch-size", 500, "transactions per block at most")
+	containers := fs.Bool("containers", false, "every node a container of its own, as the Docker network runs them (fabnet.Containers)")
 	var b fabnet.Batch
 	fs.StringVar(&b.Timeout, "batch-timeout", "250ms", "how long the orderer waits to fill a block")
 	fs.StringVar(&b.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
@@ -270,8 +282,16 @@ func topology(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *containers && (*from != "" || len(hosts) > 0) {
+		return errors.New("--containers names every node's host itself: not with --from or --host")
+	}
 	var t *fabnet.Topology
-	if *from != "" {
+	if *containers {
+		if t, err = fabnet.Containers(*profile, chaincodes(ccs)); err == nil {
+			b.MaxMessageCount = *batch
+			t.Batch = b
+		}
+	} else if *from != "" {
 		t, err = loadFrom(fs, *from)
 		if err == nil {
 			*base = t.OrdererOrg.Orderers[0].Port // orderer0 is on the plan's first port
@@ -351,7 +371,8 @@ func chaincodes(list []string) []fabnet.Chaincode {
 func configtx(args []string) error {
 	fs := flag.NewFlagSet("fabnet configtx", flag.ContinueOnError)
 	topo := fs.String("topology", "", "the topology file (required)")
-	ordererMSP := fs.String("orderer-msp", "", "the ordering organisation's MSP directory (required)")
+	ordererMSP := fs.String("orderer-msp", "", "the ordering organisation's MSP directory (or --crypto)")
+	crypto := fs.String("crypto", "", "every organisation's files in this cryptogen-layout directory, instead of --orderer-msp, --msp and --consenter-cert")
 	out := fs.String("out", "", "configtx.yaml to write (required)")
 	var msps, certs multiFlag
 	fs.Var(&msps, "msp", "ORG=DIR: a peer organisation's MSP directory (one per organisation)")
@@ -359,12 +380,18 @@ func configtx(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *topo == "" || *ordererMSP == "" || *out == "" {
-		return errors.New("--topology, --orderer-msp and --out are required")
+	if *topo == "" || *out == "" || (*ordererMSP == "") == (*crypto == "") {
+		return errors.New("--topology, --out and one of --orderer-msp and --crypto are required")
 	}
 	t, err := fabnet.Load(*topo)
 	if err != nil {
 		return err
+	}
+	if *crypto != "" {
+		if len(msps) > 0 || len(certs) > 0 {
+			return errors.New("--crypto names every MSP and certificate: not with --msp or --consenter-cert")
+		}
+		return writeConfigtx(t, fabnet.Layout{Dir: *crypto}.ConfigtxFiles(t), *out)
 	}
 	files := fabnet.ConfigtxFiles{OrdererMSP: *ordererMSP}
 	if files.MSP, err = pairs("--msp", msps); err != nil {
@@ -373,11 +400,15 @@ func configtx(args []string) error {
 	if files.ConsenterCert, err = pairs("--consenter-cert", certs); err != nil {
 		return err
 	}
+	return writeConfigtx(t, files, *out)
+}
+
+func writeConfigtx(t *fabnet.Topology, files fabnet.ConfigtxFiles, out string) error {
 	text, err := fabnet.Configtx(t, files)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(*out, text, 0o644)
+	return atomicfile.WriteFile(out, text, 0o644)
 }
 
 func receive(args []string) error {

@@ -44,6 +44,12 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"receive without --bundle", []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party1"}, "are required"},
 		{"receive from an org not in the topology", []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party9", "--bundle", dir}, `no organisation "party9"`},
 		{"down without --home", []string{"down"}, "--home is required"},
+		{"containers with --host", []string{"topology", "--containers", "--host", "ea=10.0.0.1", "--out", filepath.Join(dir, "t9.json")}, "not with --from or --host"},
+		{"configtx with --crypto and --msp", []string{"configtx", "--topology", topo, "--crypto", dir, "--msp", "ea=" + dir, "--out", filepath.Join(dir, "c3.yaml")}, "not with --msp"},
+		{"configtx with --crypto and --orderer-msp", []string{"configtx", "--topology", topo, "--crypto", dir, "--orderer-msp", dir, "--out", filepath.Join(dir, "c4.yaml")}, "one of --orderer-msp and --crypto"},
+		{"cryptogen-config without --out", []string{"cryptogen-config", "--topology", topo}, "--topology and --out are required"},
+		{"local-connection without --crypto", []string{"local-connection", "--topology", topo, "--profile", "p", "--out", filepath.Join(dir, "n1.json")}, "--crypto"},
+		{"local-connection of a bad topology", []string{"local-connection", "--topology", filepath.Join(dir, "none.json"), "--crypto", dir, "--profile", "p", "--out", filepath.Join(dir, "n2.json")}, "none.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +59,7 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "t8.json", "u.pb", "c1.yaml", "c2.yaml"} {
+	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "t8.json", "t9.json", "u.pb", "c1.yaml", "c2.yaml", "c3.yaml", "c4.yaml", "n1.json", "n2.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused topology command wrote %s", f)
 		}

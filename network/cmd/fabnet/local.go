@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/compose"
+	"github.com/fabvote/fabvote/network/fabnet"
+)
+
+// cryptogenConfig writes cryptogen's configuration for a network whose
+// organisations' keys are all made on this host (development only).
+func cryptogenConfig(args []string) error {
+	fs := flag.NewFlagSet("fabnet cryptogen-config", flag.ContinueOnError)
+	topo := fs.String("topology", "", "the topology file (required)")
+	serviceHost := fs.String("service-host", "ccaas0", "the host name of the chaincode services' TLS identity")
+	out := fs.String("out", "", "crypto-config.yaml to write (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *topo == "" || *out == "" {
+		return errors.New("--topology and --out are required")
+	}
+	t, err := fabnet.Load(*topo)
+	if err != nil {
+		return err
+	}
+	text, err := fabnet.CryptogenConfig(t, *serviceHost)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(*out, text, 0o600)
+}
+
+// localConnection writes network.json for a network whose organisations'
+// files are all in one cryptogen-layout directory.
+func localConnection(args []string) error {
+	fs := flag.NewFlagSet("fabnet local-connection", flag.ContinueOnError)
+	topo := fs.String("topology", "", "the topology file, with the addresses clients dial (required)")
+	var c fabnet.LocalConnection
+	fs.StringVar(&c.Crypto.Dir, "crypto", "", "the crypto directory, as the clients see it (required)")
+	fs.StringVar(&c.RunDir, "run-dir", "", "the network's run directory, as the clients see it")
+	fs.StringVar(&c.Profile, "profile", "", "the profile name network.json reports (required)")
+	fs.IntVar(&c.BasePort, "base-port", 0, "the first port of the port plan network.json reports")
+	fs.BoolVar(&c.ServicesUnpublished, "services-unpublished", false, "clients cannot reach the chaincode services' gRPC ports: give them no endpoint")
+	out := fs.String("out", "", "network.json to write (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *topo == "" || c.Crypto.Dir == "" || c.Profile == "" || *out == "" {
+		return errors.New("--topology, --crypto, --profile and --out are required")
+	}
+	t, err := fabnet.Load(*topo)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c.Network(t), "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(*out, append(b, '\n'), 0o600)
+}
+
+// composeFile writes the Docker network's compose file (three-orgs, every
+// node a container of its own; network/docker-compose.yaml is its output).
+func composeFile(args []string) error {
+	fs := flag.NewFlagSet("fabnet compose", flag.ContinueOnError)
+	out := fs.String("out", "", "the compose file to write (default: standard output)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ballot := []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}}
+	containers, err := fabnet.Containers("three-orgs", ballot)
+	if err != nil {
+		return err
+	}
+	host, err := fabnet.Profile("three-orgs", 17050, nil, ballot)
+	if err != nil {
+		return err
+	}
+	text, err := compose.File(containers, host)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = os.Stdout.Write(text)
+		return err
+	}
+	return atomicfile.WriteFile(*out, text, 0o644)
+}

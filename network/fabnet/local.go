@@ -1,0 +1,215 @@
+package fabnet
+
+import (
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/fabvote/fabvote/network/netjson"
+)
+
+// The single-host networks (network/net.sh's native processes and the
+// Docker network) keep every organisation's files under one crypto
+// directory, in cryptogen's layout, which network/fabca writes too. The
+// functions here generate their cryptogen configuration and their
+// network.json from the topology.
+
+// cryptogenConfig is cryptogen's crypto-config.yaml.
+type cryptogenConfig struct {
+	OrdererOrgs []cryptogenOrg `yaml:"OrdererOrgs"`
+	PeerOrgs    []cryptogenOrg `yaml:"PeerOrgs"`
+}
+
+type cryptogenOrg struct {
+	Name          string          `yaml:"Name"`
+	Domain        string          `yaml:"Domain"`
+	EnableNodeOUs bool            `yaml:"EnableNodeOUs"`
+	Specs         []cryptogenSpec `yaml:"Specs"`
+	Users         *cryptogenUsers `yaml:"Users,omitempty"`
+}
+
+type cryptogenSpec struct {
+	Hostname string   `yaml:"Hostname"`
+	SANS     []string `yaml:"SANS"`
+}
+
+type cryptogenUsers struct {
+	Count int `yaml:"Count"`
+}
+
+// CryptogenConfig returns cryptogen's configuration for the topology: the
+// orderers of the ordering organisation; for each peer organisation its
+// peer, serviceHost (the TLS server identity of its chaincode services),
+// an Admin, User1 and User2. Every node's certificate also names
+// localhost, 127.0.0.1 and its host in the topology.
+func CryptogenConfig(t *Topology, serviceHost string) ([]byte, error) {
+	oo := t.OrdererOrg
+	orderers := cryptogenOrg{Name: "Orderer", Domain: oo.Domain, EnableNodeOUs: true}
+	for _, o := range oo.Orderers {
+		orderers.Specs = append(orderers.Specs, cryptogenSpec{Hostname: o.Name, SANS: sans(oo.HostOf(o))})
+	}
+	c := cryptogenConfig{OrdererOrgs: []cryptogenOrg{orderers}}
+	for _, o := range t.Orgs {
+		org := cryptogenOrg{Name: o.MSPID, Domain: o.Domain, EnableNodeOUs: true, Users: &cryptogenUsers{Count: 2}}
+		org.Specs = append(org.Specs, cryptogenSpec{Hostname: o.Peer.Name, SANS: sans(o.Host)})
+		serviceSANs := sans("127.0.0.1")
+		for _, s := range o.Peer.Services {
+			if s.Host != "" && !slices.Contains(serviceSANs, s.Host) {
+				serviceSANs = append(serviceSANs, s.Host)
+			}
+		}
+		org.Specs = append(org.Specs, cryptogenSpec{Hostname: serviceHost, SANS: serviceSANs})
+		c.PeerOrgs = append(c.PeerOrgs, org)
+	}
+	return yaml.Marshal(c)
+}
+
+func sans(host string) []string {
+	s := []string{"localhost", "127.0.0.1"}
+	if !slices.Contains(s, host) {
+		s = append(s, host)
+	}
+	return s
+}
+
+// Layout names the files of a cryptogen output tree rooted at Dir.
+type Layout struct{ Dir string }
+
+func (l Layout) peerOrg(domain string) string {
+	return filepath.Join(l.Dir, "peerOrganizations", domain)
+}
+
+func (l Layout) ordererOrg(domain string) string {
+	return filepath.Join(l.Dir, "ordererOrganizations", domain)
+}
+
+func (l Layout) tlsCA(orgDir, domain string) string {
+	return filepath.Join(orgDir, "tlsca", "tlsca."+domain+"-cert.pem")
+}
+
+func (l Layout) user(orgDir, name, domain string) string {
+	return filepath.Join(orgDir, "users", name+"@"+domain)
+}
+
+// LocalConnection describes, for network.json, a network whose
+// organisations' files are all in one Layout.
+type LocalConnection struct {
+	Profile  string
+	RunDir   string
+	BasePort int
+	Crypto   Layout
+	// ServicesUnpublished: clients cannot reach the chaincode services'
+	// gRPC ports (the Docker network publishes only their operations
+	// ports), so network.json gives them no endpoint.
+	ServicesUnpublished bool
+}
+
+// Network returns the network.json content: every organisation with its
+// peer, chaincode services and identities, and the orderers, at the
+// addresses of the topology.
+func (c LocalConnection) Network(t *Topology) netjson.Network {
+	b := t.Batch
+	n := netjson.Network{Profile: c.Profile, Channel: t.Channel, RunDir: c.RunDir, BasePort: c.BasePort,
+		Batch: &netjson.Batch{MaxMessageCount: b.MaxMessageCount, Timeout: b.Timeout, PreferredMaxBytes: b.PreferredMaxBytes}}
+	for _, cc := range t.Chaincodes {
+		n.Chaincodes = append(n.Chaincodes, cc.Name)
+	}
+	for i := range t.Orgs {
+		n.Orgs = append(n.Orgs, c.org(t, &t.Orgs[i]))
+	}
+	oo := t.OrdererOrg
+	dir := c.Crypto.ordererOrg(oo.Domain)
+	ca := c.Crypto.tlsCA(dir, oo.Domain)
+	for _, o := range oo.Orderers {
+		host := oo.HostOf(o)
+		n.Orderers = append(n.Orderers, netjson.Orderer{Name: o.Name, MSPID: oo.MSPID,
+			Endpoint: hostPort(host, o.Port), TLSCACert: ca, ServerNameOverride: o.Name + "." + oo.Domain,
+			AdminEndpoint: hostPort(host, o.AdminPort), OperationsEndpoint: hostPort(host, o.OpsPort)})
+	}
+	admin := filepath.Join(c.Crypto.user(dir, "Admin", oo.Domain), "tls")
+	n.OrdererAdmin = netjson.TLSClient{Cert: filepath.Join(admin, "client.crt"), Key: filepath.Join(admin, "client.key"), TLSCACert: ca}
+	return n
+}
+
+func (c LocalConnection) org(t *Topology, o *PeerOrg) netjson.Org {
+	dir := c.Crypto.peerOrg(o.Domain)
+	ca := c.Crypto.tlsCA(dir, o.Domain)
+	org := netjson.Org{Name: o.Name, MSPID: o.MSPID, Domain: o.Domain, TLSCACert: ca,
+		Peers: []netjson.Peer{{Name: o.Peer.Name + "." + o.Name, Endpoint: hostPort(o.Host, o.Peer.Port), TLSCACert: ca,
+			ServerNameOverride: o.Peer.Name + "." + o.Domain, OperationsEndpoint: hostPort(o.Host, o.Peer.OpsPort)}},
+		Identities: map[string]netjson.Identity{}}
+	for _, u := range []string{"Admin", "User1", "User2"} {
+		msp := filepath.Join(c.Crypto.user(dir, u, o.Domain), "msp")
+		org.Identities[strings.ToLower(u)] = netjson.Identity{Cert: filepath.Join(msp, "signcerts", u+"@"+o.Domain+"-cert.pem"),
+			Key: filepath.Join(msp, "keystore", "priv_sk")}
+	}
+	for k, cc := range t.Chaincodes {
+		s := o.Peer.Services[k]
+		svc := netjson.ChaincodeService{Name: cc.Name}
+		if !c.ServicesUnpublished {
+			svc.Endpoint = hostPort(o.hostOf(s), s.Port)
+		}
+		if cc.Ballot && s.OpsPort != 0 {
+			svc.OperationsEndpoint = hostPort(o.hostOf(s), s.OpsPort)
+		}
+		org.ChaincodeServices = append(org.ChaincodeServices, svc)
+	}
+	user1 := filepath.Join(c.Crypto.user(dir, "User1", o.Domain), "tls")
+	org.MonitoringClient = netjson.TLSClient{Cert: filepath.Join(user1, "client.crt"), Key: filepath.Join(user1, "client.key")}
+	return org
+}
+
+func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+// ConfigtxFiles are the channel configuration's files in the layout: the
+// ordering organisation's MSP, each peer organisation's MSP and each
+// orderer's TLS certificate.
+func (l Layout) ConfigtxFiles(t *Topology) ConfigtxFiles {
+	oo := t.OrdererOrg
+	dir := l.ordererOrg(oo.Domain)
+	f := ConfigtxFiles{OrdererMSP: filepath.Join(dir, "msp"), MSP: map[string]string{}, ConsenterCert: map[string]string{}}
+	for _, o := range oo.Orderers {
+		f.ConsenterCert[o.Name] = filepath.Join(dir, "orderers", o.Name+"."+oo.Domain, "tls", "server.crt")
+	}
+	for _, o := range t.Orgs {
+		f.MSP[o.Name] = filepath.Join(l.peerOrg(o.Domain), "msp")
+	}
+	return f
+}
+
+// Containers returns the named profile as the Docker network runs it:
+// every node a container of its own, reached by its DNS name on the
+// compose network, with Fabric's usual container ports: orderers on 7050
+// (admin 7053), peers on 7051 (chaincode callback 7052), operations on
+// 9443, and each chaincode service in a container <chaincode>-cc.<domain>
+// on 9999. The Docker network's identities come from cryptogen, so the CA
+// ports (7054 on the organisation's host) are unused.
+func Containers(name string, chaincodes []Chaincode) (*Topology, error) {
+	t, err := Profile(name, 7050, nil, chaincodes)
+	if err != nil {
+		return nil, err
+	}
+	oo := &t.OrdererOrg
+	oo.Host, oo.CAPort = oo.Domain, 7054
+	for i := range oo.Orderers {
+		o := &oo.Orderers[i]
+		o.Host, o.Port, o.AdminPort, o.OpsPort = o.Name+"."+oo.Domain, 7050, 7053, 9443
+	}
+	for j := range t.Orgs {
+		o := &t.Orgs[j]
+		o.Host, o.CAPort = o.Peer.Name+"."+o.Domain, 7054
+		o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort = 7051, 7052, 9443
+		for k, cc := range chaincodes {
+			s := Service{Host: cc.Name + "-cc." + o.Domain, Port: 9999}
+			if cc.Ballot {
+				s.OpsPort = 9443
+			}
+			o.Peer.Services[k] = s
+		}
+	}
+	return t, t.Check()
+}
