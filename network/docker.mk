@@ -40,7 +40,7 @@ docker-compose-check:
 	@diff -u $(ROOT)/network/docker-compose.yaml <(cd $(ROOT) && $(GO) run ./network/cmd/fabnet compose) || \
 		{ echo "network/docker-compose.yaml is stale: go run ./network/cmd/fabnet compose --out network/docker-compose.yaml"; exit 1; }
 
-docker-test: docker-compose-check $(DOCKER_DEPS)
+docker-test: docker-compose-check $(DOCKER_DEPS) fabric-ca
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/test.sh
 
 # No file of the generated material is open to other users (about 10 s).

@@ -571,15 +571,17 @@ gen_identities() {
 	ca)
 		# The organisations enroll at the same time, each from its own CA
 		# servers into its own directory: nothing is shared between them.
-		local org nodes=() o pids=() failed=0
+		# ENROLL_PIDS: up_exit stops them if up is interrupted meanwhile.
+		local org nodes=() o failed=0
 		for o in "${ORDERERS[@]}"; do nodes+=("$o"); done
 		enroll_org orderer "$ORDERER_DOMAIN" "$(crypto_orderer_org)" "$(IFS=,; echo "${nodes[*]}")" Admin &
-		pids+=($!)
+		ENROLL_PIDS+=($!)
 		for org in "${ORGS[@]}"; do
 			enroll_org "$org" "$(org_domain "$org")" "$(crypto_peer_org "$org")" peer0,ccaas0 Admin,User1,User2 &
-			pids+=($!)
+			ENROLL_PIDS+=($!)
 		done
-		for o in "${pids[@]}"; do wait "$o" || failed=1; done
+		for o in "${ENROLL_PIDS[@]}"; do wait "$o" || failed=1; done
+		ENROLL_PIDS=()
 		((failed == 0)) || die "enrolling the organisations' identities failed (above)"
 		;;
 	*) die "NET_IDENTITIES=$NET_IDENTITIES: want cryptogen or ca" ;;
@@ -823,8 +825,9 @@ cmd_up() {
 	fi
 	rm -rf "$RUN_DIR"
 	mkdir -p "$RUN_DIR"/{nodes,logs,pids,configtx}
-	UP_DONE=0
+	UP_DONE=0 ENROLL_PIDS=()
 	trap up_exit EXIT
+	trap 'exit 130' INT TERM # through up_exit
 	echo "$PROFILE" >"$RUN_DIR/profile"
 	: >"$RUN_DIR/nodes.list"
 	# Everything net.sh needs later (down, kill, start) without the caller's environment.
@@ -872,10 +875,21 @@ up_exit() {
 		exit "$rc"
 	fi
 	log "network-up failed; stopping the nodes it started; logs kept in $RUN_DIR/logs"
+	if ((${#ENROLL_PIDS[@]})); then # enrollments still running start no more CA servers
+		kill "${ENROLL_PIDS[@]}" 2>/dev/null
+		wait "${ENROLL_PIDS[@]}" 2>/dev/null
+	fi
 	local nodes=() i
 	mapfile -t nodes < <(all_nodes)
 	for ((i = ${#nodes[@]} - 1; i >= 0; i--)); do
 		(stop_node "${nodes[$i]}" TERM) || true
+	done
+	# A node whose start was cut short may not run its binary yet (the exec
+	# chain of start_node keeps the pid), which stop_node does not
+	# recognise; every pid file is from this up, so its pid is the node's.
+	local f
+	for f in "$RUN_DIR"/pids/*.pid; do
+		[[ -f $f ]] && kill -TERM "$(<"$f")" 2>/dev/null
 	done
 	exit $((rc == 0 ? 1 : rc))
 }

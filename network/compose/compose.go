@@ -1,9 +1,16 @@
-// Package compose generates the Docker network's compose file from its
-// typed topology (network/fabnet.Containers): a service per orderer, per
-// peer and per chaincode service, and a tools container, with the host
-// ports of the native network's port plan from <prefix>050, published on
-// 127.0.0.1 only. network/docker-compose.yaml is its committed output
-// (`fabnet compose`); docs/OPERATORS.md explains operation.
+// Package compose writes compose files from the typed topology of
+// network/fabnet, for two deployments:
+//
+//   - the single-host Docker network (NetworkFile, from
+//     fabnet.Containers): a service per orderer, per peer and per chaincode
+//     service, and a tools container, with the host ports of the native
+//     network's port plan from <prefix>050, published on 127.0.0.1 only.
+//     network/docker-compose.yaml is its committed output (`fabnet
+//     compose`); docs/OPERATORS.md explains operation.
+//   - an organisation of the multi-host procedure (Runtime): its own
+//     compose project, with its nodes on its host's network at the
+//     topology's addresses (`fabnet orderers|peer --runtime compose`;
+//     docs/MULTIHOST.md).
 package compose
 
 import (
@@ -78,10 +85,10 @@ func (q quoted) MarshalYAML() (any, error) {
 	return &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: string(q)}, nil
 }
 
-// File returns the compose file for containers, the topology as the
-// containers see it, and host, the same network's port plan from
-// hostBase as the host sees it.
-func File(containers, host *fabnet.Topology) ([]byte, error) {
+// NetworkFile returns the Docker network's compose file for containers,
+// the topology as the containers see it, and host, the same network's
+// port plan from hostBase as the host sees it.
+func NetworkFile(containers, host *fabnet.Topology) ([]byte, error) {
 	if len(containers.Orgs) != len(host.Orgs) || len(containers.OrdererOrg.Orderers) != len(host.OrdererOrg.Orderers) {
 		return nil, fmt.Errorf("the container and host topologies differ in shape")
 	}

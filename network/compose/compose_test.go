@@ -21,7 +21,7 @@ func testFile(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := File(containers, host)
+	text, err := NetworkFile(containers, host)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,16 @@
 #     `fabvote bench` commits DOCKER_TEST_BENCH (100; 0 skips) ballots of a
 #     second election; peer0.party1's volume is backed up before those
 #     ballots and restored after them: it must catch up and pass the audit;
-#  6. removes the network and its volumes.
+#  6. removes the network and its volumes (at the end, or before 7);
+#  7. unless DOCKER_TEST_ORGS=0: the multi-host procedure with each
+#     organisation's nodes in its own compose project, all on this machine
+#     (fabnet --runtime compose, TestComposePerOrganisation in network/multihost),
+#     and a 30-voter election on it.
 # On any failure it prints `compose ps` and the logs of every container.
 #
 # Variables: DOCKER_TEST_VOTERS (200), DOCKER_TEST_BENCH (100), DOCKER_TEST_WINDOW (voting window in
 # seconds; by default from the measured ballot rate), DOCKER_TEST_KEEP=1 (leave
-# the network up), plus lib.sh's.
+# the network up; skips 7), DOCKER_TEST_ORGS=0 (skips 7), plus lib.sh's.
 set -euo pipefail
 export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-fabvote-test}
 export FABVOTE_DOCKER_DIR=${FABVOTE_DOCKER_DIR:-${BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}/docker-test}
@@ -56,6 +60,16 @@ cleanup() {
 		else
 			step "removing the network and its volumes"
 			"$DNET" clean || rc=1
+		fi
+	fi
+	if [[ -n ${ORGS_TMP:-} ]]; then
+		local ids
+		ids=$("$DOCKER" ps -a --format '{{.ID}} {{.Label "com.docker.compose.project.working_dir"}}' |
+			awk -v d="$ORGS_TMP/" 'index($2, d) == 1 {print $1}')
+		if [[ -n $ids ]]; then
+			step "removing the containers the compose test left"
+			# shellcheck disable=SC2086
+			"$DOCKER" rm -f $ids >/dev/null
 		fi
 	fi
 	if [[ -n $STARTED_DOCKERD ]]; then
@@ -283,3 +297,20 @@ step "summary"
 echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
 echo "peer0.party1 restart: ledger height $H1 kept, audit PASS on its ledger"
 echo "peer0.party1 backup at height $H1, restored and caught up to $H3, audit PASS on its ledger"
+
+if [[ ${DOCKER_TEST_KEEP:-0} == 1 ]]; then
+	echo "[docker-test] DOCKER_TEST_KEEP=1: the network stays up, so the compose project per organisation is not tested"
+elif [[ ${DOCKER_TEST_ORGS:-1} == 1 ]]; then
+	step "removing the network before the next test"
+	"$DNET" clean
+	NET_STARTED=0
+	step "each organisation's nodes in its own compose project (fabnet --runtime compose)"
+	# The test's homes are under ORGS_TMP, so that cleanup finds the
+	# containers of a run cut short before its own cleanup.
+	ORGS_TMP=$WORKDIR/orgs-tmp
+	mkdir -p "$ORGS_TMP"
+	(cd "$ROOT" && TMPDIR=$ORGS_TMP FABVOTE_COMPOSE_TEST=1 ROOT=$ROOT FABRIC_BIN=$BIN FABRIC_CA_BIN=$BIN \
+		FABRIC_CFG_SRC=$BUILD/config FABVOTE_BIN=$FV GO=$GO \
+		"$GO" test -count=1 -v -timeout 15m -run '^TestComposePerOrganisation$' ./network/multihost/) ||
+		fail "TestComposePerOrganisation"
+fi

@@ -18,7 +18,7 @@ import (
 // StartChaincodes starts the org's chaincode services (binaries by
 // chaincode name), installs a package that points its peer at each, and
 // approves each chaincode's definition for the org.
-func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins map[string]string) error {
+func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins map[string]string, opts NodeOptions) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins
 			return err
 		}
 		pkgID := strings.TrimSpace(out)
-		if err := h.startService(ctx, o, cc, o.Peer.Services[k], bin, pkgID); err != nil {
+		if err := h.startService(ctx, opts, o, cc, o.Peer.Services[k], bin, pkgID); err != nil {
 			return err
 		}
 		if _, err := cli.retry(ctx, 3, "lifecycle", "chaincode", "install", pkg); err != nil {
@@ -64,7 +64,7 @@ func definitionFlags(t *Topology, cc Chaincode) []string {
 // startService runs a chaincode service on the org's host, with the
 // TLS server pair the org's TLS CA issued to ccaas0; only the org's own
 // peer (a client of the same TLS CA) can connect.
-func (h Home) startService(ctx context.Context, o *PeerOrg, cc Chaincode, s Service, bin, pkgID string) error {
+func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc Chaincode, s Service, bin, pkgID string) error {
 	if s.Host != "" {
 		return fmt.Errorf("%s's %s service has a host of its own (%s), as a container has: fabnet runs services beside their peer", o.Name, cc.Name, s.Host)
 	}
@@ -77,7 +77,11 @@ func (h Home) startService(ctx context.Context, o *PeerOrg, cc Chaincode, s Serv
 		env = append(env, "FABVOTE_OPS_ADDR="+net.JoinHostPort(listenHost(o.Host), strconv.Itoa(s.OpsPort)))
 	}
 	name := "cc." + cc.Name
-	return h.Start(ctx, Proc{Name: name, Path: bin, Env: nodeEnv(env...), Dir: h.Node(name), Ready: addr})
+	p := Proc{Name: name, Path: bin, Env: nodeEnv(env...), Dir: h.Node(name), Ready: addr}
+	if cc.Ballot { // the ballot contract's image; other chaincodes have none
+		p.Image, p.ImageCmd, p.Mounts = "fabvote/ballot-cc", "ballot-cc", []string{tls, h.tlsCA(o.Domain)}
+	}
+	return opts.start(ctx, h, p)
 }
 
 // packageChaincode writes a chaincode-as-a-service package whose

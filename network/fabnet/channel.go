@@ -274,8 +274,9 @@ func startOrderer(ctx context.Context, t *Topology, h Home, tools Tools, opts No
 	}
 	p := Proc{Name: o.Name, Path: filepath.Join(tools.Fabric, "orderer"), Dir: dir,
 		Env:   nodeEnv(append([]string{"FABRIC_CFG_PATH=" + dir, "FABRIC_LOGGING_SPEC=" + opts.logSpec()}, opts.Env...)...),
-		Ready: net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.Port))}
-	return h.Start(ctx, p)
+		Ready: net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.Port)), Image: "fabvote/orderer", ImageCmd: "orderer",
+		Mounts: []string{h.nodeCrypto("orderers", o.Name, oo.Domain)}}
+	return opts.start(ctx, h, p)
 }
 
 // dialHost is where this host reaches its own node bound to listenHost(host).

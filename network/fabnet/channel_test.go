@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -345,4 +346,33 @@ func TestTarGz(t *testing.T) {
 			t.Error("different content packed to the same bytes")
 		}
 	})
+}
+
+// refusingRuntime fails the test if anything is started with it.
+type refusingRuntime struct{ t *testing.T }
+
+func (r refusingRuntime) Start(_ context.Context, _ Home, p Proc) error {
+	r.t.Errorf("%s was started", p.Name)
+	return nil
+}
+
+// With a container runtime, a chaincode without an image is refused before
+// the peer starts.
+func TestStartPeerRefusesAChaincodeWithoutImage(t *testing.T) {
+	top := threeOrgs(t, nil) // ballot, and registry, which has no image
+	h, err := NewHome(t.TempDir(), "ea")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := filepath.Join(h.Received("orderer"), top.Channel+".block")
+	if err := os.MkdirAll(filepath.Dir(block), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(block, []byte("block"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = StartPeer(context.Background(), top, h, Tools{}, NodeOptions{Runtime: refusingRuntime{t}})
+	if err == nil || !strings.Contains(err.Error(), "chaincode registry has no container image") {
+		t.Errorf("StartPeer = %v, want the registry chaincode refused", err)
+	}
 }

@@ -20,6 +20,23 @@ import (
 type NodeOptions struct {
 	LogSpec string   // FABRIC_LOGGING_SPEC; "" is info
 	Env     []string // more KEY=VALUE settings for every node
+	// Runtime starts the orderers, peers and chaincode services; nil runs
+	// them as native processes of the home (Home.Start). The CA servers
+	// run natively either way.
+	Runtime Runtime
+}
+
+// Runtime starts a node another way than as a native process: as a
+// container of the organisation's own compose project (network/compose).
+type Runtime interface {
+	Start(ctx context.Context, h Home, p Proc) error
+}
+
+func (o NodeOptions) start(ctx context.Context, h Home, p Proc) error {
+	if o.Runtime != nil {
+		return o.Runtime.Start(ctx, h, p)
+	}
+	return h.Start(ctx, p)
 }
 
 func (o NodeOptions) logSpec() string {
@@ -54,6 +71,11 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err := h.need(block, "the genesis block from the orderer org's bundle"); err != nil {
 		return err
 	}
+	for _, cc := range t.Chaincodes {
+		if opts.Runtime != nil && !cc.Ballot { // before anything starts
+			return fmt.Errorf("chaincode %s has no container image: only the ballot contract runs in a container", cc.Name)
+		}
+	}
 	builder, err := installBuilder(h, tools)
 	if err != nil {
 		return err
@@ -70,8 +92,8 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	}
 	p := Proc{Name: o.Peer.Name, Path: filepath.Join(tools.Fabric, "peer"), Args: []string{"node", "start"}, Dir: dir,
 		Env:   nodeEnv(append([]string{"FABRIC_CFG_PATH=" + dir, "FABRIC_LOGGING_SPEC=" + opts.logSpec()}, opts.Env...)...),
-		Ready: o.peerDial()}
-	if err := h.Start(ctx, p); err != nil {
+		Ready: o.peerDial(), Image: "fabvote/peer", ImageCmd: "peer", Mounts: []string{crypto, builder}}
+	if err := opts.start(ctx, h, p); err != nil {
 		return err
 	}
 	cli := h.peerCLI(t, o, tools)
@@ -94,15 +116,25 @@ func (o *PeerOrg) peerDial() string {
 
 // installBuilder lays out the external builder (bin/detect, build,
 // release) for the org's peer.
+// The binary is copied into the home, and the steps link to it by a
+// relative name, so that the builder works wherever the home is mounted
+// (a container sees the home and nothing else of the host).
 func installBuilder(h Home, tools Tools) (string, error) {
 	dir := h.path("builder")
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		return "", err
 	}
+	b, err := os.ReadFile(tools.Builder)
+	if err != nil {
+		return "", fmt.Errorf("the external builder: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "bin", "ccaas-builder"), b, 0o755); err != nil {
+		return "", err
+	}
 	for _, step := range []string{"detect", "build", "release"} {
 		dst := filepath.Join(dir, "bin", step)
 		_ = os.Remove(dst)
-		if err := os.Symlink(tools.Builder, dst); err != nil {
+		if err := os.Symlink("ccaas-builder", dst); err != nil {
 			return "", err
 		}
 	}

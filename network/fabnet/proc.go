@@ -27,6 +27,14 @@ type Proc struct {
 	Dir  string   // working directory
 	// Ready is the host:port the process listens on once it is ready.
 	Ready string
+	// Image is the container image that runs the same node (without its
+	// tag), and ImageCmd the binary on the image's PATH that Args follow;
+	// empty, the node runs natively only.
+	Image, ImageCmd string
+	// Mounts are the files and directories outside Dir that the node reads
+	// (its own keys and certificates, its organisation's TLS root): all a
+	// container of it gets of the host, read-only, besides Dir.
+	Mounts []string
 }
 
 func (h Home) pidFile(name string) string { return h.path("pids", name+".pid") }

@@ -37,12 +37,14 @@ var labHost = map[string]string{"orderer": "ord", "ea": "ea", "party1": "party1"
 var orgs = []string{"orderer", "ea", "party1", "party2"}
 
 type site struct {
-	t     *testing.T
-	lab   *netns.Lab
-	root  string // root/hosts/<org> is each organisation's machine
-	tools string // fabnet, ccaas-builder, ballot-cc
-	env   map[string]string
-	topo  string
+	t   *testing.T
+	lab *netns.Lab // nil: every organisation on this machine's loopback
+	// runtime are the extra flags of the steps that start nodes.
+	runtime []string
+	root    string // root/hosts/<org> is each organisation's machine
+	tools   string // fabnet, ccaas-builder, ballot-cc
+	env     map[string]string
+	topo    string
 	// joined are the organisations with nodes on the network so far.
 	joined []string
 }
@@ -62,7 +64,10 @@ func (s *site) run(org, name string, args ...string) string {
 }
 
 func (s *site) try(org, name string, args ...string) (string, error) {
-	cmd := s.lab.Command(labHost[org], name, args...)
+	cmd := exec.Command(name, args...)
+	if s.lab != nil {
+		cmd = s.lab.Command(labHost[org], name, args...)
+	}
 	cmd.Dir = s.host(org)
 	cmd.Env = append(os.Environ(), "HOME="+s.host(org))
 	var out bytes.Buffer
@@ -107,6 +112,22 @@ func setup(t *testing.T) *site {
 	if os.Getenv("FABVOTE_MULTIHOST_TEST") != "1" {
 		t.Skip("set FABVOTE_MULTIHOST_TEST=1 (make multihost-test): needs root, iproute2 and the built binaries")
 	}
+	s := newSite(t)
+	var hosts []string
+	for _, o := range append(orgs, "party3") {
+		hosts = append(hosts, labHost[o])
+	}
+	lab, err := netns.New(fmt.Sprintf("m%d", os.Getpid()%100000), "10.203.7", hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.lab = lab // newSite's cleanup closes it, once the nodes are stopped
+	return s
+}
+
+// newSite builds the tools and makes each organisation's directory; its
+// cleanup stops every organisation's nodes.
+func newSite(t *testing.T) *site {
 	env := map[string]string{}
 	for _, k := range []string{"ROOT", "FABRIC_BIN", "FABRIC_CA_BIN", "FABRIC_CFG_SRC", "FABVOTE_BIN", "GO"} {
 		if env[k] = os.Getenv(k); env[k] == "" {
@@ -126,26 +147,21 @@ func setup(t *testing.T) *site {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ballot-cc: %v\n%s", err, out)
 	}
-	var hosts []string
 	for _, o := range append(orgs, "party3") {
-		hosts = append(hosts, labHost[o])
 		if err := os.MkdirAll(s.host(o), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	lab, err := netns.New(fmt.Sprintf("m%d", os.Getpid()%100000), "10.203.7", hosts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.lab = lab
 	t.Cleanup(func() {
 		for _, o := range s.joined {
 			if out, err := s.try(o, filepath.Join(s.tools, "fabnet"), "down", "--home", s.home(o)); err != nil {
 				t.Errorf("fabnet down on %s: %v\n%s", o, err, out)
 			}
 		}
-		if err := lab.Close(); err != nil {
-			t.Error(err)
+		if s.lab != nil {
+			if err := s.lab.Close(); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 	return s
@@ -162,8 +178,13 @@ func (s *site) up() time.Duration {
 	}
 	s.topo = filepath.Join(public, "topology.json")
 	args := []string{"topology", "--profile", "three-orgs", "--chaincode", "ballot:ballot", "--out", s.topo}
+	if s.lab == nil { // one loopback: the port plan keeps the organisations apart
+		args = append(args, "--base-port", "23050")
+	}
 	for _, o := range orgs {
-		args = append(args, "--host", o+"="+s.lab.Addr(labHost[o]))
+		if s.lab != nil {
+			args = append(args, "--host", o+"="+s.lab.Addr(labHost[o]))
+		}
 	}
 	if out, err := exec.Command(filepath.Join(s.tools, "fabnet"), args...).CombinedOutput(); err != nil {
 		t.Fatalf("fabnet topology: %v\n%s", err, out)
@@ -184,9 +205,9 @@ func (s *site) up() time.Duration {
 	}
 	// 3. The orderers join the channel; each peer org starts its peer and
 	// chaincode service and approves; one commits; each waits for it.
-	s.fabnet("orderer", "orderers")
+	s.fabnet("orderer", "orderers", s.runtime...)
 	for _, o := range orgs[1:] {
-		args := []string{"--chaincode", "ballot=" + filepath.Join(s.tools, "ballot-cc")}
+		args := append([]string{"--chaincode", "ballot=" + filepath.Join(s.tools, "ballot-cc")}, s.runtime...)
 		// FABVOTE_PEER_ENV: settings for every peer, e.g. a gateway timeout to compare.
 		for _, kv := range strings.Fields(os.Getenv("FABVOTE_PEER_ENV")) {
 			args = append(args, "--node-env", kv)

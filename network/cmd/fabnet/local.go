@@ -81,7 +81,7 @@ func composeFile(args []string) error {
 	if err != nil {
 		return err
 	}
-	text, err := compose.File(containers, host)
+	text, err := compose.NetworkFile(containers, host)
 	if err != nil {
 		return err
 	}

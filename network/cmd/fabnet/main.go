@@ -9,6 +9,8 @@
 //	fabnet genesis    --topology T --org orderer --home DIR the channel's genesis block
 //	fabnet orderers   --topology T --org orderer --home DIR start and join the orderers
 //	fabnet peer       --topology T --org ORG --home DIR --chaincode ballot=BIN
+//	                  (orderers, peer: --runtime compose runs the nodes as containers of
+//	                  the org's own compose project, HOME/compose.yaml)
 //	fabnet commit     --topology T --org ORG --home DIR     commit the chaincode definitions, write network.json
 //	fabnet connection --topology T --org ORG --home DIR     wait for them, write network.json
 //	fabnet info       --topology T --org ORG --home DIR     its peer's channel height and hash
@@ -36,6 +38,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/compose"
 	"github.com/fabvote/fabvote/network/fabnet"
 )
 
@@ -54,6 +57,7 @@ type orgFlags struct {
 	logSpec             string
 	chaincodes, nodeEnv multiFlag
 	newOrg, update, out string
+	runtime, imageTag   string
 	fs                  *flag.FlagSet
 }
 
@@ -83,6 +87,8 @@ func newOrgFlags(name string) *orgFlags {
 	f.fs.StringVar(&f.update, "update", "", "sign-update, submit-update: the configuration update envelope")
 	f.fs.StringVar(&f.out, "out", "", "add-org: where to write the update envelope")
 	f.fs.Var(&f.nodeEnv, "node-env", "KEY=VALUE for the org's orderers or peer, e.g. CORE_PEER_GATEWAY_ENDORSEMENTTIMEOUT=5s (repeatable)")
+	f.fs.StringVar(&f.runtime, "runtime", "native", "orderers, peer: native processes, or compose: containers of the org's own compose project (HOME/compose.yaml)")
+	f.fs.StringVar(&f.imageTag, "image-tag", envOr("FABVOTE_IMAGE_TAG", "latest"), "with --runtime compose: the tag of the fabvote/* images (FABVOTE_IMAGE_TAG)")
 	return f
 }
 
@@ -127,7 +133,19 @@ func (f *orgFlags) opts() (fabnet.NodeOptions, error) {
 			return fabnet.NodeOptions{}, fmt.Errorf("--node-env %q: want KEY=VALUE", kv)
 		}
 	}
-	return fabnet.NodeOptions{LogSpec: f.logSpec, Env: f.nodeEnv}, nil
+	opts := fabnet.NodeOptions{LogSpec: f.logSpec, Env: f.nodeEnv}
+	switch f.runtime {
+	case "native":
+	case "compose":
+		rt, err := compose.Detect(f.imageTag)
+		if err != nil {
+			return opts, fmt.Errorf("--runtime compose: %w", err)
+		}
+		opts.Runtime = rt
+	default:
+		return opts, fmt.Errorf("--runtime %q: want native or compose", f.runtime)
+	}
+	return opts, nil
 }
 
 // orgStep is a step one organisation runs on its own host.
@@ -160,7 +178,7 @@ var orgSteps = map[string]orgStep{
 		if err := fabnet.StartPeer(ctx, t, h, f.tools, opts); err != nil {
 			return err
 		}
-		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins)
+		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins, opts)
 	},
 	"commit": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
 		if err := fabnet.Commit(ctx, t, h, f.tools); err != nil {
@@ -461,7 +479,17 @@ func homeStep(step string, args []string) error {
 	}
 	h := fabnet.Home{Dir: *home}
 	if step == "down" {
-		return h.StopAll(10 * time.Second)
+		// The containers, if the org runs any, and the native processes,
+		// whichever fails.
+		var errs error
+		if _, err := os.Stat(filepath.Join(*home, "compose.yaml")); err == nil {
+			rt, err := compose.Detect("")
+			if err == nil {
+				err = rt.Down(context.Background(), *home)
+			}
+			errs = err
+		}
+		return errors.Join(errs, h.StopAll(10*time.Second))
 	}
 	names, err := h.Nodes()
 	if err != nil {
@@ -475,5 +503,21 @@ func homeStep(step string, args []string) error {
 		}
 		fmt.Printf("%-20s %s\n", n, state)
 	}
-	return nil
+	if _, err := os.Stat(filepath.Join(*home, "compose.yaml")); err != nil {
+		return nil
+	}
+	rt, err := compose.Detect("")
+	if err != nil {
+		return err
+	}
+	out, err := rt.Status(context.Background(), *home)
+	fmt.Print(out)
+	return err
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
 }
