@@ -85,6 +85,21 @@ func (q quoted) MarshalYAML() (any, error) {
 	return &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: string(q)}, nil
 }
 
+// DockerNetwork returns the single-host Docker network's compose file:
+// three-orgs with the ballot contract (network/docker-compose.yaml).
+func DockerNetwork() ([]byte, error) {
+	ballot := []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}}
+	containers, err := fabnet.Containers("three-orgs", ballot)
+	if err != nil {
+		return nil, err
+	}
+	host, err := fabnet.Profile("three-orgs", hostBase, nil, ballot)
+	if err != nil {
+		return nil, err
+	}
+	return NetworkFile(containers, host)
+}
+
 // NetworkFile returns the Docker network's compose file for containers,
 // the topology as the containers see it, and host, the same network's
 // port plan from hostBase as the host sees it.

@@ -6,22 +6,11 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 func testFile(t *testing.T) []byte {
 	t.Helper()
-	ballot := []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}}
-	containers, err := fabnet.Containers("three-orgs", ballot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, err := fabnet.Profile("three-orgs", hostBase, nil, ballot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := NetworkFile(containers, host)
+	text, err := DockerNetwork()
 	if err != nil {
 		t.Fatal(err)
 	}

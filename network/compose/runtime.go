@@ -59,7 +59,9 @@ type orgService struct {
 }
 
 // OrgFile is the organisation's compose file in its home.
-func OrgFile(h fabnet.Home) string { return filepath.Join(h.Dir, "compose.yaml") }
+func OrgFile(h fabnet.Home) string { return orgFilePath(h.Dir) }
+
+func orgFilePath(home string) string { return filepath.Join(home, "compose.yaml") }
 
 // project is the organisation's compose project name.
 func project(org string) string { return "fabvote-" + org }
@@ -174,7 +176,7 @@ func parseOrgFile(b []byte, strict bool) (orgFile, error) {
 // readProject is the project named in the compose file of the home dir;
 // "" without one.
 func readProject(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "compose.yaml"))
+	b, err := os.ReadFile(orgFilePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -247,7 +249,7 @@ func (r Runtime) Status(ctx context.Context, dir string) (string, error) {
 }
 
 func (r Runtime) compose(ctx context.Context, home, proj string, args ...string) (string, error) {
-	full := append(append(slices.Clone(r.Compose[1:]), "-p", proj, "-f", filepath.Join(home, "compose.yaml")), args...)
+	full := append(append(slices.Clone(r.Compose[1:]), "-p", proj, "-f", orgFilePath(home)), args...)
 	cmd := exec.CommandContext(ctx, r.Compose[0], full...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

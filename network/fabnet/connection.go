@@ -24,16 +24,10 @@ func WriteConnection(t *Topology, h Home) error {
 		n.Orgs = append(n.Orgs, h.connectionOrg(t, &t.Orgs[i]))
 	}
 	oo := t.OrdererOrg
-	for _, o := range oo.Orderers {
-		n.Orderers = append(n.Orderers, netjson.Orderer{Name: o.Name, MSPID: oo.MSPID,
-			Endpoint:  net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.Port)),
-			TLSCACert: h.orgTLSCA(oo.Name, oo.Domain), ServerNameOverride: o.Name + "." + oo.Domain,
-			AdminEndpoint:      net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.AdminPort)),
-			OperationsEndpoint: net.JoinHostPort(oo.HostOf(o), strconv.Itoa(o.OpsPort))})
-	}
+	n.Orderers = orderers(oo, h.orgTLSCA(oo.Name, oo.Domain))
 	if h.Org == oo.Name {
-		admin := filepath.Join(h.user("Admin", oo.Domain), "tls")
-		n.OrdererAdmin = netjson.TLSClient{Cert: filepath.Join(admin, "client.crt"), Key: filepath.Join(admin, "client.key"), TLSCACert: h.tlsCA(oo.Domain)}
+		n.OrdererAdmin = tlsClient(h.Crypto(), "Admin", oo.Domain)
+		n.OrdererAdmin.TLSCACert = h.tlsCA(oo.Domain)
 	}
 	b, err := json.MarshalIndent(n, "", "  ")
 	if err != nil {
@@ -52,23 +46,71 @@ func (h Home) connectionOrg(t *Topology, o *PeerOrg) netjson.Org {
 	if o.Name != h.Org {
 		return org
 	}
-	for _, u := range []string{"Admin", "User1", "User2"} {
-		msp := filepath.Join(h.user(u, o.Domain), "msp")
-		org.Identities[strings.ToLower(u)] = netjson.Identity{Cert: filepath.Join(msp, "signcerts", u+"@"+o.Domain+"-cert.pem"),
-			Key: filepath.Join(msp, "keystore", "priv_sk")}
-	}
-	for k, cc := range t.Chaincodes {
-		s := o.Peer.Services[k]
-		svc := netjson.ChaincodeService{Name: cc.Name, Endpoint: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))}
-		if cc.Ballot && s.OpsPort != 0 {
-			svc.OperationsEndpoint = net.JoinHostPort(o.Host, strconv.Itoa(s.OpsPort))
-		}
-		org.ChaincodeServices = append(org.ChaincodeServices, svc)
-	}
-	user1 := filepath.Join(h.user("User1", o.Domain), "tls")
-	org.MonitoringClient = netjson.TLSClient{Cert: filepath.Join(user1, "client.crt"), Key: filepath.Join(user1, "client.key")}
+	org.Identities = identities(h.Crypto(), o.Domain)
+	org.ChaincodeServices = chaincodeServices(t, o, true)
+	org.MonitoringClient = tlsClient(h.Crypto(), "User1", o.Domain)
 	return org
 }
+
+// The functions below describe, for network.json, files in one
+// organisation's crypto directory dir (cryptogen's layout of an
+// organisation, which network/fabca writes too): a Home's crypto
+// directory, or an organisation's directory in a Layout.
+
+// identities are the organisation's users, by network.json's names.
+func identities(dir, domain string) map[string]netjson.Identity {
+	ids := map[string]netjson.Identity{}
+	for _, u := range []string{"Admin", "User1", "User2"} {
+		msp := filepath.Join(dir, "users", u+"@"+domain, "msp")
+		ids[strings.ToLower(u)] = netjson.Identity{Cert: filepath.Join(msp, "signcerts", u+"@"+domain+"-cert.pem"),
+			Key: filepath.Join(msp, "keystore", "priv_sk")}
+	}
+	return ids
+}
+
+// tlsClient is a user's TLS client pair.
+func tlsClient(dir, user, domain string) netjson.TLSClient {
+	tls := filepath.Join(dir, "users", user+"@"+domain, "tls")
+	return netjson.TLSClient{Cert: filepath.Join(tls, "client.crt"), Key: filepath.Join(tls, "client.key")}
+}
+
+// orderers are the ordering organisation's orderers at their hosts,
+// verified with the TLS root ca.
+func orderers(oo OrdererOrg, ca string) []netjson.Orderer {
+	var list []netjson.Orderer
+	for _, o := range oo.Orderers {
+		host := oo.HostOf(o)
+		list = append(list, netjson.Orderer{Name: o.Name, MSPID: oo.MSPID, Endpoint: hostPort(host, o.Port), TLSCACert: ca,
+			ServerNameOverride: o.Name + "." + oo.Domain, AdminEndpoint: hostPort(host, o.AdminPort), OperationsEndpoint: hostPort(host, o.OpsPort)})
+	}
+	return list
+}
+
+// chaincodeServices are the org's chaincode services: a service beside its
+// peer listens on the peer's loopback, one with a host of its own (a
+// container) there; only the ballot contract serves operations, on the
+// service's host. Unpublished, clients get no gRPC endpoint.
+func chaincodeServices(t *Topology, o *PeerOrg, published bool) []netjson.ChaincodeService {
+	var list []netjson.ChaincodeService
+	for k, cc := range t.Chaincodes {
+		s := o.Peer.Services[k]
+		svc := netjson.ChaincodeService{Name: cc.Name}
+		if published {
+			host := s.Host
+			if host == "" {
+				host = "127.0.0.1"
+			}
+			svc.Endpoint = hostPort(host, s.Port)
+		}
+		if cc.Ballot && s.OpsPort != 0 {
+			svc.OperationsEndpoint = hostPort(o.hostOf(s), s.OpsPort)
+		}
+		list = append(list, svc)
+	}
+	return list
+}
+
+func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -1,11 +1,8 @@
 package fabnet
 
 import (
-	"net"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -91,10 +88,6 @@ func (l Layout) tlsCA(orgDir, domain string) string {
 	return filepath.Join(orgDir, "tlsca", "tlsca."+domain+"-cert.pem")
 }
 
-func (l Layout) user(orgDir, name, domain string) string {
-	return filepath.Join(orgDir, "users", name+"@"+domain)
-}
-
 // LocalConnection describes, for network.json, a network whose
 // organisations' files are all in one Layout.
 type LocalConnection struct {
@@ -124,14 +117,9 @@ func (c LocalConnection) Network(t *Topology) netjson.Network {
 	oo := t.OrdererOrg
 	dir := c.Crypto.ordererOrg(oo.Domain)
 	ca := c.Crypto.tlsCA(dir, oo.Domain)
-	for _, o := range oo.Orderers {
-		host := oo.HostOf(o)
-		n.Orderers = append(n.Orderers, netjson.Orderer{Name: o.Name, MSPID: oo.MSPID,
-			Endpoint: hostPort(host, o.Port), TLSCACert: ca, ServerNameOverride: o.Name + "." + oo.Domain,
-			AdminEndpoint: hostPort(host, o.AdminPort), OperationsEndpoint: hostPort(host, o.OpsPort)})
-	}
-	admin := filepath.Join(c.Crypto.user(dir, "Admin", oo.Domain), "tls")
-	n.OrdererAdmin = netjson.TLSClient{Cert: filepath.Join(admin, "client.crt"), Key: filepath.Join(admin, "client.key"), TLSCACert: ca}
+	n.Orderers = orderers(oo, ca)
+	n.OrdererAdmin = tlsClient(dir, "Admin", oo.Domain)
+	n.OrdererAdmin.TLSCACert = ca
 	return n
 }
 
@@ -141,29 +129,10 @@ func (c LocalConnection) org(t *Topology, o *PeerOrg) netjson.Org {
 	org := netjson.Org{Name: o.Name, MSPID: o.MSPID, Domain: o.Domain, TLSCACert: ca,
 		Peers: []netjson.Peer{{Name: o.Peer.Name + "." + o.Name, Endpoint: hostPort(o.Host, o.Peer.Port), TLSCACert: ca,
 			ServerNameOverride: o.Peer.Name + "." + o.Domain, OperationsEndpoint: hostPort(o.Host, o.Peer.OpsPort)}},
-		Identities: map[string]netjson.Identity{}}
-	for _, u := range []string{"Admin", "User1", "User2"} {
-		msp := filepath.Join(c.Crypto.user(dir, u, o.Domain), "msp")
-		org.Identities[strings.ToLower(u)] = netjson.Identity{Cert: filepath.Join(msp, "signcerts", u+"@"+o.Domain+"-cert.pem"),
-			Key: filepath.Join(msp, "keystore", "priv_sk")}
-	}
-	for k, cc := range t.Chaincodes {
-		s := o.Peer.Services[k]
-		svc := netjson.ChaincodeService{Name: cc.Name}
-		if !c.ServicesUnpublished {
-			svc.Endpoint = hostPort(o.hostOf(s), s.Port)
-		}
-		if cc.Ballot && s.OpsPort != 0 {
-			svc.OperationsEndpoint = hostPort(o.hostOf(s), s.OpsPort)
-		}
-		org.ChaincodeServices = append(org.ChaincodeServices, svc)
-	}
-	user1 := filepath.Join(c.Crypto.user(dir, "User1", o.Domain), "tls")
-	org.MonitoringClient = netjson.TLSClient{Cert: filepath.Join(user1, "client.crt"), Key: filepath.Join(user1, "client.key")}
+		Identities: identities(dir, o.Domain), ChaincodeServices: chaincodeServices(t, o, !c.ServicesUnpublished),
+		MonitoringClient: tlsClient(dir, "User1", o.Domain)}
 	return org
 }
-
-func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 
 // ConfigtxFiles are the channel configuration's files in the layout: the
 // ordering organisation's MSP, each peer organisation's MSP and each

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // TestComposePerOrganisation runs the same procedure with every
@@ -45,39 +48,47 @@ func TestComposePerOrganisation(t *testing.T) {
 // and fabnet down removes them, with its native CA servers.
 func (s *site) downRemovesContainers() {
 	t := s.t
-	fabnet := filepath.Join(s.tools, "fabnet")
+	fabnetBin := filepath.Join(s.tools, "fabnet")
 	for _, o := range orgs {
 		want := "peer0"
 		if o == "orderer" {
 			want = "orderer0"
 		}
-		if out := s.run(o, fabnet, "status", "--home", s.home(o)); !strings.Contains(out, "fabvote-"+o+"_"+want) && !strings.Contains(out, "fabvote-"+o+"-"+want) {
+		if out := s.run(o, fabnetBin, "status", "--home", s.home(o)); !strings.Contains(out, "fabvote-"+o+"_"+want) && !strings.Contains(out, "fabvote-"+o+"-"+want) {
 			t.Errorf("fabnet status of %s does not list its %s container:\n%s", o, want, out)
 		}
-		s.run(o, fabnet, "down", "--home", s.home(o))
+		native := s.nativePids(o) // its CA servers, before down removes their pid files
+		s.run(o, fabnetBin, "down", "--home", s.home(o))
 		out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=com.docker.compose.project=fabvote-"+o).Output()
 		if err != nil || strings.TrimSpace(string(out)) != "" {
 			t.Errorf("after fabnet down, %s's project still has containers %q (%v)", o, out, err)
 		}
-		pids, _ := filepath.Glob(filepath.Join(s.home(o), "pids", "*.pid"))
-		for _, p := range pids {
-			if n := strings.TrimSuffix(filepath.Base(p), ".pid"); nativeRunning(s, o, n) {
-				t.Errorf("after fabnet down, %s still runs %s", o, n)
+		for n, pid := range native {
+			if syscall.Kill(pid, 0) == nil {
+				t.Errorf("after fabnet down, %s still runs %s (pid %d)", o, n, pid)
 			}
 		}
 	}
 	s.joined = nil // stopped: the cleanup has nothing left to do
 }
 
-// nativeRunning reports whether fabnet status says node n of org runs.
-func nativeRunning(s *site, org, n string) bool {
-	out, _ := s.try(org, filepath.Join(s.tools, "fabnet"), "status", "--home", s.home(org))
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == n && f[1] == "running" {
-			return true
+// nativePids are the org's running native nodes, by name.
+func (s *site) nativePids(org string) map[string]int {
+	home := fabnet.Home{Dir: s.home(org)}
+	nodes, err := home.Nodes()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	pids := map[string]int{}
+	for _, n := range nodes {
+		if pid, ok := home.Running(n); ok {
+			pids[n] = pid
 		}
 	}
-	return false
+	if len(pids) == 0 {
+		s.t.Fatalf("%s runs no native node before down (its CA servers should)", org)
+	}
+	return pids
 }
 
 // checkContainers asserts that each organisation's compose file holds its

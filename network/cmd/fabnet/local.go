@@ -72,16 +72,7 @@ func composeFile(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	ballot := []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}}
-	containers, err := fabnet.Containers("three-orgs", ballot)
-	if err != nil {
-		return err
-	}
-	host, err := fabnet.Profile("three-orgs", 17050, nil, ballot)
-	if err != nil {
-		return err
-	}
-	text, err := compose.NetworkFile(containers, host)
+	text, err := compose.DockerNetwork()
 	if err != nil {
 		return err
 	}

@@ -482,7 +482,7 @@ func homeStep(step string, args []string) error {
 		// The containers, if the org runs any, and the native processes,
 		// whichever fails.
 		var errs error
-		if _, err := os.Stat(filepath.Join(*home, "compose.yaml")); err == nil {
+		if _, err := os.Stat(compose.OrgFile(h)); err == nil {
 			rt, err := compose.Detect("")
 			if err == nil {
 				err = rt.Down(context.Background(), *home)
@@ -503,7 +503,7 @@ func homeStep(step string, args []string) error {
 		}
 		fmt.Printf("%-20s %s\n", n, state)
 	}
-	if _, err := os.Stat(filepath.Join(*home, "compose.yaml")); err != nil {
+	if _, err := os.Stat(compose.OrgFile(h)); err != nil {
 		return nil
 	}
 	rt, err := compose.Detect("")
