@@ -1,12 +1,15 @@
 package fabnet
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/netjson"
@@ -119,4 +122,24 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// WaitGateway waits until the org's gateway, with the org's network.json,
+// can gather endorsements for every chaincode, so that its clients can
+// submit at once (net.sh up waits the same way, with netready).
+func WaitGateway(ctx context.Context, h Home) error {
+	n, err := netjson.Load(h.NetworkJSON())
+	if err != nil {
+		return err
+	}
+	timeout := 2 * time.Minute
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	for i := range n.Orgs {
+		if n.Orgs[i].Name == h.Org {
+			return n.WaitEndorsable(&n.Orgs[i], timeout)
+		}
+	}
+	return fmt.Errorf("%s: no organisation %s in %s", h.Org, h.Org, h.NetworkJSON())
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,12 +63,24 @@ func (s *site) downRemovesContainers() {
 			t.Errorf("after fabnet down, %s's project still has containers %q (%v)", o, out, err)
 		}
 		for n, pid := range native {
-			if syscall.Kill(pid, 0) == nil {
+			if alive(pid) {
 				t.Errorf("after fabnet down, %s still runs %s (pid %d)", o, n, pid)
 			}
 		}
 	}
 	s.joined = nil // stopped: the cleanup has nothing left to do
+}
+
+// alive reports whether process pid exists and has not exited: a zombie
+// waiting for its parent to reap it has.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return rest != "" && rest[0] != 'Z' && rest[0] != 'X'
 }
 
 // nativePids are the org's running native nodes, by name.

@@ -184,13 +184,19 @@ var orgSteps = map[string]orgStep{
 		if err := fabnet.Commit(ctx, t, h, f.tools); err != nil {
 			return err
 		}
-		return fabnet.WriteConnection(t, h)
+		if err := fabnet.WriteConnection(t, h); err != nil {
+			return err
+		}
+		return fabnet.WaitGateway(ctx, h)
 	},
 	"connection": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
 		if err := fabnet.WaitCommitted(ctx, t, h, f.tools); err != nil {
 			return err
 		}
-		return fabnet.WriteConnection(t, h)
+		if err := fabnet.WriteConnection(t, h); err != nil {
+			return err
+		}
+		return fabnet.WaitGateway(ctx, h)
 	},
 	"info": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
 		info, err := fabnet.ChannelInfo(ctx, t, h, f.tools)

@@ -16,18 +16,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/fabvote/fabvote/network/netjson"
-	"github.com/hyperledger/fabric-gateway/pkg/client"
 )
-
-// probeTx is the contract-api system transaction every chaincode answers.
-const probeTx = "org.hyperledger.fabric:GetMetadata"
 
 func main() {
 	path := flag.String("network", "", "network.json written by network-up")
@@ -49,41 +44,9 @@ func run(path string, timeout time.Duration) error {
 	}
 	deadline := time.Now().Add(timeout)
 	for i := range n.Orgs {
-		org := &n.Orgs[i]
-		gw, conn, err := org.Connect("user1", 20*time.Second)
-		if err != nil {
-			return fmt.Errorf("org %s: %w", org.Name, err)
+		if err := n.WaitEndorsable(&n.Orgs[i], time.Until(deadline)); err != nil {
+			return err
 		}
-		network := gw.GetNetwork(n.Channel)
-		for _, cc := range n.Chaincodes {
-			if err := waitEndorse(network.GetContract(cc), deadline); err != nil {
-				gw.Close()
-				conn.Close()
-				return fmt.Errorf("org %s, chaincode %s: not ready after %s: %w", org.Name, cc, timeout, err)
-			}
-		}
-		gw.Close()
-		conn.Close()
 	}
 	return nil
-}
-
-// waitEndorse retries the probe endorsement until it succeeds or the deadline passes.
-func waitEndorse(c *client.Contract, deadline time.Time) error {
-	for {
-		p, err := c.NewProposal(probeTx)
-		if err != nil {
-			return err
-		}
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		_, err = p.EndorseWithContext(ctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if time.Now().Add(500 * time.Millisecond).After(deadline) {
-			return err
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
 }
