@@ -105,14 +105,11 @@ profile_during() { # CONFIG DIR: pprof of peer, orderer, chaincode for PROFILE_S
 # cpu_snapshot: "node cpu-seconds" for every process of the benchmark network (from /proc).
 CLK_TCK=$(getconf CLK_TCK)
 cpu_snapshot() {
-	local f node pid st
-	for f in "$BENCH_RUN_DIR"/pids/*.pid; do
-		[[ -f $f ]] || continue
-		node=$(basename "$f" .pid)
-		pid=$(<"$f")
+	local node pid st
+	while read -r node pid; do
 		st=$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null) || continue
 		echo "$node $(((${st% *} + ${st#* })))"
-	done
+	done < <("$BENCH_RUN_DIR/tools/fabnet" node pids --home "$BENCH_RUN_DIR")
 }
 # cpu_delta BEFORE AFTER OUT: JSON {node: cpu seconds used between the snapshots}
 cpu_delta() {

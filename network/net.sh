@@ -103,6 +103,11 @@ resolve_run_dir() {
 	esac
 	RUN_DIR=$(realpath -m "$RUN_DIR")
 	RUN=$(realpath -m "$RUN")
+	# A run dir of an older net.sh records its nodes in files this one does
+	# not read: say so rather than take its running nodes for stopped ones.
+	if compgen -G "$RUN_DIR/nodes/*/cmd" >/dev/null; then
+		die "$RUN_DIR was made by an older net.sh (nodes/<node>/cmd): stop its processes (kill \$(cat $RUN_DIR/pids/*.pid)), then remove it"
+	fi
 }
 
 # load_state reads the settings the network was started with.
@@ -181,40 +186,25 @@ parse_chaincodes() {
 # ---------------------------------------------------------------- processes
 
 node_dir() { echo "$RUN_DIR/nodes/$1"; }
-pid_file() { echo "$RUN_DIR/pids/$1.pid"; }
-log_file() { echo "$RUN_DIR/logs/$1.log"; }
+
+# nodectl SUBCOMMAND ARGS...: the run dir's nodes through fabnet (network/fabnet,
+# defined.go and proc.go): each node is defined once (nodes/NAME/node.json:
+# binary, arguments, environment, directory, address) and then started,
+# stopped, killed or looked up by name; pids/NAME.pid names the process,
+# its binary and its directory, so that a recycled pid is never taken for a node.
+nodectl() {
+	local sub=$1
+	shift
+	"$RUN_DIR/tools/fabnet" node "$sub" --home "$RUN_DIR" "$@"
+}
 
 # node_pid prints the pid of NODE if that process is alive and still runs the
-# node's binary (a recycled pid or a zombie does not count).
-node_pid() {
-	local f pid exe want
-	f=$(pid_file "$1")
-	[[ -f $f ]] || return 1
-	pid=$(<"$f")
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
-	exe=${exe% (deleted)}
-	want=$(head -n1 "$(node_dir "$1")/cmd")
-	[[ $exe == "$(readlink -f "$want")" ]] || return 1
-	echo "$pid"
-}
-
-# pid_alive PID: the process exists and is not a zombie.
-pid_alive() {
-	local st
-	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
-	[[ -n $st && $st != Z && $st != X ]]
-}
+# node's binary in the node's directory.
+node_pid() { nodectl pid "$1" 2>/dev/null; }
 
 all_nodes() { [[ -f $RUN_DIR/nodes.list ]] && cat "$RUN_DIR/nodes.list"; return 0; }
 
-show_log() {
-	local f
-	f=$(log_file "$1")
-	printf '[net] ---- last %s lines of %s ----\n' "${2:-50}" "$f" >&2
-	tail -n "${2:-50}" "$f" >&2 2>/dev/null || true
-	printf '[net] ---- end of %s ----\n' "$1" >&2
-}
+show_log() { nodectl log --lines "${2:-50}" "$1" || true; }
 
 # fail_node prints the node's log tail and exits.
 fail_node() {
@@ -222,123 +212,53 @@ fail_node() {
 	die "$2"
 }
 
-write_file() { # path content: atomic
-	local tmp
-	tmp=$(mktemp "$1.XXXXXX")
-	printf '%s\n' "$2" >"$tmp"
-	mv -f "$tmp" "$1"
-}
-
-# define_node NAME PORT BINARY ARGS... ; the environment comes from NODE_ENV (array).
+# define_node NAME PORT BINARY ARGS...: the node's environment is, from the
+# caller, PATH, HOME, TMPDIR, every FABVOTE_* variable and those named in
+# NET_PASS_ENV; then NET_NODE_ENV's KEY=VALUE entries, then NODE_ENV (array).
 define_node() {
-	local name=$1 port=$2
+	local name=$1 port=$2 v envs=()
 	shift 2
-	local dir
-	dir=$(node_dir "$name")
-	mkdir -p "$dir"
-	write_file "$dir/cmd" "$(printf '%s\n' "$@")"
-	write_file "$dir/env" "$(printf '%s\n' "${NODE_ENV[@]}")"
-	write_file "$dir/port" "$port"
-	grep -qxF "$name" "$RUN_DIR/nodes.list" 2>/dev/null || echo "$name" >>"$RUN_DIR/nodes.list"
-}
-
-# base_env prints the environment every node starts with: from the caller only
-# PATH, HOME, TMPDIR, every FABVOTE_* variable and those named in NET_PASS_ENV;
-# then the KEY=VALUE entries of NET_NODE_ENV.
-base_env() {
-	echo "PATH=$PATH"
-	echo "HOME=${HOME:-/root}"
-	[[ -n ${TMPDIR:-} ]] && echo "TMPDIR=$TMPDIR"
-	local v
-	for v in $(compgen -e | grep '^FABVOTE_' || true) $NET_PASS_ENV; do
-		[[ -n ${!v+x} ]] && echo "$v=${!v}"
-	done
-	for v in $NET_NODE_ENV; do
-		[[ $v == [A-Za-z_]*=* ]] || die "NET_NODE_ENV entry '$v': want KEY=VALUE"
-		echo "$v"
-	done
-	return 0
+	# shellcheck disable=SC2086 # NET_NODE_ENV is a space-separated list
+	for v in $NET_NODE_ENV "${NODE_ENV[@]}"; do envs+=(--env "$v"); done
+	nodectl define --name "$name" --ready "127.0.0.1:$port" --pass-env "$NET_PASS_ENV" "${envs[@]}" -- "$@" ||
+		die "defining node $name failed (NET_NODE_ENV, NET_PEER_ENV_*: KEY=VALUE entries)"
 }
 
 # peer_env_overrides ORG appends NET_PEER_ENV_<ORG>'s entries to NODE_ENV.
 peer_env_overrides() {
 	local var="NET_PEER_ENV_$1" v
-	for v in ${!var:-}; do
-		[[ $v == [A-Za-z_]*=* ]] || die "$var entry '$v': want KEY=VALUE"
-		NODE_ENV+=("$v")
-	done
+	for v in ${!var:-}; do NODE_ENV+=("$v"); done
 	[[ -z ${!var:-} ]] || log "peer of $1: ${!var}"
 	return 0
 }
 
+# interruptible BINARY ARGS...: run BINARY as a child and wait for it. Bash
+# runs a trap only once its foreground command has ended, and a start may
+# wait NET_WAIT s: waiting on a child instead lets an interrupted up stop at
+# once (up_exit passes SIGTERM on to FG_PID; fabnet node start, so
+# interrupted, stops the node it was starting).
+FG_PID=
+interruptible() {
+	local rc=0
+	"$@" &
+	FG_PID=$!
+	wait "$FG_PID" || rc=$?
+	FG_PID=
+	return "$rc"
+}
+
+# start_node NAME: start it and wait until it listens (at most NET_WAIT s).
 start_node() {
-	local name=$1 dir pid log
-	dir=$(node_dir "$name")
-	[[ -f $dir/cmd ]] || die "unknown node '$name'; nodes: $(all_nodes | tr '\n' ' ')"
-	if pid=$(node_pid "$name"); then die "$name is already running (pid $pid)"; fi
-	local envs cmd
-	mapfile -t envs <"$dir/env"
-	mapfile -t cmd <"$dir/cmd"
-	log=$(log_file "$name")
-	mkdir -p "$RUN_DIR/logs" "$RUN_DIR/pids"
-	printf '==== %s start %s\n' "$(date -u +%FT%TZ)" "$name" >>"$log"
-	# setsid: the node outlives this script and its terminal; $! is the node's pid
-	# because neither setsid (not a group leader here) nor env fork.
-	(cd "$dir" && exec setsid env -i "${envs[@]}" "${cmd[@]}" >>"$log" 2>&1 </dev/null) &
-	pid=$!
-	write_file "$(pid_file "$name")" "$pid"
-	# Until the exec chain (subshell, setsid, env) reaches the node's binary,
-	# node_pid does not recognise the process; wait for that moment so that
-	# stop/kill right after start find it.
-	local i
-	for ((i = 0; i < 100; i++)); do
-		node_pid "$name" >/dev/null && break
-		pid_alive "$pid" || fail_node "$name" "$name exited during start-up"
-		sleep 0.05
-	done
-	node_pid "$name" >/dev/null || fail_node "$name" "$name (pid $pid) did not exec $(head -n1 "$dir/cmd")"
-	wait_listening "$name"
+	interruptible "$RUN_DIR/tools/fabnet" node start --home "$RUN_DIR" --wait "${NET_WAIT}s" "$1" || die "starting $1 failed"
 }
 
-# wait_listening waits until NODE accepts TCP connections on its port.
-wait_listening() {
-	local name=$1 port deadline pid
-	port=$(<"$(node_dir "$name")/port")
-	pid=$(<"$(pid_file "$name")")
-	deadline=$((SECONDS + NET_WAIT))
-	while ((SECONDS < deadline)); do
-		# pid_alive, not node_pid: for a moment after the fork the process is
-		# still the shell, setsid or env on its way to exec the node's binary.
-		pid_alive "$pid" || fail_node "$name" "$name exited during start-up"
-		port_listening "$port" && return 0
-		sleep 0.2
-	done
-	fail_node "$name" "$name did not listen on 127.0.0.1:$port within ${NET_WAIT}s"
-}
-
-stop_node() { # NAME SIGNAL
-	local name=$1 sig=${2:-TERM} pid i
-	[[ -d $(node_dir "$name") ]] || die "unknown node '$name'; nodes: $(all_nodes | tr '\n' ' ')"
-	if ! pid=$(node_pid "$name"); then
-		rm -f "$(pid_file "$name")"
-		return 0
+# stop_node NAME [TERM|KILL]
+stop_node() {
+	if [[ ${2:-TERM} == KILL ]]; then
+		nodectl kill "$1" || die "killing $1 failed"
+	else
+		nodectl stop --timeout "${NET_STOP_TIMEOUT}s" "$1" || die "stopping $1 failed"
 	fi
-	kill "-$sig" "$pid" 2>/dev/null || true
-	for ((i = 0; i < NET_STOP_TIMEOUT * 10; i++)); do
-		node_pid "$name" >/dev/null || break
-		sleep 0.1
-	done
-	if node_pid "$name" >/dev/null; then
-		log "$name (pid $pid) ignored SIG$sig for ${NET_STOP_TIMEOUT}s; sending SIGKILL"
-		kill -KILL "$pid" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			node_pid "$name" >/dev/null || break
-			sleep 0.1
-		done
-	fi
-	node_pid "$name" >/dev/null && die "$name (pid $pid) survived SIGKILL"
-	printf '==== %s stopped %s with SIG%s\n' "$(date -u +%FT%TZ)" "$name" "$sig" >>"$(log_file "$name")"
-	rm -f "$(pid_file "$name")"
 }
 
 # port_listening PORT: some socket listens on PORT (read from /proc, so the
@@ -408,63 +328,25 @@ retry() {
 	return 1
 }
 
-# ops_get NODE PATH: GET PATH from NODE's operations endpoint and print the
-# body. The endpoint speaks TLS (operations.tls in network/config/*.yaml): the
-# node's org TLS CA verifies it, and the node's own TLS key pair (cryptogen
-# issues it for client and server use) is the client certificate that Fabric
-# requires for /metrics and /logspec once operations TLS is on.
-ops_get() {
-	local node=$1 path=$2 tls port
-	case $node in
-	orderer[0-9]*) tls=$(crypto_orderer "$node")/tls port=$(orderer_ops_port "$node") ;;
-	peer0.*)
-		org_index "${node#peer0.}" >/dev/null || return 1
-		tls=$(crypto_peer "${node#peer0.}")/tls port=$(peer_ops_port "${node#peer0.}")
-		;;
-	*) return 1 ;;
-	esac
-	curl -sf --max-time 5 --cacert "$tls/ca.crt" --cert "$tls/server.crt" --key "$tls/server.key" \
-		"https://127.0.0.1:$port$path" 2>/dev/null
+# netops STEP ARGS...: fabnet's view of this network's operations endpoints
+# (https, with the node's own TLS pair as the client certificate).
+netops() {
+	local step=$1
+	shift
+	"$RUN_DIR/tools/fabnet" "$step" --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" "$@"
 }
+
+# ops_get NODE PATH: GET PATH from NODE's operations endpoint and print the body.
+ops_get() { netops ops "$1" "$2" 2>/dev/null; }
 
 # raft_leader prints the running orderer that leads the channel's Raft cluster.
-raft_leader() {
-	local o m
-	for o in "${ORDERERS[@]}"; do
-		node_pid "$o" >/dev/null || continue
-		m=$(ops_get "$o" /metrics) || continue
-		if [[ $m == *"consensus_etcdraft_is_leader{channel=\"$CHANNEL\"} 1"* ]]; then
-			echo "$o"
-			return 0
-		fi
-	done
-	return 1
-}
-
-wait_raft_leader() {
-	local deadline=$((SECONDS + NET_WAIT))
-	until raft_leader >/dev/null; do
-		((SECONDS < deadline)) || fail_node "${ORDERERS[0]}" "no Raft leader for channel $CHANNEL within ${NET_WAIT}s"
-		sleep 0.3
-	done
-}
+raft_leader() { netops raft-leader 2>/dev/null; }
 
 # wait_orderer_ready ORDERER: the channel has a Raft leader and ORDERER has
-# heard from it (its consensus_etcdraft_active_nodes gauge is non-zero). A
-# restarted follower that has not yet heard from the leader answers
-# broadcasts with SERVICE_UNAVAILABLE "no Raft leader".
+# heard from it.
 wait_orderer_ready() {
-	local o=$1 m deadline=$((SECONDS + NET_WAIT))
-	wait_raft_leader
-	while :; do
-		m=$(ops_get "$o" /metrics) || m=
-		if [[ $m == *"consensus_etcdraft_active_nodes{channel=\"$CHANNEL\"} "[1-9]* ]]; then
-			return 0
-		fi
-		((SECONDS < deadline)) || fail_node "$o" "$o did not rejoin the Raft cluster of $CHANNEL within ${NET_WAIT}s"
-		node_pid "$o" >/dev/null || fail_node "$o" "$o exited"
-		sleep 0.3
-	done
+	interruptible "$RUN_DIR/tools/fabnet" wait-orderer --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
+		--home "$RUN_DIR" --wait "${NET_WAIT}s" "$1" || fail_node "$1" "$1 did not rejoin the Raft cluster of $CHANNEL"
 }
 
 channel_height() { # ORG
@@ -530,8 +412,7 @@ define_orderer() {
 		NODE_TLS_DIR=$tls NODE_MSP_DIR=$(crypto_orderer "$o")/msp NODE_MSPID=$ORDERER_MSPID \
 		merge_config orderer "$o"
 	mkdir -p "$(node_dir "$o")/data"
-	mapfile -t NODE_ENV < <(base_env)
-	NODE_ENV+=("FABRIC_CFG_PATH=$(node_dir "$o")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
+	NODE_ENV=("FABRIC_CFG_PATH=$(node_dir "$o")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
 	define_node "$o" "$(orderer_port "$o")" "$FABRIC_BIN/orderer"
 }
 
@@ -544,8 +425,7 @@ define_peer() {
 		NODE_MSPID=$(org_mspid "$org") FABVOTE_CCAAS_BUILDER=$RUN_DIR/builder \
 		merge_config core "$name"
 	mkdir -p "$(node_dir "$name")/data"
-	mapfile -t NODE_ENV < <(base_env)
-	NODE_ENV+=("FABRIC_CFG_PATH=$(node_dir "$name")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
+	NODE_ENV=("FABRIC_CFG_PATH=$(node_dir "$name")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
 	peer_env_overrides "$org"
 	define_node "$name" "$(peer_port "$org")" "$FABRIC_BIN/peer" node start
 }
@@ -572,14 +452,18 @@ gen_identities() {
 		# The organisations enroll at the same time, each from its own CA
 		# servers into its own directory: nothing is shared between them.
 		# ENROLL_PIDS: up_exit stops them if up is interrupted meanwhile.
+		# Each enrollment is a process group of its own (set -m), which
+		# up_exit ends whole: the enrollment and whatever it runs.
 		local org nodes=() o failed=0
 		for o in "${ORDERERS[@]}"; do nodes+=("$o"); done
+		set -m
 		enroll_org orderer "$ORDERER_DOMAIN" "$(crypto_orderer_org)" "$(IFS=,; echo "${nodes[*]}")" Admin &
 		ENROLL_PIDS+=($!)
 		for org in "${ORGS[@]}"; do
 			enroll_org "$org" "$(org_domain "$org")" "$(crypto_peer_org "$org")" peer0,ccaas0 Admin,User1,User2 &
 			ENROLL_PIDS+=($!)
 		done
+		set +m
 		for o in "${ENROLL_PIDS[@]}"; do wait "$o" || failed=1; done
 		ENROLL_PIDS=()
 		((failed == 0)) || die "enrolling the organisations' identities failed (above)"
@@ -609,7 +493,7 @@ enroll_org() {
 			--csr.cn "$which.$domain" --csr.hosts localhost,127.0.0.1 --operations.listenaddress "127.0.0.1:$((port + 2))")
 		(export FABRIC_CA_SERVER_BOOT="registrar:$pw" && "$FABRIC_CA_BIN/fabric-ca-server" init "${args[@]}" \
 			>"$RUN_DIR/logs/$which.$org-init.log" 2>&1) || die "fabric-ca-server init of $which.$org failed: $RUN_DIR/logs/$which.$org-init.log"
-		mapfile -t NODE_ENV < <(base_env)
+		NODE_ENV=()
 		define_node "$which.$org" "$port" "$FABRIC_CA_BIN/fabric-ca-server" start "${args[@]}"
 		start_node "$which.$org"
 	done
@@ -677,22 +561,17 @@ join_peers() {
 
 # ---------------------------------------------------------------- chaincode
 
-# package_cc NAME ORG: a ccaas package whose connection.json points ORG's peer
-# at ORG's chaincode service; prints its path.
+# package_cc NAME ORG INDEX: a ccaas package whose connection.json points ORG's
+# peer at ORG's chaincode service (fabnet package); prints its path.
 package_cc() {
-	local name=$1 org=$2 idx=$3 dir pkg
+	local name=$1 org=$2 idx=$3 dir peer_tls
 	dir=$RUN_DIR/packages/$name.$org
-	mkdir -p "$dir/src"
-	local peer_tls
+	mkdir -p "$dir"
 	peer_tls=$(crypto_peer "$org")/tls
-	"$RUN_DIR/tools/ccaas-builder" connection -address "127.0.0.1:$(ccaas_port "$org" "$idx")" \
-		-root-cert "$(org_tlsca "$org")" -client-cert "$peer_tls/server.crt" -client-key "$peer_tls/server.key" \
-		-out "$dir/src/connection.json" || die "writing connection.json for $name/$org failed"
-	printf '{"type":"ccaas","label":"%s_%s"}\n' "$name" "$CC_VERSION" >"$dir/src/metadata.json"
-	tar -C "$dir/src" -czf "$dir/src/code.tar.gz" connection.json
-	pkg=$dir/$name.tgz
-	tar -C "$dir/src" -czf "$pkg" metadata.json code.tar.gz
-	echo "$pkg"
+	"$RUN_DIR/tools/fabnet" package --label "${name}_$CC_VERSION" --address "127.0.0.1:$(ccaas_port "$org" "$idx")" \
+		--root-cert "$(org_tlsca "$org")" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
+		--out "$dir/$name.tgz" || die "packaging $name for $org failed"
+	echo "$dir/$name.tgz"
 }
 
 deploy_cc() { # INDEX
@@ -710,8 +589,7 @@ deploy_cc() { # INDEX
 		ccnode=cc.$name.$(peer_name "$org")
 		local tls
 		tls=$(crypto_ccaas "$org")/tls
-		mapfile -t NODE_ENV < <(base_env)
-		NODE_ENV+=("CHAINCODE_ID=$pid" "CHAINCODE_SERVER_ADDRESS=127.0.0.1:$(ccaas_port "$org" "$idx")"
+		NODE_ENV=("CHAINCODE_ID=$pid" "CHAINCODE_SERVER_ADDRESS=127.0.0.1:$(ccaas_port "$org" "$idx")"
 			"CHAINCODE_TLS_CERT_FILE=$tls/server.crt" "CHAINCODE_TLS_KEY_FILE=$tls/server.key"
 			"CHAINCODE_TLS_CLIENT_CA_FILE=$(org_tlsca "$org")")
 		if [[ $path == "$BALLOT_CC_PATH" ]]; then
@@ -762,17 +640,13 @@ write_network_json() {
 cmd_up() {
 	[[ -n ${1:-} ]] && PROFILE=$1
 	PROFILE=${PROFILE:-solo-org}
-	command -v curl >/dev/null || die "curl not found: net.sh reads the nodes' operations endpoints (https) with it"
 	resolve_run_dir
 	set_topology
 	parse_chaincodes
-	local n
-	if [[ -f $RUN_DIR/nodes.list ]]; then
-		while read -r n; do
-			if node_pid "$n" >/dev/null; then
-				die "a $PROFILE network is already up in $RUN_DIR ($n is running); run 'make network-down' first"
-			fi
-		done <"$RUN_DIR/nodes.list"
+	if [[ -x $RUN_DIR/tools/fabnet ]]; then
+		local running
+		running=$(nodectl running) || die "cannot tell whether the nodes of $RUN_DIR run"
+		[[ -z $running ]] || die "a $PROFILE network is already up in $RUN_DIR (${running%%$'\n'*} is running); run 'make network-down' first"
 	fi
 	# Nodes run in their own directories: make the paths absolute (relative
 	# paths are taken from the current directory, else from the repository root).
@@ -801,6 +675,11 @@ cmd_up() {
 	*) die "FABVOTE_VALIDATION_PLUGIN=$FABVOTE_VALIDATION_PLUGIN: want ballotvscc, vscc or off" ;;
 	esac
 	export FABVOTE_VALIDATION_PLUGIN
+	local v
+	for v in $NET_PASS_ENV; do # fabnet reads the nodes' variables from its environment
+		[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "NET_PASS_ENV entry '$v': want a variable name"
+		[[ -z ${!v+x} ]] || export "${v?}"
+	done
 	local ports=() o org i
 	for o in "${ORDERERS[@]}"; do ports+=("$(orderer_port "$o")" "$(orderer_admin_port "$o")" "$(orderer_ops_port "$o")"); done
 	for org in "${ORGS[@]}"; do
@@ -875,22 +754,19 @@ up_exit() {
 		exit "$rc"
 	fi
 	log "network-up failed; stopping the nodes it started; logs kept in $RUN_DIR/logs"
-	if ((${#ENROLL_PIDS[@]})); then # enrollments still running start no more CA servers
-		kill "${ENROLL_PIDS[@]}" 2>/dev/null
-		wait "${ENROLL_PIDS[@]}" 2>/dev/null
+	# (|| true: under set -e a failed kill or wait would end this trap
+	# before the nodes are stopped.)
+	if [[ -n $FG_PID ]]; then # a start or a wait under way
+		kill -TERM "$FG_PID" 2>/dev/null || true
+		wait "$FG_PID" 2>/dev/null || true
 	fi
-	local nodes=() i
-	mapfile -t nodes < <(all_nodes)
-	for ((i = ${#nodes[@]} - 1; i >= 0; i--)); do
-		(stop_node "${nodes[$i]}" TERM) || true
-	done
-	# A node whose start was cut short may not run its binary yet (the exec
-	# chain of start_node keeps the pid), which stop_node does not
-	# recognise; every pid file is from this up, so its pid is the node's.
-	local f
-	for f in "$RUN_DIR"/pids/*.pid; do
-		[[ -f $f ]] && kill -TERM "$(<"$f")" 2>/dev/null
-	done
+	if ((${#ENROLL_PIDS[@]})); then # enrollments still running start no more CA servers
+		local p
+		for p in "${ENROLL_PIDS[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
+		wait "${ENROLL_PIDS[@]}" 2>/dev/null || true
+	fi
+	# Every node, the last started first; nothing ran before the tools were built.
+	[[ ! -x $RUN_DIR/tools/fabnet ]] || nodectl stop-all --timeout "${NET_STOP_TIMEOUT}s" || true
 	exit $((rc == 0 ? 1 : rc))
 }
 
@@ -901,33 +777,23 @@ cmd_down() {
 		return 0
 	fi
 	[[ -f $RUN_DIR/profile ]] || die "$RUN_DIR is not a network run dir (no profile file); not removing it"
-	local nodes=() n i alive=()
-	mapfile -t nodes < <(all_nodes)
-	# Reverse start order: chaincode services, peers, orderers.
-	for ((i = ${#nodes[@]} - 1; i >= 0; i--)); do
-		stop_node "${nodes[$i]}" TERM
-	done
-	for n in "${nodes[@]}"; do node_pid "$n" >/dev/null && alive+=("$n"); done
-	((${#alive[@]} == 0)) || die "still running after down: ${alive[*]}"
+	local count=0
+	if [[ -x $RUN_DIR/tools/fabnet ]]; then
+		count=$(all_nodes | wc -l)
+		# chaincode services, peers, orderers, CA servers: the reverse of their start
+		nodectl stop-all --timeout "${NET_STOP_TIMEOUT}s" || die "network-down of $RUN_DIR failed"
+	fi
 	if [[ -L $RUN/current && $(readlink -f "$RUN/current") == "$(readlink -f "$RUN_DIR")" ]]; then
 		rm -f "$RUN/current"
 	fi
 	rm -rf "$RUN_DIR"
-	log "network down: stopped ${#nodes[@]} processes, removed $RUN_DIR"
+	log "network down: stopped $count processes, removed $RUN_DIR"
 }
 
 cmd_status() {
 	resolve_run_dir
-	[[ -f $RUN_DIR/nodes.list ]] || { echo "no network in $RUN_DIR"; return 0; }
-	local n pid
-	printf '%-32s %-8s %-8s %s\n' NODE PID PORT STATE
-	while read -r n; do
-		if pid=$(node_pid "$n"); then
-			printf '%-32s %-8s %-8s %s\n' "$n" "$pid" "$(<"$(node_dir "$n")/port")" running
-		else
-			printf '%-32s %-8s %-8s %s\n' "$n" - "$(<"$(node_dir "$n")/port")" stopped
-		fi
-	done <"$RUN_DIR/nodes.list"
+	[[ -f $RUN_DIR/nodes.list && -x $RUN_DIR/tools/fabnet ]] || { echo "no network in $RUN_DIR"; return 0; }
+	nodectl status
 }
 
 # wait_ready NODE: after a restart, an orderer is ready when the channel has a
@@ -975,7 +841,7 @@ main() {
 		start) start_node "$1" && wait_ready "$1" && log "started $1 (pid $(node_pid "$1"))" ;;
 		restart) stop_node "$1" TERM && start_node "$1" && wait_ready "$1" && log "restarted $1 (pid $(node_pid "$1"))" ;;
 		pid) node_pid "$1" || die "$1 is not running" ;;
-		logs) show_log "$1" "${2:-50}" 2>&1 ;;
+		logs) nodectl log --lines "${2:-50}" "$1" 2>&1 ;;
 		esac
 		;;
 	ops)

@@ -8,7 +8,10 @@
 # three-orgs (unless NET_TEST_THREE_ORGS=0): up with every organisation's
 # identities enrolled from its own Fabric CA servers (NET_IDENTITIES=ca), the
 # certificates checked against those CAs, cross-org gateway test, kill -9 of
-# the Raft leader, state identical on every peer, down.
+# the Raft leader, state identical on every peer, down; then a solo-org up
+# with CA identities, interrupted with SIGTERM twice (while enrolling, and
+# with every node running while it deploys the chaincode), leaves no process
+# and no listening port.
 #
 # The test networks use their own run dirs and ports (NET_TEST_BASE_PORT), so a
 # developer's running network is left alone. solo-org runs the peer with the
@@ -161,7 +164,7 @@ solo_org() {
 
 	step "solo-org down"
 	local pids=()
-	mapfile -t pids < <(cat "$NET_RUN_DIR"/pids/*.pid)
+	mapfile -t pids < <("$NET_RUN_DIR/tools/fabnet" node pids --home "$NET_RUN_DIR" | cut -d" " -f2)
 	expect_eq "running processes" "${#pids[@]}" 3
 	"$NET" down || fail "network-down"
 	assert_gone "${pids[@]}"
@@ -252,7 +255,7 @@ three_orgs() {
 
 	step "three-orgs down"
 	local pids=()
-	mapfile -t pids < <(cat "$NET_RUN_DIR"/pids/*.pid)
+	mapfile -t pids < <("$NET_RUN_DIR/tools/fabnet" node pids --home "$NET_RUN_DIR" | cut -d" " -f2)
 	# 3 orderers, 3 peers, 3 chaincode services, 2 CA servers for each of 4 organisations
 	expect_eq "running processes" "${#pids[@]}" 17
 	"$NET" down || fail "network-down three-orgs"
@@ -279,10 +282,48 @@ stock_peer_refused() {
 	rm -rf "$fake" "$dir"
 }
 
+# interrupted_up: SIGTERM to an up (solo-org, identities from its CAs) while
+# its organisations enroll (CA servers starting) and once every node runs
+# (chaincode deployment); each time no process whose working directory or
+# command line is in the run dir survives, and none of its ports listens.
+interrupted_up() {
+	local dir=$RUN/test-interrupted base=$((${NET_TEST_BASE_PORT:-27050} + 2000)) at pid p left port deadline
+	for at in "Fabric CA servers" "deploying chaincode"; do
+		step "solo-org up (CA identities) interrupted (SIGTERM) just after '$at': nothing left behind"
+		rm -rf "$dir"
+		NET_RUN_DIR=$dir PROFILE=solo-org BASE_PORT=$base NET_IDENTITIES=ca setsid "$NET" up >"$dir.log" 2>&1 &
+		pid=$!
+		deadline=$((SECONDS + 120))
+		until grep -qF "$at" "$dir.log" 2>/dev/null; do
+			((SECONDS < deadline)) || fail "net.sh up never logged '$at' (see $dir.log)"
+			sleep 0.1
+		done
+		sleep 0.5
+		kill -TERM "$pid"
+		if wait "$pid"; then fail "the interrupted up exited 0 (see $dir.log)"; fi
+		left=()
+		for p in /proc/[0-9]*; do
+			if [[ $(readlink "$p/cwd" 2>/dev/null) == "$dir"/* ]] || tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$dir/"; then
+				left+=("${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-100)")
+			fi
+		done
+		((${#left[@]} == 0)) || fail "left after the interrupted up: $(printf '\n  %s' "${left[@]}")"
+		for port in $(seq "$base" "$((base + 399))"); do
+			! grep -qE "^ *[0-9]+: [0-9A-F]+:$(printf '%04X' "$port") [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 ||
+				fail "port $port still listens after the interrupted up"
+		done
+		printf "[network-test] ok: interrupted at '%s', no process and no port left\n" "$at" >&2
+	done
+	rm -rf "$dir" "$dir.log"
+}
+
 cd "$ROOT"
 T0=$SECONDS
 stock_peer_refused
 solo_org
-if [[ ${NET_TEST_THREE_ORGS:-1} == 1 ]]; then three_orgs; fi
+if [[ ${NET_TEST_THREE_ORGS:-1} == 1 ]]; then
+	three_orgs
+	interrupted_up
+fi
 unset NET_RUN_DIR
 printf '\n[network-test] PASS in %ds\n' $((SECONDS - T0)) >&2

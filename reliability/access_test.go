@@ -39,6 +39,7 @@ import (
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/fabvote/fabvote/internal/sharebox"
+	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 
@@ -403,13 +404,16 @@ func endpoints(t *testing.T, n *testNet) (eps, ops []endpoint) {
 			eps = append(eps, endpoint{p.Name + " chaincode callback", plus1(p.Endpoint), "", true})
 			ops = append(ops, endpoint{p.Name + " operations", p.OperationsEndpoint, p.TLSCACert, false})
 		}
-		// Chaincode services of this org: their address is in the node's env.
-		envs, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "cc.*.peer0."+org.Name, "env"))
-		for _, ef := range envs {
-			eb, _ := os.ReadFile(ef)
-			for _, line := range strings.Split(string(eb), "\n") {
-				if a, ok := strings.CutPrefix(line, "CHAINCODE_SERVER_ADDRESS="); ok {
-					eps = append(eps, endpoint{filepath.Base(filepath.Dir(ef)), strings.Trim(a, `"'`), org.TLSCACert, true})
+		// Chaincode services of this org: their address is in the node's definition.
+		defs, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "cc.*.peer0."+org.Name, "node.json"))
+		for _, def := range defs {
+			p, err := (fabnet.Home{Dir: n.runDir}).Defined(filepath.Base(filepath.Dir(def)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range p.Env {
+				if a, ok := strings.CutPrefix(kv, "CHAINCODE_SERVER_ADDRESS="); ok {
+					eps = append(eps, endpoint{p.Name, a, org.TLSCACert, true})
 				}
 			}
 		}

@@ -128,6 +128,30 @@ def main_table(reps):
     return lines + ([""] + notes if notes else []), agg
 
 
+def block_table(reps):
+    """How the orderer cut each configuration's blocks (reports with a "blocks" summary)."""
+    by = {}
+    for r in reps:
+        if r.get("blocks"):
+            by.setdefault((r.get("mode", "full"), r.get("loop", ""), r["sent"], r.get("label") or "unlabelled"), []).append(r)
+    if not by:
+        return []
+    lines = ["| mode | load | ballots | configuration | trials | blocks | tx per block: mean | median | min–max | full blocks | batch size |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted(by, key=lambda k: (k[0], k[1], -k[2], order_key(k[3]))):
+        mode, loop, n, c = key
+        rs = by[key]
+        b = [r["blocks"] for r in rs]
+        load = f"{rs[0]['rate']:g} tx/s" if loop == "open" else f"max ({rs[0]['concurrency']} in flight)"
+        full = sum(x.get("full", 0) for x in b)
+        count = sum(x["count"] for x in b)
+        lines.append(f"| {mode} | {load} | {n} | `{c}` | {len(rs)} | {fmt(stats([x['count'] for x in b]), 0)} | "
+                     f"{fmt(stats([x['meanTxs'] for x in b]))} | {fmt(stats([x['medianTxs'] for x in b]), 0)} | "
+                     f"{min(x['minTxs'] for x in b)}–{max(x['maxTxs'] for x in b)} | {full} of {count} | "
+                     f"{b[0].get('intendedTxs') or '?'} |")
+    return lines
+
+
 # Two-sided 95 % quantiles of Student's t, by degrees of freedom.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086}
@@ -459,6 +483,12 @@ def main():
                   "Each trial's ratio to the stock run of the same trial (same ballots, adjacent in the alternating order);",
                   "mean and 95 % confidence interval (Student's t over the pairs). *Inside the noise* means the interval",
                   "contains ×1.00.", ""] + pt + [""]
+        bt = block_table(mains)
+        if bt:
+            L += ["### Blocks as cut", "",
+                  "Transactions per block in the blocks that committed the run's transactions, from the peer's block",
+                  "events (`blocks` in each JSON report): a mean below the batch size means blocks were cut by the batch",
+                  "timeout or by size in bytes, not by the transaction count. Values over trials as above.", ""] + bt + [""]
     if sweeps:
         pts = sweep_points(sweeps)
         smeta = next((m for m in metas if m.get("sweepRates")), meta)

@@ -41,5 +41,23 @@ class PairedRatio(unittest.TestCase):
         self.assertEqual(report.paired_table(reps), [])
 
 
+class BlockTable(unittest.TestCase):
+    def test_rows_pool_trials_and_count_full_blocks(self):
+        reps = []
+        for t, (count, mean) in enumerate([(80, 500.0), (100, 400.0)], 1):
+            r = rep("stock", t, 400, 1000)
+            r.update(rate=0, concurrency=1200, blocks={"count": count, "txs": int(count * mean), "meanTxs": mean,
+                                                       "medianTxs": 500, "minTxs": 12, "maxTxs": 500, "intendedTxs": 500, "full": 70})
+            reps.append(r)
+        reps.append(rep("o1", 1, 400, 1000))  # no block summary: no row
+        rows = report.block_table(reps)
+        self.assertEqual(len(rows), 3)
+        self.assertIn("| `stock` | 2 | 90 ± 14 [80–100] | 450.0 ± 70.7 [400.0–500.0] |", rows[2])
+        self.assertIn("| 12–500 | 140 of 180 | 500 |", rows[2])
+
+    def test_no_summaries_no_table(self):
+        self.assertEqual(report.block_table([rep("stock", 1, 400, 1000)]), [])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -16,6 +16,7 @@ import (
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 func init() {
@@ -148,7 +149,13 @@ func (o *benchOptions) run() error {
 	if run == nil {
 		return runErr
 	}
-	return o.report(run, runErr, w, cfg, netw.RunDir)
+	rep := loadgen.NewReport(run, w.mode, cfg, w.name, o.trim)
+	intended := 0
+	if netw.Batch != nil {
+		intended = netw.Batch.MaxMessageCount
+	}
+	rep.Blocks = loadgen.SummarizeBlocks(conn.Blocks(), intended)
+	return o.report(rep, runErr, w, netw.RunDir)
 }
 
 // benchWorkload is what bench sends: the ballot file, or with
@@ -206,8 +213,7 @@ func (o *benchOptions) replayWorkload(ctx context.Context, conn *loadgen.Conn, s
 
 // report prints the run's report, writes it as JSON if asked to, and
 // fails if any transaction did.
-func (o *benchOptions) report(run *loadgen.Run, runErr error, w *benchWorkload, cfg loadgen.Config, runDir string) error {
-	rep := loadgen.NewReport(run, w.mode, cfg, w.name, o.trim)
+func (o *benchOptions) report(rep *loadgen.Report, runErr error, w *benchWorkload, runDir string) error {
 	rep.Label, rep.Trial, rep.Setup = o.label, o.trial, w.setup
 	rep.Network = describeNetwork(o.network, runDir)
 	printBench(rep)
@@ -302,18 +308,16 @@ func describeNetwork(path, runDir string) map[string]string {
 	if runDir == "" {
 		return out
 	}
-	nodes, _ := filepath.Glob(filepath.Join(runDir, "nodes", "*"))
-	for _, n := range nodes {
-		name := filepath.Base(n)
-		if cmd, err := os.ReadFile(filepath.Join(n, "cmd")); err == nil {
-			out[name+" binary"], _, _ = strings.Cut(string(cmd), "\n")
-		}
-		env, err := os.ReadFile(filepath.Join(n, "env"))
+	h := fabnet.Home{Dir: runDir}
+	names, _ := h.DefinedNodes()
+	for _, name := range names {
+		p, err := h.Defined(name)
 		if err != nil {
 			continue
 		}
-		for _, line := range strings.Split(string(env), "\n") {
-			if k, v, ok := strings.Cut(line, "="); ok && (strings.HasPrefix(k, "FABVOTE_") || strings.HasPrefix(k, "CORE_PEER_LIMITS")) {
+		out[name+" binary"] = p.Path
+		for _, kv := range p.Env {
+			if k, v, ok := strings.Cut(kv, "="); ok && (strings.HasPrefix(k, "FABVOTE_") || strings.HasPrefix(k, "CORE_PEER_LIMITS")) {
 				out[name+" "+k] = v
 			}
 		}
@@ -395,6 +399,13 @@ func printBench(r *loadgen.Report) {
 	if r.EndorseLatency.N > 0 && r.Mode != "skip-commit" {
 		e := r.EndorseLatency
 		fmt.Printf("  endorsement ms: p50 %.1f  p90 %.1f  p99 %.1f\n", e.P50, e.P90, e.P99)
+	}
+	if b := r.Blocks; b != nil {
+		fmt.Printf("  blocks: %d, transactions per block mean %.1f, median %.0f, %d–%d", b.Count, b.Mean, b.Median, b.Min, b.Max)
+		if b.Intended > 0 {
+			fmt.Printf("; %d of %d cut at the batch size %d", b.Full, b.Count, b.Intended)
+		}
+		fmt.Println()
 	}
 	if r.CapWaits > 0 {
 		fmt.Printf("  %d sends waited for the in-flight cap (the offered rate was not met)\n", r.CapWaits)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type Conn struct {
 	waiting map[string]chan commitEvent
 	events  bool
 	evErr   error
+	blocks  []BlockCut // the blocks that committed transactions of this connection
 }
 
 type commitEvent struct {
@@ -126,11 +128,17 @@ func (c *Conn) WatchCommits(ctx context.Context) error {
 		for b := range ch {
 			now := time.Now()
 			c.mu.Lock()
-			for _, tx := range b.GetFilteredTransactions() {
+			txs := b.GetFilteredTransactions()
+			ours := 0
+			for _, tx := range txs {
 				if w, ok := c.waiting[tx.GetTxid()]; ok {
 					w <- commitEvent{code: tx.GetTxValidationCode(), at: now}
 					delete(c.waiting, tx.GetTxid())
+					ours++
 				}
+			}
+			if ours > 0 {
+				c.blocks = append(c.blocks, BlockCut{Number: b.GetNumber(), Txs: len(txs), Ours: ours})
 			}
 			c.mu.Unlock()
 		}
@@ -144,6 +152,14 @@ func (c *Conn) WatchCommits(ctx context.Context) error {
 		c.mu.Unlock()
 	}()
 	return nil
+}
+
+// Blocks returns the blocks that have committed transactions this
+// connection waited for, in the order they arrived.
+func (c *Conn) Blocks() []BlockCut {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.blocks)
 }
 
 func (c *Conn) expect(txID string) (chan commitEvent, error) {

@@ -52,6 +52,9 @@ type Report struct {
 	Network map[string]string `json:"network,omitempty"`
 	// Setup is the skip-endorsement setup phase (endorse and store), if it ran in this invocation.
 	Setup *Report `json:"setup,omitempty"`
+	// Blocks is how the orderer cut the blocks that committed the run's
+	// transactions (set by the caller; none in skip-commit mode).
+	Blocks *BlockStats `json:"blocks,omitempty"`
 }
 
 // Host describes the machine.

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fabvote/fabvote/internal/atomicfile"
 )
 
 // StartChaincodes starts the org's chaincode services (binaries by
@@ -92,28 +96,60 @@ func (h Home) packageChaincode(o *PeerOrg, tools Tools, cc Chaincode, s Service)
 		return "", err
 	}
 	peerTLS := filepath.Join(h.nodeCrypto("peers", o.Peer.Name, o.Domain), "tls")
-	conn := filepath.Join(dir, "connection.json")
-	cmd := exec.Command(tools.Builder, "connection", "-address", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)),
-		"-root-cert", h.tlsCA(o.Domain), "-client-cert", filepath.Join(peerTLS, "server.crt"),
-		"-client-key", filepath.Join(peerTLS, "server.key"), "-out", conn)
+	path := filepath.Join(dir, cc.Name+".tgz")
+	return path, ServicePackage{
+		Label: cc.Name + "_" + cc.Version, Address: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)),
+		RootCert: h.tlsCA(o.Domain), ClientCert: filepath.Join(peerTLS, "server.crt"), ClientKey: filepath.Join(peerTLS, "server.key"),
+	}.Write(tools.Builder, path)
+}
+
+// ServicePackage is a chaincode-as-a-service package for one peer: the
+// address of its chaincode service, the TLS root that verifies the
+// service, and the peer's TLS pair it presents as a client.
+type ServicePackage struct {
+	Label, Address                  string
+	RootCert, ClientCert, ClientKey string
+}
+
+// Write writes the package to path (0600, whole or not at all). The
+// external builder writes connection.json (ccaas-builder connection: the
+// one definition of that file); the archives are packed with fixed times
+// and order, so that one content gives one package id.
+func (sp ServicePackage) Write(builder, path string) error {
+	if sp.Label == "" || sp.Address == "" {
+		return errors.New("a chaincode package needs a label and an address")
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".package-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	conn := filepath.Join(tmp, "connection.json")
+	cmd := exec.Command(builder, "connection", "-address", sp.Address, "-root-cert", sp.RootCert,
+		"-client-cert", sp.ClientCert, "-client-key", sp.ClientKey, "-out", conn)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("connection.json for %s: %v\n%s", cc.Name, err, out)
+		return fmt.Errorf("connection.json for %s: %v\n%s", sp.Label, err, out)
 	}
 	connJSON, err := os.ReadFile(conn)
 	if err != nil {
-		return "", err
+		return err
 	}
 	code, err := tarGz(map[string][]byte{"connection.json": connJSON})
 	if err != nil {
-		return "", err
+		return err
 	}
-	meta := fmt.Appendf(nil, `{"type":"ccaas","label":"%s_%s"}`+"\n", cc.Name, cc.Version)
-	pkg, err := tarGz(map[string][]byte{"metadata.json": meta, "code.tar.gz": code})
+	meta, err := json.Marshal(struct {
+		Type  string `json:"type"`
+		Label string `json:"label"`
+	}{"ccaas", sp.Label})
 	if err != nil {
-		return "", err
+		return err
 	}
-	path := filepath.Join(dir, cc.Name+".tgz")
-	return path, os.WriteFile(path, pkg, 0o600)
+	pkg, err := tarGz(map[string][]byte{"metadata.json": append(meta, '\n'), "code.tar.gz": code})
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, pkg, 0o600)
 }
 
 // tarGz packs files in name order with fixed times, so that one content

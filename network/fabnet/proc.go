@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +41,12 @@ type Proc struct {
 func (h Home) pidFile(name string) string { return h.path("pids", name+".pid") }
 func (h Home) logFile(name string) string { return h.path("logs", name+".log") }
 
+// LogFile is the named node's log, appended to across restarts.
+func (h Home) LogFile(name string) string { return h.logFile(name) }
+
+// Tail is the end of the named node's log: its last n lines.
+func (h Home) Tail(name string, n int) string { return tail(h.logFile(name), n) }
+
 // Start runs p detached from this process (its own session, so it
 // outlives the command that started it) and waits until it accepts TCP
 // connections on p.Ready, or fails with the end of its log if it exits
@@ -52,6 +59,9 @@ func (h Home) Start(ctx context.Context, p Proc) error {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
+	}
+	if home, dir, err := resolvedPair(h.Dir, p.Dir); err != nil || !strings.HasPrefix(dir+"/", home+"/") {
+		return fmt.Errorf("%s: its directory %s is not in the home %s (%v)", p.Name, p.Dir, h.Dir, err)
 	}
 	log, err := os.OpenFile(h.logFile(p.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -69,7 +79,8 @@ func (h Home) Start(ctx context.Context, p Proc) error {
 	// binary reached through a symlink is recognised as running.
 	exe, err := filepath.EvalSymlinks(p.Path)
 	if err == nil {
-		err = h.writePidFile(p.Name, pidRecord{Pid: cmd.Process.Pid, Exe: exe, Dir: p.Dir})
+		_, started := procState(cmd.Process.Pid)
+		err = h.writePidFile(p.Name, pidRecord{Pid: cmd.Process.Pid, Exe: exe, Dir: p.Dir, Start: started})
 	}
 	if err != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -96,31 +107,28 @@ func (h Home) waitReady(ctx context.Context, p Proc, exited <-chan error) error 
 		case <-ctx.Done():
 			return fmt.Errorf("%s did not listen on %s: %w; the end of %s:\n%s", p.Name, p.Ready, ctx.Err(), h.logFile(p.Name), tail(h.logFile(p.Name), 15))
 		case <-tick.C:
-			if c, err := net.DialTimeout("tcp", p.Ready, time.Second); err == nil {
-				c.Close()
+			if accepting(p.Ready) {
 				return nil
 			}
 		}
 	}
 }
 
-// pidRecord identifies a node's process: its pid, the binary it runs and
-// its working directory (the node's own). On one machine where several
-// organisations run the same binaries, the directory tells their nodes
-// apart, so a reused pid of another organisation's node is never taken
-// for this one.
+// pidRecord identifies a node's process: its pid, the binary it runs, its
+// working directory (the node's own) and its start time. On one machine
+// where several organisations run the same binaries, the directory tells
+// their nodes apart, and the start time tells the node from a later
+// process that reuses its pid, so neither is ever taken for this node.
 type pidRecord struct {
-	Pid int    `json:"pid"`
-	Exe string `json:"exe"`
-	Dir string `json:"dir"`
+	Pid   int    `json:"pid"`
+	Exe   string `json:"exe"`
+	Dir   string `json:"dir"`
+	Start uint64 `json:"start"` // clock ticks after boot (/proc/PID/stat, field 22)
 }
 
 func (h Home) writePidFile(name string, r pidRecord) error {
 	// /proc/PID/cwd names the resolved directory.
-	dir, err := filepath.EvalSymlinks(r.Dir)
-	if err == nil {
-		dir, err = filepath.Abs(dir)
-	}
+	dir, err := resolved(r.Dir)
 	if err != nil {
 		return err
 	}
@@ -132,33 +140,80 @@ func (h Home) writePidFile(name string, r pidRecord) error {
 	return atomicfile.WriteFile(h.pidFile(name), append(b, '\n'), 0o600)
 }
 
+func resolvedPair(a, b string) (string, string, error) {
+	ra, err := resolved(a)
+	if err != nil {
+		return "", "", err
+	}
+	rb, err := resolved(b)
+	return ra, rb, err
+}
+
+func resolved(dir string) (string, error) {
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(d)
+}
+
 // Running reports the pid of the named node when its recorded process is
 // alive and still runs the recorded binary in the recorded directory.
 func (h Home) Running(name string) (int, bool) {
+	if r, ok := h.running(name); ok {
+		return r.Pid, true
+	}
+	return 0, false
+}
+
+func (h Home) running(name string) (pidRecord, bool) {
+	var r pidRecord
 	b, err := os.ReadFile(h.pidFile(name))
 	if err != nil {
-		return 0, false
+		return r, false
 	}
-	var r pidRecord
 	if err := json.Unmarshal(b, &r); err != nil || r.Pid <= 0 {
-		return 0, false
+		return r, false
+	}
+	// A node runs in a directory of its home: a copy of a home, pid files
+	// and all, does not take the original's nodes for its own.
+	home, err := resolved(h.Dir)
+	if err != nil || !strings.HasPrefix(r.Dir+"/", home+"/") {
+		return r, false
 	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", r.Pid))
 	if err != nil || strings.TrimSuffix(exe, " (deleted)") != r.Exe {
-		return 0, false
+		return r, false
 	}
 	if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", r.Pid)); err != nil || strings.TrimSuffix(cwd, " (deleted)") != r.Dir {
-		return 0, false
+		return r, false
 	}
-	return r.Pid, alive(r.Pid)
+	return r, r.alive()
 }
 
-// alive reports whether the process exists and has not exited: the
-// kernel drops /proc/PID/exe before the process has closed its files
+// alive reports whether the recorded process exists and has not exited:
+// the kernel drops /proc/PID/exe before the process has closed its files
 // (its listeners among them), so a stop waits on this instead.
-func alive(pid int) bool {
+func (r pidRecord) alive() bool {
+	running, started := procState(r.Pid)
+	return running && started == r.Start
+}
+
+// procState reads /proc/PID/stat: whether the process exists and has not
+// exited, and when it started.
+func procState(pid int) (running bool, started uint64) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err == nil && !isZombie(stat)
+	if err != nil || isZombie(stat) {
+		return false, 0
+	}
+	// The fields after the command's closing parenthesis start at the
+	// third (the state); the start time is the 22nd.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 20 {
+		return false, 0
+	}
+	started, err = strconv.ParseUint(f[19], 10, 64)
+	return err == nil, started
 }
 
 // isZombie reads the state field of /proc/PID/stat: Z (zombie) or X (dead).
@@ -171,27 +226,41 @@ func isZombie(stat []byte) bool {
 // anything it started), then SIGKILL after timeout, and returns once the
 // node has exited.
 func (h Home) Stop(name string, timeout time.Duration) error {
-	pid, ok := h.Running(name)
+	return h.signal(name, syscall.SIGTERM, "SIGTERM", timeout)
+}
+
+// Kill sends SIGKILL to the named node's process group, as a crash would
+// end it, and returns once the node has exited. Its ledger stays.
+func (h Home) Kill(name string) error { return h.signal(name, syscall.SIGKILL, "SIGKILL", 0) }
+
+func (h Home) signal(name string, sig syscall.Signal, sigName string, timeout time.Duration) error {
+	r, ok := h.running(name)
 	if !ok {
 		return os.RemoveAll(h.pidFile(name))
 	}
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	if !waitExit(pid, timeout) {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		if !waitExit(pid, 5*time.Second) {
-			return fmt.Errorf("%s (pid %d) survived SIGKILL", name, pid)
+	_ = syscall.Kill(-r.Pid, sig)
+	if !waitExit(r, timeout) {
+		// Still the node's process (waitExit checked its start time): a
+		// pid reused meanwhile is never signalled.
+		_ = syscall.Kill(-r.Pid, syscall.SIGKILL)
+		if !waitExit(r, 5*time.Second) {
+			return fmt.Errorf("%s (pid %d) survived SIGKILL", name, r.Pid)
 		}
+	}
+	if log, err := os.OpenFile(h.logFile(name), os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		fmt.Fprintf(log, "==== %s stopped %s with %s\n", time.Now().UTC().Format(time.RFC3339), name, sigName)
+		log.Close()
 	}
 	return os.Remove(h.pidFile(name))
 }
 
-func waitExit(pid int, d time.Duration) bool {
+func waitExit(r pidRecord, d time.Duration) bool {
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if !alive(pid) {
+		if !r.alive() {
 			return true
 		}
 	}
-	return false
+	return !r.alive()
 }
 
 // StopAll stops every node of the home, chaincode services and peers
@@ -238,18 +307,23 @@ func tail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// goRuntimeEnv are the variables of the caller, besides PATH, HOME,
+// TMPDIR and every FABVOTE_* one, that a node inherits by default: the Go
+// runtime's knobs and the loader path.
+var goRuntimeEnv = []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "LD_LIBRARY_PATH"}
+
 // nodeEnv is the environment a node starts with: from the caller only
-// PATH, HOME, TMPDIR, every FABVOTE_* variable and the Go runtime's knobs,
-// then extra.
-func nodeEnv(extra ...string) []string {
+// PATH, HOME, TMPDIR, every FABVOTE_* variable and goRuntimeEnv, then
+// extra.
+func nodeEnv(extra ...string) []string { return append(callerEnv(goRuntimeEnv), extra...) }
+
+func callerEnv(pass []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "PATH", k == "HOME", k == "TMPDIR", strings.HasPrefix(k, "FABVOTE_"),
-			k == "GOMAXPROCS", k == "GOGC", k == "GOMEMLIMIT", k == "GODEBUG", k == "LD_LIBRARY_PATH":
+		if k == "PATH" || k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "FABVOTE_") || slices.Contains(pass, k) {
 			env = append(env, kv)
 		}
 	}
-	return append(env, extra...)
+	return env
 }

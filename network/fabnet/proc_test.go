@@ -89,14 +89,14 @@ func stopAtEnd(t *testing.T, h Home, name string) {
 // socket) are closed: so a port may still answer for a moment after Stop.
 func releasedSoon(addr string) bool {
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if !listening(addr) {
+		if !answers(addr) {
 			return true
 		}
 	}
 	return false
 }
 
-func listening(addr string) bool {
+func answers(addr string) bool {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return false
@@ -122,7 +122,7 @@ func TestStartRunningStop(t *testing.T) {
 			if err := h.Start(startCtx(t, 20*time.Second), p); err != nil {
 				t.Fatalf("Start: %v", err)
 			}
-			if !listening(p.Ready) {
+			if !answers(p.Ready) {
 				t.Fatalf("Start returned but nothing listens on %s", p.Ready)
 			}
 			pid, ok := h.Running(p.Name)
@@ -273,45 +273,58 @@ func TestRunning(t *testing.T) {
 		t.Skipf("no /proc: %v", err)
 	}
 	me := os.Getpid()
-	cwd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	record := func(pid int, exe, dir string) *string {
-		b, _ := json.Marshal(pidRecord{Pid: pid, Exe: exe, Dir: dir})
-		return ptr(string(b))
-	}
+	_, started := procState(me)
 	other := "/usr/bin/sleep"
 	if self == other {
 		other = "/usr/bin/true"
 	}
+	const (
+		nodeDir  = "node dir" // this process's working directory, in the home
+		otherDir = "other"    // another directory of the home
+		outside  = "outside"  // a directory outside the home
+	)
 	tests := []struct {
 		name    string
-		pidFile *string // nil: no pid file
-		wantPid int
-		wantOK  bool
+		rec     *pidRecord // nil: no pid file
+		raw     string     // the pid file, when rec is nil and raw is not empty
+		wantRun bool
 	}{
-		{"no pid file", nil, 0, false},
-		{"this process, its binary and directory", record(me, self, cwd), me, true},
-		{"this process, another binary (a reused pid)", record(me, other, cwd), 0, false},
-		{"this process, its binary's directory", record(me, filepath.Dir(self), cwd), 0, false},
-		{"this process in another node's directory (another org's node)", record(me, self, t.TempDir()), 0, false},
-		{"a pid that does not exist", record(999999999, self, cwd), 0, false},
-		{"empty", ptr(""), 0, false},
-		{"pid only", ptr(fmt.Sprintf(`{"pid":%d}`, me)), 0, false},
-		{"not JSON", ptr(fmt.Sprintf("%d %s\n", me, self)), 0, false},
+		{"no pid file", nil, "", false},
+		{"this process, its binary, directory and start time", &pidRecord{me, self, nodeDir, started}, "", true},
+		{"this process, another start time (a reused pid)", &pidRecord{me, self, nodeDir, started + 1}, "", false},
+		{"this process, another binary (a reused pid)", &pidRecord{me, other, nodeDir, started}, "", false},
+		{"this process, its binary's directory", &pidRecord{me, filepath.Dir(self), nodeDir, started}, "", false},
+		{"this process in another node's directory (another org's node)", &pidRecord{me, self, otherDir, started}, "", false},
+		{"a directory outside the home (a copied home)", &pidRecord{me, self, outside, started}, "", false},
+		{"a pid that does not exist", &pidRecord{999999999, self, nodeDir, started}, "", false},
+		{"empty", nil, " ", false},
+		{"pid only", nil, fmt.Sprintf(`{"pid":%d}`, me), false},
+		{"not JSON", nil, fmt.Sprintf("%d %s\n", me, self), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := Home{Dir: t.TempDir(), Org: "ea"}
-			if tc.pidFile != nil {
-				writeFiles(t, h.Dir, map[string]string{"pids/node.pid": *tc.pidFile})
+			dirs := map[string]string{nodeDir: h.Node("node"), otherDir: h.Node("other"), outside: t.TempDir()}
+			for _, d := range dirs {
+				if err := os.MkdirAll(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(dirs[nodeDir])
+			switch {
+			case tc.rec != nil:
+				r := *tc.rec
+				r.Dir, _ = resolved(dirs[r.Dir])
+				b, _ := json.Marshal(r)
+				writeFiles(t, h.Dir, map[string]string{"pids/node.pid": string(b)})
+			case tc.raw != "":
+				writeFiles(t, h.Dir, map[string]string{"pids/node.pid": tc.raw})
 			}
 			pid, ok := h.Running("node")
-			if pid != tc.wantPid || ok != tc.wantOK {
-				t.Errorf("Running = %d, %v, want %d, %v", pid, ok, tc.wantPid, tc.wantOK)
+			if ok != tc.wantRun || (ok && pid != me) || (!ok && pid != 0) {
+				t.Errorf("Running = %d, %v, want running %v", pid, ok, tc.wantRun)
 			}
-			if !tc.wantOK {
+			if !tc.wantRun {
 				// Stop of a node that is not running only clears its pid file.
 				if err := h.Stop("node", time.Second); err != nil {
 					t.Errorf("Stop: %v", err)

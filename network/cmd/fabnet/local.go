@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"path/filepath"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/compose"
@@ -81,4 +82,32 @@ func composeFile(args []string) error {
 		return err
 	}
 	return atomicfile.WriteFile(*out, text, 0o644)
+}
+
+// packageCommand writes a chaincode-as-a-service package for one peer
+// (network/net.sh packages each chaincode for each organisation's peer).
+func packageCommand(args []string) error {
+	fs := flag.NewFlagSet("fabnet package", flag.ContinueOnError)
+	var sp fabnet.ServicePackage
+	fs.StringVar(&sp.Label, "label", "", "the package label, NAME_VERSION (required)")
+	fs.StringVar(&sp.Address, "address", "", "host:port of the chaincode service (required)")
+	fs.StringVar(&sp.RootCert, "root-cert", "", "the TLS root that verifies the service")
+	fs.StringVar(&sp.ClientCert, "client-cert", "", "the peer's TLS certificate, presented to the service")
+	fs.StringVar(&sp.ClientKey, "client-key", "", "its key")
+	builder := fs.String("builder", "", "the ccaas-builder binary (default: beside fabnet)")
+	out := fs.String("out", "", "the package file to write (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if sp.Label == "" || sp.Address == "" || *out == "" || fs.NArg() > 0 {
+		return errors.New("--label, --address and --out are required")
+	}
+	if *builder == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		*builder = filepath.Join(filepath.Dir(self), "ccaas-builder")
+	}
+	return sp.Write(*builder, *out)
 }

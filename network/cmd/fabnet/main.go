@@ -21,10 +21,15 @@
 //	fabnet cryptogen-config --topology T [--service-host ccaas0] --out crypto-config.yaml
 //	fabnet local-connection --topology T --crypto DIR --run-dir DIR --profile P --out network.json
 //	fabnet compose    [--out FILE]                          the Docker network's compose file
-//	                  (these four: networks with every organisation's files on one host,
+//	fabnet package    --label L --address A --root-cert --client-cert --client-key --out P
+//	                  (these five: networks with every organisation's files on one host,
 //	                  network/net.sh and the Docker network)
 //	fabnet down       --home DIR                            stop every process of the home
 //	fabnet status     --home DIR
+//	fabnet node define|start|stop|kill|pid|pids|running|status|log|stop-all --home DIR ...
+//	                  nodes defined once and run by name (network/net.sh's processes)
+//	fabnet ops|raft-leader|wait-orderer --topology T --crypto DIR ...
+//	                  a node's operations endpoint, the Raft leader, a restarted orderer's wait
 package main
 
 import (
@@ -227,7 +232,7 @@ var orgSteps = map[string]orgStep{
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-connection, compose, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-connection, compose, package, node, ops, raft-leader, wait-orderer, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -235,6 +240,12 @@ func run(args []string) error {
 		return topology(args)
 	case "down", "status":
 		return homeStep(step, args)
+	case "node":
+		return nodeCommand(args)
+	case "package":
+		return packageCommand(args)
+	case "ops", "raft-leader", "wait-orderer":
+		return opsCommand(step, args)
 	case "receive":
 		return receive(args)
 	case "configtx":

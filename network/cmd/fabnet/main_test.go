@@ -15,6 +15,10 @@ func TestRunRefusesBadArguments(t *testing.T) {
 	if err := run([]string{"topology", "--profile", "three-orgs", "--chaincode", "ballot:ballot", "--out", topo}); err != nil {
 		t.Fatal(err)
 	}
+	nodes := filepath.Join(dir, "nodes")
+	if err := run([]string{"node", "define", "--home", nodes, "--name", "n1", "--ready", "127.0.0.1:1", "--", "/bin/true"}); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -49,6 +53,18 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"configtx with --crypto and --orderer-msp", []string{"configtx", "--topology", topo, "--crypto", dir, "--orderer-msp", dir, "--out", filepath.Join(dir, "c4.yaml")}, "one of --orderer-msp and --crypto"},
 		{"cryptogen-config without --out", []string{"cryptogen-config", "--topology", topo}, "--topology and --out are required"},
 		{"local-connection without --crypto", []string{"local-connection", "--topology", topo, "--profile", "p", "--out", filepath.Join(dir, "n1.json")}, "--crypto"},
+		{"package without --address", []string{"package", "--label", "ballot_1.0", "--out", filepath.Join(dir, "p.tgz")}, "--label, --address and --out are required"},
+		{"ops without a path", []string{"ops", "--topology", topo, "--crypto", dir, "orderer0"}, "usage: fabnet ops"},
+		{"ops of an unknown node", []string{"ops", "--topology", topo, "--crypto", dir, "orderer9", "/healthz"}, `no orderer or peer "orderer9"`},
+		{"wait-orderer without --home", []string{"wait-orderer", "--topology", topo, "--crypto", dir, "orderer0"}, "--home DIR ORDERER"},
+		{"node without a subcommand", []string{"node"}, "want a subcommand"},
+		{"node without --home", []string{"node", "status"}, "--home is required"},
+		{"node with an unknown subcommand", []string{"node", "launch", "--home", nodes}, `unknown subcommand "launch"`},
+		{"node define without a binary", []string{"node", "define", "--home", nodes, "--name", "n2", "--ready", "127.0.0.1:1"}, "the binary are required"},
+		{"node define with a bad environment entry", []string{"node", "define", "--home", nodes, "--name", "n2", "--ready", "127.0.0.1:1", "--env", "GOGC", "--", "/bin/true"}, `"GOGC": want KEY=VALUE`},
+		{"node start of an unknown node", []string{"node", "start", "--home", nodes, "orderer9"}, `unknown node "orderer9"; nodes: n1`},
+		{"node pid of a stopped node", []string{"node", "pid", "--home", nodes, "n1"}, "n1 is not running"},
+		{"node stop without a name", []string{"node", "stop", "--home", nodes}, "usage: fabnet node stop"},
 		{"local-connection of a bad topology", []string{"local-connection", "--topology", filepath.Join(dir, "none.json"), "--crypto", dir, "--profile", "p", "--out", filepath.Join(dir, "n2.json")}, "none.json"},
 	}
 	for _, tc := range tests {
@@ -59,7 +75,10 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "t8.json", "t9.json", "u.pb", "c1.yaml", "c2.yaml", "c3.yaml", "c4.yaml", "n1.json", "n2.json"} {
+	if names, err := (fabnet.Home{Dir: nodes}).DefinedNodes(); err != nil || len(names) != 1 {
+		t.Errorf("refused node definitions were recorded: %v, %v", names, err)
+	}
+	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "t8.json", "t9.json", "u.pb", "c1.yaml", "c2.yaml", "c3.yaml", "c4.yaml", "n1.json", "n2.json", "p.tgz"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused topology command wrote %s", f)
 		}
