@@ -87,7 +87,7 @@ rate_flags() { # RATE -> flags
 	printf '  "profileDelay": %s,\n  "profileSeconds": %s,\n' "$PROFILE_DELAY" "$PROFILE_SECONDS"
 	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
 		"$SWEEP_RATES" "$SWEEP_SECONDS" "$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$BENCH_GATEWAY_LIMIT"
-	printf '  "command": "%s"\n}\n' "make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS"
+	printf '  "command": "%s"\n}\n' "BENCH_BATCH_SIZE=$BENCH_BATCH_SIZE BENCH_BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS"
 } >"$OUT/meta.json.tmp"
 mv "$OUT/meta.json.tmp" "$OUT/meta.json"
 
