@@ -83,17 +83,28 @@ def ratio(a, b, digits=2):
     return f"×{a['mean'] / b['mean']:.{digits}f}"
 
 
-def main_table(reps):
+MODES = ["full", "skip-commit", "skip-endorsement"]
+
+
+def rows_by_key(reps):
+    """Reports grouped by table row (mode, loop, ballots, configuration), in table order. Runs of
+    different lengths (e.g. the 40k runs and a shorter ablation) are separate rows: a 40k run includes
+    a growing ledger."""
     by = {}
     for r in reps:
-        # Runs of different lengths (e.g. the 40k runs and a shorter ablation)
-        # are separate rows: a 40k run includes a growing ledger.
         by.setdefault((r.get("mode", "full"), r.get("loop", ""), r["sent"], r.get("label") or "unlabelled"), []).append(r)
-    rows, agg = [], {}
-    modes = ["full", "skip-commit", "skip-endorsement"]
-    for key in sorted(by, key=lambda k: (modes.index(k[0]) if k[0] in modes else 9, k[1], -k[2], order_key(k[3]))):
-        c = key
-        rs = by[key]
+    order = sorted(by, key=lambda k: (MODES.index(k[0]) if k[0] in MODES else 9, k[1], -k[2], order_key(k[3])))
+    return {k: by[k] for k in order}
+
+
+def load_label(loop, r):
+    return f"{r['rate']:g} tx/s" if loop == "open" else f"max ({r['concurrency']} in flight)"
+
+
+def main_table(reps):
+    by = rows_by_key(reps)
+    agg = {}
+    for c, rs in by.items():
         a = {
             "steady": stats([r["steady"]["tps"] for r in rs]),
             "tps": stats([r["tps"] for r in rs]),
@@ -116,8 +127,7 @@ def main_table(reps):
     ]
     for (mode, loop, n, c), a in agg.items():
         base = agg.get((mode, loop, n, "stock"))
-        rate = by[(mode, loop, n, c)][0]
-        load = f"{rate['rate']:g} tx/s" if loop == "open" else f"max ({rate['concurrency']} in flight)"
+        load = load_label(loop, by[(mode, loop, n, c)][0])
         lines.append(f"| {mode} | {load} | {n} | `{c}`: {desc(c)} | {a['trials']} | {fmt(a['steady'])} | {fmt(a['tps'])} | {fmt(a['p50'], 0)} | "
                      f"{fmt(a['p90'], 0)} | {fmt(a['p99'], 0)} | {ratio(a['steady'], base['steady']) if base else '–'} | "
                      f"{ratio(a['p50'], base['p50']) if base else '–'} | {a['failed']} / {a['sent']} |")
@@ -130,19 +140,14 @@ def main_table(reps):
 
 def block_table(reps):
     """How the orderer cut each configuration's blocks (reports with a "blocks" summary)."""
-    by = {}
-    for r in reps:
-        if r.get("blocks"):
-            by.setdefault((r.get("mode", "full"), r.get("loop", ""), r["sent"], r.get("label") or "unlabelled"), []).append(r)
+    by = rows_by_key([r for r in reps if r.get("blocks")])
     if not by:
         return []
     lines = ["| mode | load | ballots | configuration | trials | blocks | tx per block: mean | median | min–max | full blocks | batch size |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(by, key=lambda k: (k[0], k[1], -k[2], order_key(k[3]))):
-        mode, loop, n, c = key
-        rs = by[key]
+    for (mode, loop, n, c), rs in by.items():
         b = [r["blocks"] for r in rs]
-        load = f"{rs[0]['rate']:g} tx/s" if loop == "open" else f"max ({rs[0]['concurrency']} in flight)"
+        load = load_label(loop, rs[0])
         full = sum(x.get("full", 0) for x in b)
         count = sum(x["count"] for x in b)
         lines.append(f"| {mode} | {load} | {n} | `{c}` | {len(rs)} | {fmt(stats([x['count'] for x in b]), 0)} | "

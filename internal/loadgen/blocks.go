@@ -5,12 +5,10 @@ import (
 )
 
 // BlockCut is one block that committed transactions of the run: its
-// number, how many transactions the orderer cut into it, and how many of
-// them were the run's.
+// number and how many transactions the orderer cut into it.
 type BlockCut struct {
 	Number uint64
 	Txs    int
-	Ours   int
 }
 
 // BlockStats is how the orderer cut the run's blocks, against the batch

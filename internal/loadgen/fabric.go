@@ -129,16 +129,16 @@ func (c *Conn) WatchCommits(ctx context.Context) error {
 			now := time.Now()
 			c.mu.Lock()
 			txs := b.GetFilteredTransactions()
-			ours := 0
+			ours := false
 			for _, tx := range txs {
 				if w, ok := c.waiting[tx.GetTxid()]; ok {
 					w <- commitEvent{code: tx.GetTxValidationCode(), at: now}
 					delete(c.waiting, tx.GetTxid())
-					ours++
+					ours = true
 				}
 			}
-			if ours > 0 {
-				c.blocks = append(c.blocks, BlockCut{Number: b.GetNumber(), Txs: len(txs), Ours: ours})
+			if ours {
+				c.blocks = append(c.blocks, BlockCut{Number: b.GetNumber(), Txs: len(txs)})
 			}
 			c.mu.Unlock()
 		}

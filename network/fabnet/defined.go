@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 )
@@ -24,23 +23,26 @@ import (
 // nodeNameRE are the names a node may have: they become file names.
 var nodeNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+func checkNodeName(name string) error {
+	if !nodeNameRE.MatchString(name) {
+		return fmt.Errorf("node name %q: use letters, digits and . _ - only", name)
+	}
+	return nil
+}
+
 func (h Home) definitionFile(name string) string { return h.path("nodes", name, "node.json") }
 func (h Home) nodesList() string                 { return h.path("nodes.list") }
 
 // Define records p. Redefining a node replaces its definition and keeps
 // its place in the order.
 func (h Home) Define(p Proc) error {
-	if !nodeNameRE.MatchString(p.Name) {
-		return fmt.Errorf("node name %q: use letters, digits and . _ - only", p.Name)
+	if err := checkNodeName(p.Name); err != nil {
+		return err
 	}
 	if !filepath.IsAbs(p.Path) || p.Ready == "" || p.Dir == "" {
 		return fmt.Errorf("node %s: want an absolute binary path, a directory and a ready address", p.Name)
 	}
-	home, err := filepath.Abs(h.Dir)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(home, p.Dir); err != nil || !filepath.IsLocal(rel) {
+	if !h.holds(p.Dir) {
 		return fmt.Errorf("node %s: its directory %s is not in the home %s", p.Name, p.Dir, h.Dir)
 	}
 	b, err := json.MarshalIndent(p, "", "  ")
@@ -70,8 +72,8 @@ func (h Home) Define(p Proc) error {
 // Defined returns the recorded definition of the named node.
 func (h Home) Defined(name string) (Proc, error) {
 	var p Proc
-	if !nodeNameRE.MatchString(name) {
-		return p, fmt.Errorf("node name %q: use letters, digits and . _ - only", name)
+	if err := checkNodeName(name); err != nil {
+		return p, err
 	}
 	b, err := os.ReadFile(h.definitionFile(name))
 	if errors.Is(err, os.ErrNotExist) {
@@ -109,20 +111,6 @@ func (h Home) DefinedNodes() ([]string, error) {
 		}
 	}
 	return names, s.Err()
-}
-
-// StopDefined stops every defined node, the last defined first
-// (chaincode services, then peers, orderers and CA servers).
-func (h Home) StopDefined(timeout time.Duration) error {
-	names, err := h.DefinedNodes()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for i := len(names) - 1; i >= 0; i-- {
-		errs = append(errs, h.Stop(names[i], timeout))
-	}
-	return errors.Join(errs...)
 }
 
 // PassEnv is the environment of a node defined by a command: from the

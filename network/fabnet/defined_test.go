@@ -116,9 +116,9 @@ func TestDefineConcurrently(t *testing.T) {
 	}
 }
 
-// TestStopDefinedAndKill: Kill ends a node at once, StopDefined stops the
+// TestStopAllDefinedAndKill: Kill ends a node at once, StopAll stops the
 // rest, the last defined first; the log records each stop.
-func TestStopDefinedAndKill(t *testing.T) {
+func TestStopAllDefinedAndKill(t *testing.T) {
 	h := Home{Dir: t.TempDir()}
 	var procs []Proc
 	for _, name := range []string{"orderer0", "peer0.ea", "cc.ballot.peer0.ea"} {
@@ -139,17 +139,17 @@ func TestStopDefinedAndKill(t *testing.T) {
 		t.Fatal("peer0.ea runs after Kill")
 	}
 	start := time.Now()
-	if err := h.StopDefined(200 * time.Millisecond); err != nil {
-		t.Fatalf("StopDefined: %v", err)
+	if err := h.StopAll(200 * time.Millisecond); err != nil {
+		t.Fatalf("StopAll: %v", err)
 	}
 	for _, p := range procs {
 		if _, ok := h.Running(p.Name); ok {
-			t.Errorf("%s runs after StopDefined", p.Name)
+			t.Errorf("%s runs after StopAll", p.Name)
 		}
 	}
 	// Each ignores SIGTERM: two of them each waited out the timeout.
 	if d := time.Since(start); d < 400*time.Millisecond {
-		t.Errorf("StopDefined took %v: did it send SIGKILL before the timeout?", d)
+		t.Errorf("StopAll took %v: did it send SIGKILL before the timeout?", d)
 	}
 	b, _ := os.ReadFile(h.logFile("peer0.ea"))
 	if !strings.Contains(string(b), "stopped peer0.ea with SIGKILL") {

@@ -32,18 +32,8 @@ func accepting(addr string) bool {
 // every address. known is false when neither table can be read.
 func listening(addr string) (ok, known bool) {
 	ap, err := netip.ParseAddrPort(addr)
-	if err != nil {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return false, false
-		}
-		ips, err := net.LookupIP(host)
-		if err != nil || len(ips) == 0 {
-			return false, false
-		}
-		ip, _ := netip.AddrFromSlice(ips[0])
-		p, _ := strconv.ParseUint(port, 10, 16)
-		ap = netip.AddrPortFrom(ip.Unmap(), uint16(p))
+	if err != nil { // a host name: leave it to a connection
+		return false, false
 	}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)

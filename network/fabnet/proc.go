@@ -60,8 +60,8 @@ func (h Home) Start(ctx context.Context, p Proc) error {
 			return err
 		}
 	}
-	if home, dir, err := resolvedPair(h.Dir, p.Dir); err != nil || !strings.HasPrefix(dir+"/", home+"/") {
-		return fmt.Errorf("%s: its directory %s is not in the home %s (%v)", p.Name, p.Dir, h.Dir, err)
+	if !h.holds(p.Dir) {
+		return fmt.Errorf("%s: its directory %s is not in the home %s", p.Name, p.Dir, h.Dir)
 	}
 	log, err := os.OpenFile(h.logFile(p.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -140,21 +140,29 @@ func (h Home) writePidFile(name string, r pidRecord) error {
 	return atomicfile.WriteFile(h.pidFile(name), append(b, '\n'), 0o600)
 }
 
-func resolvedPair(a, b string) (string, string, error) {
-	ra, err := resolved(a)
-	if err != nil {
-		return "", "", err
+// resolved is dir with every symbolic link resolved, as /proc/PID/cwd
+// names it; a path that does not exist yet is made absolute only.
+func resolved(dir string) (string, error) {
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
 	}
-	rb, err := resolved(b)
-	return ra, rb, err
+	return filepath.Abs(dir)
 }
 
-func resolved(dir string) (string, error) {
-	d, err := filepath.EvalSymlinks(dir)
+// holds reports whether dir is the home or inside it: a node runs in a
+// directory of its home, so a copy of a home, pid files and all, does not
+// take the original's nodes for its own.
+func (h Home) holds(dir string) bool {
+	home, err := resolved(h.Dir)
 	if err != nil {
-		return "", err
+		return false
 	}
-	return filepath.Abs(d)
+	d, err := resolved(dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(home, d)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // Running reports the pid of the named node when its recorded process is
@@ -175,10 +183,7 @@ func (h Home) running(name string) (pidRecord, bool) {
 	if err := json.Unmarshal(b, &r); err != nil || r.Pid <= 0 {
 		return r, false
 	}
-	// A node runs in a directory of its home: a copy of a home, pid files
-	// and all, does not take the original's nodes for its own.
-	home, err := resolved(h.Dir)
-	if err != nil || !strings.HasPrefix(r.Dir+"/", home+"/") {
+	if !h.holds(r.Dir) {
 		return r, false
 	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", r.Pid))
@@ -263,22 +268,33 @@ func waitExit(r pidRecord, d time.Duration) bool {
 	return !r.alive()
 }
 
-// StopAll stops every node of the home, chaincode services and peers
-// before orderers and CAs.
+// StopAll stops every node of the home: the defined ones the last
+// defined first (chaincode services, then peers, orderers and CA
+// servers), then any other node with a pid file, chaincode services and
+// peers before orderers and CAs.
 func (h Home) StopAll(timeout time.Duration) error {
-	names, err := h.Nodes()
+	defined, err := h.DefinedNodes()
 	if err != nil {
 		return err
 	}
-	var errs []error
+	withPid, err := h.Nodes()
+	if err != nil {
+		return err
+	}
+	var order []string
+	for i := len(defined) - 1; i >= 0; i-- {
+		order = append(order, defined[i])
+	}
 	for _, prefix := range []string{"cc.", "peer", "orderer", ""} {
-		for _, n := range names {
-			if strings.HasPrefix(n, prefix) {
-				if _, ok := h.Running(n); ok || fileExists(h.pidFile(n)) {
-					errs = append(errs, h.Stop(n, timeout))
-				}
+		for _, n := range withPid {
+			if strings.HasPrefix(n, prefix) && !slices.Contains(order, n) {
+				order = append(order, n)
 			}
 		}
+	}
+	var errs []error
+	for _, n := range order {
+		errs = append(errs, h.Stop(n, timeout))
 	}
 	return errors.Join(errs...)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"path/filepath"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/compose"
@@ -103,11 +102,10 @@ func packageCommand(args []string) error {
 		return errors.New("--label, --address and --out are required")
 	}
 	if *builder == "" {
-		self, err := os.Executable()
-		if err != nil {
+		var err error
+		if *builder, err = builderBesideFabnet(); err != nil {
 			return err
 		}
-		*builder = filepath.Join(filepath.Dir(self), "ccaas-builder")
 	}
 	return sp.Write(*builder, *out)
 }

@@ -117,11 +117,9 @@ func (f *orgFlags) parse(args []string) (*fabnet.Topology, fabnet.Home, error) {
 		return nil, fabnet.Home{}, fmt.Errorf("--org: %w", err)
 	}
 	if f.tools.Builder == "" {
-		self, err := os.Executable()
-		if err != nil {
+		if f.tools.Builder, err = builderBesideFabnet(); err != nil {
 			return nil, fabnet.Home{}, err
 		}
-		f.tools.Builder = filepath.Join(filepath.Dir(self), "ccaas-builder")
 	}
 	for _, p := range []*string{&f.tools.Fabric, &f.tools.FabricCA, &f.tools.Builder, &f.tools.ConfigSrc, &f.tools.Overrides} {
 		if *p, err = filepath.Abs(*p); err != nil {
@@ -530,6 +528,16 @@ func homeStep(step string, args []string) error {
 	out, err := rt.Status(context.Background(), *home)
 	fmt.Print(out)
 	return err
+}
+
+// builderBesideFabnet is the default external builder: the ccaas-builder
+// binary in fabnet's own directory (net.sh and make build them together).
+func builderBesideFabnet() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(self), "ccaas-builder"), nil
 }
 
 func envOr(k, def string) string {

@@ -11,6 +11,12 @@ import (
 	"github.com/fabvote/fabvote/network/fabnet"
 )
 
+// opsArgs are each step's arguments after its flags.
+var opsArgs = map[string]struct {
+	n     int
+	usage string
+}{"ops": {2, " NODE PATH"}, "raft-leader": {0, ""}, "wait-orderer": {1, " --home DIR ORDERER"}}
+
 // opsCommand serves the network whose organisations' files are all on
 // this host (network/net.sh): a node's operations endpoint, the Raft
 // leader, and the wait for a restarted orderer.
@@ -27,10 +33,9 @@ func opsCommand(step string, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	want := map[string]int{"ops": 2, "raft-leader": 0, "wait-orderer": 1}[step]
-	if *topo == "" || *crypto == "" || fs.NArg() != want || (step == "wait-orderer" && *home == "") {
-		return fmt.Errorf("usage: fabnet %s --topology T --crypto DIR%s", step,
-			map[string]string{"ops": " NODE PATH", "raft-leader": "", "wait-orderer": " --home DIR ORDERER"}[step])
+	spec := opsArgs[step]
+	if *topo == "" || *crypto == "" || fs.NArg() != spec.n || (step == "wait-orderer" && *home == "") {
+		return fmt.Errorf("usage: fabnet %s --topology T --crypto DIR%s", step, spec.usage)
 	}
 	t, err := fabnet.Load(*topo)
 	if err != nil {
