@@ -6,7 +6,10 @@
 #                               BENCH_CONFIGS, TRIALS, VOTERS, RATE, MODE, SWEEP_RATES, PROFILE_CONFIGS)
 #   make bench-report           docs/BENCHMARKS.md end-to-end section + docs/bench/*.png from RESULTS
 #                               (default: the latest run in .cache/bench/results)
-#   make bench-report-unit      the report's statistics (paired ratios and their intervals; in make test)
+#   make bench-report-unit      the report's statistics (paired ratios and their intervals) and its
+#                               reading of CPU profiles (in make test)
+#   make bench-verify-count     signature verifications per ballot in the orderer and the peer, over
+#                               fresh networks (bench/verify-count.sh; CONFIG, TRIALS, COUNT)
 #   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)
 
 ifndef FABVOTE_BENCH_MK
@@ -18,7 +21,7 @@ BENCH_ENV = ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) GO=$(GO)
 BENCH_VOTERS ?= $(if $(filter command line environment,$(origin VOTERS)),$(VOTERS),40000)
 RESULTS  ?= $(ROOT)/.cache/bench/results/latest
 
-.PHONY: ballots bench bench-report bench-report-unit bench-smoke
+.PHONY: ballots bench bench-report bench-report-unit bench-smoke bench-verify-count
 
 ballots: fabvote
 	$(BENCH_ENV) VOTERS=$(BENCH_VOTERS) $(ROOT)/bench/ballots.sh
@@ -31,6 +34,10 @@ bench-report:
 
 bench-report-unit:
 	python3 $(ROOT)/bench/report/report_test.py
+	python3 $(ROOT)/bench/report/profiles_test.py
+
+bench-verify-count: fabric fabric-stock fabvote
+	$(BENCH_ENV) $(ROOT)/bench/verify-count.sh
 
 bench-smoke: fabric fabvote caliper-install
 	$(BENCH_ENV) $(ROOT)/bench/smoke.sh

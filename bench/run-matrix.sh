@@ -22,7 +22,8 @@
 #   SWEEP_SECONDS   seconds per sweep point [15]
 #   SWEEP_TRIALS    trials of the sweep [1]
 #   PROFILE_CONFIGS configurations to CPU-profile (peer, orderer, chaincode:
-#                   pprof during trial 1's main run) [empty]
+#                   pprof during trial 1's main run, then as text by
+#                   bench/report/profiles.py) [empty]
 #   PROFILE_DELAY   seconds from the start of the run to the profile [10]
 #   PROFILE_SECONDS length of the profile [30]
 #   OUT             results directory [.cache/bench/results/UTC-STAMP]; .cache/bench/results/latest links to it
@@ -87,7 +88,7 @@ rate_flags() { # RATE -> flags
 	printf '  "profileDelay": %s,\n  "profileSeconds": %s,\n' "$PROFILE_DELAY" "$PROFILE_SECONDS"
 	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
 		"$SWEEP_RATES" "$SWEEP_SECONDS" "$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$BENCH_GATEWAY_LIMIT"
-	printf '  "command": "%s"\n}\n' "BENCH_BATCH_SIZE=$BENCH_BATCH_SIZE BENCH_BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS"
+	printf '  "command": "%s"\n}\n' "BENCH_BATCH_SIZE=$BENCH_BATCH_SIZE BENCH_BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS${PROFILE_CONFIGS:+ PROFILE_CONFIGS=\\\"$PROFILE_CONFIGS\\\" PROFILE_DELAY=$PROFILE_DELAY PROFILE_SECONDS=$PROFILE_SECONDS}"
 } >"$OUT/meta.json.tmp"
 mv "$OUT/meta.json.tmp" "$OUT/meta.json"
 
@@ -180,5 +181,10 @@ if [[ -n $SWEEP_RATES ]]; then
 			bench_net_down
 		done
 	done
+fi
+if [[ -n $PROFILE_CONFIGS ]]; then
+	# The profiles as text (pprof -top -cum, the peer's phases) and the
+	# summaries bench/report reads: what docs/bench/raw keeps of them.
+	GO=${GO:-go} python3 "$ROOT/bench/report/profiles.py" "$OUT" || bench_log "  the profiles' text views failed (see above)"
 fi
 bench_log "results in $OUT; make bench-report RESULTS=$OUT writes docs/BENCHMARKS.md"

@@ -4,7 +4,8 @@
 # default "all": every fork switch on), 500 cached ballots through
 # `fabvote bench` (fixed rate), then the next 500 through Caliper; asserts that
 # every transaction committed, that both JSON summaries parse and say so, and
-# that the ledger holds exactly 1000 ballots afterwards.
+# that the ledger holds exactly 1000 ballots afterwards. Then
+# bench/verify-count.sh runs once on a fresh network of its own.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BIN=${BIN:-$ROOT/bin}
@@ -61,4 +62,21 @@ PY
 line=$("$BIN/fabvote" verify --network "$BENCH_NETWORK" --manifest "$SET/manifest.json" 2>&1 | grep -m1 'ballots:' || true)
 [[ $line =~ ballots:\ +1000\ on\ the\ ledger,\ 1000\ valid ]] || bench_die "the ledger should hold 1000 valid ballots; fabvote verify says: ${line:-nothing}"
 bench_log "ledger: $line"
+# bench/verify-count.sh on one fresh network: Fabric's own debug lines still
+# count what docs/BENCHMARKS.md says (the orderer verifies a ballot's
+# signature once or twice, the peer four times).
+bench_net_down
+CONFIG=$SMOKE_CONFIG TRIALS=1 COUNT=30 OUT=$OUT/verify-count "$ROOT/bench/verify-count.sh" >"$OUT/verify-count.log" 2>&1 ||
+	{ tail -n 20 "$OUT/verify-count.log" >&2; bench_die "verify-count.sh failed"; }
+python3 - "$OUT/verify-count/counts.txt" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+per = {r[1].split("0")[0]: (float(r[4]), float(r[6]), r[7]) for r in rows}
+assert set(per) == {"orderer", "peer"}, rows
+o, p = per["orderer"], per["peer"]
+assert o[0] == o[1] and o[0] in (1.0, 2.0) and o[2] in ("Orderer", "Application"), f"orderer: {o}"
+assert (o[0] == 2.0) == (o[2] == "Orderer"), f"orderer: {o[0]} verifications per ballot with {o[2]} first"
+assert 4.0 <= p[0] < 4.2 and 2.0 <= p[1] < 2.2, f"peer: {p}"
+print(f"verify-count smoke: orderer {o[0]} per ballot ({o[2]} first), peer {p[0]} ({p[1]} for policies)")
+PY
 bench_log "bench-smoke passed in $((SECONDS - T0)) s"

@@ -294,6 +294,37 @@ func BenchmarkVerify(b *testing.B) {
 	})
 }
 
+// BenchmarkVerifyParallel verifies from many goroutines at once, as a
+// saturated orderer or peer does (one goroutine per stream or transaction,
+// every one with the same few keys), against one goroutine at a time in
+// BenchmarkVerify. Run it with -cpu to set the threads that run them.
+func BenchmarkVerifyParallel(b *testing.B) {
+	mustLoad(b)
+	key := newKey(b, elliptic.P256())
+	d := digest("bench")
+	r, s, err := ecdsa.Sign(rand.Reader, key, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, impl := range []Impl{Go, OpenSSL} {
+		for _, perCPU := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%v/goroutines-per-cpu-%d", impl, perCPU), func(b *testing.B) {
+				b.SetParallelism(perCPU)
+				start := processCPU(b)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if !VerifyWith(impl, &key.PublicKey, d, r, s) {
+							b.Error("verify failed")
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
 func BenchmarkSign(b *testing.B) {
 	mustLoad(b)
 	key := newKey(b, elliptic.P256())
