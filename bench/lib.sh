@@ -35,12 +35,41 @@ NET_SH=$ROOT/network/net.sh
 #   *-nobatch    the same with the chaincode's cross-transaction proof batching off
 BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 o4 o5 o7 all all-o4 fork stock-nobatch all-nobatch"
 
+# Settings a stock Fabric operator can make without our code (the tuned-stock
+# baseline): CONFIG+TUNING[+TUNING...] adds them to any configuration, e.g.
+# stock+gogc200 or fork+gogc200+nohistory.
+#   gogc200 gogc400  Go's GC target of every node (GOGC; Go's default is 100)
+#   nohistory        the peer's history database off: fabvote never reads a
+#                    key's history (no GetHistoryForKey), audits read blocks
+#   blocks8mb        blocks may grow to 8 MB (PreferredMaxBytes) instead of
+#                    4 MB, which a block of 500 ballots of ≈ 11 KB needs
+#   batch128         the ballot chaincode batches up to 128 proofs (its
+#                    default is 64; FABVOTE_PROOF_BATCH)
+#   tuned            the settings kept for the tuned-stock baseline
+#                    (docs/BENCHMARKS.md, "A tuned stock baseline"): batch128
+#                    and blocks8mb
+BENCH_TUNINGS="gogc200 gogc400 nohistory blocks8mb batch128 tuned"
+bench_tuning_env() {
+	case $1 in
+	gogc200) echo GOGC=200 ;;
+	gogc400) echo GOGC=400 ;;
+	nohistory) echo CORE_LEDGER_HISTORY_ENABLEHISTORYDATABASE=false ;;
+	blocks8mb) echo "BATCH_PREFERRED_BYTES=8 MB" ;;
+	batch128) echo FABVOTE_PROOF_BATCH=128 ;;
+	tuned) bench_tuning_env batch128 && bench_tuning_env blocks8mb ;;
+	*) bench_die "unknown tuning '$1' (known: $BENCH_TUNINGS)" ;;
+	esac
+}
+
 bench_die() { printf 'bench: ERROR: %s\n' "$*" >&2; exit 1; }
 bench_log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
 # bench_config_env CONFIG prints the environment of CONFIG, one VAR=value a line.
 bench_config_env() {
-	local c=$1 base
+	local c=${1%%+*} base t
+	local -a tunings=()
+	[[ $1 == *+* ]] && IFS=+ read -r -a tunings <<<"${1#*+}"
+	for t in "${tunings[@]}"; do bench_tuning_env "$t"; done
 	base=${c%-nobatch}
 	case $base in
 	stock) printf '%s\n' "FABRIC_BIN=$BIN/stock" "FABRIC_CFG_SRC=$ROOT/build/config-stock" ;;
@@ -78,7 +107,7 @@ bench_net_up() {
 		"CHAINCODES=ballot=./chaincode/ballot/cmd/ballot-cc"
 		"CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE=$BENCH_GATEWAY_LIMIT"
 	)
-	local pass="FABVOTE_SHA256 FABVOTE_ECDSA FABVOTE_COMMIT_GATE FABVOTE_VALIDATION_PLUGIN FABVOTE_PROOF_BATCH FABVOTE_PROOF_BATCH_WAIT GOMAXPROCS GOGC GOMEMLIMIT GODEBUG CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE"
+	local pass="FABVOTE_SHA256 FABVOTE_ECDSA FABVOTE_COMMIT_GATE FABVOTE_VALIDATION_PLUGIN FABVOTE_PROOF_BATCH FABVOTE_PROOF_BATCH_WAIT GOMAXPROCS GOGC GOMEMLIMIT GODEBUG CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE CORE_LEDGER_HISTORY_ENABLEHISTORYDATABASE"
 	if [[ ${BENCH_PROFILE:-0} == 1 ]]; then
 		envs+=("CORE_PEER_PROFILE_ENABLED=true" "CORE_PEER_PROFILE_LISTENADDRESS=$BENCH_PPROF_PEER"
 			"ORDERER_GENERAL_PROFILE_ENABLED=true" "ORDERER_GENERAL_PROFILE_ADDRESS=$BENCH_PPROF_ORDERER"

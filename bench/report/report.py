@@ -39,14 +39,29 @@ DESC = {
 }
 
 
+# Stock settings added to a configuration as CONFIG+TUNING (bench/lib.sh).
+TUNING_DESC = {
+    "gogc200": "GOGC=200",
+    "gogc400": "GOGC=400",
+    "nohistory": "history database off",
+    "blocks8mb": "blocks up to 8 MB",
+    "batch128": "proof batches of up to 128",
+    "tuned": "the tuned-stock settings (proof batches of up to 128, blocks up to 8 MB)",
+}
+
+
 def desc(c):
+    c, *tunings = c.split("+")
     base = c[:-len("-nobatch")] if c.endswith("-nobatch") else c
     d = DESC.get(base, base)
-    return d + (", chaincode proof batching off" if c.endswith("-nobatch") else "")
+    d += ", chaincode proof batching off" if c.endswith("-nobatch") else ""
+    return d + "".join(f"; tuned: {TUNING_DESC.get(t, t)}" for t in tunings)
 
 
 def order_key(c):
-    return (ORDER.index(c) if c in ORDER else len(ORDER), c)
+    """Known configurations in ORDER, each followed by its tuned variants."""
+    base = c.split("+")[0]
+    return (ORDER.index(base) if base in ORDER else len(ORDER), c)
 
 
 def load(pattern):
@@ -180,7 +195,9 @@ def paired_table(reps):
     by = {}
     for r in reps:
         key = (r.get("mode", "full"), r.get("loop", ""), r["sent"])
-        by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[r.get("trial", 0)] = r
+        # A trial is paired only within its own results directory: pooled runs reuse trial numbers.
+        run = os.path.dirname(os.path.dirname(r["_file"])) if "_file" in r else ""
+        by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[(run, r.get("trial", 0))] = r
     lines = ["| mode | ballots | configuration | pairs | steady TPS / stock [95 % CI] | p50 / stock [95 % CI] | verdict |",
              "|---|---|---|---|---|---|---|"]
     for (mode, loop, n), cfgs in sorted(by.items()):

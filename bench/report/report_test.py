@@ -36,6 +36,17 @@ class PairedRatio(unittest.TestCase):
         self.assertIn("| faster |", rows["`all-o4`"])
         self.assertIn("inside the noise", rows["`o3`"])
 
+    def test_pooled_runs_pair_within_each_run(self):
+        reps = []
+        for run, ratio in (("/r/a", 1.2), ("/r/b", 0.8)):
+            for t in (1, 2):
+                for label, tps in (("stock", 400.0), ("o1", 400.0 * ratio)):
+                    r = rep(label, t, tps, 1000)
+                    r["_file"] = f"{run}/main/{label}-t{t}.json"
+                    reps.append(r)
+        rows = report.paired_table(reps)
+        self.assertIn("| `o1` | 4 | ×1.00 [", rows[2])  # four pairs: 1.2, 1.2, 0.8, 0.8
+
     def test_unpaired_trials_are_left_out(self):
         reps = [rep("stock", 1, 400, 1000), rep("stock", 2, 400, 1000), rep("o1", 2, 440, 1000), rep("o1", 3, 440, 1000)]
         self.assertEqual(report.paired_table(reps), [])
@@ -57,6 +68,15 @@ class BlockTable(unittest.TestCase):
 
     def test_no_summaries_no_table(self):
         self.assertEqual(report.block_table([rep("stock", 1, 400, 1000)]), [])
+
+
+class Tunings(unittest.TestCase):
+    def test_tuned_configurations_describe_and_sort_after_their_base(self):
+        self.assertEqual(report.desc("stock+gogc200+nohistory"),
+                         "upstream Fabric 2.5 (bin/stock); tuned: GOGC=200; tuned: history database off")
+        self.assertEqual(report.desc("all-nobatch"), "fork, O-I + O-II + O-III, chaincode proof batching off")
+        order = sorted(["fork", "stock+nohistory", "all-o4", "stock", "stock+gogc200"], key=report.order_key)
+        self.assertEqual(order, ["stock", "stock+gogc200", "stock+nohistory", "all-o4", "fork"])
 
 
 if __name__ == "__main__":
