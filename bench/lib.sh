@@ -46,8 +46,8 @@ BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 o4 o5 o7 all all-o4 fork stock-nobatc
 #   batch128         the ballot chaincode batches up to 128 proofs (its
 #                    default is 64; FABVOTE_PROOF_BATCH)
 #   tuned            the settings kept for the tuned-stock baseline
-#                    (docs/BENCHMARKS.md, "A tuned stock baseline"): batch128
-#                    and blocks8mb
+#                    (docs/BENCHMARKS.md, "A tuned stock baseline"): gogc200,
+#                    blocks8mb and batch128
 BENCH_TUNINGS="gogc200 gogc400 nohistory blocks8mb batch128 tuned"
 bench_tuning_env() {
 	case $1 in
@@ -56,7 +56,7 @@ bench_tuning_env() {
 	nohistory) echo CORE_LEDGER_HISTORY_ENABLEHISTORYDATABASE=false ;;
 	blocks8mb) echo "BATCH_PREFERRED_BYTES=8 MB" ;;
 	batch128) echo FABVOTE_PROOF_BATCH=128 ;;
-	tuned) bench_tuning_env batch128 && bench_tuning_env blocks8mb ;;
+	tuned) bench_tuning_env gogc200 && bench_tuning_env blocks8mb && bench_tuning_env batch128 ;;
 	*) bench_die "unknown tuning '$1' (known: $BENCH_TUNINGS)" ;;
 	esac
 }
@@ -69,7 +69,6 @@ bench_config_env() {
 	local c=${1%%+*} base t
 	local -a tunings=()
 	[[ $1 == *+* ]] && IFS=+ read -r -a tunings <<<"${1#*+}"
-	for t in "${tunings[@]}"; do bench_tuning_env "$t"; done
 	base=${c%-nobatch}
 	case $base in
 	stock) printf '%s\n' "FABRIC_BIN=$BIN/stock" "FABRIC_CFG_SRC=$ROOT/build/config-stock" ;;
@@ -93,6 +92,8 @@ bench_config_env() {
 	elif [[ -n ${BENCH_PROOF_BATCH:-} ]]; then
 		echo "FABVOTE_PROOF_BATCH=$BENCH_PROOF_BATCH"
 	fi
+	# Settings last: in env, the last value of a variable wins.
+	for t in "${tunings[@]}"; do bench_tuning_env "$t"; done
 	return 0
 }
 
@@ -100,6 +101,7 @@ bench_config_env() {
 # previous one first).
 bench_net_up() {
 	local c=$1 kv
+	bench_config_env "$c" >/dev/null # dies here on an unknown configuration or setting, not in a subshell below
 	bench_net_down
 	local -a envs=(
 		"ROOT=$ROOT" "RUN=$RUN" "NET_RUN_DIR=$BENCH_RUN_DIR" "PROFILE=solo-org" "BASE_PORT=$BENCH_BASE_PORT"

@@ -10,7 +10,7 @@
 #
 # Variables (defaults in brackets):
 #   BENCH_CONFIGS   configurations [stock fork-off o1 o2 o3 o4 o5 o7 all all-o4 fork stock-nobatch all-nobatch];
-#                   CONFIG+TUNING adds a stock setting (bench/lib.sh: gogc200, gogc400, nohistory)
+#                   CONFIG+SETTING adds a stock setting (bench/lib.sh, BENCH_TUNINGS)
 #   TRIALS          trials per configuration [3]
 #   VOTERS          size of the cached ballot set to use (make ballots) [40000]
 #   COUNT           ballots cast per main run, the first COUNT of the set [VOTERS]

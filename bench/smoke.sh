@@ -69,9 +69,9 @@ bench_net_down
 CONFIG=$SMOKE_CONFIG TRIALS=1 COUNT=30 OUT=$OUT/verify-count "$ROOT/bench/verify-count.sh" >"$OUT/verify-count.log" 2>&1 ||
 	{ tail -n 20 "$OUT/verify-count.log" >&2; bench_die "verify-count.sh failed"; }
 python3 - "$OUT/verify-count/counts.txt" <<'PY'
-import sys
+import re, sys
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
-per = {r[1].split("0")[0]: (float(r[4]), float(r[6]), r[7]) for r in rows}
+per = {re.match(r"[a-z]+", r[1]).group(): (float(r[4]), float(r[6]), r[7]) for r in rows}
 assert set(per) == {"orderer", "peer"}, rows
 o, p = per["orderer"], per["peer"]
 assert o[0] == o[1] and o[0] in (1.0, 2.0) and o[2] in ("Orderer", "Application"), f"orderer: {o}"

@@ -9,7 +9,8 @@
 # loggers at debug, opens the benchmark election, casts COUNT ballots, and
 # divides the lines each node logged during the cast by the ballots
 # committed. `counts.txt` has a row per node and trial; the orderer's row also
-# names the group whose Writers policy it evaluated first for /Channel/Writers.
+# names the group whose Writers policy it evaluated first for /Channel/Writers
+# during the cast.
 #
 # Variables (defaults in brackets):
 #   CONFIG   a configuration of bench/lib.sh [stock]
@@ -33,22 +34,31 @@ CONCURRENCY=${CONCURRENCY:-1200}
 OUT=${OUT:-$ROOT/.cache/bench/verify-count/$(date -u +%Y%m%dT%H%M%SZ)}
 [[ $TRIALS =~ ^[1-9][0-9]*$ ]] || bench_die "TRIALS=$TRIALS: want a positive number"
 [[ $COUNT =~ ^[1-9][0-9]*$ ]] || bench_die "COUNT=$COUNT: want a positive number"
+[[ $RATE =~ ^[0-9]+$ ]] || bench_die "RATE=$RATE: want a number of tx/s, or 0 for a closed loop"
+[[ $CONCURRENCY =~ ^[1-9][0-9]*$ ]] || bench_die "CONCURRENCY=$CONCURRENCY: want a positive number"
+((COUNT <= 1000)) || bench_die "COUNT=$COUNT: the ballot set has 1000"
 bench_config_env "$CONFIG" >/dev/null
 SET=$(bench_ballots 1000 | tail -n1)
-((COUNT <= 1000)) || bench_die "COUNT=$COUNT: the ballot set has 1000"
 mkdir -p "$OUT"
 trap 'bench_net_down' EXIT
 trap 'exit 130' INT TERM
 
-# lines NODE PATTERN: the lines of NODE's log so far that match PATTERN.
-lines() { grep -c "$2" "$BENCH_RUN_DIR/logs/$1.log" || true; }
+# log NODE FROM: NODE's log from line FROM on.
+log() { tail -n "+$2" "$BENCH_RUN_DIR/logs/$1.log"; }
+# count NODE FROM PATTERN: the lines of NODE's log from line FROM on that match PATTERN.
+count() { log "$1" "$2" | grep -c "$3" || true; }
 IDENTITY='Verify: signer identity'
 POLICY='signature for identity [0-9]* validated'
-# first_writers NODE: the group whose Writers the first /Channel/Writers evaluation tried first
-# (the chaincode deployment's, made one at a time: no other evaluation interleaves).
+# first_writers NODE FROM: the group whose Writers the /Channel/Writers
+# evaluations from line FROM on tried first, or - if there were none. With the
+# Application group first, ANY is met before the Orderer group's Writers is
+# evaluated at all; counting those evaluations needs no line order, which
+# concurrent evaluations interleave.
 first_writers() {
-	grep -A3 'Evaluating \*policies.ImplicitMetaPolicy Policy /Channel/Writers ==' "$BENCH_RUN_DIR/logs/$1.log" |
-		grep -o "Policy /Channel/[A-Za-z]*/Writers" | head -n1 | cut -d/ -f3 || true
+	local all orderer
+	all=$(count "$1" "$2" 'Evaluating \*policies.ImplicitMetaPolicy Policy /Channel/Writers ==')
+	orderer=$(count "$1" "$2" 'Evaluating \*policies.ImplicitMetaPolicy Policy /Channel/Orderer/Writers ==')
+	if ((all == 0)); then echo -; elif ((2 * orderer >= all)); then echo Orderer; else echo Application; fi
 }
 per() { awk -v v="$1" -v n="$2" 'BEGIN {printf "%.2f", v / n}'; }
 
@@ -64,20 +74,18 @@ for ((t = 1; t <= TRIALS; t++)); do
 	bench_net_up "$CONFIG"
 	bench_open "$SET"
 	mapfile -t nodes < <("$BENCH_RUN_DIR/tools/fabnet" node pids --home "$BENCH_RUN_DIR" | awk '$1 ~ /^(orderer|peer)/ {print $1}')
-	declare -A id0=() pol0=()
-	for n in "${nodes[@]}"; do
-		id0[$n]=$(lines "$n" "$IDENTITY")
-		pol0[$n]=$(lines "$n" "$POLICY")
-	done
+	((${#nodes[@]} >= 2)) || bench_die "trial $t: no orderer and peer found running (fabnet node pids)"
+	declare -A from=()
+	for n in "${nodes[@]}"; do from[$n]=$(($(wc -l <"$BENCH_RUN_DIR/logs/$n.log") + 1)); done
 	# shellcheck disable=SC2086
 	"$BIN/fabvote" bench --network "$BENCH_NETWORK" --ballots "$SET/ballots.bin" $load --count "$COUNT" \
 		--label "$CONFIG" --trial "$t" --json "$OUT/$CONFIG-t$t.json" >"$OUT/$CONFIG-t$t.log" 2>&1 ||
 		bench_die "trial $t: not every ballot committed (see $OUT/$CONFIG-t$t.log)"
 	ok=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["succeeded"])' "$OUT/$CONFIG-t$t.json")
 	for n in "${nodes[@]}"; do
-		id=$(($(lines "$n" "$IDENTITY") - id0[$n]))
-		pol=$(($(lines "$n" "$POLICY") - pol0[$n]))
-		first=$(first_writers "$n")
+		id=$(count "$n" "${from[$n]}" "$IDENTITY")
+		pol=$(count "$n" "${from[$n]}" "$POLICY")
+		first=$(first_writers "$n" "${from[$n]}")
 		echo "$t $n $ok $id $(per "$id" "$ok") $pol $(per "$pol" "$ok") ${first:--}" >>"$OUT/counts.txt"
 	done
 	bench_net_down

@@ -46,8 +46,9 @@ LEAF_CATEGORIES = [
 CATEGORY_NAMES = [c for c, _ in STACK_CATEGORIES + LEAF_CATEGORIES] + ["other"]
 
 # Phases of a peer's work, by the goroutine a sample ran in: any frame of the
-# stack, first match in this order. Endorsement comes first because simulation
-# also reads the ledger and checks signatures; the gateway runs each
+# stack, first match in this order. Endorsement, then the gateway's submit and
+# block events, come before validation and commit because they also read the
+# ledger and check signatures; the gateway runs each
 # endorsement on a goroutine of its own (planFromFirstEndorser.func1), and the
 # fork's validation plugin verifies proofs on worker goroutines (zkp), whose
 # stacks name only their own package.
@@ -55,18 +56,19 @@ ENDORSEMENT = (r"internal/pkg/gateway\.\(\*Server\)\.(Endorse|Evaluate|planFromF
                r"core/chaincode\.|_Gateway_(Endorse|Evaluate)_Handler|_Endorser_ProcessProposal_Handler")
 COMMIT = (r"core/committer|gossip/privdata\.|gossip/state\.\(\*GossipStateProviderImpl\)\.(deliverPayloads|commitBlock)|"
           r"core/ledger|goleveldb|fabric/fabvote/mod/|fabric/fabvote/ballotvscc")
+SUBMIT = (r"internal/pkg/gateway\.\(\*Server\)\.(Submit|CommitStatus|ChaincodeEvents)|"
+          r"_Gateway_(Submit|CommitStatus|ChaincodeEvents)_Handler|_Deliver_|common/deliver\.|core/peer\.\(\*DeliverServer\)")
 PEER_PHASES = [
     ("endorsement", ENDORSEMENT),
+    ("submit & block events", SUBMIT),
     ("validation & commit", COMMIT),
-    ("blocks from the orderer", r"core/deliverservice|peer/blocksprovider|fabric/gossip/"),
-    ("submit & block events", r"internal/pkg/gateway\.\(\*Server\)\.(Submit|CommitStatus|ChaincodeEvents)|"
-     r"_Gateway_(Submit|CommitStatus|ChaincodeEvents)_Handler|_Deliver_|common/deliver\.|core/peer\.\(\*DeliverServer\)"),
+    ("block delivery & gossip", r"core/deliverservice|peer/blocksprovider|fabric/gossip/"),
     ("gRPC transport & TLS", r"google\.golang\.org/grpc|golang\.org/x/net/http2|crypto/tls"),
     ("GC & runtime", r"^runtime\."),
 ]
 PHASE_NAMES = [p for p, _ in PEER_PHASES] + ["other"]
 # The focused views written as text: (file suffix, pprof filter flags).
-PEER_VIEWS = [("endorsement", ["-focus", ENDORSEMENT]), ("commit", ["-focus", COMMIT, "-ignore", ENDORSEMENT])]
+PEER_VIEWS = [("endorsement", ["-focus", ENDORSEMENT]), ("commit", ["-focus", COMMIT, "-ignore", ENDORSEMENT + "|" + SUBMIT])]
 
 
 def parse_raw(text):
@@ -190,11 +192,13 @@ def main(dirs):
     if not dirs:
         sys.exit("usage: profiles.py RESULTS_DIR...")
     for d in dirs:
-        profs = sorted(os.path.join(d, "profiles", f) for f in os.listdir(os.path.join(d, "profiles"))
-                       if f.endswith(".pprof") and process_of(f)) if os.path.isdir(os.path.join(d, "profiles")) else []
-        for p in profs:
-            write_texts(p)
-            print(f"profiles: {p[:-len('.pprof')]}.top.txt and its summary", file=sys.stderr)
+        pdir = os.path.join(d, "profiles")
+        if not os.path.isdir(pdir):
+            sys.exit(f"profiles: no {pdir} (run make bench with PROFILE_CONFIGS)")
+        for f in sorted(os.listdir(pdir)):
+            if f.endswith(".pprof") and process_of(f):
+                write_texts(os.path.join(pdir, f))
+                print(f"profiles: {os.path.join(pdir, f[:-len('.pprof')])}.top.txt and its summary", file=sys.stderr)
 
 
 if __name__ == "__main__":

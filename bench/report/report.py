@@ -46,7 +46,7 @@ TUNING_DESC = {
     "nohistory": "history database off",
     "blocks8mb": "blocks up to 8 MB",
     "batch128": "proof batches of up to 128",
-    "tuned": "the tuned-stock settings (proof batches of up to 128, blocks up to 8 MB)",
+    "tuned": "the tuned-stock settings (GOGC=200, blocks up to 8 MB, proof batches of up to 128)",
 }
 
 
@@ -500,7 +500,7 @@ def main():
                   "contains ×1.00.", ""] + pt + [""]
         bt = block_table(mains)
         if bt:
-            L += ["### Blocks as cut", "",
+            L += ["### Transactions per block", "",
                   "Transactions per block in the blocks that committed the run's transactions, from the peer's block",
                   "events (`blocks` in each JSON report): a mean below the batch size means blocks were cut by the batch",
                   "timeout or by size in bytes, not by the transaction count. Values over trials as above.", ""] + bt + [""]
