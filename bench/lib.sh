@@ -64,6 +64,12 @@ bench_tuning_env() {
 bench_die() { printf 'bench: ERROR: %s\n' "$*" >&2; exit 1; }
 bench_log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+# bench_load_flags RATE: fabvote bench's load flags, a fixed send rate or,
+# for RATE 0 or max, a closed loop of CONCURRENCY workers.
+bench_load_flags() {
+	if [[ $1 == max || $1 == 0 ]]; then echo "--concurrency $CONCURRENCY"; else echo "--rate $1"; fi
+}
+
 # bench_config_env CONFIG prints the environment of CONFIG, one VAR=value a line.
 bench_config_env() {
 	local c=${1%%+*} base t

@@ -74,9 +74,6 @@ trap 'exit 130' INT TERM
 
 mode_flags=()
 case $MODE in skip-commit) mode_flags=(--skip-commit) ;; skip-endorsement) mode_flags=(--skip-endorsement --store "$OUT/prepared") ;; esac
-rate_flags() { # RATE -> flags
-	if [[ $1 == max || $1 == 0 ]]; then echo "--concurrency $CONCURRENCY"; else echo "--rate $1"; fi
-}
 
 # meta.json: what the report prints about the run.
 {
@@ -141,10 +138,10 @@ for ((t = 1; t <= TRIALS; t++)); do
 			profile_during "$c" "$OUT/profiles" &
 			ppid=$!
 		fi
-		bench_log "trial $t/$TRIALS: $c, $COUNT ballots, $MODE, $(rate_flags "$RATE")"
+		bench_log "trial $t/$TRIALS: $c, $COUNT ballots, $MODE, $(bench_load_flags "$RATE")"
 		cpu0=$(cpu_snapshot)
 		# shellcheck disable=SC2046
-		"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(rate_flags "$RATE") --count "$COUNT" \
+		"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(bench_load_flags "$RATE") --count "$COUNT" \
 			"${mode_flags[@]}" --max-duration "$MAX_DURATION" --label "$c" --trial "$t" \
 			--json "$OUT/main/$c-t$t.json" >"$OUT/logs/main-$c-t$t.log" 2>&1 ||
 			bench_log "  $c trial $t: not every transaction succeeded (see $OUT/logs/main-$c-t$t.log)"
@@ -172,7 +169,7 @@ if [[ -n $SWEEP_RATES ]]; then
 				if [[ $r == max ]]; then cnt=$((200 * SWEEP_SECONDS)); else cnt=$((r * SWEEP_SECONDS)); fi
 				bench_log "sweep trial $t: $c at $r tx/s, $cnt ballots from $off"
 				# shellcheck disable=SC2046
-				"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(rate_flags "$r") --count "$cnt" --offset "$off" \
+				"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(bench_load_flags "$r") --count "$cnt" --offset "$off" \
 					--max-duration "$MAX_DURATION" --label "$c" --trial "$t" --quiet \
 					--json "$OUT/sweep/$c-r$r-t$t.json" >"$OUT/logs/sweep-$c-r$r-t$t.log" 2>&1 ||
 					bench_log "  $c at $r: not every transaction succeeded"

@@ -68,7 +68,6 @@ per() { awk -v v="$1" -v n="$2" 'BEGIN {printf "%.2f", v / n}'; }
 	echo "command: make bench-verify-count CONFIG=$CONFIG TRIALS=$TRIALS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY"
 } >"$OUT/meta.txt"
 export NET_LOG_SPEC='info:policies,msp.identity=debug'
-if ((RATE == 0)); then load="--concurrency $CONCURRENCY"; else load="--rate $RATE"; fi
 echo "trial node ballots identity-verifications per-ballot policy-verifications per-ballot channel-writers-first" >"$OUT/counts.txt"
 for ((t = 1; t <= TRIALS; t++)); do
 	bench_net_up "$CONFIG"
@@ -77,8 +76,8 @@ for ((t = 1; t <= TRIALS; t++)); do
 	((${#nodes[@]} >= 2)) || bench_die "trial $t: no orderer and peer found running (fabnet node pids)"
 	declare -A from=()
 	for n in "${nodes[@]}"; do from[$n]=$(($(wc -l <"$BENCH_RUN_DIR/logs/$n.log") + 1)); done
-	# shellcheck disable=SC2086
-	"$BIN/fabvote" bench --network "$BENCH_NETWORK" --ballots "$SET/ballots.bin" $load --count "$COUNT" \
+	# shellcheck disable=SC2046
+	"$BIN/fabvote" bench --network "$BENCH_NETWORK" --ballots "$SET/ballots.bin" $(bench_load_flags "$RATE") --count "$COUNT" \
 		--label "$CONFIG" --trial "$t" --json "$OUT/$CONFIG-t$t.json" >"$OUT/$CONFIG-t$t.log" 2>&1 ||
 		bench_die "trial $t: not every ballot committed (see $OUT/$CONFIG-t$t.log)"
 	ok=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["succeeded"])' "$OUT/$CONFIG-t$t.json")
@@ -86,7 +85,7 @@ for ((t = 1; t <= TRIALS; t++)); do
 		id=$(count "$n" "${from[$n]}" "$IDENTITY")
 		pol=$(count "$n" "${from[$n]}" "$POLICY")
 		first=$(first_writers "$n" "${from[$n]}")
-		echo "$t $n $ok $id $(per "$id" "$ok") $pol $(per "$pol" "$ok") ${first:--}" >>"$OUT/counts.txt"
+		echo "$t $n $ok $id $(per "$id" "$ok") $pol $(per "$pol" "$ok") $first" >>"$OUT/counts.txt"
 	done
 	bench_net_down
 done

@@ -132,10 +132,16 @@ def shares(samples, classify, names):
     return {n: round(100.0 * v / total, 3) for n, v in acc.items()}
 
 
+def split_name(path):
+    """(configuration, process) of CONFIG-PROCESS.pprof or CONFIG-PROCESS.summary.json, or None."""
+    m = re.match(r"(.+)-(peer|orderer|chaincode)\.(pprof|summary\.json)$", os.path.basename(path))
+    return (m.group(1), m.group(2)) if m else None
+
+
 def process_of(path):
-    """'peer', 'orderer' or 'chaincode' from NAME-PROCESS.pprof, or None."""
-    m = re.match(r".+-(peer|orderer|chaincode)\.pprof$", os.path.basename(path))
-    return m.group(1) if m else None
+    """'peer', 'orderer' or 'chaincode' from CONFIG-PROCESS.pprof, or None."""
+    n = split_name(path)
+    return n[1] if n and path.endswith(".pprof") else None
 
 
 def pprof(args):
@@ -149,10 +155,11 @@ def summarize(prof):
     """The summary of one profile: {cpu_s, wall_s, shares, phases (peers only)}."""
     raw = pprof(["-raw", prof])
     samples = parse_raw(raw)
-    if sum(v for v, _ in samples) == 0:
+    total = sum(v for v, _ in samples)
+    if total == 0:
         raise RuntimeError(f"{prof}: no samples")
     dur = re.search(r"Duration: ([0-9.]+)", raw)
-    s = {"cpu_s": sum(v for v, _ in samples) / 1e9, "wall_s": float(dur.group(1)) if dur else None,
+    s = {"cpu_s": total / 1e9, "wall_s": float(dur.group(1)) if dur else None,
          "shares": shares(samples, categorize, CATEGORY_NAMES)}
     if process_of(prof) == "peer":
         s["phases"] = shares(samples, phase, PHASE_NAMES)
@@ -169,13 +176,11 @@ def write_atomic(path, text):
 def write_texts(prof):
     """NAME.top.txt, the peer's phase views and NAME.summary.json beside PROF."""
     base = prof[:-len(".pprof")]
-    top = ["-top", "-cum", "-nodecount", str(TOP_NODES)]
-    write_atomic(base + ".top.txt", f"# go tool pprof {' '.join(top)} {os.path.basename(prof)}\n" + pprof(top + [prof]))
-    if process_of(prof) == "peer":
-        for suffix, flt in PEER_VIEWS:
-            cmd = top + flt
-            text = f"# go tool pprof {' '.join(shlex.quote(a) for a in cmd)} {os.path.basename(prof)}\n"
-            write_atomic(f"{base}-{suffix}.top.txt", text + pprof(cmd + [prof]))
+    views = [("", [])] + ([("-" + suffix, flt) for suffix, flt in PEER_VIEWS] if process_of(prof) == "peer" else [])
+    for suffix, flt in views:
+        cmd = ["-top", "-cum", "-nodecount", str(TOP_NODES)] + flt
+        head = f"# go tool pprof {' '.join(shlex.quote(a) for a in cmd)} {os.path.basename(prof)}\n"
+        write_atomic(f"{base}{suffix}.top.txt", head + pprof(cmd + [prof]))
     write_atomic(base + ".summary.json", json.dumps(summarize(prof), indent=1) + "\n")
 
 

@@ -64,6 +64,27 @@ def order_key(c):
     return (ORDER.index(base) if base in ORDER else len(ORDER), c)
 
 
+def run_dir(r):
+    """The results directory a report was loaded from (RUN/main/X.json), or "" for one built in memory."""
+    return os.path.dirname(os.path.dirname(r["_file"])) if "_file" in r else ""
+
+
+def process_cpu(run, c, t):
+    """CPU seconds of the peer, orderer and chaincode processes in trial t of configuration c,
+    from /proc snapshots around the main run (bench/run-matrix.sh cpu/C-tT.json), or None."""
+    p = os.path.join(run, "cpu", f"{c}-t{t}.json")
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        cpu = json.load(f)
+    per = {"peer": 0.0, "orderer": 0.0, "chaincode": 0.0}
+    for node, sec in cpu.items():
+        kind = "chaincode" if node.startswith("cc.") else "peer" if node.startswith("peer") else "orderer" if node.startswith("orderer") else None
+        if kind:
+            per[kind] += sec
+    return per
+
+
 def load(pattern):
     out = []
     for p in sorted(glob.glob(pattern)):
@@ -196,8 +217,7 @@ def paired_table(reps):
     for r in reps:
         key = (r.get("mode", "full"), r.get("loop", ""), r["sent"])
         # A trial is paired only within its own results directory: pooled runs reuse trial numbers.
-        run = os.path.dirname(os.path.dirname(r["_file"])) if "_file" in r else ""
-        by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[(run, r.get("trial", 0))] = r
+        by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[(run_dir(r), r.get("trial", 0))] = r
     lines = ["| mode | ballots | configuration | pairs | steady TPS / stock [95 % CI] | p50 / stock [95 % CI] | verdict |",
              "|---|---|---|---|---|---|---|"]
     for (mode, loop, n), cfgs in sorted(by.items()):
@@ -283,23 +303,21 @@ def profiled(results):
     out = {}
     for d in results:
         for p in glob.glob(os.path.join(d, "profiles", "*.summary.json")) + glob.glob(os.path.join(d, "profiles", "*.pprof")):
-            m = re.match(r"(.+)-(peer|orderer|chaincode)\.(summary\.json|pprof)$", os.path.basename(p))
-            if m:
-                out.setdefault((d, m.group(1), m.group(2)), p)  # a summary, when there is one, is read first
+            name = profiles.split_name(p)
+            if name:
+                out.setdefault((d,) + name, p)  # a summary, when there is one, is read first
     return sorted(((d, c, proc, p) for (d, c, proc), p in out.items()), key=lambda x: (order_key(x[1]), x[2], x[0]))
 
 
 def peer_ms_per_ballot(d, c):
     """The peer's CPU ms per committed ballot over the profiled run (trial 1), or None."""
     try:
-        with open(os.path.join(d, "cpu", f"{c}-t1.json")) as f:
-            cpu = json.load(f)
+        per = process_cpu(d, c, 1)
         with open(os.path.join(d, "main", f"{c}-t1.json")) as f:
             ok = json.load(f)["succeeded"]
     except (OSError, KeyError, json.JSONDecodeError):
         return None
-    peer = sum(v for k, v in cpu.items() if k.startswith("peer"))
-    return 1000.0 * peer / ok if ok else None
+    return 1000.0 * per["peer"] / ok if per and ok else None
 
 
 def window(d):
@@ -350,11 +368,12 @@ def text_link(label, d, name, doc_dir):
 def peer_phase_table(phases, doc_dir):
     """The peer's CPU split by the goroutine each sample ran in (profiles.PEER_PHASES)."""
     names = profiles.PHASE_NAMES
-    lines = ["The peer's samples by the work they belong to: the goroutine's stack names the endorsement (the",
-             "gateway's endorsement, the endorser, the chaincode's calls back into the peer), the validation and",
-             "commit of blocks (the fork's proof workers included), the blocks' delivery from the orderer, the",
-             "gateway's submit and block events, or only gRPC, TLS or the runtime. *ms per ballot* applies the",
-             "share to the peer's CPU per committed ballot over the whole profiled run (from /proc).", "",
+    lines = ["The peer's samples by the work they belong to, the first that the goroutine's stack names, in the",
+             "order of the columns: the endorsement (the gateway's endorsement, the endorser, the chaincode's calls",
+             "back into the peer), the gateway's submit and block events, the validation and commit of blocks (the",
+             "fork's proof workers included), block delivery from the orderer and gossip, or only gRPC, TLS or the",
+             "runtime. *ms per ballot* applies the share to the peer's CPU per committed ballot over the whole",
+             "profiled run (from /proc).", "",
              "| configuration | " + " | ".join(names) + " | peer CPU ms per ballot | endorsement, commit ms per ballot | views |",
              "|---|" + "---|" * len(names) + "---|---|---|"]
     for d, c, ph in phases:
@@ -371,16 +390,9 @@ def cpu_section(mains):
     rows = {}
     for r in mains:
         c, t = r.get("label") or "unlabelled", r.get("trial", 0)
-        p = os.path.join(os.path.dirname(os.path.dirname(r["_file"])), "cpu", f"{c}-t{t}.json")
-        if not os.path.exists(p) or r["succeeded"] == 0:
+        per = process_cpu(run_dir(r), c, t)
+        if per is None or r["succeeded"] == 0:
             continue
-        with open(p) as f:
-            cpu = json.load(f)
-        per = {"peer": 0.0, "orderer": 0.0, "chaincode": 0.0}
-        for node, sec in cpu.items():
-            kind = "chaincode" if node.startswith("cc.") else "peer" if node.startswith("peer") else "orderer" if node.startswith("orderer") else None
-            if kind:
-                per[kind] += sec
         per["client"] = r.get("clientCPUSeconds", 0.0)
         k = 1000.0 / r["succeeded"]
         wall = r["seconds"]

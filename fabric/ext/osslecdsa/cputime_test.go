@@ -29,3 +29,18 @@ func reportCPU(b *testing.B, f func()) {
 		b.ReportMetric(float64(processCPU(b)-start)/float64(n), "cpu-ns/op")
 	}
 }
+
+// reportCPUParallel runs f from b.RunParallel's goroutines and reports
+// cpu-ns/op; the benchmark fails if f reports a failure (returns false).
+func reportCPUParallel(b *testing.B, f func() bool) {
+	start := processCPU(b)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !f() {
+				b.Error("the benchmarked operation failed")
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+}

@@ -260,14 +260,20 @@ func FuzzVerifyAgrees(f *testing.F) {
 	})
 }
 
-func BenchmarkVerify(b *testing.B) {
+// benchSignature is the key, digest and signature the verify benchmarks check.
+func benchSignature(b *testing.B) (key *ecdsa.PrivateKey, d []byte, r, s *big.Int) {
 	mustLoad(b)
-	key := newKey(b, elliptic.P256())
-	d := digest("bench")
+	key = newKey(b, elliptic.P256())
+	d = digest("bench")
 	r, s, err := ecdsa.Sign(rand.Reader, key, d)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return key, d, r, s
+}
+
+func BenchmarkVerify(b *testing.B) {
+	key, d, r, s := benchSignature(b)
 	for _, impl := range []Impl{Go, OpenSSL} {
 		b.Run(impl.String(), func(b *testing.B) {
 			reportCPU(b, func() {
@@ -299,27 +305,12 @@ func BenchmarkVerify(b *testing.B) {
 // every one with the same few keys), against one goroutine at a time in
 // BenchmarkVerify. Run it with -cpu to set the threads that run them.
 func BenchmarkVerifyParallel(b *testing.B) {
-	mustLoad(b)
-	key := newKey(b, elliptic.P256())
-	d := digest("bench")
-	r, s, err := ecdsa.Sign(rand.Reader, key, d)
-	if err != nil {
-		b.Fatal(err)
-	}
+	key, d, r, s := benchSignature(b)
 	for _, impl := range []Impl{Go, OpenSSL} {
 		for _, perCPU := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%v/goroutines-per-cpu-%d", impl, perCPU), func(b *testing.B) {
 				b.SetParallelism(perCPU)
-				start := processCPU(b)
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if !VerifyWith(impl, &key.PublicKey, d, r, s) {
-							b.Error("verify failed")
-							return
-						}
-					}
-				})
-				b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+				reportCPUParallel(b, func() bool { return VerifyWith(impl, &key.PublicKey, d, r, s) })
 			})
 		}
 	}
