@@ -10,6 +10,9 @@
 #                               reading of CPU profiles (in make test)
 #   make bench-verify-count     signature verifications per ballot in the orderer and the peer, over
 #                               fresh networks (bench/verify-count.sh; CONFIG, TRIALS, COUNT)
+#   make bench-gate             the commit gate end to end (Paneru 2021, Table 6.1): the delaywork
+#                               chaincode taking D = 50/200/500 ms, with the lock and lockless (bench/gate.sh;
+#                               TRIALS, DELAYS, CONCURRENCY, COUNT, RATE, OPEN_COUNT)
 #   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)
 
 ifndef FABVOTE_BENCH_MK
@@ -21,7 +24,7 @@ BENCH_ENV = ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) GO=$(GO)
 BENCH_VOTERS ?= $(if $(filter command line environment,$(origin VOTERS)),$(VOTERS),40000)
 RESULTS  ?= $(ROOT)/.cache/bench/results/latest
 
-.PHONY: ballots bench bench-report bench-report-unit bench-smoke bench-verify-count
+.PHONY: ballots bench bench-gate bench-report bench-report-unit bench-smoke bench-verify-count
 
 ballots: fabvote
 	$(BENCH_ENV) VOTERS=$(BENCH_VOTERS) $(ROOT)/bench/ballots.sh
@@ -38,6 +41,9 @@ bench-report-unit:
 
 bench-verify-count: fabric fabric-stock fabvote
 	$(BENCH_ENV) $(ROOT)/bench/verify-count.sh
+
+bench-gate: fabric fabvote
+	$(BENCH_ENV) $(ROOT)/bench/gate.sh
 
 bench-smoke: fabric fabvote caliper-install
 	$(BENCH_ENV) $(ROOT)/bench/smoke.sh

@@ -4,7 +4,8 @@
 #
 # The benchmark network is its own instance, apart from whatever else runs on
 # the machine: run dir $BENCH_RUN_DIR ($RUN/bench), ports from $BENCH_BASE_PORT
-# (11050), profile solo-org (one peer, one orderer, the ballot chaincode),
+# (11050), profile solo-org (one peer, one orderer, the chaincodes of
+# $BENCH_CHAINCODES: the ballot chaincode unless set),
 # blocks of $BENCH_BATCH_SIZE (500) transactions or $BENCH_BATCH_TIMEOUT (2s).
 
 BENCH_RUN_DIR=${BENCH_RUN_DIR:-$RUN/bench}
@@ -19,6 +20,8 @@ BENCH_GATEWAY_LIMIT=${BENCH_GATEWAY_LIMIT:-10000}
 BENCH_PPROF_PEER=${BENCH_PPROF_PEER:-127.0.0.1:11060}
 BENCH_PPROF_ORDERER=${BENCH_PPROF_ORDERER:-127.0.0.1:11061}
 BENCH_PPROF_CC=${BENCH_PPROF_CC:-127.0.0.1:11062}
+# The chaincodes the network runs (net.sh's CHAINCODES: name=./go/package ...).
+BENCH_CHAINCODES=${BENCH_CHAINCODES:-ballot=./chaincode/ballot/cmd/ballot-cc}
 NET_SH=$ROOT/network/net.sh
 
 # Every configuration the matrix knows; BENCH_CONFIGS picks a subset.
@@ -112,7 +115,7 @@ bench_net_up() {
 	local -a envs=(
 		"ROOT=$ROOT" "RUN=$RUN" "NET_RUN_DIR=$BENCH_RUN_DIR" "PROFILE=solo-org" "BASE_PORT=$BENCH_BASE_PORT"
 		"BATCH_SIZE=$BENCH_BATCH_SIZE" "BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT"
-		"CHAINCODES=ballot=./chaincode/ballot/cmd/ballot-cc"
+		"CHAINCODES=$BENCH_CHAINCODES"
 		"CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE=$BENCH_GATEWAY_LIMIT"
 	)
 	local pass="FABVOTE_SHA256 FABVOTE_ECDSA FABVOTE_COMMIT_GATE FABVOTE_VALIDATION_PLUGIN FABVOTE_PROOF_BATCH FABVOTE_PROOF_BATCH_WAIT GOMAXPROCS GOGC GOMEMLIMIT GODEBUG CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE CORE_LEDGER_HISTORY_ENABLEHISTORYDATABASE"

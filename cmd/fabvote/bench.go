@@ -20,13 +20,16 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"bench", "--ballots ballots.bin [--rate TPS | --concurrency N] [--count N] [--skip-commit | --skip-endorsement] [--json out.json]",
-		"load generator: cast pre-generated ballots at a fixed or maximum rate, measure TPS and latency", cmdBench})
+	commands = append(commands, command{"bench", "(--ballots ballots.bin | --work-delay D --count N) [--rate TPS | --concurrency N] [--count N] [--skip-commit | --skip-endorsement] [--json out.json]",
+		"load generator: cast pre-generated ballots (or run the delaywork chaincode) at a fixed or maximum rate, measure TPS and latency", cmdBench})
 }
 
 // benchOptions are the flags of `bench`.
 type benchOptions struct {
 	ballots                 string
+	workDelay               time.Duration
+	delaySrc                *loadgen.DelaySource // set by checkWorkload for --work-delay
+	chaincode               string
 	rate, trim              float64
 	conc, count, offset     int
 	maxDur, commitTO        time.Duration
@@ -55,6 +58,8 @@ func cmdBench(fs *pflag.FlagSet) func() error {
 
 func (o *benchOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ballots, "ballots", "", "ballot stream from make ballots or fabvote ballot --bulk")
+	fs.DurationVar(&o.workDelay, "work-delay", 0, "instead of ballots: --count transactions of the delaywork chaincode, each holding its simulation for this long (the commit gate's benchmark)")
+	fs.StringVar(&o.chaincode, "chaincode", "", "chaincode to call (default ballot; delaywork with --work-delay)")
 	fs.Float64Var(&o.rate, "rate", 0, "fixed send rate in tx/s (open loop); 0 = max rate with --concurrency workers (closed loop)")
 	fs.IntVar(&o.conc, "concurrency", 0, "closed loop: workers (default 64); open loop: cap on transactions in flight (default 20000)")
 	fs.IntVar(&o.count, "count", 0, "transactions to send (0: every ballot in the file)")
@@ -82,7 +87,7 @@ func (o *benchOptions) register(fs *pflag.FlagSet) {
 // check refuses contradictory or out-of-range flags and sets the default
 // concurrency of the loop chosen.
 func (o *benchOptions) check(fs *pflag.FlagSet) error {
-	if err := required(fs, "ballots"); err != nil {
+	if err := o.checkWorkload(fs); err != nil {
 		return err
 	}
 	if o.skipCommit && o.skipEndorse {
@@ -106,6 +111,43 @@ func (o *benchOptions) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// checkWorkload asks for exactly one workload, ballots or delaywork, and
+// sets the chaincode and function of a delaywork run.
+func (o *benchOptions) checkWorkload(fs *pflag.FlagSet) error {
+	delay := fs.Changed("work-delay")
+	if !delay {
+		if !fs.Changed("ballots") {
+			return usagef("--ballots (or --work-delay) is required")
+		}
+		if o.chaincode == "" {
+			o.chaincode = "ballot"
+		}
+		return nil
+	}
+	switch {
+	case fs.Changed("ballots"):
+		return usagef("--ballots and --work-delay exclude each other")
+	case o.skipEndorse:
+		return usagef("--skip-endorsement replays endorsed ballots; a delaywork run spends its time in endorsement")
+	case o.count == 0:
+		return usagef("--work-delay needs --count")
+	case o.openManifest != "":
+		return usagef("--open opens a ballot election; a delaywork run has none")
+	}
+	if o.chaincode == "" {
+		o.chaincode = "delaywork"
+	}
+	if !fs.Changed("fn") {
+		o.fn = "Work"
+	}
+	src, err := loadgen.NewDelaySource(o.workDelay, o.count)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	o.delaySrc = src
+	return nil
+}
+
 // run connects, opens the election if asked to, drives the load and
 // reports it.
 func (o *benchOptions) run() error {
@@ -120,7 +162,7 @@ func (o *benchOptions) run() error {
 			return err
 		}
 	}
-	conn, err := loadgen.Dial(netw, loadgen.DialOptions{Org: o.org, Identity: o.ident, Remote: o.remote})
+	conn, err := loadgen.Dial(netw, loadgen.DialOptions{Org: o.org, Identity: o.ident, Chaincode: o.chaincode, Remote: o.remote})
 	if err != nil {
 		return err
 	}
@@ -177,6 +219,9 @@ func (o *benchOptions) workload(ctx context.Context, conn *loadgen.Conn, slots c
 	mode := loadgen.Full
 	if o.skipCommit {
 		mode = loadgen.EndorseOnly
+	}
+	if o.delaySrc != nil {
+		return &benchWorkload{mode: mode, src: o.delaySrc, name: o.delaySrc.Name(), close: func() {}}, nil
 	}
 	bf, err := loadgen.OpenBallots(o.ballots)
 	if err != nil {

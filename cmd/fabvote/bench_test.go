@@ -31,3 +31,24 @@ func TestDescribeNetwork(t *testing.T) {
 		t.Error("describeNetwork reports HOME")
 	}
 }
+
+// A delaywork run (--work-delay) refuses, before it connects, each flag that
+// makes no sense for it.
+func TestBenchWorkDelayRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		what string
+		args []string
+		want string
+	}{
+		{"no count", []string{"--work-delay", "50ms"}, "--work-delay needs --count"},
+		{"with ballots", []string{"--work-delay", "50ms", "--count", "10", "--ballots", "b.bin"}, "--ballots and --work-delay exclude each other"},
+		{"with skip-endorsement", []string{"--work-delay", "50ms", "--count", "10", "--skip-endorsement"}, "--skip-endorsement"},
+		{"with an election to open", []string{"--work-delay", "50ms", "--count", "10", "--open", "m.json"}, "--open"},
+		{"delay over the chaincode's bound", []string{"--work-delay", "11s", "--count", "10"}, "--work-delay 11s: want 0..10s"},
+		{"negative delay", []string{"--work-delay", "-5ms", "--count", "10"}, "--work-delay -5ms"},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			checkUsageError(t, tc.what, append([]string{"bench"}, tc.args...), []string{tc.want})
+		})
+	}
+}

@@ -63,7 +63,7 @@ func TestEveryCommand(t *testing.T) {
 		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"record export", "--election is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"record site", "--record is required", nil, ""},
-		{"bench", "--ballots is required", []string{"--rate", "fast"}, "--rate"},
+		{"bench", "--ballots (or --work-delay) is required", []string{"--rate", "fast"}, "--rate"},
 		{"version", "", []string{"--patches=maybe"}, "--patches"},
 	}
 	// Every command of the CLI is in the table, so a new one cannot skip these checks.

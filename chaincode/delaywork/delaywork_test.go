@@ -1,0 +1,137 @@
+package delaywork
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hyperledger/fabric-chaincode-go/v2/shim"
+	"github.com/hyperledger/fabric-contract-api-go/v2/contractapi"
+)
+
+// fakeStub holds committed state and a transaction's buffered writes, like
+// Fabric (a transaction does not read its own writes). Any method the
+// contract should not call panics on the nil interface.
+type fakeStub struct {
+	shim.ChaincodeStubInterface
+	state   map[string][]byte
+	pending map[string][]byte
+	reads   int
+}
+
+func newFakeStub() *fakeStub {
+	return &fakeStub{state: map[string][]byte{}, pending: map[string][]byte{}}
+}
+
+func (s *fakeStub) GetState(key string) ([]byte, error) {
+	s.reads++
+	return s.state[key], nil
+}
+
+func (s *fakeStub) PutState(key string, v []byte) error {
+	s.pending[key] = append([]byte(nil), v...)
+	return nil
+}
+
+// end commits the buffered writes of a successful transaction, drops the others.
+func (s *fakeStub) end(ok bool) {
+	if ok {
+		for k, v := range s.pending {
+			s.state[k] = v
+		}
+	}
+	s.pending = map[string][]byte{}
+}
+
+func context(stub *fakeStub) contractapi.TransactionContextInterface {
+	ctx := new(contractapi.TransactionContext)
+	ctx.SetStub(stub)
+	return ctx
+}
+
+func TestParseRequest(t *testing.T) {
+	key, d, err := ParseRequest([]byte(`{"key":"w-0001","delay":"50ms"}`))
+	if err != nil || key != "w-0001" || d != 50*time.Millisecond {
+		t.Fatalf("ParseRequest = %q, %v, %v; want w-0001, 50ms, nil", key, d, err)
+	}
+	for _, tc := range []struct{ name, raw, want string }{
+		{"not JSON", `w-0001`, "invalid character"},
+		{"unknown field", `{"key":"a","delay":"1ms","cpu":true}`, "unknown field"},
+		{"data after the object", `{"key":"a","delay":"1ms"} {}`, "data after"},
+		{"empty key", `{"key":"","delay":"1ms"}`, "key of 0 bytes"},
+		{"long key", `{"key":"` + strings.Repeat("k", MaxKeyLen+1) + `","delay":"1ms"}`, "key of 65 bytes"},
+		{"space in key", `{"key":"a b","delay":"1ms"}`, "not printable"},
+		{"control byte in key", `{"key":"a\u0001","delay":"1ms"}`, "not printable"},
+		{"delay missing", `{"key":"a"}`, `delay ""`},
+		{"delay without unit", `{"key":"a","delay":"50"}`, "missing unit"},
+		{"negative delay", `{"key":"a","delay":"-1ms"}`, "want 0..10s"},
+		{"delay over the bound", `{"key":"a","delay":"11s"}`, "want 0..10s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseRequest([]byte(tc.raw))
+			if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ParseRequest(%s) = %v; want ErrBadRequest naming %q", tc.raw, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWorkReadsSleepsWrites(t *testing.T) {
+	stub := newFakeStub()
+	var slept []time.Duration
+	c := &Contract{sleep: func(d time.Duration) { slept = append(slept, d) }}
+	if err := c.Work(context(stub), `{"key":"w-1","delay":"200ms"}`); err != nil {
+		t.Fatal(err)
+	}
+	stub.end(true)
+	if got := string(stub.state["w-1"]); got != "200ms" || stub.reads != 1 || len(slept) != 1 || slept[0] != 200*time.Millisecond {
+		t.Fatalf("after Work: value %q, %d reads, slept %v; want 200ms, 1 read, [200ms]", got, stub.reads, slept)
+	}
+}
+
+func TestWorkRefusesAWrittenKey(t *testing.T) {
+	stub := newFakeStub()
+	stub.state["w-1"] = []byte("50ms")
+	c := &Contract{sleep: func(time.Duration) { t.Fatal("slept for a refused request") }}
+	err := c.Work(context(stub), `{"key":"w-1","delay":"1ms"}`)
+	if !errors.Is(err, ErrWritten) || len(stub.pending) != 0 {
+		t.Fatalf("Work on a written key = %v with %d writes; want ErrWritten, none", err, len(stub.pending))
+	}
+}
+
+func TestWorkRefusesABadRequestBeforeReading(t *testing.T) {
+	stub := newFakeStub()
+	c := &Contract{sleep: func(time.Duration) { t.Fatal("slept for a refused request") }}
+	err := c.Work(context(stub), `{"key":"w-1","delay":"1h"}`)
+	if !errors.Is(err, ErrBadRequest) || stub.reads != 0 || len(stub.pending) != 0 {
+		t.Fatalf("Work(bad) = %v, %d reads, %d writes; want ErrBadRequest, nothing touched", err, stub.reads, len(stub.pending))
+	}
+}
+
+func TestNewServesTheContract(t *testing.T) {
+	cc, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.Info.Title != "delaywork" || cc.DefaultContract != "Contract" {
+		t.Fatalf("chaincode info %+v", cc.Info)
+	}
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(`{"key":"w-0001","delay":"50ms"}`))
+	f.Add([]byte(`{"key":"","delay":"-1s"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		key, d, err := ParseRequest(raw)
+		if err != nil {
+			if !errors.Is(err, ErrBadRequest) {
+				t.Fatalf("error %v does not wrap ErrBadRequest", err)
+			}
+			return
+		}
+		if checkKey(key) != nil || d < 0 || d > MaxDelay {
+			t.Fatalf("accepted key %q delay %v", key, d)
+		}
+	})
+}
