@@ -38,6 +38,7 @@ bench-report:
 bench-report-unit:
 	python3 $(ROOT)/bench/report/report_test.py
 	python3 $(ROOT)/bench/report/profiles_test.py
+	python3 $(ROOT)/bench/report/gate_test.py
 
 bench-verify-count: fabric fabric-stock fabvote
 	$(BENCH_ENV) $(ROOT)/bench/verify-count.sh

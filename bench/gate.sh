@@ -64,15 +64,6 @@ mkdir -p "$OUT/runs" "$OUT/logs"
 trap 'bench_net_down' EXIT
 trap 'exit 130' INT TERM
 
-# gate_counters: the peer's commit gate counters as JSON (fabric/patches/0007).
-gate_counters() {
-	NET_RUN_DIR=$BENCH_RUN_DIR "$NET_SH" ops peer0.ea /metrics | python3 -c '
-import json, re, sys
-c = {m.group(1): int(float(m.group(2))) for m in re.finditer(r"^fabvote_commit_gate_(\w+)_total\{channel=\"[^\"]*\"\} (\S+)$", sys.stdin.read(), re.M)}
-assert {"sessions", "escalations", "retries", "commits"} <= set(c), f"the peer exports no commit gate counters: {c}"
-print(json.dumps(c))'
-}
-
 # run CONFIG TRIAL DELAY LOOP: one fabvote bench run and the gate counters it moved.
 run() {
 	local c=$1 t=$2 d=$3 loop=$4 name before
@@ -80,11 +71,11 @@ run() {
 	local -a load=(--concurrency "$CONCURRENCY" --count "$COUNT")
 	[[ $loop == open ]] && load=(--rate "$RATE" --count "$OPEN_COUNT")
 	bench_log "trial $t/$TRIALS: $c, D = $d, $loop loop (${load[*]})"
-	before=$(gate_counters)
+	before=$(bench_gate_counters)
 	"$FV" bench --network "$BENCH_NETWORK" --work-delay "$d" "${load[@]}" --max-duration 20m \
 		--label "$c" --trial "$t" --quiet --json "$OUT/runs/$name.json" >"$OUT/logs/$name.log" 2>&1 ||
 		bench_log "  $name: not every transaction succeeded (see $OUT/logs/$name.log)"
-	printf '{"before": %s, "after": %s}\n' "$before" "$(gate_counters)" >"$OUT/runs/$name.gate.json"
+	printf '{"before": %s, "after": %s}\n' "$before" "$(bench_gate_counters)" >"$OUT/runs/$name.gate.json"
 	sed -n '/loop):/,/latency/p' "$OUT/logs/$name.log" | sed 's/^/    /' >&2 || true
 }
 
@@ -114,4 +105,4 @@ for ((t = 1; t <= TRIALS; t++)); do
 		bench_net_down
 	done
 done
-bench_log "results in $OUT; python3 bench/report/gate.py $OUT prints the tables"
+bench_log "results in $OUT; python3 bench/report/gate.py $OUT prints the tables (--doc docs/BENCHMARKS.md writes them there)"

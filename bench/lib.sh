@@ -153,6 +153,16 @@ bench_ballots() {
 }
 
 # bench_open SETDIR opens the benchmark election on the benchmark network.
+# bench_gate_counters: the peer's commit gate counters (fabric/patches/0007)
+# as one JSON object {sessions, escalations, retries, commits}.
+bench_gate_counters() {
+	NET_RUN_DIR=$BENCH_RUN_DIR "$NET_SH" ops peer0.ea /metrics | python3 -c '
+import json, re, sys
+c = {m.group(1): int(float(m.group(2))) for m in re.finditer(r"^fabvote_commit_gate_(\w+)_total\{channel=\"[^\"]*\"\} (\S+)$", sys.stdin.read(), re.M)}
+assert {"sessions", "escalations", "retries", "commits"} <= set(c), f"the peer exports no commit gate counters: {c}"
+print(json.dumps(c))'
+}
+
 bench_open() {
 	"$BIN/fabvote" election open --network "$BENCH_NETWORK" --manifest "$1/manifest.json" >&2
 }

@@ -64,6 +64,15 @@ def order_key(c):
     return (ORDER.index(base) if base in ORDER else len(ORDER), c)
 
 
+def baseline(c, present):
+    """What configuration c is compared with: the stock run with the same stock settings
+    ("fork+tuned" with "stock+tuned") when the results hold one, else plain stock; None for stock itself."""
+    tuned = "stock" + c[len(c.split("+")[0]):]
+    if "+" in c and tuned != c and tuned in present:
+        return tuned
+    return None if c == "stock" else "stock"
+
+
 def run_dir(r):
     """The results directory a report was loaded from (RUN/main/X.json), or "" for one built in memory."""
     return os.path.dirname(os.path.dirname(r["_file"])) if "_file" in r else ""
@@ -160,11 +169,12 @@ def main_table(reps):
         a["fails"] = fails
         agg[c] = a
     lines = [
-        "| mode | load | ballots | configuration | trials | steady TPS | overall TPS | p50 ms | p90 ms | p99 ms | TPS vs stock | p50 vs stock | failed / sent |",
+        "| mode | load | ballots | configuration | trials | steady TPS | overall TPS | p50 ms | p90 ms | p99 ms | TPS vs baseline | p50 vs baseline | failed / sent |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (mode, loop, n, c), a in agg.items():
-        base = agg.get((mode, loop, n, "stock"))
+        b = baseline(c, {k[3] for k in agg if k[:3] == (mode, loop, n)})
+        base = agg.get((mode, loop, n, b)) if b else None
         load = load_label(loop, by[(mode, loop, n, c)][0])
         lines.append(f"| {mode} | {load} | {n} | `{c}`: {desc(c)} | {a['trials']} | {fmt(a['steady'])} | {fmt(a['tps'])} | {fmt(a['p50'], 0)} | "
                      f"{fmt(a['p90'], 0)} | {fmt(a['p99'], 0)} | {ratio(a['steady'], base['steady']) if base else '–'} | "
@@ -218,14 +228,13 @@ def paired_table(reps):
         key = (r.get("mode", "full"), r.get("loop", ""), r["sent"])
         # A trial is paired only within its own results directory: pooled runs reuse trial numbers.
         by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[(run_dir(r), r.get("trial", 0))] = r
-    lines = ["| mode | ballots | configuration | pairs | steady TPS / stock [95 % CI] | p50 / stock [95 % CI] | verdict |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| mode | ballots | configuration | baseline | pairs | steady TPS / baseline [95 % CI] | p50 / baseline [95 % CI] | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
     for (mode, loop, n), cfgs in sorted(by.items()):
-        base = cfgs.get("stock")
-        if not base:
-            continue
         for c in sorted(cfgs, key=order_key):
-            if c == "stock":
+            b = baseline(c, cfgs)
+            base = cfgs.get(b) if b else None
+            if not base:
                 continue
             trials = sorted(set(cfgs[c]) & set(base))
             tps = paired_ratio([cfgs[c][t]["steady"]["tps"] / base[t]["steady"]["tps"] for t in trials])
@@ -234,7 +243,7 @@ def paired_table(reps):
                 continue
             verdict = "inside the noise" if tps[1] <= 1.0 <= tps[2] else ("faster" if tps[1] > 1.0 else "slower")
             cell = lambda r: f"×{r[0]:.2f} [{r[1]:.2f}–{r[2]:.2f}]" if r else "–"
-            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | {len(trials)} | {cell(tps)} | {cell(p50)} | {verdict} |")
+            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {cell(tps)} | {cell(p50)} | {verdict} |")
     return lines if len(lines) > 2 else []
 
 
@@ -410,11 +419,12 @@ def cpu_section(mains):
              "In *skip-endorsement* rows the CPU also covers the setup phase, in which every ballot is endorsed once",
              "(so the chaincode's CPU is that of the endorsements), while the run time is the replay's alone: *busy*",
              "would mix the two and is not shown there.", "",
-             "| mode | ballots | configuration | trials | peer | orderer | chaincode | network total | vs stock | load generator | busy |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| mode | ballots | configuration | trials | peer | orderer | chaincode | network total | vs baseline | load generator | busy |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for mode, n, c in sorted(rows, key=lambda k: (k[0] != "full", k[0], -k[1], order_key(k[2]))):
         rs = rows[(mode, n, c)]
         cell = lambda key: fmt(stats([x[key] for x in rs]), 2)
-        base = rows.get((mode, n, "stock"))
+        b = baseline(c, {k[2] for k in rows if k[:2] == (mode, n)})
+        base = rows.get((mode, n, b)) if b else None
         vs = ratio(stats([x["network"] for x in rs]), stats([x["network"] for x in base])) if base else "–"
         busy = "–" if mode == "skip-endorsement" else fmt(stats([x["busy"] for x in rs]), 0) + " %"
         lines.append(f"| {mode} | {n} | `{c}` | {len(rs)} | {cell('peer')} | {cell('orderer')} | {cell('chaincode')} | {cell('network')} | {vs} | {cell('client')} | {busy} |")

@@ -31,6 +31,7 @@ class PairedRatio(unittest.TestCase):
         # o3: 1.1x in odd trials, 0.9x in even ones: inside the noise.
         reps += [rep("o3", t, (1.1 if t % 2 else 0.9) * (400 + 10 * t), 1000) for t in range(1, 6)]
         rows = {r.split("|")[3].strip(): r for r in report.paired_table(reps)[2:]}
+        self.assertIn("| `stock` | 5 |", rows["`all-o4`"])
         self.assertIn("×1.50 [1.50–1.50]", rows["`all-o4`"])
         self.assertIn("×0.60 [0.60–0.60]", rows["`all-o4`"])
         self.assertIn("| faster |", rows["`all-o4`"])
@@ -45,11 +46,27 @@ class PairedRatio(unittest.TestCase):
                     r["_file"] = f"{run}/main/{label}-t{t}.json"
                     reps.append(r)
         rows = report.paired_table(reps)
-        self.assertIn("| `o1` | 4 | ×1.00 [", rows[2])  # four pairs: 1.2, 1.2, 0.8, 0.8
+        self.assertIn("| `o1` | `stock` | 4 | ×1.00 [", rows[2])  # four pairs: 1.2, 1.2, 0.8, 0.8
 
     def test_unpaired_trials_are_left_out(self):
         reps = [rep("stock", 1, 400, 1000), rep("stock", 2, 400, 1000), rep("o1", 2, 440, 1000), rep("o1", 3, 440, 1000)]
         self.assertEqual(report.paired_table(reps), [])
+
+
+class Baseline(unittest.TestCase):
+    def test_tuned_configurations_compare_with_tuned_stock(self):
+        present = {"stock", "stock+tuned", "fork+tuned", "fork", "o1+gogc200"}
+        self.assertEqual(report.baseline("fork+tuned", present), "stock+tuned")
+        self.assertEqual(report.baseline("stock+tuned", present), "stock")
+        self.assertEqual(report.baseline("fork", present), "stock")
+        self.assertEqual(report.baseline("o1+gogc200", present), "stock")  # no stock+gogc200 in the results
+        self.assertIsNone(report.baseline("stock", present))
+
+    def test_paired_table_pairs_fork_tuned_with_stock_tuned(self):
+        reps = [rep("stock+tuned", t, 400, 1000) for t in range(1, 4)] + [rep("fork+tuned", t, 600, 800) for t in range(1, 4)]
+        rows = report.paired_table(reps)
+        self.assertEqual(len(rows), 3)
+        self.assertIn("| `fork+tuned` | `stock+tuned` | 3 | ×1.50 [1.50–1.50] | ×0.80 [0.80–0.80] | faster |", rows[2])
 
 
 class BlockTable(unittest.TestCase):
