@@ -25,7 +25,8 @@
 #   OUT          results directory [.cache/bench/gate/UTC-STAMP]
 #   BENCH_BATCH_SIZE, BENCH_BATCH_TIMEOUT  blocks [100 transactions, 100ms]
 # bench/report/gate.py OUT turns the results into the tables of
-# docs/BENCHMARKS.md ("Commit gate (O-III)", "End to end").
+# docs/BENCHMARKS.md ("Commit gate (O-III)", "End to end on the network");
+# run it from the repository root.
 set -euo pipefail
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BIN=${BIN:-$ROOT/bin}
@@ -57,6 +58,9 @@ read -r -a DS <<<"$DELAYS"
 ((${#DS[@]} > 0)) || bench_die "DELAYS is empty"
 for d in "${DS[@]}"; do
 	[[ $d =~ ^[0-9]+(ms|s)$ ]] || bench_die "DELAYS: '$d': want a duration such as 50ms or 1s"
+	ms=${d%ms}
+	[[ $d == *ms ]] || ms=$((${d%s} * 1000))
+	((ms <= 10000)) || bench_die "DELAYS: '$d': the delaywork chaincode sleeps at most 10s"
 done
 [[ -x $BIN/peer ]] || bench_die "$BIN/peer missing: make fabric"
 [[ -x $FV ]] || bench_die "$FV missing: make fabvote"
@@ -72,19 +76,24 @@ run() {
 	[[ $loop == open ]] && load=(--rate "$RATE" --count "$OPEN_COUNT")
 	bench_log "trial $t/$TRIALS: $c, D = $d, $loop loop (${load[*]})"
 	before=$(bench_gate_counters)
+	local rc=0
 	"$FV" bench --network "$BENCH_NETWORK" --work-delay "$d" "${load[@]}" --max-duration 20m \
-		--label "$c" --trial "$t" --quiet --json "$OUT/runs/$name.json" >"$OUT/logs/$name.log" 2>&1 ||
-		bench_log "  $name: not every transaction succeeded (see $OUT/logs/$name.log)"
+		--label "$c" --trial "$t" --quiet --json "$OUT/runs/$name.json" >"$OUT/logs/$name.log" 2>&1 || rc=$?
+	# Exit 2 is a refused command line: no run to keep, and every other would be refused too.
+	((rc != 2)) || { cat "$OUT/logs/$name.log" >&2; bench_die "fabvote bench refused the run"; }
+	((rc == 0)) || bench_log "  $name: not every transaction succeeded (see $OUT/logs/$name.log)"
 	printf '{"before": %s, "after": %s}\n' "$before" "$(bench_gate_counters)" >"$OUT/runs/$name.gate.json"
 	sed -n '/loop):/,/latency/p' "$OUT/logs/$name.log" | sed 's/^/    /' >&2 || true
 }
 
 python3 - "$OUT/meta.json" "$STAMP" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)" \
+	"$(uname -r)" "$(${GO:-go} version 2>/dev/null | cut -d' ' -f3 || true)" "$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
 	"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$TRIALS" "$DELAYS" "$CONCURRENCY" "$COUNT" "$RATE" "$OPEN_COUNT" \
 	"$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$(bench_config_env fork-off | grep COMMIT_GATE)" "$(bench_config_env o3 | grep COMMIT_GATE)" <<'PY'
 import json, sys
-out, stamp, cpu, cpus, commit, trials, delays, conc, count, rate, ocount, bs, bt, g0, g1 = sys.argv[1:]
-meta = {"started": stamp, "cpu": cpu, "cpus": int(cpus), "commit": commit, "trials": int(trials),
+out, stamp, cpu, cpus, kernel, go, mem, load, commit, trials, delays, conc, count, rate, ocount, bs, bt, g0, g1 = sys.argv[1:]
+meta = {"started": stamp, "cpu": cpu, "cpus": int(cpus), "kernel": kernel, "go": go, "memGiB": float(mem),
+        "loadAverageAtStart": load, "commit": commit, "trials": int(trials),
         "delays": delays.split(), "concurrency": int(conc), "count": int(count), "rate": int(rate), "openCount": int(ocount),
         "batchSize": int(bs), "batchTimeout": bt,
         "gates": {"fork-off": g0.split("=")[1], "o3": g1.split("=")[1]},

@@ -152,7 +152,6 @@ bench_ballots() {
 	ROOT=$ROOT BIN=$BIN VOTERS=$1 "$ROOT/bench/ballots.sh"
 }
 
-# bench_open SETDIR opens the benchmark election on the benchmark network.
 # bench_gate_counters: the peer's commit gate counters (fabric/patches/0007)
 # as one JSON object {sessions, escalations, retries, commits}.
 bench_gate_counters() {
@@ -163,6 +162,7 @@ assert {"sessions", "escalations", "retries", "commits"} <= set(c), f"the peer e
 print(json.dumps(c))'
 }
 
+# bench_open SETDIR opens the benchmark election on the benchmark network.
 bench_open() {
 	"$BIN/fabvote" election open --network "$BENCH_NETWORK" --manifest "$1/manifest.json" >&2
 }

@@ -16,10 +16,11 @@ def write_run(d, config, delay, loop, trial, tps, p50, sessions=3, escalations=0
     name = f"{config}-d{delay}-{loop}-t{trial}"
     with open(os.path.join(d, "runs", name + ".json"), "w") as f:
         json.dump(rep, f)
-    zero = {"sessions": 0, "escalations": 0, "retries": 0, "commits": 0}
-    after = {"sessions": sessions * 100, "escalations": escalations, "retries": 0, "commits": 10}
+    # Counters carry over from earlier runs on the same network: only the difference is this run's.
+    before = {"sessions": 1000, "escalations": 4, "retries": 2, "commits": 50}
+    after = {"sessions": 1000 + sessions * 100, "escalations": 4 + escalations, "retries": 2, "commits": 60}
     with open(os.path.join(d, "runs", name + ".gate.json"), "w") as f:
-        json.dump({"before": zero, "after": after}, f)
+        json.dump({"before": before, "after": after}, f)
 
 
 class GateReport(unittest.TestCase):
@@ -50,10 +51,11 @@ class GateReport(unittest.TestCase):
 
     def test_closed_ratio_and_verdict(self):
         rows = self.rows(gate.closed_table(gate.load_runs([self.dir])))
-        self.assertIn("×2.00 [2.00–2.00]", rows[("500ms", "lockless")][9])
-        self.assertEqual(rows[("500ms", "lockless")][10].strip(), "lockless better")
-        self.assertEqual(rows[("50ms", "lockless")][10].strip(), "inside the noise")
-        self.assertEqual(rows[("500ms", "locked")][9].strip(), "")
+        self.assertIn("×2.00 [2.00–2.00]", rows[("500ms", "lockless")][10])
+        self.assertEqual(rows[("500ms", "lockless")][11].strip(), "lockless better")
+        self.assertEqual(rows[("50ms", "lockless")][11].strip(), "inside the noise")
+        self.assertEqual(rows[("500ms", "locked")][10].strip(), "")
+        self.assertEqual(rows[("500ms", "locked")][9].strip(), "0 / 500")
         self.assertEqual(rows[("500ms", "locked")][7].strip(), "2.0")  # 10 commits in 5 s per run
         # Delays in increasing order, locked before lockless.
         self.assertEqual(list(rows), [("50ms", "locked"), ("50ms", "lockless"), ("500ms", "locked"), ("500ms", "lockless")])
@@ -67,6 +69,24 @@ class GateReport(unittest.TestCase):
     def test_counters_are_per_run_deltas(self):
         runs = [r for r in gate.load_runs([self.dir]) if r["loop"] == "open" and r["gate"] == "lockless"]
         self.assertEqual(gate.counters_cell(runs), "3.0 / 1 / 0")
+
+    def test_unknown_configuration_is_named(self):
+        write_run(self.dir, "o7", "50ms", "closed", 1, 400, 500)
+        with self.assertRaises(SystemExit) as e:
+            gate.load_runs([self.dir])
+        self.assertIn("configuration o7", str(e.exception))
+
+    def test_pooling_needs_the_same_parameters(self):
+        with tempfile.TemporaryDirectory() as other:
+            os.mkdir(os.path.join(other, "runs"))
+            with open(os.path.join(self.dir, "meta.json")) as f:
+                meta = json.load(f)
+            meta["rate"] = 100
+            with open(os.path.join(other, "meta.json"), "w") as f:
+                json.dump(meta, f)
+            with self.assertRaises(SystemExit) as e:
+                gate.section([self.dir, other], gate.load_runs([self.dir]))
+            self.assertIn("other rate", str(e.exception))
 
     def test_doc_markers(self):
         doc = os.path.join(self.dir, "doc.md")

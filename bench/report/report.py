@@ -220,7 +220,7 @@ def paired_ratio(xs):
 
 
 def paired_table(reps):
-    """Each configuration over stock, trial by trial: the runs of one trial are
+    """Each configuration over its baseline (see baseline), trial by trial: the runs of one trial are
     adjacent in the alternating order, so pairing them removes the drift
     between trials from the ratio."""
     by = {}
@@ -511,13 +511,13 @@ def main():
         t, _ = main_table(mains)
         L += ["### Every configuration on the same ballots", "",
               "*full*: endorse, order, commit; *skip-commit*: endorsement only (latency to the endorsement);",
-              "*skip-endorsement*: transactions endorsed beforehand, only ordering and commit measured. Ratios are to `stock`",
-              "in the same mode and load. A difference smaller than the spread of repeated trials is noise, and a row with one",
+              "*skip-endorsement*: transactions endorsed beforehand, only ordering and commit measured. Ratios are to each row's baseline",
+              "in the same mode and load: `stock` with the same stock settings when the results hold it (`fork+tuned` against `stock+tuned`), else plain `stock`. A difference smaller than the spread of repeated trials is noise, and a row with one",
               "trial has no spread: read the ratios with the *busy* column of the CPU table below.", ""] + t + [""]
         pt = paired_table(mains)
         if pt:
-            L += ["### Ratios to stock, trial by trial", "",
-                  "Each trial's ratio to the stock run of the same trial (same ballots, adjacent in the alternating order);",
+            L += ["### Ratios to the baseline, trial by trial", "",
+                  "Each trial's ratio to the baseline's run of the same trial (same ballots, adjacent in the alternating order);",
                   "mean and 95 % confidence interval (Student's t over the pairs). *Inside the noise* means the interval",
                   "contains ×1.00.", ""] + pt + [""]
         bt = block_table(mains)

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/hyperledger/fabric-contract-api-go/v2/contractapi"
@@ -44,13 +45,17 @@ type Request struct {
 
 // ParseRequest decodes and checks a Work request; it returns the key and the delay.
 func ParseRequest(raw []byte) (string, time.Duration, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "", 0, fmt.Errorf("request is empty: want {\"key\":…,\"delay\":…}: %w", ErrBadRequest)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var r Request
 	if err := dec.Decode(&r); err != nil {
 		return "", 0, fmt.Errorf("request %q: %v: %w", clip(raw), err, ErrBadRequest)
 	}
-	if dec.More() {
+	// More() misses a stray ] or }; only the end of the input will do.
+	if _, err := dec.Token(); err != io.EOF {
 		return "", 0, fmt.Errorf("request %q: data after the JSON object: %w", clip(raw), ErrBadRequest)
 	}
 	if err := checkKey(r.Key); err != nil {

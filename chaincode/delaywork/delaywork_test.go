@@ -58,7 +58,10 @@ func TestParseRequest(t *testing.T) {
 	for _, tc := range []struct{ name, raw, want string }{
 		{"not JSON", `w-0001`, "invalid character"},
 		{"unknown field", `{"key":"a","delay":"1ms","cpu":true}`, "unknown field"},
+		{"empty", ` `, "request is empty"},
 		{"data after the object", `{"key":"a","delay":"1ms"} {}`, "data after"},
+		{"stray bracket after the object", `{"key":"a","delay":"1ms"}]`, "data after"},
+		{"not an object", `["a","1ms"]`, "cannot unmarshal array"},
 		{"empty key", `{"key":"","delay":"1ms"}`, "key of 0 bytes"},
 		{"long key", `{"key":"` + strings.Repeat("k", MaxKeyLen+1) + `","delay":"1ms"}`, "key of 65 bytes"},
 		{"space in key", `{"key":"a b","delay":"1ms"}`, "not printable"},

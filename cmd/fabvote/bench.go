@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"bench", "(--ballots ballots.bin | --work-delay D --count N) [--rate TPS | --concurrency N] [--count N] [--skip-commit | --skip-endorsement] [--json out.json]",
+	commands = append(commands, command{"bench", "(--ballots ballots.bin [--count N] | --work-delay D --count N [--chaincode NAME]) [--rate TPS | --concurrency N] [--skip-commit | --skip-endorsement] [--json out.json]",
 		"load generator: cast pre-generated ballots (or run the delaywork chaincode) at a fixed or maximum rate, measure TPS and latency", cmdBench})
 }
 
@@ -133,6 +133,8 @@ func (o *benchOptions) checkWorkload(fs *pflag.FlagSet) error {
 		return usagef("--work-delay needs --count")
 	case o.openManifest != "":
 		return usagef("--open opens a ballot election; a delaywork run has none")
+	case fs.Changed("offset"):
+		return usagef("--offset skips ballots; a delaywork run has none (its keys are fresh each run)")
 	}
 	if o.chaincode == "" {
 		o.chaincode = "delaywork"

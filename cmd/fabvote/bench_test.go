@@ -43,6 +43,7 @@ func TestBenchWorkDelayRefusals(t *testing.T) {
 		{"no count", []string{"--work-delay", "50ms"}, "--work-delay needs --count"},
 		{"with ballots", []string{"--work-delay", "50ms", "--count", "10", "--ballots", "b.bin"}, "--ballots and --work-delay exclude each other"},
 		{"with skip-endorsement", []string{"--work-delay", "50ms", "--count", "10", "--skip-endorsement"}, "--skip-endorsement"},
+		{"with an offset", []string{"--work-delay", "50ms", "--count", "10", "--offset", "5"}, "--offset"},
 		{"with an election to open", []string{"--work-delay", "50ms", "--count", "10", "--open", "m.json"}, "--open"},
 		{"delay over the chaincode's bound", []string{"--work-delay", "11s", "--count", "10"}, "--work-delay 11s: want 0..10s"},
 		{"negative delay", []string{"--work-delay", "-5ms", "--count", "10"}, "--work-delay -5ms"},
