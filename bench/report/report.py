@@ -66,11 +66,18 @@ def order_key(c):
 
 def baseline(c, present):
     """What configuration c is compared with: the stock run with the same stock settings
-    ("fork+tuned" with "stock+tuned") when the results hold one, else plain stock; None for stock itself."""
+    ("fork+tuned" with "stock+tuned") when present holds one, else plain stock if present holds it;
+    None for stock itself or when present holds neither."""
     tuned = "stock" + c[len(c.split("+")[0]):]
     if "+" in c and tuned != c and tuned in present:
         return tuned
-    return None if c == "stock" else "stock"
+    return "stock" if c != "stock" and "stock" in present else None
+
+
+def same_runs(a, b):
+    """Whether two groups of reports share a results directory: a ratio between runs of different
+    directories could compare two machines."""
+    return bool({run_dir(r) for r in a} & {run_dir(r) for r in b})
 
 
 def run_dir(r):
@@ -173,7 +180,8 @@ def main_table(reps):
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (mode, loop, n, c), a in agg.items():
-        b = baseline(c, {k[3] for k in agg if k[:3] == (mode, loop, n)})
+        rs = by[(mode, loop, n, c)]
+        b = baseline(c, {k[3] for k in agg if k[:3] == (mode, loop, n) and same_runs(by[k], rs)})
         base = agg.get((mode, loop, n, b)) if b else None
         load = load_label(loop, by[(mode, loop, n, c)][0])
         lines.append(f"| {mode} | {load} | {n} | `{c}`: {desc(c)} | {a['trials']} | {fmt(a['steady'])} | {fmt(a['tps'])} | {fmt(a['p50'], 0)} | "
@@ -409,7 +417,8 @@ def cpu_section(mains):
         row = {x: v * k for x, v in per.items()}
         row["network"] = row["peer"] + row["orderer"] + row["chaincode"]
         row["busy"] = 100.0 * sum(per.values()) / (wall * cores) if wall else None
-        rows.setdefault((r.get("mode", "full"), r["sent"], c), []).append(row)
+        row["_file"] = r.get("_file")
+        rows.setdefault((r.get("mode", "full"), load_label(r.get("loop", ""), r), r["sent"], c), []).append(row)
     if not rows:
         return []
     lines = ["CPU time of each process during the main run (from /proc, whole run), in CPU seconds per 1000 committed",
@@ -419,15 +428,16 @@ def cpu_section(mains):
              "In *skip-endorsement* rows the CPU also covers the setup phase, in which every ballot is endorsed once",
              "(so the chaincode's CPU is that of the endorsements), while the run time is the replay's alone: *busy*",
              "would mix the two and is not shown there.", "",
-             "| mode | ballots | configuration | trials | peer | orderer | chaincode | network total | vs baseline | load generator | busy |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for mode, n, c in sorted(rows, key=lambda k: (k[0] != "full", k[0], -k[1], order_key(k[2]))):
-        rs = rows[(mode, n, c)]
+             "| mode | load | ballots | configuration | trials | peer | orderer | chaincode | network total | vs baseline | load generator | busy |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    # Closed loops ("max …") before fixed rates, as in the main table.
+    for mode, load, n, c in sorted(rows, key=lambda k: (k[0] != "full", k[0], not k[1].startswith("max"), k[1], -k[2], order_key(k[3]))):
+        rs = rows[(mode, load, n, c)]
         cell = lambda key: fmt(stats([x[key] for x in rs]), 2)
-        b = baseline(c, {k[2] for k in rows if k[:2] == (mode, n)})
-        base = rows.get((mode, n, b)) if b else None
+        b = baseline(c, {k[3] for k in rows if k[:3] == (mode, load, n) and same_runs(rows[k], rs)})
+        base = rows.get((mode, load, n, b)) if b else None
         vs = ratio(stats([x["network"] for x in rs]), stats([x["network"] for x in base])) if base else "–"
         busy = "–" if mode == "skip-endorsement" else fmt(stats([x["busy"] for x in rs]), 0) + " %"
-        lines.append(f"| {mode} | {n} | `{c}` | {len(rs)} | {cell('peer')} | {cell('orderer')} | {cell('chaincode')} | {cell('network')} | {vs} | {cell('client')} | {busy} |")
+        lines.append(f"| {mode} | {load} | {n} | `{c}` | {len(rs)} | {cell('peer')} | {cell('orderer')} | {cell('chaincode')} | {cell('network')} | {vs} | {cell('client')} | {busy} |")
     return lines
 
 

@@ -61,6 +61,18 @@ class Baseline(unittest.TestCase):
         self.assertEqual(report.baseline("fork", present), "stock")
         self.assertEqual(report.baseline("o1+gogc200", present), "stock")  # no stock+gogc200 in the results
         self.assertIsNone(report.baseline("stock", present))
+        self.assertIsNone(report.baseline("fork", {"fork", "all-o4"}))  # no stock at all
+
+    def test_main_table_compares_only_runs_of_one_results_directory(self):
+        reps = []
+        for d, label, tps in (("/r/xeon", "stock", 470.0), ("/r/epyc", "stock+tuned", 300.0), ("/r/epyc", "fork+tuned", 339.0)):
+            r = rep(label, 1, tps, 1000)
+            r.update(tps=tps, failed=0, rate=0, concurrency=1200, _file=f"{d}/main/{label}-t1.json")
+            r["latencyMs"].update(p90=1, p99=1)
+            reps.append(r)
+        rows = {ln.split("|")[4].strip().split(":")[0]: ln for ln in report.main_table(reps)[0][2:]}
+        self.assertIn("| – | – |", rows["`stock+tuned`"])  # stock ran in another directory: no ratio
+        self.assertIn("| ×1.13 |", rows["`fork+tuned`"])
 
     def test_paired_table_pairs_fork_tuned_with_stock_tuned(self):
         reps = [rep("stock+tuned", t, 400, 1000) for t in range(1, 4)] + [rep("fork+tuned", t, 600, 800) for t in range(1, 4)]
