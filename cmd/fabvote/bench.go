@@ -364,12 +364,23 @@ func describeNetwork(path, runDir string) map[string]string {
 		}
 		out[name+" binary"] = p.Path
 		for _, kv := range p.Env {
-			if k, v, ok := strings.Cut(kv, "="); ok && (strings.HasPrefix(k, "FABVOTE_") || strings.HasPrefix(k, "CORE_PEER_LIMITS")) {
+			if k, v, ok := strings.Cut(kv, "="); ok && recordedSetting(k) {
 				out[name+" "+k] = v
 			}
 		}
 	}
 	return out
+}
+
+// recordedSetting reports whether a node's environment variable k is one a
+// report names: the fork's switches, and the stock settings a benchmark can
+// vary (bench/lib.sh's tunings), so that a raw report shows what ran.
+func recordedSetting(k string) bool {
+	switch k {
+	case "GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GODEBUG", "CORE_LEDGER_HISTORY_ENABLEHISTORYDATABASE":
+		return true
+	}
+	return strings.HasPrefix(k, "FABVOTE_") || strings.HasPrefix(k, "CORE_PEER_LIMITS")
 }
 
 // ensureOpen opens the election of manifestPath unless the ledger has it.
