@@ -11,13 +11,13 @@
 #   FUZZTIME=30s reliability/fuzz-smoke.sh            # all targets, 30 s each
 #   FUZZ_MATCH=election reliability/fuzz-smoke.sh     # only packages matching a regexp
 #
-# Environment: GO (go), FUZZTIME (15s), FUZZMINIMIZE (200x: minimising a new
+# Environment: GO (go), FUZZTIME (10s), FUZZMINIMIZE (200x: minimising a new
 # input may otherwise take 60 s), FUZZ_MATCH (regexp on the import path),
 # FUZZ_LOG_DIR (run/fuzz-smoke: one log per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-FUZZTIME=${FUZZTIME:-15s}
+FUZZTIME=${FUZZTIME:-10s}
 FUZZMINIMIZE=${FUZZMINIMIZE:-200x}
 FUZZ_MATCH=${FUZZ_MATCH:-.}
 LOG_DIR=${FUZZ_LOG_DIR:-run/fuzz-smoke}

@@ -2,7 +2,7 @@
 # Included by the top-level Makefile (ROOT, BIN, GO, RUN come from there).
 # docs/RELIABILITY.md describes each test and what it measured.
 #
-#   make fuzz-smoke [FUZZTIME=15s]   every `func Fuzz…` of the module, one after another
+#   make fuzz-smoke [FUZZTIME=10s]   every `func Fuzz…` of the module, one after another
 #   make reliability-isolation       kvtransfer invariant under FABVOTE_COMMIT_GATE=lockless, then locked
 #   make reliability-access          access control, secrets on the ledger and in logs, TLS everywhere
 #   make reliability-crash           kill -9 peer / Raft leader / chaincode service while casting
@@ -15,7 +15,8 @@
 # .cache/ballots/bench-2048-10000 from `make ballots`), RELIABILITY_DEPS
 # (what to build first; `RELIABILITY_DEPS=` skips make fabric), REL_BASE_PORT.
 
-FUZZTIME            ?= 15s
+# 10 s of fuzzing per target (with its build, ≈ 12 s): 34 targets fit make test's budget.
+FUZZTIME            ?= 10s
 FUZZMINIMIZE        ?= 200x
 RELIABILITY_BALLOTS ?= 500
 RELIABILITY_DEPS    ?= fabric
