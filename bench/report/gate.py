@@ -80,10 +80,6 @@ def verdict(r, pairs, lower_is_better):
     return "lockless better" if better else "lockless worse"
 
 
-def cell(r):
-    return f"×{r[0]:.2f} [{r[1]:.2f}–{r[2]:.2f}]" if r else "–"
-
-
 def counters_cell(rs):
     """Gate counters over the runs: sessions per transaction, escalations, retries."""
     cs = [r["counters"] for r in rs if r["counters"]]
@@ -101,41 +97,55 @@ def commit_rate(rs):
     return f"{sum(r['counters']['commits'] for r in timed) / sum(r['report']['seconds'] for r in timed):.1f}"
 
 
-def closed_table(runs):
-    lines = ["| D | commit gate | trials | steady TPS | p50 ms | endorsement p50 ms | commits per s | sessions per tx / escalations / retries | failed / sent | lockless / locked TPS [95 % CI] | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (loop, d, g), rs in grouped(runs).items():
-        if loop != "closed":
+def fmt_of(key, digits=1):
+    """A column of the runs' reports: mean ± sd [min–max] of report[key][...]."""
+    def column(rs):
+        x = [r["report"] for r in rs]
+        for k in key.split("."):
+            x = [v[k] for v in x]
+        return report.fmt(report.stats(x), digits)
+    return column
+
+
+def failed_cell(rs):
+    return f"{sum(r['report']['failed'] for r in rs)} / {sum(r['report']['sent'] for r in rs)}"
+
+
+# The columns of each loop's table, after D, gate and trials, and the figure the lockless run is
+# paired on: throughput for the closed loop, the median latency (lower is better) for the open one.
+COLUMNS = {
+    "closed": [("steady TPS", fmt_of("steady.tps")), ("p50 ms", fmt_of("latencyMs.p50", 0)),
+               ("endorsement p50 ms", fmt_of("endorseLatencyMs.p50", 0))],
+    "open": [("steady TPS", fmt_of("steady.tps")), ("p50 ms", fmt_of("latencyMs.p50", 0)),
+             ("p90 ms", fmt_of("latencyMs.p90", 0)), ("endorsement p50 ms", fmt_of("endorseLatencyMs.p50", 0))],
+}
+COMMON = [("commits per s", commit_rate), ("sessions per tx / escalations / retries", counters_cell), ("failed / sent", failed_cell)]
+PAIRED = {"closed": ("TPS", lambda x: x["steady"]["tps"], False), "open": ("p50", lambda x: x["latencyMs"]["p50"], True)}
+
+
+def loop_table(runs, loop):
+    """The table of one loop: a row per delay and gate, the lockless row with its paired ratio."""
+    cols = COLUMNS[loop] + COMMON
+    what, value, lower_is_better = PAIRED[loop]
+    heads = ["D", "commit gate", "trials"] + [h for h, _ in cols] + [f"lockless / locked {what} [95 % CI]", "verdict"]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for (lp, d, g), rs in grouped(runs).items():
+        if lp != loop:
             continue
-        reps = [r["report"] for r in rs]
         ratio, verd = "", ""
         if g == "lockless":
-            pr, pairs = pair_ratio(runs, loop, d, lambda x: x["steady"]["tps"])
-            ratio, verd = cell(pr), verdict(pr, pairs, lower_is_better=False)
-        lines.append(f"| {d} | {g} | {len(rs)} | {report.fmt(report.stats([x['steady']['tps'] for x in reps]))} | "
-                     f"{report.fmt(report.stats([x['latencyMs']['p50'] for x in reps]), 0)} | "
-                     f"{report.fmt(report.stats([x['endorseLatencyMs']['p50'] for x in reps]), 0)} | {commit_rate(rs)} | {counters_cell(rs)} | "
-                     f"{sum(x['failed'] for x in reps)} / {sum(x['sent'] for x in reps)} | {ratio} | {verd} |")
+            pr, pairs = pair_ratio(runs, loop, d, value)
+            ratio, verd = report.ratio_cell(pr), verdict(pr, pairs, lower_is_better)
+        lines.append("| " + " | ".join([d, g, str(len(rs))] + [f(rs) for _, f in cols] + [ratio, verd]) + " |")
     return lines
+
+
+def closed_table(runs):
+    return loop_table(runs, "closed")
 
 
 def open_table(runs):
-    lines = ["| D | commit gate | trials | steady TPS | p50 ms | p90 ms | endorsement p50 ms | commits per s | sessions per tx / escalations / retries | failed / sent | lockless / locked p50 [95 % CI] | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (loop, d, g), rs in grouped(runs).items():
-        if loop != "open":
-            continue
-        reps = [r["report"] for r in rs]
-        ratio, verd = "", ""
-        if g == "lockless":
-            pr, pairs = pair_ratio(runs, loop, d, lambda x: x["latencyMs"]["p50"])
-            ratio, verd = cell(pr), verdict(pr, pairs, lower_is_better=True)
-        lines.append(f"| {d} | {g} | {len(rs)} | {report.fmt(report.stats([x['steady']['tps'] for x in reps]))} | "
-                     f"{report.fmt(report.stats([x['latencyMs']['p50'] for x in reps]), 0)} | "
-                     f"{report.fmt(report.stats([x['latencyMs']['p90'] for x in reps]), 0)} | "
-                     f"{report.fmt(report.stats([x['endorseLatencyMs']['p50'] for x in reps]), 0)} | "
-                     f"{commit_rate(rs)} | {counters_cell(rs)} | {sum(x['failed'] for x in reps)} / {sum(x['sent'] for x in reps)} | {ratio} | {verd} |")
-    return lines
+    return loop_table(runs, "open")
 
 
 def section(dirs, runs):
@@ -172,11 +182,7 @@ def write_doc(doc, text):
         old = f.read()
     if BEGIN not in old or END not in old:
         sys.exit(f"gate report: {doc} has no {BEGIN[:30]}… {END} markers")
-    new = old[:old.index(BEGIN)] + text.rstrip("\n") + old[old.index(END) + len(END):]
-    tmp = doc + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(new)
-    os.replace(tmp, doc)
+    report.write_section(doc, BEGIN, END, text)
 
 
 def main():

@@ -227,6 +227,26 @@ def paired_ratio(xs):
     return m, m - half, m + half
 
 
+def ratio_cell(r):
+    """A paired_ratio result as "×mean [low–high]", or "–" without one."""
+    return f"×{r[0]:.2f} [{r[1]:.2f}–{r[2]:.2f}]" if r else "–"
+
+
+def write_section(path, begin, end, section):
+    """Writes section (which starts with begin and ends with end) over the markers and the text
+    between them in path, keeping what follows as it is, or appends it if path has no markers; by a
+    rename, so that a reader never sees half a file."""
+    doc = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    if begin in doc and end in doc:
+        new = doc[:doc.index(begin)] + section.rstrip("\n") + doc[doc.index(end) + len(end):]
+    else:
+        new = doc.rstrip("\n") + "\n\n" + section
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(new)
+    os.replace(tmp, path)
+
+
 def paired_table(reps):
     """Each configuration over its baseline (see baseline), trial by trial: the runs of one trial are
     adjacent in the alternating order, so pairing them removes the drift
@@ -250,8 +270,7 @@ def paired_table(reps):
             if tps is None:
                 continue
             verdict = "inside the noise" if tps[1] <= 1.0 <= tps[2] else ("faster" if tps[1] > 1.0 else "slower")
-            cell = lambda r: f"×{r[0]:.2f} [{r[1]:.2f}–{r[2]:.2f}]" if r else "–"
-            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {cell(tps)} | {cell(p50)} | {verdict} |")
+            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {ratio_cell(tps)} | {ratio_cell(p50)} | {verdict} |")
     return lines if len(lines) > 2 else []
 
 
@@ -553,17 +572,7 @@ def main():
     L.append(END)
     section = "\n".join(L) + "\n"
 
-    doc = open(a.doc).read() if os.path.exists(a.doc) else "# Benchmarks\n"
-    if BEGIN in doc and END in doc:
-        pre = doc[:doc.index(BEGIN)]
-        post = doc[doc.index(END) + len(END):].lstrip("\n")
-        new = pre + section + ("\n" + post if post else "")
-    else:
-        new = doc.rstrip("\n") + "\n\n" + section
-    tmp = a.doc + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(new)
-    os.replace(tmp, a.doc)
+    write_section(a.doc, BEGIN, END, section)
     print(f"report: wrote the end-to-end section of {a.doc} from {len(mains)} main and {len(sweeps)} sweep reports in {', '.join(dirs)}")
 
 

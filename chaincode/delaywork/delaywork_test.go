@@ -6,49 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperledger/fabric-chaincode-go/v2/shim"
-	"github.com/hyperledger/fabric-contract-api-go/v2/contractapi"
+	"github.com/fabvote/fabvote/chaincode/internal/stubtest"
 )
-
-// fakeStub holds committed state and a transaction's buffered writes, like
-// Fabric (a transaction does not read its own writes). Any method the
-// contract should not call panics on the nil interface.
-type fakeStub struct {
-	shim.ChaincodeStubInterface
-	state   map[string][]byte
-	pending map[string][]byte
-	reads   int
-}
-
-func newFakeStub() *fakeStub {
-	return &fakeStub{state: map[string][]byte{}, pending: map[string][]byte{}}
-}
-
-func (s *fakeStub) GetState(key string) ([]byte, error) {
-	s.reads++
-	return s.state[key], nil
-}
-
-func (s *fakeStub) PutState(key string, v []byte) error {
-	s.pending[key] = append([]byte(nil), v...)
-	return nil
-}
-
-// end commits the buffered writes of a successful transaction, drops the others.
-func (s *fakeStub) end(ok bool) {
-	if ok {
-		for k, v := range s.pending {
-			s.state[k] = v
-		}
-	}
-	s.pending = map[string][]byte{}
-}
-
-func context(stub *fakeStub) contractapi.TransactionContextInterface {
-	ctx := new(contractapi.TransactionContext)
-	ctx.SetStub(stub)
-	return ctx
-}
 
 func TestParseRequest(t *testing.T) {
 	key, d, err := ParseRequest([]byte(`{"key":"w-0001","delay":"50ms"}`))
@@ -81,34 +40,34 @@ func TestParseRequest(t *testing.T) {
 }
 
 func TestWorkReadsSleepsWrites(t *testing.T) {
-	stub := newFakeStub()
+	stub := stubtest.New()
 	var slept []time.Duration
 	c := &Contract{sleep: func(d time.Duration) { slept = append(slept, d) }}
-	if err := c.Work(context(stub), `{"key":"w-1","delay":"200ms"}`); err != nil {
+	if err := c.Work(stub.Context(), `{"key":"w-1","delay":"200ms"}`); err != nil {
 		t.Fatal(err)
 	}
-	stub.end(true)
-	if got := string(stub.state["w-1"]); got != "200ms" || stub.reads != 1 || len(slept) != 1 || slept[0] != 200*time.Millisecond {
-		t.Fatalf("after Work: value %q, %d reads, slept %v; want 200ms, 1 read, [200ms]", got, stub.reads, slept)
+	stub.End(true)
+	if got := string(stub.State["w-1"]); got != "200ms" || stub.Reads != 1 || len(slept) != 1 || slept[0] != 200*time.Millisecond {
+		t.Fatalf("after Work: value %q, %d reads, slept %v; want 200ms, 1 read, [200ms]", got, stub.Reads, slept)
 	}
 }
 
 func TestWorkRefusesAWrittenKey(t *testing.T) {
-	stub := newFakeStub()
-	stub.state["w-1"] = []byte("50ms")
+	stub := stubtest.New()
+	stub.State["w-1"] = []byte("50ms")
 	c := &Contract{sleep: func(time.Duration) { t.Fatal("slept for a refused request") }}
-	err := c.Work(context(stub), `{"key":"w-1","delay":"1ms"}`)
-	if !errors.Is(err, ErrWritten) || len(stub.pending) != 0 {
-		t.Fatalf("Work on a written key = %v with %d writes; want ErrWritten, none", err, len(stub.pending))
+	err := c.Work(stub.Context(), `{"key":"w-1","delay":"1ms"}`)
+	if !errors.Is(err, ErrWritten) || len(stub.Pending) != 0 {
+		t.Fatalf("Work on a written key = %v with %d writes; want ErrWritten, none", err, len(stub.Pending))
 	}
 }
 
 func TestWorkRefusesABadRequestBeforeReading(t *testing.T) {
-	stub := newFakeStub()
+	stub := stubtest.New()
 	c := &Contract{sleep: func(time.Duration) { t.Fatal("slept for a refused request") }}
-	err := c.Work(context(stub), `{"key":"w-1","delay":"1h"}`)
-	if !errors.Is(err, ErrBadRequest) || stub.reads != 0 || len(stub.pending) != 0 {
-		t.Fatalf("Work(bad) = %v, %d reads, %d writes; want ErrBadRequest, nothing touched", err, stub.reads, len(stub.pending))
+	err := c.Work(stub.Context(), `{"key":"w-1","delay":"1h"}`)
+	if !errors.Is(err, ErrBadRequest) || stub.Reads != 0 || len(stub.Pending) != 0 {
+		t.Fatalf("Work(bad) = %v, %d reads, %d writes; want ErrBadRequest, nothing touched", err, stub.Reads, len(stub.Pending))
 	}
 }
 

@@ -2,76 +2,10 @@ package kvtransfer
 
 import (
 	"errors"
-	"sort"
 	"testing"
 
-	"github.com/hyperledger/fabric-chaincode-go/v2/shim"
-	"github.com/hyperledger/fabric-contract-api-go/v2/contractapi"
-	"github.com/hyperledger/fabric-protos-go-apiv2/ledger/queryresult"
+	"github.com/fabvote/fabvote/chaincode/internal/stubtest"
 )
-
-// fakeStub keeps committed state in a map and buffers a transaction's writes,
-// like Fabric: a transaction does not read its own writes. Only the methods the
-// contract calls are implemented; any other call panics on the nil interface.
-type fakeStub struct {
-	shim.ChaincodeStubInterface
-	state   map[string][]byte
-	pending map[string][]byte
-}
-
-func newFakeStub() *fakeStub {
-	return &fakeStub{state: map[string][]byte{}, pending: map[string][]byte{}}
-}
-
-func (s *fakeStub) GetState(key string) ([]byte, error) { return s.state[key], nil }
-
-func (s *fakeStub) PutState(key string, v []byte) error {
-	s.pending[key] = append([]byte(nil), v...)
-	return nil
-}
-
-func (s *fakeStub) GetStateByRange(start, end string) (shim.StateQueryIteratorInterface, error) {
-	var keys []string
-	for k := range s.state {
-		if k >= start && k < end {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	it := &fakeIter{}
-	for _, k := range keys {
-		it.kvs = append(it.kvs, &queryresult.KV{Key: k, Value: s.state[k]})
-	}
-	return it, nil
-}
-
-// commit applies the buffered writes (after a successful transaction) or drops them.
-func (s *fakeStub) end(ok bool) {
-	if ok {
-		for k, v := range s.pending {
-			s.state[k] = v
-		}
-	}
-	s.pending = map[string][]byte{}
-}
-
-type fakeIter struct {
-	kvs []*queryresult.KV
-	i   int
-}
-
-func (it *fakeIter) HasNext() bool { return it.i < len(it.kvs) }
-func (it *fakeIter) Next() (*queryresult.KV, error) {
-	it.i++
-	return it.kvs[it.i-1], nil
-}
-func (it *fakeIter) Close() error { return nil }
-
-func ctxFor(s *fakeStub) contractapi.TransactionContextInterface {
-	ctx := &contractapi.TransactionContext{}
-	ctx.SetStub(s)
-	return ctx
-}
 
 func TestInit(t *testing.T) {
 	tests := []struct {
@@ -89,14 +23,14 @@ func TestInit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newFakeStub()
+			s := stubtest.New()
 			c := &Contract{}
-			err := c.Init(ctxFor(s), tc.n, tc.amount)
-			s.end(err == nil)
+			err := c.Init(s.Context(), tc.n, tc.amount)
+			s.End(err == nil)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Init error = %v, want %v", err, tc.wantErr)
 			}
-			got, err := c.Total(ctxFor(s))
+			got, err := c.Total(s.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,13 +42,13 @@ func TestInit(t *testing.T) {
 }
 
 func TestInitTwice(t *testing.T) {
-	s := newFakeStub()
+	s := stubtest.New()
 	c := &Contract{}
-	if err := c.Init(ctxFor(s), 2, 5); err != nil {
+	if err := c.Init(s.Context(), 2, 5); err != nil {
 		t.Fatal(err)
 	}
-	s.end(true)
-	err := c.Init(ctxFor(s), 2, 5)
+	s.End(true)
+	err := c.Init(s.Context(), 2, 5)
 	if !errors.Is(err, ErrExists) {
 		t.Fatalf("second Init error = %v, want %v", err, ErrExists)
 	}
@@ -140,26 +74,26 @@ func TestTransfer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newFakeStub()
+			s := stubtest.New()
 			c := &Contract{}
-			if err := c.Init(ctxFor(s), 3, 100); err != nil {
+			if err := c.Init(s.Context(), 3, 100); err != nil {
 				t.Fatal(err)
 			}
-			s.end(true)
-			err := c.Transfer(ctxFor(s), tc.from, tc.to, tc.amount)
-			s.end(err == nil)
+			s.End(true)
+			err := c.Transfer(s.Context(), tc.from, tc.to, tc.amount)
+			s.End(err == nil)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Transfer error = %v, want %v", err, tc.wantErr)
 			}
-			got, err := c.ReadMany(ctxFor(s), []string{AccountKey(0)})
+			got, err := c.ReadMany(s.Context(), []string{AccountKey(0)})
 			if err != nil || got != tc.fromBal {
 				t.Fatalf("from balance = %d (%v), want %d", got, err, tc.fromBal)
 			}
-			got, err = c.ReadMany(ctxFor(s), []string{AccountKey(1)})
+			got, err = c.ReadMany(s.Context(), []string{AccountKey(1)})
 			if err != nil || got != tc.toBal {
 				t.Fatalf("to balance = %d (%v), want %d", got, err, tc.toBal)
 			}
-			total, err := c.Total(ctxFor(s))
+			total, err := c.Total(s.Context())
 			if err != nil || total != 300 {
 				t.Fatalf("Total = %d (%v), want 300", total, err)
 			}
@@ -168,13 +102,13 @@ func TestTransfer(t *testing.T) {
 }
 
 func TestReadMany(t *testing.T) {
-	s := newFakeStub()
+	s := stubtest.New()
 	c := &Contract{}
-	if err := c.Init(ctxFor(s), 4, 25); err != nil {
+	if err := c.Init(s.Context(), 4, 25); err != nil {
 		t.Fatal(err)
 	}
-	s.end(true)
-	s.state["acct000003"] = []byte("x1")
+	s.End(true)
+	s.State["acct000003"] = []byte("x1")
 	tests := []struct {
 		name    string
 		keys    []string
@@ -191,7 +125,7 @@ func TestReadMany(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := c.ReadMany(ctxFor(s), tc.keys)
+			got, err := c.ReadMany(s.Context(), tc.keys)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("ReadMany error = %v, want %v", err, tc.wantErr)
 			}
@@ -200,7 +134,7 @@ func TestReadMany(t *testing.T) {
 			}
 		})
 	}
-	if _, err := c.Total(ctxFor(s)); !errors.Is(err, ErrCorruptBalance) {
+	if _, err := c.Total(s.Context()); !errors.Is(err, ErrCorruptBalance) {
 		t.Fatalf("Total over a corrupt balance: error = %v, want %v", err, ErrCorruptBalance)
 	}
 }
