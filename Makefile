@@ -38,7 +38,7 @@ help:
 	@echo "see README.md for the rest"
 
 # Packages with concurrency run again under the race detector.
-RACE_PKGS ?= ./txmgr/... ./chaincode/... ./internal/registrar/... ./internal/opsserve/...
+RACE_PKGS ?= ./txmgr/... ./chaincode/... ./internal/registrar/... ./internal/opsserve/... ./fabric/ext/sigmemo ./fabric/ext/decodememo
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \

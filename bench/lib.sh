@@ -31,12 +31,13 @@ NET_SH=$ROOT/network/net.sh
 #   o4           the ballot validation plugin alone (proof checked by every peer
 #                at validation, cheap endorsement)
 #   o5           the verified-signature memo alone (FABVOTE_SIG_MEMO=on)
+#   o6           the decode memo alone (FABVOTE_DECODE_MEMO=on)
 #   o7           the tuned LevelDB options alone (FABVOTE_LEVELDB=tuned)
 #   all          O-I to O-III together
 #   all-o4       O-I to O-IV together
-#   fork         every switch of the fork on (O-I to O-V and O-VII)
+#   fork         every switch of the fork on (O-I to O-VII)
 #   *-nobatch    the same with the chaincode's cross-transaction proof batching off
-BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 o4 o5 o7 all all-o4 fork stock-nobatch all-nobatch"
+BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 o4 o5 o6 o7 all all-o4 fork stock-nobatch all-nobatch"
 
 # Settings a stock Fabric operator can make without our code (the tuned-stock
 # baseline): CONFIG+TUNING[+TUNING...] adds them to any configuration, e.g.
@@ -81,17 +82,18 @@ bench_config_env() {
 	base=${c%-nobatch}
 	case $base in
 	stock) printf '%s\n' "FABRIC_BIN=$BIN/stock" "FABRIC_CFG_SRC=$ROOT/build/config-stock" ;;
-	fork-off) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o1) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o2) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o3) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	all) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	all-o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o5) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=on FABVOTE_LEVELDB=stock ;;
-	o7) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=tuned ;;
+	fork-off) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	o1) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	o2) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	o3) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	all) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	all-o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	o5) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=on FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
+	o6) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=on FABVOTE_LEVELDB=stock ;;
+	o7) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=tuned ;;
 	fork) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless \
-		FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=on FABVOTE_LEVELDB=tuned ;;
+		FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=on FABVOTE_DECODE_MEMO=on FABVOTE_LEVELDB=tuned ;;
 	*) bench_die "unknown configuration '$c' (known: $BENCH_ALL_CONFIGS)" ;;
 	esac
 	# BENCH_PROOF_BATCH (unset: the chaincode's default) sets the proof batch

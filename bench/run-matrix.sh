@@ -9,7 +9,7 @@
 # exactly the same ballots onto an empty ledger.
 #
 # Variables (defaults in brackets):
-#   BENCH_CONFIGS   configurations [stock fork-off o1 o2 o3 o4 o5 o7 all all-o4 fork stock-nobatch all-nobatch];
+#   BENCH_CONFIGS   configurations [stock fork-off o1 o2 o3 o4 o5 o6 o7 all all-o4 fork stock-nobatch all-nobatch];
 #                   CONFIG+SETTING adds a stock setting (bench/lib.sh, BENCH_TUNINGS)
 #   TRIALS          trials per configuration [3]
 #   VOTERS          size of the cached ballot set to use (make ballots) [40000]

@@ -46,8 +46,8 @@ CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 # Our own packages, copied into the tree so patches can import them as
 # github.com/hyperledger/fabric/fabvote/<name>. They import only the standard
 # library and third-party modules (checked below), never each other.
-EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless fabric/ext/txframe fabric/ext/timewindow fabric/ext/sigmemo fabric/ext/leveldbopts)
-EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless fabvote/txframe fabvote/timewindow fabvote/sigmemo fabvote/leveldbopts)
+EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless fabric/ext/txframe fabric/ext/timewindow fabric/ext/sigmemo fabric/ext/leveldbopts fabric/ext/decodememo)
+EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless fabvote/txframe fabvote/timewindow fabvote/sigmemo fabvote/leveldbopts fabvote/decodememo)
 
 # Packages of the root module that in-tree code needs (the validation-time
 # ballot check and what it imports), copied to fabvote/mod/<path> with their

@@ -51,6 +51,16 @@ FABRIC_TEST_PKGS=(
 	# fabvote packages that import Fabric (fabric/intree): the ballot
 	# validation plugin (O-IV).
 	"./fabvote/ballotvscc;;;race"
+	# The stages of a block's commit that decode each transaction, whose
+	# decodes the decode memo (O-VI) shares (the memo itself runs under
+	# -race in make test-go). gossip/privdata's TestCoordinatorMetrics fails
+	# with every switch off too (it reads a fake histogram's first
+	# observation before one is made).
+	"./core/committer/txvalidator/v20/...;;;"
+	"./core/common/validation/...;;;"
+	"./core/handlers/validation/builtin/v20/...;;;"
+	"./core/ledger/kvledger/txmgmt/validation;;CouchDB|TestValidatorBulkLoadingOfCache;"
+	"./gossip/privdata;;TestCoordinatorMetrics;"
 )
 
 # Switch modes: every package runs in the default mode of every switch, and
@@ -62,6 +72,9 @@ FABRIC_TEST_MODES=(
 	"FABVOTE_COMMIT_GATE=lockless|./core/ledger/kvledger/txmgmt/txmgr ./core/ledger/kvledger ./core/endorser ./core/chaincode"
 	"FABVOTE_SIG_MEMO=on|./bccsp/sw ./msp ./core/endorser ./internal/pkg/gateway"
 	"FABVOTE_LEVELDB=tuned|./common/ledger/util/leveldbhelper ./core/ledger/kvledger/txmgmt/privacyenabledstate ./core/ledger/kvledger"
+	# check: shared like on, and every shared message compared with a fresh
+	# decode, so a stage that wrote to a message it shares fails its tests.
+	"FABVOTE_DECODE_MEMO=check|./protoutil ./fabvote/ballotvscc ./core/committer/txvalidator/v20/... ./core/common/validation/... ./core/handlers/validation/builtin/v20/... ./core/ledger/kvledger/txmgmt/validation ./gossip/privdata"
 )
 
 # The ECDSA semantics test (fabric/testdata/overlay/bccsp/sw) also runs on

@@ -30,12 +30,14 @@ cleanup() {
 }
 # The orgs' peers run different switches of the fork: ea's and party1's every
 # optimisation an org can choose for its own peer (O-I, O-II, O-III, O-V,
-# O-VII), party2's none of them, as stock Fabric would. The test's
-# TestElection/peers_of_every_org_agree then compares their blocks'
+# O-VI in check mode, O-VII), party2's none of them, as stock Fabric would.
+# O-VI's check mode shares decodes as "on" does and compares every shared
+# message with a fresh decode, so a stage that wrote to one stops the peer.
+# The test's TestElection/peers_of_every_org_agree then compares their blocks'
 # validation codes, commit hashes and state: an optimisation that changed a
 # verdict or the ledger would split them.
-FORK_ON="FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=on FABVOTE_LEVELDB=tuned"
-FORK_OFF="FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_LEVELDB=stock"
+FORK_ON="FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=on FABVOTE_DECODE_MEMO=check FABVOTE_LEVELDB=tuned"
+FORK_OFF="FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock"
 export NET_PEER_ENV_ea=${NET_PEER_ENV_ea-$FORK_ON}
 export NET_PEER_ENV_party1=${NET_PEER_ENV_party1-$FORK_ON}
 export NET_PEER_ENV_party2=${NET_PEER_ENV_party2-$FORK_OFF}
@@ -57,8 +59,8 @@ if [[ $PROFILE == three-orgs ]]; then
 	for org in ea party1 party2; do
 		var=NET_PEER_ENV_$org
 		case ${!var} in
-		"$FORK_ON") check_switches "$org" 'SHA-256 implementation "simd"' 'memo on: true' 'LevelDB options "tuned"' 'ECDSA P-256 implementation "openssl"' 'commit gate mode "lockless"' ;;
-		"$FORK_OFF") check_switches "$org" 'SHA-256 implementation "stdlib"' 'memo on: false' 'LevelDB options "stock"' 'ECDSA P-256 implementation "go"' 'commit gate mode "locked"' ;;
+		"$FORK_ON") check_switches "$org" 'SHA-256 implementation "simd"' 'memo on: true' 'decode memo "check"' 'LevelDB options "tuned"' 'ECDSA P-256 implementation "openssl"' 'commit gate mode "lockless"' ;;
+		"$FORK_OFF") check_switches "$org" 'SHA-256 implementation "stdlib"' 'memo on: false' 'decode memo "off"' 'LevelDB options "stock"' 'ECDSA P-256 implementation "go"' 'commit gate mode "locked"' ;;
 		*) continue ;;
 		esac
 		echo "e2e: peer0.$org runs ${!var}"

@@ -108,5 +108,16 @@ class Tunings(unittest.TestCase):
         self.assertEqual(order, ["stock", "stock+gogc200", "stock+nohistory", "all-o4", "fork"])
 
 
+class Eras(unittest.TestCase):
+    def test_fork_runs_from_before_o6_are_named_apart(self):
+        before = {"label": "fork+tuned", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on"}}
+        after = {"label": "fork+tuned", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on", "peer0.ea FABVOTE_DECODE_MEMO": "on"}}
+        self.assertEqual(report.era_label(before), "fork-no-o6+tuned")
+        self.assertEqual(report.era_label(after), "fork+tuned")
+        self.assertEqual(report.era_label({"label": "o5", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on"}}), "o5")
+        self.assertEqual(report.era_label({"label": "fork"}), "fork", "a report without a network record keeps its name")
+        self.assertEqual(report.desc("fork-no-o6"), report.DESC["fork-no-o6"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -26,7 +26,7 @@ func value(v string) *string { return &v }
 // fork's switches and Go runtime knobs, passed through from the caller.
 func nodeEnv() map[string]*string {
 	env := map[string]*string{"FABRIC_LOGGING_SPEC": value("${FABVOTE_LOG_SPEC:-info}")}
-	for _, k := range []string{"FABVOTE_SHA256", "FABVOTE_ECDSA", "FABVOTE_COMMIT_GATE", "FABVOTE_SIG_MEMO", "FABVOTE_LEVELDB", "GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
+	for _, k := range []string{"FABVOTE_SHA256", "FABVOTE_ECDSA", "FABVOTE_COMMIT_GATE", "FABVOTE_SIG_MEMO", "FABVOTE_DECODE_MEMO", "FABVOTE_LEVELDB", "GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
 		env[k] = passThrough
 	}
 	return env
@@ -146,7 +146,7 @@ const header = `# fabvote's Docker network for operators: 3 Raft orderers (Order
 # relative to this file), FABVOTE_PORT_PREFIX (host ports <prefix>050...,
 # default 17), FABVOTE_IMAGE_TAG (latest), FABVOTE_LOG_SPEC (info); the fork's
 # switches FABVOTE_SHA256, FABVOTE_ECDSA, FABVOTE_COMMIT_GATE, FABVOTE_SIG_MEMO,
-# FABVOTE_LEVELDB and the chaincode's FABVOTE_PROOF_BATCH,
+# FABVOTE_DECODE_MEMO, FABVOTE_LEVELDB and the chaincode's FABVOTE_PROOF_BATCH,
 # FABVOTE_PROOF_BATCH_WAIT, FABVOTE_MAX_CLOCK_SKEW pass through from the
 # caller's environment when set (an entry whose value is null); FABVOTE_AUTHORITY_MSPS
 # (the MSPs allowed to open elections) defaults to EAMSP.

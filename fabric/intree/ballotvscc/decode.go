@@ -15,11 +15,11 @@ import (
 // judged those. An error means a transaction the default validation
 // accepted does not decode, which the plugin treats as invalid.
 func decodeTx(envBytes []byte, ns string) (*ballotcheck.Tx, error) {
-	env, err := protoutil.UnmarshalEnvelope(envBytes)
+	env, err := protoutil.SharedEnvelopeFromBlock(envBytes) // O-VI: shared with the other stages when FABVOTE_DECODE_MEMO is on
 	if err != nil {
 		return nil, err
 	}
-	payload, err := protoutil.UnmarshalPayload(env.Payload)
+	payload, err := protoutil.SharedPayload(env.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -33,14 +33,14 @@ func decodeTx(envBytes []byte, ns string) (*ballotcheck.Tx, error) {
 	if common.HeaderType(chdr.Type) != common.HeaderType_ENDORSER_TRANSACTION {
 		return nil, nil
 	}
-	tx, err := protoutil.UnmarshalTransaction(payload.Data)
+	tx, err := protoutil.SharedTransaction(payload.Data)
 	if err != nil {
 		return nil, err
 	}
 	if len(tx.Actions) != 1 {
 		return nil, errors.Errorf("transaction has %d actions, want 1", len(tx.Actions))
 	}
-	cap, err := protoutil.UnmarshalChaincodeActionPayload(tx.Actions[0].Payload)
+	cap, err := protoutil.SharedChaincodeActionPayload(tx.Actions[0].Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +80,11 @@ func decodeCall(proposalPayload []byte, ns string, out *ballotcheck.Tx) error {
 // decodeRWSet fills the reads and writes in ns and reports whether the
 // transaction has a read-write set for ns at all.
 func decodeRWSet(prpBytes []byte, ns string, out *ballotcheck.Tx) (bool, error) {
-	prp, err := protoutil.UnmarshalProposalResponsePayload(prpBytes)
+	prp, err := protoutil.SharedProposalResponsePayload(prpBytes)
 	if err != nil {
 		return false, err
 	}
-	act, err := protoutil.UnmarshalChaincodeAction(prp.Extension)
+	act, err := protoutil.SharedChaincodeAction(prp.Extension)
 	if err != nil {
 		return false, err
 	}
