@@ -134,6 +134,7 @@ bench_net_up() {
 	# ballots nothing (both are ECDSA P-256).
 	envs+=("NET_IDENTITIES=${NET_IDENTITIES:-cryptogen}")
 	bench_log "network up: configuration $c ($(bench_config_env "$c" | tr '\n' ' '))"
+	mkdir -p "$(dirname "$BENCH_RUN_DIR")" # the up log sits beside the run directory, which a fresh clone lacks
 	env -u FABVOTE_SHA256 -u FABVOTE_ECDSA -u FABVOTE_COMMIT_GATE -u FABVOTE_VALIDATION_PLUGIN -u FABVOTE_PROOF_BATCH "${envs[@]}" "$NET_SH" up >"$BENCH_RUN_DIR.up.log" 2>&1 ||
 		{ tail -n 40 "$BENCH_RUN_DIR.up.log" >&2; bench_die "network up failed for $c (log: $BENCH_RUN_DIR.up.log)"; }
 	BENCH_NETWORK=$BENCH_RUN_DIR/network.json

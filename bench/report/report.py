@@ -361,6 +361,16 @@ def profiled(results):
     return sorted(((d, c, proc, p) for (d, c, proc), p in out.items()), key=lambda x: (order_key(x[1]), x[2], x[0]))
 
 
+def shown_name(d, c):
+    """The report's name (era_label) for configuration c of results directory d, from its trial 1."""
+    try:
+        with open(os.path.join(d, "main", f"{c}-t1.json")) as f:
+            r = json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return c
+    return era_label(dict(r, label=r.get("label") or c))
+
+
 def peer_ms_per_ballot(d, c):
     """The peer's CPU ms per committed ballot over the profiled run (trial 1), or None."""
     try:
@@ -403,7 +413,7 @@ def profile_section(results, doc_dir):
             lines.append(f"| `{c}` | {proc} | {e} |" + " |" * (len(names) + 1))
             continue
         cells = " | ".join(f"{s['shares'][n]:.1f} %" for n in names)
-        lines.append(f"| `{c}` | {proc} | {s['cpu_s']:.1f} / {s['wall_s']:.0f} | {cells} | {text_link('top', d, f'{c}-{proc}', doc_dir)} |")
+        lines.append(f"| `{shown_name(d, c)}` | {proc} | {s['cpu_s']:.1f} / {s['wall_s']:.0f} | {cells} | {text_link('top', d, f'{c}-{proc}', doc_dir)} |")
         if "phases" in s:
             phases.append((d, c, s["phases"]))
     for miss in missing:
@@ -432,7 +442,7 @@ def peer_phase_table(phases, doc_dir):
         ms = peer_ms_per_ballot(d, c)
         per = f"{ms * ph['endorsement'] / 100:.2f}, {ms * ph['validation & commit'] / 100:.2f}" if ms else "–"
         views = ", ".join(text_link(v, d, f"{c}-peer-{v}", doc_dir) for v, _ in profiles.PEER_VIEWS)
-        lines.append(f"| `{c}` | " + " | ".join(f"{ph[n]:.1f} %" for n in names) + f" | {f'{ms:.2f}' if ms else '–'} | {per} | {views} |")
+        lines.append(f"| `{shown_name(d, c)}` | " + " | ".join(f"{ph[n]:.1f} %" for n in names) + f" | {f'{ms:.2f}' if ms else '–'} | {per} | {views} |")
     return lines
 
 

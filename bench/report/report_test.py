@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Unit tests of report.py's statistics (run by `make bench-report-unit`)."""
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -117,6 +119,14 @@ class Eras(unittest.TestCase):
         self.assertEqual(report.era_label({"label": "o5", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on"}}), "o5")
         self.assertEqual(report.era_label({"label": "fork"}), "fork", "a report without a network record keeps its name")
         self.assertEqual(report.desc("fork-no-o6"), report.DESC["fork-no-o6"])
+
+    def test_profiles_are_shown_under_their_run_name(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "main"))
+            with open(os.path.join(d, "main", "fork-t1.json"), "w") as f:
+                json.dump({"label": "fork", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on"}}, f)
+            self.assertEqual(report.shown_name(d, "fork"), "fork-no-o6")
+            self.assertEqual(report.shown_name(d, "stock"), "stock", "no main report: the file's name")
 
 
 if __name__ == "__main__":
