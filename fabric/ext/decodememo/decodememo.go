@@ -197,7 +197,9 @@ func (m *Memo) Len() int {
 // how many called the decoder (misses).
 func (m *Memo) Stats() (hits, misses uint64) { return m.hits.Load(), m.misses.Load() }
 
-// The process-wide setting and memo, settled on first use.
+// The process-wide setting and memo, settled on first use. This follows
+// sigmemo's and leveldbopts's settle and parse: the fork's packages are
+// copied into the tree one by one and may not import each other.
 var (
 	once      sync.Once
 	mode      Mode

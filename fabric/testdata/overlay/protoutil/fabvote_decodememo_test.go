@@ -42,6 +42,15 @@ func fabvoteEnvelope(t testing.TB, edit func(level string, m proto.Message)) []b
 	return marshal("envelope", &common.Envelope{Payload: payload, Signature: []byte("sig")})
 }
 
+// fabvoteAtLevel is an edit for fabvoteEnvelope that changes one level.
+func fabvoteAtLevel(level string, edit func(proto.Message)) func(string, proto.Message) {
+	return func(l string, m proto.Message) {
+		if l == level {
+			edit(m)
+		}
+	}
+}
+
 func fabvoteMemoOn() bool { return decodememo.Process() != nil }
 
 func TestFabvoteDecodeMemoFollowsTheEnvironment(t *testing.T) {
@@ -119,58 +128,33 @@ func mustAction(t *testing.T, get func([]byte) (*peer.ChaincodeAction, error), b
 func TestFabvoteSharedErrorsAsStock(t *testing.T) {
 	garbage := []byte{0xff, 0xff, 0xff}
 	for _, tc := range []struct {
-		name string
-		env  []byte
+		name  string
+		level string // the message edit changes; none: the envelope bytes are garbage
+		edit  func(proto.Message)
 	}{
-		{"envelope not protobuf", garbage},
-		{"payload not protobuf", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "envelope" {
-				m.(*common.Envelope).Payload = garbage
-			}
-		})},
-		{"transaction not protobuf", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "payload" {
-				m.(*common.Payload).Data = garbage
-			}
-		})},
-		{"transaction without actions", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "tx" {
-				m.(*peer.Transaction).Actions = nil
-			}
-		})},
-		{"action payload not protobuf", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "tx" {
-				m.(*peer.Transaction).Actions[0].Payload = garbage
-			}
-		})},
-		{"action payload without action", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "cap" {
-				m.(*peer.ChaincodeActionPayload).Action = nil
-			}
-		})},
-		{"proposal response payload not protobuf", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "cap" {
-				m.(*peer.ChaincodeActionPayload).Action.ProposalResponsePayload = garbage
-			}
-		})},
-		{"response payload without extension", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "prp" {
-				m.(*peer.ProposalResponsePayload).Extension = nil
-			}
-		})},
-		{"chaincode action not protobuf", fabvoteEnvelope(t, func(l string, m proto.Message) {
-			if l == "prp" {
-				m.(*peer.ProposalResponsePayload).Extension = garbage
-			}
-		})},
+		{"envelope not protobuf", "", nil},
+		{"payload not protobuf", "envelope", func(m proto.Message) { m.(*common.Envelope).Payload = garbage }},
+		{"transaction not protobuf", "payload", func(m proto.Message) { m.(*common.Payload).Data = garbage }},
+		{"transaction without actions", "tx", func(m proto.Message) { m.(*peer.Transaction).Actions = nil }},
+		{"action payload not protobuf", "tx", func(m proto.Message) { m.(*peer.Transaction).Actions[0].Payload = garbage }},
+		{"action payload without action", "cap", func(m proto.Message) { m.(*peer.ChaincodeActionPayload).Action = nil }},
+		{"proposal response payload not protobuf", "cap", func(m proto.Message) {
+			m.(*peer.ChaincodeActionPayload).Action.ProposalResponsePayload = garbage
+		}},
+		{"response payload without extension", "prp", func(m proto.Message) { m.(*peer.ProposalResponsePayload).Extension = nil }},
+		{"chaincode action not protobuf", "prp", func(m proto.Message) { m.(*peer.ProposalResponsePayload).Extension = garbage }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stockErr := GetActionFromEnvelope(tc.env)
+			env := garbage
+			if tc.edit != nil {
+				env = fabvoteEnvelope(t, fabvoteAtLevel(tc.level, tc.edit))
+			}
+			_, stockErr := GetActionFromEnvelope(env)
 			if stockErr == nil {
 				t.Fatal("stock decodes this transaction; the case is wrong")
 			}
 			for i := 0; i < 2; i++ {
-				got, err := SharedActionFromEnvelope(tc.env)
+				got, err := SharedActionFromEnvelope(env)
 				if got != nil || fmt.Sprint(err) != stockErr.Error() {
 					t.Fatalf("call %d: got (%v, %v), want (nil, %q)", i+1, got, err, stockErr)
 				}
@@ -209,11 +193,7 @@ func TestFabvoteDecodeMemoCheckCatchesAWrite(t *testing.T) {
 // other seven. Run it with FABVOTE_DECODE_MEMO=off and =on to compare.
 func BenchmarkFabvoteCommitDecodes(b *testing.B) {
 	results := make([]byte, 11<<10)
-	template := fabvoteEnvelope(b, func(l string, m proto.Message) {
-		if l == "action" {
-			m.(*peer.ChaincodeAction).Results = results
-		}
-	})
+	template := fabvoteEnvelope(b, fabvoteAtLevel("action", func(m proto.Message) { m.(*peer.ChaincodeAction).Results = results }))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
