@@ -20,7 +20,9 @@ import (
 // definition, and the first read of the block serves the rest.
 //
 // What the memo trusts, and only that: a successful read, by this channel's
-// dispatcher, for the same block number and namespace. A read that fails is
+// dispatcher, for the same block number and namespace, of a transaction that
+// names this channel (the caller reads a transaction naming another channel
+// without the memo, as stock does). A read that fails is
 // never remembered. When a block with another number arrives, everything
 // held is dropped. In check mode every answer from the memo is compared with
 // a fresh read, and a difference panics.
@@ -93,6 +95,8 @@ func (d *Definitions) lookup(block uint64, namespace string) (Definition, bool) 
 }
 
 // add remembers def for block, first dropping what another block left.
+// Two transactions of a block may both miss and both read; in check mode the
+// second read must then equal the first.
 func (d *Definitions) add(block uint64, namespace string, def Definition) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -100,7 +104,14 @@ func (d *Definitions) add(block uint64, namespace string, def Definition) {
 		d.block = block
 		d.entries = map[string]Definition{}
 	}
+	if held, ok := d.entries[namespace]; ok && d.check && !sameDefinition(held, def) {
+		panic(fmt.Sprintf("decodememo: block %d, namespace %q: two reads within the block differ", block, namespace))
+	}
 	d.entries[namespace] = def
+}
+
+func sameDefinition(a, b Definition) bool {
+	return a.Plugin == b.Plugin && bytes.Equal(a.Args, b.Args)
 }
 
 // verifyDefinition panics unless a fresh read gives def: in check mode a
@@ -111,7 +122,7 @@ func verifyDefinition(block uint64, namespace string, def Definition, read Defin
 	if err != nil {
 		panic(fmt.Sprintf("decodememo: block %d, namespace %q: the memo holds a definition that no longer reads: %v", block, namespace, err))
 	}
-	if plugin != def.Plugin || !bytes.Equal(args, def.Args) {
+	if !sameDefinition(def, Definition{Plugin: plugin, Args: args}) {
 		panic(fmt.Sprintf("decodememo: block %d, namespace %q: the remembered definition differs from a fresh read", block, namespace))
 	}
 }

@@ -148,3 +148,22 @@ func TestDefinitionsConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Two transactions of a block that both miss both read; in check mode the
+// later read must equal the earlier one.
+func TestDefinitionsCheckModeComparesRacingReads(t *testing.T) {
+	d := NewDefinitions(true)
+	d.add(4, "ballot", Definition{Plugin: "ballotvscc", Args: []byte("policy A")})
+	if p := catch(func() { d.add(4, "ballot", Definition{Plugin: "ballotvscc", Args: []byte("policy A")}) }); p != "" {
+		t.Fatalf("an equal second read panicked: %s", p)
+	}
+	p := catch(func() { d.add(4, "ballot", Definition{Plugin: "ballotvscc", Args: []byte("policy B")}) })
+	if !strings.Contains(p, "two reads within the block differ") {
+		t.Fatalf("a different second read: panic %q", p)
+	}
+	on := NewDefinitions(false) // compares nothing: a difference is check mode's to find
+	on.add(4, "ballot", Definition{Plugin: "ballotvscc", Args: []byte("policy A")})
+	if p := catch(func() { on.add(4, "ballot", Definition{Plugin: "ballotvscc", Args: []byte("policy B")}) }); p != "" {
+		t.Fatalf("on mode panicked: %s", p)
+	}
+}
