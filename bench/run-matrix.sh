@@ -17,9 +17,11 @@
 #   RATE            fixed send rate, tx/s; 0 = closed loop [300]
 #   CONCURRENCY     closed-loop workers [64]
 #   MODE            full | skip-commit | skip-endorsement [full]
-#   SWEEP_RATES     if set, also a send-rate sweep per configuration on one
-#                   network: each rate for SWEEP_SECONDS on disjoint ballots
-#                   ("max" = closed loop) [empty]
+#   SWEEP_RATES     if set, also a send-rate sweep: every configuration gets
+#                   the same rates ("max" = closed loop), each point on a fresh
+#                   network casting the same first ballots of the set for
+#                   SWEEP_SECONDS, configurations alternating at each point
+#                   [empty]
 #   SWEEP_SECONDS   seconds per sweep point [15]
 #   SWEEP_TRIALS    trials of the sweep [1]
 #   PROFILE_CONFIGS configurations to CPU-profile (peer, orderer, chaincode:
@@ -84,7 +86,7 @@ case $MODE in skip-commit) mode_flags=(--skip-commit) ;; skip-endorsement) mode_
 		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$BENCH_CONFIGS" "$TRIALS" "$COUNT" "$RATE" "$CONCURRENCY" "$MODE"
 	printf '  "ballotSet": %s,\n' "$VOTERS"
 	printf '  "profileDelay": %s,\n  "profileSeconds": %s,\n' "$PROFILE_DELAY" "$PROFILE_SECONDS"
-	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
+	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "sweepFreshNetworks": true,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
 		"$SWEEP_RATES" "$SWEEP_SECONDS" "$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$BENCH_GATEWAY_LIMIT"
 	printf '  "command": "%s"\n}\n' "BENCH_BATCH_SIZE=$BENCH_BATCH_SIZE BENCH_BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS${PROFILE_CONFIGS:+ PROFILE_CONFIGS=\\\"$PROFILE_CONFIGS\\\" PROFILE_DELAY=$PROFILE_DELAY PROFILE_SECONDS=$PROFILE_SECONDS}"
 } >"$OUT/meta.json.tmp"
@@ -152,31 +154,38 @@ for ((t = 1; t <= TRIALS; t++)); do
 	done
 done
 
+# sweep_count RATE: the ballots a sweep point casts in SWEEP_SECONDS.
+sweep_count() { if [[ $1 == max ]]; then echo $((200 * SWEEP_SECONDS)); else echo $(($1 * SWEEP_SECONDS)); fi; }
+
+# The sweep: each point of each configuration on a fresh network (an empty
+# ledger) with the same first ballots of the set, so a point's figure depends
+# on neither the points before it nor the ledger they left; at each point the
+# configurations run one after the other, their order rotating.
 if [[ -n $SWEEP_RATES ]]; then
 	read -r -a RATES <<<"$SWEEP_RATES"
 	need=0
 	for r in "${RATES[@]}"; do
-		[[ $r == max ]] && need=$((need + 200 * SWEEP_SECONDS)) || need=$((need + r * SWEEP_SECONDS))
+		cnt=$(sweep_count "$r")
+		((cnt > need)) && need=$cnt
 	done
-	((need <= VOTERS)) || bench_die "the sweep needs $need ballots (rates x SWEEP_SECONDS), the set has $VOTERS"
+	((need <= VOTERS)) || bench_die "the sweep's largest point needs $need ballots (rate x SWEEP_SECONDS), the set has $VOTERS"
 	for ((t = 1; t <= SWEEP_TRIALS; t++)); do
-		for ((k = 0; k < n; k++)); do
-			c=${CONFIGS[$(((k + t - 1) % n))]}
-			bench_net_up "$c"
-			bench_open "$SET"
-			off=0
-			for r in "${RATES[@]}"; do
-				if [[ $r == max ]]; then cnt=$((200 * SWEEP_SECONDS)); else cnt=$((r * SWEEP_SECONDS)); fi
-				bench_log "sweep trial $t: $c at $r tx/s, $cnt ballots from $off"
+		for i in "${!RATES[@]}"; do
+			r=${RATES[$i]}
+			cnt=$(sweep_count "$r")
+			for ((k = 0; k < n; k++)); do
+				c=${CONFIGS[$(((k + t - 1 + i) % n))]}
+				bench_net_up "$c"
+				bench_open "$SET"
+				bench_log "sweep trial $t: $c at $r tx/s, the first $cnt ballots on a fresh network"
 				# shellcheck disable=SC2046
-				"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(bench_load_flags "$r") --count "$cnt" --offset "$off" \
+				"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(bench_load_flags "$r") --count "$cnt" \
 					--max-duration "$MAX_DURATION" --label "$c" --trial "$t" --quiet \
 					--json "$OUT/sweep/$c-r$r-t$t.json" >"$OUT/logs/sweep-$c-r$r-t$t.log" 2>&1 ||
 					bench_log "  $c at $r: not every transaction succeeded"
 				sed -n '/loop):/,/latency/p' "$OUT/logs/sweep-$c-r$r-t$t.log" | sed 's/^/    /' >&2 || true
-				off=$((off + cnt))
+				bench_net_down
 			done
-			bench_net_down
 		done
 	done
 fi

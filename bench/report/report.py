@@ -300,6 +300,17 @@ def sweep_points(reps):
     return pts
 
 
+def sweep_method(meta):
+    """How the sweep in meta's run was made: runs before sweepFreshNetworks existed put every
+    point of a configuration on one network."""
+    secs = meta.get("sweepSeconds", "?")
+    if meta.get("sweepFreshNetworks"):
+        return (f"The same rates for every configuration; each point on a fresh network (empty ledger) casting the same "
+                f"first ballots of the set for about {secs} s, the configurations alternating at each point.")
+    return (f"One network per configuration; each rate for about {secs} s on disjoint ballots, rates in increasing "
+            f"order on the same ledger.")
+
+
 def sweep_table(pts):
     lines = ["| configuration | send rate tx/s | trials | steady TPS | p50 ms | p99 ms | failed / sent |", "|---|---|---|---|---|---|---|"]
     for c in sorted(pts, key=order_key):
@@ -584,7 +595,7 @@ def main():
     if sweeps:
         pts = sweep_points(sweeps)
         smeta = next((m for m in metas if m.get("sweepRates")), meta)
-        L += ["### Send-rate sweep", "", f"One network per configuration; each rate for about {smeta.get('sweepSeconds', '?')} s on disjoint ballots, rates in increasing order on the same ledger.", ""]
+        L += ["### Send-rate sweep", "", sweep_method(smeta), ""]
         L += sweep_table(pts) + [""]
         rel = os.path.relpath(os.path.realpath(a.plots), os.path.dirname(os.path.realpath(a.doc)))
         L += plot_sweep(pts, a.plots, rel) + [""]

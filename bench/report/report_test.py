@@ -129,5 +129,15 @@ class Eras(unittest.TestCase):
             self.assertEqual(report.shown_name(d, "stock"), "stock", "no main report: the file's name")
 
 
+class Sweep(unittest.TestCase):
+    def test_method_says_how_the_points_were_run(self):
+        fresh = report.sweep_method({"sweepSeconds": 20, "sweepFreshNetworks": True})
+        self.assertIn("each point on a fresh network", fresh)
+        self.assertIn("about 20 s", fresh)
+        old = report.sweep_method({"sweepSeconds": 15})
+        self.assertIn("One network per configuration", old, "runs from before fresh networks per point")
+        self.assertNotIn("fresh", old)
+
+
 if __name__ == "__main__":
     unittest.main()
