@@ -22,10 +22,10 @@ TEST_TARGETS += docker-perms-test docker-compose-check
 docker-images: $(DOCKER_DEPS)
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/build-images.sh
 
-docker-artifacts: $(DOCKER_DEPS)
+docker-artifacts: $(DOCKER_DEPS) fabric-ca
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/artifacts.sh generate
 
-docker-up: $(DOCKER_DEPS)
+docker-up: $(DOCKER_DEPS) fabric-ca
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/dockernet.sh up
 
 docker-down:
@@ -44,5 +44,5 @@ docker-test: docker-compose-check $(DOCKER_DEPS) fabric-ca
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/test.sh
 
 # No file of the generated material is open to other users (about 10 s).
-docker-perms-test: $(DOCKER_DEPS)
+docker-perms-test: $(DOCKER_DEPS) fabric-ca
 	$(DOCKER_ENV) $(DOCKER_DIR_SH)/perms-test.sh

@@ -57,7 +57,6 @@ export FABVOTE_AUTHORITY_MSPS=${FABVOTE_AUTHORITY_MSPS-EAMSP}
 # default plugin and the full check at endorsement. Needs the fork's peer and
 # its core.yaml (make fabric): a stock peer cannot load the plugin.
 FABVOTE_VALIDATION_PLUGIN=${FABVOTE_VALIDATION_PLUGIN:-off}
-BALLOT_CC_PATH=./chaincode/ballot/cmd/ballot-cc
 # Extra KEY=VALUE settings (space-separated) for every node, e.g.
 # NET_NODE_ENV="CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000 ORDERER_GENERAL_MAXRECVMSGSIZE=209715200"
 NET_NODE_ENV=${NET_NODE_ENV:-}
@@ -147,41 +146,13 @@ org_index() {
 }
 orderer_index() { echo "${1#orderer}"; }
 orderer_port() { echo $((BASE_PORT + 10 * $(orderer_index "$1"))); }
-orderer_admin_port() { echo $(($(orderer_port "$1") + 1)); }
-orderer_ops_port() { echo $(($(orderer_port "$1") + 2)); }
 peer_port() { echo $((BASE_PORT + 100 + 10 * $(org_index "$1"))); }
-peer_cc_port() { echo $(($(peer_port "$1") + 1)); }
-peer_ops_port() { echo $(($(peer_port "$1") + 2)); }
 peer_name() { echo "peer0.$1"; }
-ccaas_port() { echo $(($(peer_port "$1") + 3 + $2)); } # org, chaincode index
-ccaas_ops_port() { echo $((BASE_PORT + 200 + 10 * $(org_index "$1") + $2)); } # org, chaincode index
-# Fabric CA servers (NET_IDENTITIES=ca): peer org j at BASE_PORT+300+10j, the
-# orderer org at BASE_PORT+390: +0 MSP CA, +1 TLS CA, +2/+3 their operations.
-ca_base_port() { if [[ $1 == orderer ]]; then echo $((BASE_PORT + 390)); else echo $((BASE_PORT + 300 + 10 * $(org_index "$1"))); fi; }
-
 crypto_peer_org() { echo "$RUN_DIR/crypto/peerOrganizations/$(org_domain "$1")"; }
-crypto_peer() { echo "$(crypto_peer_org "$1")/peers/peer0.$(org_domain "$1")"; }
-crypto_ccaas() { echo "$(crypto_peer_org "$1")/peers/ccaas0.$(org_domain "$1")"; }
 crypto_user() { echo "$(crypto_peer_org "$1")/users/$2@$(org_domain "$1")"; }
 org_tlsca() { echo "$(crypto_peer_org "$1")/tlsca/tlsca.$(org_domain "$1")-cert.pem"; }
 crypto_orderer_org() { echo "$RUN_DIR/crypto/ordererOrganizations/$ORDERER_DOMAIN"; }
-crypto_orderer() { echo "$(crypto_orderer_org)/orderers/$1.$ORDERER_DOMAIN"; }
 orderer_tlsca() { echo "$(crypto_orderer_org)/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem"; }
-orderer_admin_tls() { echo "$(crypto_orderer_org)/users/Admin@$ORDERER_DOMAIN/tls"; }
-
-# parse_chaincodes fills CC_NAMES and CC_PATHS from CHAINCODES ("name=./go/pkg ...").
-parse_chaincodes() {
-	CC_NAMES=() CC_PATHS=()
-	local entry
-	for entry in ${CHAINCODES//,/ }; do
-		[[ $entry == *=* ]] || die "CHAINCODES entry '$entry': want name=./go/package/path"
-		local name=${entry%%=*} path=${entry#*=}
-		[[ $name =~ ^[a-z][a-z0-9_-]*$ ]] || die "CHAINCODES entry '$entry': name must match [a-z][a-z0-9_-]*"
-		[[ -n $path ]] || die "CHAINCODES entry '$entry': empty package path"
-		CC_NAMES+=("$name") CC_PATHS+=("$path")
-	done
-	((${#CC_NAMES[@]} <= 7)) || die "CHAINCODES: at most 7 chaincodes (ports per peer)"
-}
 
 # ---------------------------------------------------------------- processes
 
@@ -204,52 +175,15 @@ node_pid() { nodectl pid "$1" 2>/dev/null; }
 
 all_nodes() { [[ -f $RUN_DIR/nodes.list ]] && cat "$RUN_DIR/nodes.list"; return 0; }
 
-show_log() { nodectl log --lines "${2:-50}" "$1" || true; }
-
 # fail_node prints the node's log tail and exits.
 fail_node() {
-	show_log "$1"
+	nodectl log --lines 50 "$1" || true
 	die "$2"
-}
-
-# define_node NAME PORT BINARY ARGS...: the node's environment is, from the
-# caller, PATH, HOME, TMPDIR, every FABVOTE_* variable and those named in
-# NET_PASS_ENV; then NET_NODE_ENV's KEY=VALUE entries, then NODE_ENV (array).
-define_node() {
-	local name=$1 port=$2 v envs=()
-	shift 2
-	# shellcheck disable=SC2086 # NET_NODE_ENV is a space-separated list
-	for v in $NET_NODE_ENV "${NODE_ENV[@]}"; do envs+=(--env "$v"); done
-	nodectl define --name "$name" --ready "127.0.0.1:$port" --pass-env "$NET_PASS_ENV" "${envs[@]}" -- "$@" ||
-		die "defining node $name failed (NET_NODE_ENV, NET_PEER_ENV_*: KEY=VALUE entries)"
-}
-
-# peer_env_overrides ORG appends NET_PEER_ENV_<ORG>'s entries to NODE_ENV.
-peer_env_overrides() {
-	local var="NET_PEER_ENV_$1" v
-	for v in ${!var:-}; do NODE_ENV+=("$v"); done
-	[[ -z ${!var:-} ]] || log "peer of $1: ${!var}"
-	return 0
-}
-
-# interruptible BINARY ARGS...: run BINARY as a child and wait for it. Bash
-# runs a trap only once its foreground command has ended, and a start may
-# wait NET_WAIT s: waiting on a child instead lets an interrupted up stop at
-# once (up_exit passes SIGTERM on to FG_PID; fabnet node start, so
-# interrupted, stops the node it was starting).
-FG_PID=
-interruptible() {
-	local rc=0
-	"$@" &
-	FG_PID=$!
-	wait "$FG_PID" || rc=$?
-	FG_PID=
-	return "$rc"
 }
 
 # start_node NAME: start it and wait until it listens (at most NET_WAIT s).
 start_node() {
-	interruptible "$RUN_DIR/tools/fabnet" node start --home "$RUN_DIR" --wait "${NET_WAIT}s" "$1" || die "starting $1 failed"
+	"$RUN_DIR/tools/fabnet" node start --home "$RUN_DIR" --wait "${NET_WAIT}s" "$1" || die "starting $1 failed"
 }
 
 # stop_node NAME [TERM|KILL]
@@ -259,22 +193,6 @@ stop_node() {
 	else
 		nodectl stop --timeout "${NET_STOP_TIMEOUT}s" "$1" || die "stopping $1 failed"
 	fi
-}
-
-# port_listening PORT: some socket listens on PORT (read from /proc, so the
-# check does not open a connection that the node would log as a failed TLS handshake).
-port_listening() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	grep -qE "^ *[0-9]+: [0-9A-F]+:$hex [0-9A-F]+:0000 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-
-ports_free() {
-	local p busy=()
-	for p in "$@"; do
-		port_listening "$p" && busy+=("$p")
-	done
-	((${#busy[@]} == 0)) || die "ports in use on 127.0.0.1: ${busy[*]} (another network? set BASE_PORT)"
 }
 
 # ---------------------------------------------------------------- CLI helpers
@@ -313,21 +231,6 @@ all_peer_flags() {
 	done
 }
 
-# retry N CMD...: run CMD up to N times, 2 s apart (the orderer may still be electing a leader).
-retry() {
-	local n=$1 i out
-	shift
-	for ((i = 1; i <= n; i++)); do
-		if out=$("$@" 2>&1); then
-			[[ -n $out ]] && printf '%s\n' "$out"
-			return 0
-		fi
-		((i < n)) && sleep 2
-	done
-	printf '%s\n' "$out" >&2
-	return 1
-}
-
 # netops STEP ARGS...: fabnet's view of this network's operations endpoints
 # (https, with the node's own TLS pair as the client certificate).
 netops() {
@@ -345,7 +248,7 @@ raft_leader() { netops raft-leader 2>/dev/null; }
 # wait_orderer_ready ORDERER: the channel has a Raft leader and ORDERER has
 # heard from it.
 wait_orderer_ready() {
-	interruptible "$RUN_DIR/tools/fabnet" wait-orderer --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
+	"$RUN_DIR/tools/fabnet" wait-orderer --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
 		--home "$RUN_DIR" --wait "${NET_WAIT}s" "$1" || fail_node "$1" "$1 did not rejoin the Raft cluster of $CHANNEL"
 }
 
@@ -356,418 +259,56 @@ channel_height() { # ORG
 	echo "${out%%,*}"
 }
 
-# ---------------------------------------------------------------- up
-
-abs_dir() {
-	if [[ -d $1 ]]; then
-		(cd "$1" && pwd)
-	elif [[ $1 != /* && -d $ROOT/$1 ]]; then
-		(cd "$ROOT/$1" && pwd)
-	else
-		return 1
-	fi
-}
-
-# gen_topology writes the profile's typed topology (network/fabnet): the
-# organisations, orderers, chaincode services and the port plan from
-# BASE_PORT. Every generated file below comes from it.
-gen_topology() {
-	local i ccs=()
-	for i in "${!CC_NAMES[@]}"; do
-		if [[ ${CC_PATHS[$i]} == "$BALLOT_CC_PATH" ]]; then ccs+=(--chaincode "${CC_NAMES[$i]}:ballot"); else ccs+=(--chaincode "${CC_NAMES[$i]}"); fi
-	done
-	"$RUN_DIR/tools/fabnet" topology --profile "$PROFILE" --base-port "$BASE_PORT" --batch-size "$BATCH_SIZE" \
-		--batch-timeout "$BATCH_TIMEOUT" --batch-preferred-bytes "$BATCH_PREFERRED_BYTES" \
-		--batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" "${ccs[@]}" --out "$RUN_DIR/topology.json" || die "fabnet topology failed"
-}
-
-gen_crypto_config() {
-	"$RUN_DIR/tools/fabnet" cryptogen-config --topology "$RUN_DIR/topology.json" --out "$RUN_DIR/crypto-config.yaml" ||
-		die "fabnet cryptogen-config failed"
-}
-
-# gen_configtx writes configtx.yaml with network/fabnet's renderer (the one
-# the multi-host procedure uses), from the topology and this run dir's MSP
-# directories and orderer certificates.
-gen_configtx() {
-	"$RUN_DIR/tools/fabnet" configtx --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
-		--out "$RUN_DIR/configtx/configtx.yaml" || die "fabnet configtx failed"
-}
-
-# merge_config KIND(core|orderer) NODE: node's config dir with the merged yaml.
-merge_config() {
-	local kind=$1 name=$2 dir
-	dir=$(node_dir "$name")
-	mkdir -p "$dir"
-	NODE_HOST=127.0.0.1 NODE_LISTEN_HOST=127.0.0.1 "$RUN_DIR/tools/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" \
-		-override "$NET_DIR/config/$kind.yaml" -out "$dir/$kind.yaml" ||
-		die "cfgmerge of $kind.yaml for $name failed"
-}
-
-define_orderer() {
-	local o=$1 tls
-	tls=$(crypto_orderer "$o")/tls
-	NODE_NAME=$o NODE_HOME=$(node_dir "$o") NODE_PORT=$(orderer_port "$o") \
-		NODE_ADMIN_PORT=$(orderer_admin_port "$o") NODE_OPS_PORT=$(orderer_ops_port "$o") \
-		NODE_TLS_DIR=$tls NODE_MSP_DIR=$(crypto_orderer "$o")/msp NODE_MSPID=$ORDERER_MSPID \
-		merge_config orderer "$o"
-	mkdir -p "$(node_dir "$o")/data"
-	NODE_ENV=("FABRIC_CFG_PATH=$(node_dir "$o")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
-	define_node "$o" "$(orderer_port "$o")" "$FABRIC_BIN/orderer"
-}
-
-define_peer() {
-	local org=$1 name
-	name=$(peer_name "$org")
-	NODE_NAME=$name NODE_HOME=$(node_dir "$name") NODE_PORT=$(peer_port "$org") \
-		NODE_CC_PORT=$(peer_cc_port "$org") NODE_OPS_PORT=$(peer_ops_port "$org") \
-		NODE_TLS_DIR=$(crypto_peer "$org")/tls NODE_MSP_DIR=$(crypto_peer "$org")/msp \
-		NODE_MSPID=$(org_mspid "$org") FABVOTE_CCAAS_BUILDER=$RUN_DIR/builder \
-		merge_config core "$name"
-	mkdir -p "$(node_dir "$name")/data"
-	NODE_ENV=("FABRIC_CFG_PATH=$(node_dir "$name")" "FABRIC_LOGGING_SPEC=$NET_LOG_SPEC")
-	peer_env_overrides "$org"
-	define_node "$name" "$(peer_port "$org")" "$FABRIC_BIN/peer" node start
-}
-
-build_tools() {
-	mkdir -p "$RUN_DIR/tools" "$RUN_DIR/builder/bin" "$RUN_DIR/ccbin"
-	(cd "$ROOT" && "$GO" build -o "$RUN_DIR/tools/" ./network/cmd/cfgmerge ./network/cmd/ccaas-builder ./network/cmd/netready ./network/cmd/fabca ./network/cmd/fabnet) ||
-		die "building network/cmd tools failed"
-	cp "$RUN_DIR/tools/ccaas-builder" "$RUN_DIR/builder/bin/ccaas-builder"
-	local step
-	for step in detect build release; do ln -sf ccaas-builder "$RUN_DIR/builder/bin/$step"; done
-}
-
-# gen_identities makes every organisation's keys and certificates in
-# cryptogen's layout, by NET_IDENTITIES.
-gen_identities() {
-	case $NET_IDENTITIES in
-	cryptogen)
-		log "generating crypto material (cryptogen)"
-		"$FABRIC_BIN/cryptogen" generate --config="$RUN_DIR/crypto-config.yaml" --output="$RUN_DIR/crypto" >/dev/null ||
-			die "cryptogen failed"
-		;;
-	ca)
-		# The organisations enroll at the same time, each from its own CA
-		# servers into its own directory: nothing is shared between them.
-		# ENROLL_PIDS: up_exit stops them if up is interrupted meanwhile.
-		# Each enrollment is a process group of its own (set -m), which
-		# up_exit ends whole: the enrollment and whatever it runs.
-		local org nodes=() o failed=0
-		for o in "${ORDERERS[@]}"; do nodes+=("$o"); done
-		set -m
-		enroll_org orderer "$ORDERER_DOMAIN" "$(crypto_orderer_org)" "$(IFS=,; echo "${nodes[*]}")" Admin &
-		ENROLL_PIDS+=($!)
-		for org in "${ORGS[@]}"; do
-			enroll_org "$org" "$(org_domain "$org")" "$(crypto_peer_org "$org")" peer0,ccaas0 Admin,User1,User2 &
-			ENROLL_PIDS+=($!)
-		done
-		set +m
-		for o in "${ENROLL_PIDS[@]}"; do wait "$o" || failed=1; done
-		ENROLL_PIDS=()
-		((failed == 0)) || die "enrolling the organisations' identities failed (above)"
-		;;
-	*) die "NET_IDENTITIES=$NET_IDENTITIES: want cryptogen or ca" ;;
-	esac
-}
-
-# enroll_org ORG DOMAIN DIR NODES USERS: starts ORG's MSP CA and TLS CA as
-# nodes, then enrolls NODES and USERS from them into DIR. The servers' homes
-# (their keys and databases) and their registrars' secrets are in
-# DIR/fabric-ca (0700), apart from the MSP and TLS directories handed to the
-# nodes. Each server has its own random registrar secret, given to
-# `fabric-ca-server init` through the environment (never a command line);
-# the servers listen on 127.0.0.1 only.
-enroll_org() {
-	local org=$1 domain=$2 dir=$3 nodes=$4 users=$5 base which port pw
-	log "$org: Fabric CA servers (MSP and TLS CA) and enrollment of $nodes, $users"
-	mkdir -p "$dir/fabric-ca" && chmod 700 "$dir/fabric-ca"
-	base=$(ca_base_port "$org")
-	for which in ca tlsca; do
-		port=$base
-		[[ $which == tlsca ]] && port=$((base + 1))
-		pw=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-		(umask 077 && printf 'registrar:%s\n' "$pw" >"$dir/fabric-ca/$which-registrar")
-		local args=(-H "$dir/fabric-ca/$which-server" --address 127.0.0.1 --port "$port" --tls.enabled
-			--csr.cn "$which.$domain" --csr.hosts localhost,127.0.0.1 --operations.listenaddress "127.0.0.1:$((port + 2))")
-		(export FABRIC_CA_SERVER_BOOT="registrar:$pw" && "$FABRIC_CA_BIN/fabric-ca-server" init "${args[@]}" \
-			>"$RUN_DIR/logs/$which.$org-init.log" 2>&1) || die "fabric-ca-server init of $which.$org failed: $RUN_DIR/logs/$which.$org-init.log"
-		NODE_ENV=()
-		define_node "$which.$org" "$port" "$FABRIC_CA_BIN/fabric-ca-server" start "${args[@]}"
-		start_node "$which.$org"
-	done
-	local kind=()
-	[[ $org == orderer ]] && kind=(--orderer)
-	"$RUN_DIR/tools/fabca" --client "$FABRIC_CA_BIN/fabric-ca-client" --domain "$domain" --dir "$dir" "${kind[@]}" \
-		--nodes "$nodes" --users "$users" \
-		--ca "127.0.0.1:$base" --ca-tls-cert "$dir/fabric-ca/ca-server/ca-cert.pem" --ca-registrar-file "$dir/fabric-ca/ca-registrar" \
-		--tlsca "127.0.0.1:$((base + 1))" --tlsca-tls-cert "$dir/fabric-ca/tlsca-server/ca-cert.pem" \
-		--tlsca-registrar-file "$dir/fabric-ca/tlsca-registrar" ||
-		fail_node "ca.$org" "enrolling $org's identities from its Fabric CA failed"
-}
-
-create_channel() {
-	log "generating the channel genesis block"
-	mkdir -p "$RUN_DIR/configtx"
-	gen_configtx
-	"$FABRIC_BIN/configtxgen" -configPath "$RUN_DIR/configtx" -profile FabvoteChannel \
-		-channelID "$CHANNEL" -outputBlock "$RUN_DIR/configtx/$CHANNEL.block" 2>"$RUN_DIR/configtx/configtxgen.log" || {
-		cat "$RUN_DIR/configtx/configtxgen.log" >&2
-		die "configtxgen failed"
-	}
-}
-
-join_orderers() {
-	local o admin
-	admin=$(orderer_admin_tls)
-	for o in "${ORDERERS[@]}"; do
-		log "joining $o to channel $CHANNEL (channel participation API)"
-		retry 5 "$FABRIC_BIN/osnadmin" channel join --channelID "$CHANNEL" \
-			--config-block "$RUN_DIR/configtx/$CHANNEL.block" -o "127.0.0.1:$(orderer_admin_port "$o")" \
-			--ca-file "$(orderer_tlsca)" --client-cert "$admin/client.crt" --client-key "$admin/client.key" >/dev/null ||
-			fail_node "$o" "osnadmin channel join failed on $o"
-	done
-	# Wait until the channel has a Raft leader: an orderer answers
-	# status=active, consensusRelation=consenter once it is part of the cluster.
-	local deadline=$((SECONDS + NET_WAIT)) out
-	for o in "${ORDERERS[@]}"; do
-		while :; do
-			out=$("$FABRIC_BIN/osnadmin" channel list --channelID "$CHANNEL" -o "127.0.0.1:$(orderer_admin_port "$o")" \
-				--ca-file "$(orderer_tlsca)" --client-cert "$admin/client.crt" --client-key "$admin/client.key" 2>&1) || true
-			[[ $out == *'"status": "active"'* ]] && break
-			((SECONDS < deadline)) || fail_node "$o" "$o did not become active on $CHANNEL: $out"
-			sleep 0.5
-		done
-	done
-	for o in "${ORDERERS[@]}"; do wait_orderer_ready "$o"; done
-}
-
-join_peers() {
-	local org h deadline
-	for org in "${ORGS[@]}"; do
-		log "joining $(peer_name "$org") to channel $CHANNEL"
-		retry 5 peer_cli "$org" channel join -b "$RUN_DIR/configtx/$CHANNEL.block" >/dev/null ||
-			fail_node "$(peer_name "$org")" "peer channel join failed on $(peer_name "$org")"
-	done
-	for org in "${ORGS[@]}"; do
-		deadline=$((SECONDS + NET_WAIT))
-		until h=$(channel_height "$org") && [[ $h =~ ^[0-9]+$ ]] && ((h >= 1)); do
-			((SECONDS < deadline)) || fail_node "$(peer_name "$org")" "$(peer_name "$org") has no ledger for $CHANNEL"
-			sleep 0.5
-		done
-	done
-}
-
-# ---------------------------------------------------------------- chaincode
-
-# package_cc NAME ORG INDEX: a ccaas package whose connection.json points ORG's
-# peer at ORG's chaincode service (fabnet package); prints its path.
-package_cc() {
-	local name=$1 org=$2 idx=$3 dir peer_tls
-	dir=$RUN_DIR/packages/$name.$org
-	mkdir -p "$dir"
-	peer_tls=$(crypto_peer "$org")/tls
-	"$RUN_DIR/tools/fabnet" package --label "${name}_$CC_VERSION" --address "127.0.0.1:$(ccaas_port "$org" "$idx")" \
-		--root-cert "$(org_tlsca "$org")" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
-		--out "$dir/$name.tgz" || die "packaging $name for $org failed"
-	echo "$dir/$name.tgz"
-}
-
-deploy_cc() { # INDEX
-	local idx=$1 name=${CC_NAMES[$1]} path=${CC_PATHS[$1]} org pkg pid ccnode
-	log "deploying chaincode $name ($path)"
-	# CHAINCODE_GO_TAGS (chaincode/chaincode.mk: "gmp" when libgmp links) picks
-	# the chaincode's arithmetic backend; unset means probe here the same way.
-	local tags=${CHAINCODE_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
-	(cd "$ROOT" && "$GO" build ${tags:+-tags "$tags"} -o "$RUN_DIR/ccbin/$name" "$path") || die "go build $path failed (CHAINCODES entry $name)"
-	declare -A pkgid
-	for org in "${ORGS[@]}"; do
-		pkg=$(package_cc "$name" "$org" "$idx")
-		pid=$(peer_cli "$org" lifecycle chaincode calculatepackageid "$pkg") || die "calculatepackageid failed for $pkg"
-		pkgid[$org]=$pid
-		ccnode=cc.$name.$(peer_name "$org")
-		local tls
-		tls=$(crypto_ccaas "$org")/tls
-		NODE_ENV=("CHAINCODE_ID=$pid" "CHAINCODE_SERVER_ADDRESS=127.0.0.1:$(ccaas_port "$org" "$idx")"
-			"CHAINCODE_TLS_CERT_FILE=$tls/server.crt" "CHAINCODE_TLS_KEY_FILE=$tls/server.key"
-			"CHAINCODE_TLS_CLIENT_CA_FILE=$(org_tlsca "$org")")
-		if [[ $path == "$BALLOT_CC_PATH" ]]; then
-			NODE_ENV+=("FABVOTE_OPS_ADDR=127.0.0.1:$(ccaas_ops_port "$org" "$idx")")
-		fi
-		define_node "$ccnode" "$(ccaas_port "$org" "$idx")" "$RUN_DIR/ccbin/$name"
-		start_node "$ccnode"
-		retry 3 peer_cli "$org" lifecycle chaincode install "$pkg" >/dev/null ||
-			fail_node "$(peer_name "$org")" "install of $name on $(peer_name "$org") failed"
-	done
-	local common=(--channelID "$CHANNEL" --name "$name" --version "$CC_VERSION" --sequence 1)
-	if [[ $FABVOTE_VALIDATION_PLUGIN == ballotvscc && $path == "$BALLOT_CC_PATH" ]]; then
-		common+=(--validation-plugin ballotvscc)
-	fi
-	for org in "${ORGS[@]}"; do
-		# shellcheck disable=SC2046
-		retry 5 peer_cli "$org" lifecycle chaincode approveformyorg $(orderer_flags) "${common[@]}" \
-			--package-id "${pkgid[$org]}" >/dev/null ||
-			fail_node "$(peer_name "$org")" "approveformyorg of $name by $(org_mspid "$org") failed"
-	done
-	local ready
-	ready=$(peer_cli "${ORGS[0]}" lifecycle chaincode checkcommitreadiness "${common[@]}" --output json) ||
-		die "checkcommitreadiness of $name failed"
-	[[ $ready != *false* ]] || die "chaincode $name not approved by every org: $ready"
-	# shellcheck disable=SC2046
-	retry 5 peer_cli "${ORGS[0]}" lifecycle chaincode commit $(orderer_flags) "${common[@]}" $(all_peer_flags) >/dev/null ||
-		fail_node "$(peer_name "${ORGS[0]}")" "commit of chaincode $name failed"
-	for org in "${ORGS[@]}"; do
-		local deadline=$((SECONDS + NET_WAIT))
-		until peer_cli "$org" lifecycle chaincode querycommitted --channelID "$CHANNEL" --name "$name" >/dev/null 2>&1; do
-			((SECONDS < deadline)) || fail_node "$(peer_name "$org")" "$name not committed on $(peer_name "$org")"
-			sleep 0.5
-		done
-	done
-	echo "$name" >>"$RUN_DIR/chaincodes.list"
-}
-
-# ---------------------------------------------------------------- network.json
-
-write_network_json() {
-	"$RUN_DIR/tools/fabnet" local-connection --topology "$RUN_DIR/topology.json" --crypto "$RUN_DIR/crypto" \
-		--run-dir "$RUN_DIR" --profile "$PROFILE" --base-port "$BASE_PORT" --out "$RUN_DIR/network.json" ||
-		die "fabnet local-connection failed"
-}
-
 # ---------------------------------------------------------------- commands
 
+# cmd_up: fabnet local-up (network/fabnet, localnet.go) does the work:
+# every organisation's identities (its own Fabric CA servers, or
+# cryptogen), the genesis block, the orderers, the peers, the chaincode
+# services and their definitions, network.json. Here the variables become
+# its flags, and the tools it runs are built.
 cmd_up() {
 	[[ -n ${1:-} ]] && PROFILE=$1
 	PROFILE=${PROFILE:-solo-org}
 	resolve_run_dir
 	set_topology
-	parse_chaincodes
-	if [[ -x $RUN_DIR/tools/fabnet ]]; then
-		local running
-		running=$(nodectl running) || die "cannot tell whether the nodes of $RUN_DIR run"
-		[[ -z $running ]] || die "a $PROFILE network is already up in $RUN_DIR (${running%%$'\n'*} is running); run 'make network-down' first"
-	fi
-	# Nodes run in their own directories: make the paths absolute (relative
-	# paths are taken from the current directory, else from the repository root).
-	FABRIC_BIN=$(abs_dir "$FABRIC_BIN") || die "FABRIC_BIN=$FABRIC_BIN: no such directory: run 'make fabric' (or set FABRIC_BIN)"
-	FABRIC_CFG_SRC=$(abs_dir "$FABRIC_CFG_SRC") || die "FABRIC_CFG_SRC=$FABRIC_CFG_SRC: no such directory: run 'make fabric' (or set FABRIC_CFG_SRC)"
-	local tool
-	local tools=(peer orderer configtxgen osnadmin)
-	[[ $NET_IDENTITIES == cryptogen ]] && tools+=(cryptogen)
-	for tool in "${tools[@]}"; do
-		[[ -x $FABRIC_BIN/$tool ]] || die "$FABRIC_BIN/$tool not found: run 'make fabric' (or set FABRIC_BIN)"
+	local tools args=() entry v org var
+	for entry in ${CHAINCODES//,/ }; do args+=(--chaincode "$entry"); done
+	for v in $NET_NODE_ENV; do args+=(--node-env "$v"); done
+	for org in "${ORGS[@]}"; do
+		var="NET_PEER_ENV_$org"
+		for v in ${!var:-}; do args+=(--peer-env "$org=$v"); done
 	done
-	for tool in core.yaml orderer.yaml; do
-		[[ -f $FABRIC_CFG_SRC/$tool ]] || die "$FABRIC_CFG_SRC/$tool not found: run 'make fabric' (or set FABRIC_CFG_SRC)"
+	[[ ${NET_KEEP_ON_FAILURE:-0} == 1 ]] && args+=(--keep-on-failure)
+	[[ ${NET_SET_CURRENT:-1} == 1 ]] && args+=(--current "$RUN/current")
+	# Nodes run in their own directories: the paths are made absolute,
+	# relative ones taken from the current directory, else from the repository.
+	for v in FABRIC_BIN FABRIC_CFG_SRC FABRIC_CA_BIN; do
+		[[ ${!v} == /* || -e ${!v} || ! -e $ROOT/${!v} ]] || printf -v "$v" '%s' "$ROOT/${!v}"
 	done
-	# The fork's core.yaml registers its compiled-in ballot validation
-	# handler; a stock peer panics on it at start, so refuse the pair here.
-	if grep -q 'name: BallotValidation' "$FABRIC_CFG_SRC/core.yaml" &&
-		! "$FABRIC_BIN/peer" version 2>/dev/null | grep -q 'fabvote patch series'; then
-		die "$FABRIC_BIN/peer is not the fork's peer, but $FABRIC_CFG_SRC/core.yaml is the fork's configuration: give a stock peer its own (FABRIC_CFG_SRC=$ROOT/build/config-stock, made by make fabric-stock)"
-	fi
-	case $FABVOTE_VALIDATION_PLUGIN in
-	off | vscc) ;;
-	ballotvscc)
-		grep -q 'name: BallotValidation' "$FABRIC_CFG_SRC/core.yaml" ||
-			die "FABVOTE_VALIDATION_PLUGIN=ballotvscc: $FABRIC_CFG_SRC/core.yaml registers no ballotvscc validator; the plugin needs the fork (make fabric)" ;;
-	*) die "FABVOTE_VALIDATION_PLUGIN=$FABVOTE_VALIDATION_PLUGIN: want ballotvscc, vscc or off" ;;
-	esac
+	mkdir -p "$RUN"
+	tools=$(mktemp -d "$RUN/.tools.XXXXXX")
+	# shellcheck disable=SC2064 # the path now
+	trap "rm -rf '$tools'" EXIT # until fabnet takes them over
+	(cd "$ROOT" && "$GO" build -o "$tools/" ./network/cmd/fabnet ./network/cmd/cfgmerge ./network/cmd/ccaas-builder \
+		./network/cmd/netready ./network/cmd/fabca) || die "building network/cmd tools failed"
+	# CHAINCODE_GO_TAGS (chaincode/chaincode.mk: "gmp" when libgmp links) picks
+	# the chaincode's arithmetic backend; unset means probe here the same way.
+	local tags=${CHAINCODE_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
+	# Every FABVOTE_* variable reaches the nodes (the validation plugin's
+	# reaches the ballot chaincode services), and so do those NET_PASS_ENV names.
 	export FABVOTE_VALIDATION_PLUGIN
-	local v
-	for v in $NET_PASS_ENV; do # fabnet reads the nodes' variables from its environment
+	for v in $NET_PASS_ENV; do
 		[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "NET_PASS_ENV entry '$v': want a variable name"
 		[[ -z ${!v+x} ]] || export "${v?}"
 	done
-	local ports=() o org i
-	for o in "${ORDERERS[@]}"; do ports+=("$(orderer_port "$o")" "$(orderer_admin_port "$o")" "$(orderer_ops_port "$o")"); done
-	for org in "${ORGS[@]}"; do
-		ports+=("$(peer_port "$org")" "$(peer_cc_port "$org")" "$(peer_ops_port "$org")")
-		for i in "${!CC_NAMES[@]}"; do ports+=("$(ccaas_port "$org" "$i")" "$(ccaas_ops_port "$org" "$i")"); done
-	done
-	if [[ $NET_IDENTITIES == ca ]]; then
-		for tool in fabric-ca-server fabric-ca-client; do
-			[[ -x $FABRIC_CA_BIN/$tool ]] || die "NET_IDENTITIES=ca: $FABRIC_CA_BIN/$tool not found: run 'make fabric-ca'"
-		done
-		for org in orderer "${ORGS[@]}"; do
-			i=$(ca_base_port "$org")
-			ports+=("$i" "$((i + 1))" "$((i + 2))" "$((i + 3))")
-		done
-	fi
-	ports_free "${ports[@]}"
-
-	# Stale leftovers of a network whose processes are gone are removed; a
-	# non-empty directory that is not a run dir is never touched.
-	if [[ -d $RUN_DIR && -n $(ls -A "$RUN_DIR") && ! -f $RUN_DIR/profile ]]; then
-		die "$RUN_DIR exists and is not a network run dir; choose another NET_RUN_DIR"
-	fi
-	rm -rf "$RUN_DIR"
-	mkdir -p "$RUN_DIR"/{nodes,logs,pids,configtx}
-	UP_DONE=0 ENROLL_PIDS=()
-	trap up_exit EXIT
-	trap 'exit 130' INT TERM # through up_exit
-	echo "$PROFILE" >"$RUN_DIR/profile"
-	: >"$RUN_DIR/nodes.list"
-	# Everything net.sh needs later (down, kill, start) without the caller's environment.
-	{
-		printf 'PROFILE=%q\nFABRIC_BIN=%q\nFABRIC_CFG_SRC=%q\nCHANNEL=%q\nBASE_PORT=%q\n' \
-			"$PROFILE" "$FABRIC_BIN" "$FABRIC_CFG_SRC" "$CHANNEL" "$BASE_PORT"
-		printf 'BATCH_SIZE=%q\nBATCH_TIMEOUT=%q\nBATCH_PREFERRED_BYTES=%q\nCHAINCODES=%q\n' \
-			"$BATCH_SIZE" "$BATCH_TIMEOUT" "$BATCH_PREFERRED_BYTES" "$CHAINCODES"
-	} >"$RUN_DIR/state.env"
-	log "profile $PROFILE in $RUN_DIR, binaries $FABRIC_BIN, base port $BASE_PORT"
-
-	build_tools
-	gen_topology
-	gen_crypto_config
-	gen_identities
-	create_channel
-	for o in "${ORDERERS[@]}"; do define_orderer "$o"; done
-	for org in "${ORGS[@]}"; do define_peer "$org"; done
-	for o in "${ORDERERS[@]}"; do start_node "$o"; done
-	join_orderers
-	for org in "${ORGS[@]}"; do start_node "$(peer_name "$org")"; done
-	join_peers
-	: >"$RUN_DIR/chaincodes.list"
-	for i in "${!CC_NAMES[@]}"; do deploy_cc "$i"; done
-	write_network_json
-	if ((${#CC_NAMES[@]} > 0)); then
-		log "waiting until every org's gateway can gather endorsements (service discovery)"
-		"$RUN_DIR/tools/netready" -network "$RUN_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
-			fail_node "$(peer_name "${ORGS[0]}")" "the gateways are not ready"
-	fi
-	if [[ ${NET_SET_CURRENT:-1} == 1 ]]; then
-		ln -sfn "$RUN_DIR" "$RUN/current.tmp" && mv -T "$RUN/current.tmp" "$RUN/current"
-	fi
-	UP_DONE=1
-	log "network up: $(wc -l <"$RUN_DIR/nodes.list") processes; description in $RUN_DIR/network.json"
-}
-
-# up_exit: a failed 'up' stops what it started (unless NET_KEEP_ON_FAILURE=1)
-# and keeps the run dir with the logs; the next 'up' removes it.
-up_exit() {
-	local rc=$?
-	((UP_DONE)) && return 0
-	if [[ ${NET_KEEP_ON_FAILURE:-0} == 1 ]]; then
-		log "network-up failed; nodes left running (NET_KEEP_ON_FAILURE=1); logs in $RUN_DIR/logs"
-		exit "$rc"
-	fi
-	log "network-up failed; stopping the nodes it started; logs kept in $RUN_DIR/logs"
-	# (|| true: under set -e a failed kill or wait would end this trap
-	# before the nodes are stopped.)
-	if [[ -n $FG_PID ]]; then # a start or a wait under way
-		kill -TERM "$FG_PID" 2>/dev/null || true
-		wait "$FG_PID" 2>/dev/null || true
-	fi
-	if ((${#ENROLL_PIDS[@]})); then # enrollments still running start no more CA servers
-		local p
-		for p in "${ENROLL_PIDS[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
-		wait "${ENROLL_PIDS[@]}" 2>/dev/null || true
-	fi
-	# Every node, the last started first; nothing ran before the tools were built.
-	[[ ! -x $RUN_DIR/tools/fabnet ]] || nodectl stop-all --timeout "${NET_STOP_TIMEOUT}s" || true
-	exit $((rc == 0 ? 1 : rc))
+	trap - EXIT
+	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --run-dir "$RUN_DIR" --profile "$PROFILE" \
+		--base-port "$BASE_PORT" --batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT" \
+		--batch-preferred-bytes "$BATCH_PREFERRED_BYTES" --batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" \
+		--cc-version "$CC_VERSION" --validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
+		--bin "$FABRIC_BIN" --ca-bin "$FABRIC_CA_BIN" --config-src "$FABRIC_CFG_SRC" --overrides "$NET_DIR/config" \
+		--go "$GO" --go-tags "$tags" --root "$ROOT" --log-spec "$NET_LOG_SPEC" --pass-env "$NET_PASS_ENV" \
+		--wait "${NET_WAIT}s" --stop-timeout "${NET_STOP_TIMEOUT}s" "${args[@]}"
 }
 
 cmd_down() {

@@ -171,46 +171,6 @@ solo_org() {
 	[[ ! -e $NET_RUN_DIR ]] || fail "$NET_RUN_DIR still exists after down"
 }
 
-# check_ca_identities: every org's certificates chain to the root of its
-# own running CA servers (read from the servers' homes, not from the copies
-# the enrollment wrote): MSP certificates to the MSP CA, TLS ones to the TLS
-# CA, with server and client authentication; no identity directory holds a
-# CA key.
-check_ca_identities() {
-	local dir domain kind node tlscert n=0
-	for dir in "$NET_RUN_DIR"/crypto/peerOrganizations/* "$NET_RUN_DIR"/crypto/ordererOrganizations/*; do
-		domain=${dir##*/}
-		for kind in peers orderers users; do
-			for node in "$dir/$kind"/*; do
-				[[ -d $node ]] || continue
-				openssl verify -CAfile "$dir/fabric-ca/ca-server/ca-cert.pem" "$node/msp/signcerts/${node##*/}-cert.pem" >/dev/null ||
-					fail "${node##*/}: MSP certificate does not chain to $domain's MSP CA"
-				tlscert=$node/tls/server.crt
-				[[ -f $tlscert ]] || tlscert=$node/tls/client.crt
-				openssl verify -CAfile "$dir/fabric-ca/tlsca-server/ca-cert.pem" "$tlscert" >/dev/null ||
-					fail "${node##*/}: TLS certificate does not chain to $domain's TLS CA"
-				openssl x509 -noout -ext extendedKeyUsage -in "$tlscert" | grep -q 'TLS Web Server Authentication, TLS Web Client Authentication' ||
-					fail "${node##*/}: TLS certificate lacks server and client authentication"
-				(($(ls "$node/msp/keystore" | wc -l) == 1)) || fail "${node##*/}: keystore holds more than its own key"
-				n=$((n + 1))
-			done
-		done
-	done
-	# The registrars' secrets are on no running command line and in no node's env file.
-	# (The secret goes to grep in a file, so that grep's own command line does not hold it.)
-	local f pattern
-	pattern=$(mktemp)
-	for f in "$NET_RUN_DIR"/crypto/*Organizations/*/fabric-ca/*-registrar; do
-		cut -d: -f2 "$f" >"$pattern"
-		[[ -s $pattern ]] || fail "$f holds no secret"
-		! grep -qsF -f "$pattern" /proc/[0-9]*/cmdline || fail "the secret of $f is on a command line"
-		! grep -rqF -f "$pattern" "$NET_RUN_DIR"/nodes || fail "the secret of $f is in a node's files"
-	done
-	rm -f "$pattern"
-	((n == 19)) || fail "checked $n identities, want 19 (3 orderers and Admin; peer0, ccaas0, Admin, User1, User2 of 3 orgs)"
-	printf '[network-test] ok: all %d identities chain to their organisation'"'"'s own CA and TLS CA\n' "$n" >&2
-}
-
 three_orgs() {
 	export PROFILE=three-orgs NET_RUN_DIR=$RUN/test-three-orgs BASE_PORT=$((${NET_TEST_BASE_PORT:-27050} + 1000))
 	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_THREE:-locked} NET_IDENTITIES=ca
@@ -218,7 +178,7 @@ three_orgs() {
 	local t0=$SECONDS org
 	"$NET" up || fail "network-up three-orgs"
 	printf '[network-test] up took %ds\n' $((SECONDS - t0)) >&2
-	check_ca_identities
+	"$NET_DIR/check-ca-identities.sh" "$NET_RUN_DIR" 19 "peer0, ccaas0" || fail "the identities are not all from their organisation's own CAs"
 	"$NET" invoke kvtransfer '{"function":"Init","Args":["10","100"]}' >/dev/null || fail "Init"
 	expect_eq "Total" "$(total)" 1000
 

@@ -2,7 +2,8 @@
 # artifacts.sh — the Docker network's generated material, with the same tools
 # as the native network (network/net.sh): network/cmd/fabnet for the typed
 # topology and every file generated from it (cryptogen's configuration,
-# configtx.yaml, network.json), cryptogen for the crypto material,
+# configtx.yaml, network.json) and every organisation's identities from
+# its own Fabric CA servers (or cryptogen, DOCKER_IDENTITIES=cryptogen),
 # configtxgen for the channel genesis block, network/cmd/cfgmerge for each
 # node's configuration (upstream sampleconfig + network/config/*.yaml +
 # network/docker/config/*.yaml), network/cmd/ccaas-builder for the chaincode
@@ -15,7 +16,8 @@
 #
 # Layout of $FABVOTE_DOCKER_DIR (mounted read-only into the containers):
 #   topology.json, topology.host.json  the network as the containers and as the host see it
-#   crypto-config.yaml, crypto/        cryptogen output (MSPs, TLS pairs, users)
+#   crypto/                            each organisation's MSPs, TLS pairs, users and (CA
+#                                      identities) its CA servers' homes, in cryptogen's layout
 #   configtx/configtx.yaml, fabvote.block
 #   nodes/<host>/core.yaml|orderer.yaml  merged configuration of each node
 #   packages/ballot.<org>.tgz          CCAAS packages; ccaas/ballot.<org>.env: CHAINCODE_ID
@@ -36,6 +38,8 @@ BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
 BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
 BATCH_ABSOLUTE_BYTES=${BATCH_ABSOLUTE_BYTES:-10 MB}
 TOOLS=$BUILD/docker/gobin
+DOCKER_IDENTITIES=${DOCKER_IDENTITIES:-ca}
+FABRIC_CA_BIN=${FABRIC_CA_BIN:-$BIN}
 
 peer_org_dir() { echo "$D/crypto/peerOrganizations/$(org_domain "$1")"; }
 orderer_org_dir() { echo "$D/crypto/ordererOrganizations/$ORDERER_DOMAIN"; }
@@ -60,11 +64,25 @@ gen_topologies() {
 		--out "$D/topology.host.json" || ddie "fabnet topology (host side) failed"
 }
 
+# gen_crypto: every organisation's identities by DOCKER_IDENTITIES. ca (the
+# default): each organisation's own Fabric CA servers (MSP and TLS CA) run on
+# this host's loopback for the enrollment, at the CA ports from
+# <prefix>390, and stop after it; their homes stay in the organisation's
+# crypto directory (fabnet local-identities). cryptogen: the quick option.
 gen_crypto() {
-	"$TOOLS/fabnet" cryptogen-config --topology "$D/topology.json" --service-host "$CC_NAME-cc" \
-		--out "$D/crypto-config.yaml" || ddie "fabnet cryptogen-config failed"
-	"$FABRIC_BIN/cryptogen" generate --config="$D/crypto-config.yaml" --output="$D/crypto" >/dev/null ||
-		ddie "cryptogen failed"
+	case $DOCKER_IDENTITIES in
+	ca)
+		"$TOOLS/fabnet" local-identities --topology "$D/topology.json" --home "$D" --service-node "$CC_NAME-cc" \
+			--ca-base-port "$(host_port 390)" --ca-bin "$FABRIC_CA_BIN" || ddie "enrolling the organisations' identities failed"
+		;;
+	cryptogen)
+		"$TOOLS/fabnet" cryptogen-config --topology "$D/topology.json" --service-host "$CC_NAME-cc" \
+			--out "$D/crypto-config.yaml" || ddie "fabnet cryptogen-config failed"
+		"$FABRIC_BIN/cryptogen" generate --config="$D/crypto-config.yaml" --output="$D/crypto" >/dev/null ||
+			ddie "cryptogen failed"
+		;;
+	*) ddie "DOCKER_IDENTITIES=$DOCKER_IDENTITIES: want ca or cryptogen" ;;
+	esac
 }
 
 # gen_configtx: the same renderer as the native and multi-host networks,
@@ -170,14 +188,18 @@ cmd_generate() {
 		dlog "artifacts already in $D (make docker-clean to start over with new identities)"
 		return 0
 	fi
-	local tool
-	for tool in cryptogen configtxgen; do
-		[[ -x $FABRIC_BIN/$tool ]] || ddie "$FABRIC_BIN/$tool not found: run 'make fabric'"
+	local tool tools=("$FABRIC_BIN/configtxgen")
+	case $DOCKER_IDENTITIES in
+	ca) tools+=("$FABRIC_CA_BIN/fabric-ca-server" "$FABRIC_CA_BIN/fabric-ca-client") ;;
+	*) tools+=("$FABRIC_BIN/cryptogen") ;;
+	esac
+	for tool in "${tools[@]}"; do
+		[[ -x $tool ]] || ddie "$tool not found: run 'make fabric fabric-ca'"
 	done
 	for tool in core.yaml orderer.yaml; do
 		[[ -f $FABRIC_CFG_SRC/$tool ]] || ddie "$FABRIC_CFG_SRC/$tool not found: run 'make fabric'"
 	done
-	[[ ! -e $D || -z $(ls -A "$D" 2>/dev/null) || -f $D/crypto-config.yaml ]] ||
+	[[ ! -e $D || -z $(ls -A "$D" 2>/dev/null) || -f $D/topology.json ]] ||
 		ddie "$D exists and is not a Docker network directory; set FABVOTE_DOCKER_DIR"
 	rm -rf "$D"
 	mkdir -p "$D"

@@ -93,7 +93,7 @@ cmd_clean() {
 	for v in $("$DOCKER" volume ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"); do
 		"$DOCKER" volume rm "$v" >/dev/null
 	done
-	[[ ! -e $FABVOTE_DOCKER_DIR || -f $FABVOTE_DOCKER_DIR/crypto-config.yaml || -z $(ls -A "$FABVOTE_DOCKER_DIR") ]] ||
+	[[ ! -e $FABVOTE_DOCKER_DIR || -f $FABVOTE_DOCKER_DIR/topology.json || -z $(ls -A "$FABVOTE_DOCKER_DIR") ]] ||
 		ddie "$FABVOTE_DOCKER_DIR is not a Docker network directory; not removing it"
 	rm -rf "$FABVOTE_DOCKER_DIR"
 	dlog "removed containers, volumes and $FABVOTE_DOCKER_DIR"

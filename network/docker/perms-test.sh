@@ -2,8 +2,10 @@
 # perms-test.sh — generates the Docker network's material into a temporary
 # directory (artifacts.sh generate + network-json, as `make docker-up` does)
 # and fails if any file or directory of it is readable, writable or
-# searchable by other users, or if the containers' uid could not read it.
-# Needs cryptogen and configtxgen (FABRIC_BIN, default bin/), no Docker.
+# searchable by other users, or if the containers' uid could not read it;
+# and if an identity does not chain to its organisation's own CA servers,
+# or one of them still runs.
+# Needs configtxgen (FABRIC_BIN, default bin/) and Fabric CA (bin/fabric-ca-*), no Docker.
 set -euo pipefail
 # shellcheck source=network/docker/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,6 +36,15 @@ chmod 604 "$TMP/probe/key"
 
 ROOT=$ROOT "$DOCKER_SRC/artifacts.sh" generate
 ROOT=$ROOT "$DOCKER_SRC/artifacts.sh" network-json
+# Each organisation's identities come from its own CA servers, which were
+# stopped after the enrollment (the Docker network runs none).
+"$ROOT/network/check-ca-identities.sh" "$FABVOTE_DOCKER_DIR" 19 "peer0, $CC_NAME-cc" ||
+	ddie "perms-test: the identities are not all from their organisation's own CAs"
+for p in /proc/[0-9]*; do
+	if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$FABVOTE_DOCKER_DIR/"; then
+		ddie "perms-test: a process of the generation still runs: $(tr '\0' ' ' <"$p/cmdline" | cut -c1-120)"
+	fi
+done
 keys=$(find "$FABVOTE_DOCKER_DIR" -name priv_sk -o -name '*.key' | wc -l)
 ((keys > 20)) || ddie "perms-test: only $keys private keys generated; the material is incomplete"
 bad=$(open_to_others "$FABVOTE_DOCKER_DIR")

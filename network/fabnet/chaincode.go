@@ -80,8 +80,8 @@ func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc
 	if cc.Ballot && s.OpsPort != 0 {
 		env = append(env, "FABVOTE_OPS_ADDR="+net.JoinHostPort(listenHost(o.Host), strconv.Itoa(s.OpsPort)))
 	}
-	name := "cc." + cc.Name
-	p := Proc{Name: name, Path: bin, Env: nodeEnv(env...), Dir: h.Node(name), Ready: addr}
+	name := h.serviceNode(o, cc)
+	p := Proc{Name: name, Path: bin, Env: opts.env(env...), Dir: h.Node(name), Ready: addr}
 	if cc.Ballot { // the ballot contract's image; other chaincodes have none
 		p.Image, p.ImageCmd, p.Mounts = "fabvote/ballot-cc", "ballot-cc", []string{tls, h.tlsCA(o.Domain)}
 	}
@@ -92,6 +92,9 @@ func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc
 // connection.json points the org's peer at its service.
 func (h Home) packageChaincode(o *PeerOrg, tools Tools, cc Chaincode, s Service) (string, error) {
 	dir := h.path("packages", cc.Name)
+	if h.shared() {
+		dir = h.path("packages", cc.Name+"."+o.Name)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}

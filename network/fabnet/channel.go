@@ -6,15 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/template"
 	"time"
-
-	"github.com/fabvote/fabvote/internal/atomicfile"
 )
 
 // peerOrgTemplate is an application organisation's entry in configtx.yaml:
@@ -209,20 +205,10 @@ func GenesisBlock(ctx context.Context, t *Topology, h Home, tools Tools) error {
 		return err
 	}
 	dir := h.path("configtx")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := writeGenesis(ctx, t, tools, dir, text); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "configtx.yaml"), text, 0o600); err != nil {
-		return err
-	}
-	block := filepath.Join(dir, t.Channel+".block")
-	cmd := exec.CommandContext(ctx, filepath.Join(tools.Fabric, "configtxgen"), "-configPath", dir,
-		"-profile", "FabvoteChannel", "-channelID", t.Channel, "-outputBlock", block)
-	cmd.Env = nodeEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("configtxgen: %v\n%s", err, out)
-	}
-	if err := copyFile(block, filepath.Join(h.Bundle(), t.Channel+".block")); err != nil {
+	if err := copyFile(filepath.Join(dir, t.Channel+".block"), filepath.Join(h.Bundle(), t.Channel+".block")); err != nil {
 		return err
 	}
 	return CheckPublic(h.Bundle())
@@ -244,7 +230,7 @@ func StartOrderers(ctx context.Context, t *Topology, h Home, tools Tools, opts N
 	if h.Org != oo.Name {
 		return fmt.Errorf("%s runs no orderers", h.Org)
 	}
-	block := filepath.Join(h.Bundle(), t.Channel+".block")
+	block := h.genesisBlock(t)
 	if err := h.need(block, "the genesis block (run genesis first)"); err != nil {
 		return err
 	}
@@ -273,7 +259,7 @@ func startOrderer(ctx context.Context, t *Topology, h Home, tools Tools, opts No
 		return err
 	}
 	p := Proc{Name: o.Name, Path: filepath.Join(tools.Fabric, "orderer"), Dir: dir,
-		Env:   nodeEnv(append([]string{"FABRIC_CFG_PATH=" + dir, "FABRIC_LOGGING_SPEC=" + opts.logSpec()}, opts.Env...)...),
+		Env:   opts.env("FABRIC_CFG_PATH="+dir, "FABRIC_LOGGING_SPEC="+opts.logSpec()),
 		Ready: net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.Port)), Image: "fabvote/orderer", ImageCmd: "orderer",
 		Mounts: []string{h.nodeCrypto("orderers", o.Name, oo.Domain)}}
 	return opts.start(ctx, h, p)

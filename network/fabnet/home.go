@@ -20,6 +20,10 @@ import (
 type Home struct {
 	Dir string
 	Org string
+	// orgDirs is set in a home that holds every organisation of the
+	// topology (LocalHome): each organisation's crypto directory by name.
+	// Such a home needs no bundles: every file is at hand.
+	orgDirs map[string]string
 }
 
 // homeRE are the paths fabnet writes into node configuration without
@@ -47,7 +51,18 @@ func NewHome(dir, org string) (Home, error) {
 func (h Home) path(elem ...string) string { return filepath.Join(append([]string{h.Dir}, elem...)...) }
 
 // Crypto is the organisation's crypto directory (fabca's Org.Dir).
-func (h Home) Crypto() string { return h.path("crypto") }
+func (h Home) Crypto() string {
+	if d := h.orgDirs[h.Org]; d != "" {
+		return d
+	}
+	return h.path("crypto")
+}
+
+// shared tells a home that holds every organisation (LocalHome).
+func (h Home) shared() bool { return h.orgDirs != nil }
+
+// as is the same home acting for another of the organisations it holds.
+func (h Home) as(org string) Home { h.Org = org; return h }
 
 // Bundle is the directory the organisation hands over.
 func (h Home) Bundle() string { return h.path("bundle") }
@@ -63,16 +78,16 @@ func (h Home) NetworkJSON() string { return h.path("network.json") }
 
 // nodeCrypto is the cryptogen-layout directory of a node of the org.
 func (h Home) nodeCrypto(kind, node, domain string) string {
-	return h.path("crypto", kind, node+"."+domain)
+	return filepath.Join(h.Crypto(), kind, node+"."+domain)
 }
 
 func (h Home) user(name, domain string) string {
-	return h.path("crypto", "users", name+"@"+domain)
+	return filepath.Join(h.Crypto(), "users", name+"@"+domain)
 }
 
 // tlsCA is the org's own TLS root certificate.
 func (h Home) tlsCA(domain string) string {
-	return h.path("crypto", "tlsca", "tlsca."+domain+"-cert.pem")
+	return filepath.Join(h.Crypto(), "tlsca", "tlsca."+domain+"-cert.pem")
 }
 
 // receivedTLSCA is another org's TLS root certificate from its bundle.
@@ -82,10 +97,40 @@ func (h Home) receivedTLSCA(org, domain string) string {
 
 // orgTLSCA is the TLS root of org: the home's own, or from org's bundle.
 func (h Home) orgTLSCA(org, domain string) string {
-	if org == h.Org {
-		return h.tlsCA(domain)
+	if org == h.Org || h.orgDirs[org] != "" {
+		return h.as(org).tlsCA(domain)
 	}
 	return h.receivedTLSCA(org, domain)
+}
+
+// genesisBlock is the channel's genesis block as the home has it: made
+// by the orderer org into its bundle, received by the others, or made
+// once for every organisation of a shared home.
+func (h Home) genesisBlock(t *Topology) string {
+	switch {
+	case h.shared():
+		return h.path("configtx", t.Channel+".block")
+	case h.Org == t.OrdererOrg.Name:
+		return filepath.Join(h.Bundle(), t.Channel+".block")
+	}
+	return filepath.Join(h.Received(t.OrdererOrg.Name), t.Channel+".block")
+}
+
+// peerNode and serviceNode name the org's peer and its chaincode
+// services as processes of the home: a shared home holds every org's, so
+// their names carry the org (peer0.ea, cc.ballot.peer0.ea).
+func (h Home) peerNode(o *PeerOrg) string {
+	if h.shared() {
+		return o.Peer.Name + "." + o.Name
+	}
+	return o.Peer.Name
+}
+
+func (h Home) serviceNode(o *PeerOrg, cc Chaincode) string {
+	if h.shared() {
+		return "cc." + cc.Name + "." + h.peerNode(o)
+	}
+	return "cc." + cc.Name
 }
 
 func (h Home) need(path, what string) error {

@@ -34,7 +34,11 @@ type orgIdentity struct {
 	nodes, users []string
 }
 
-func (t *Topology) identityOf(org string) (orgIdentity, error) {
+// serviceNode is the TLS identity an organisation's chaincode services
+// share, unless a network names another (Local.ServiceNode).
+const serviceNode = "ccaas0"
+
+func (t *Topology) identityOf(org, service string) (orgIdentity, error) {
 	if org == t.OrdererOrg.Name {
 		oo := t.OrdererOrg
 		id := orgIdentity{name: oo.Name, domain: oo.Domain, hosts: []string{oo.Host}, caPort: oo.CAPort, orderer: true, users: []string{"Admin"}}
@@ -51,14 +55,19 @@ func (t *Topology) identityOf(org string) (orgIdentity, error) {
 		return orgIdentity{}, err
 	}
 	return orgIdentity{name: o.Name, domain: o.Domain, hosts: []string{o.Host}, caPort: o.CAPort,
-		nodes: []string{o.Peer.Name, "ccaas0"}, users: []string{"Admin", "User1", "User2"}}, nil
+		nodes: []string{o.Peer.Name, service}, users: []string{"Admin", "User1", "User2"}}, nil
 }
 
 // Identities starts the organisation's MSP CA and TLS CA, enrolls its
 // nodes and users from them into its home, and writes its bundle. The CA
 // servers keep running as nodes of the organisation.
 func Identities(ctx context.Context, t *Topology, h Home, tools Tools) error {
-	id, err := t.identityOf(h.Org)
+	return enrollOrg(ctx, t, h, tools, serviceNode)
+}
+
+// enrollOrg is Identities with the services' TLS identity named service.
+func enrollOrg(ctx context.Context, t *Topology, h Home, tools Tools, service string) error {
+	id, err := t.identityOf(h.Org, service)
 	if err != nil {
 		return err
 	}
@@ -88,6 +97,9 @@ func Identities(ctx context.Context, t *Topology, h Home, tools Tools) error {
 	e := &fabca.Enroller{Client: filepath.Join(tools.FabricCA, "fabric-ca-client"), CA: servers["ca"], TLSCA: servers["tlsca"]}
 	if err := e.Enroll(ctx, org); err != nil {
 		return err
+	}
+	if h.shared() { // every organisation's files are at hand: no bundle to hand over
+		return nil
 	}
 	return writeBundle(t, h)
 }
@@ -122,6 +134,9 @@ func startCA(ctx context.Context, h Home, tools Tools, id orgIdentity, which str
 	}
 	p := Proc{Name: which + "." + id.name, Path: bin, Args: append([]string{"start"}, args...),
 		Env: nodeEnv(), Dir: serverHome, Ready: "127.0.0.1:" + strconv.Itoa(port)}
+	if err := h.Define(p); err != nil {
+		return fabca.Server{}, err
+	}
 	if err := h.Start(ctx, p); err != nil {
 		return fabca.Server{}, err
 	}

@@ -155,8 +155,10 @@ func (l Layout) ConfigtxFiles(t *Topology) ConfigtxFiles {
 // compose network, with Fabric's usual container ports: orderers on 7050
 // (admin 7053), peers on 7051 (chaincode callback 7052), operations on
 // 9443, and each chaincode service in a container <chaincode>-cc.<domain>
-// on 9999. The Docker network's identities come from cryptogen, so the CA
-// ports (7054 on the organisation's host) are unused.
+// on 9999. The Docker network runs no CA server: its identities are
+// enrolled before it starts, from CA servers on the host that makes them
+// (fabnet local-identities, with ports of its own), so the CA ports here
+// (7054 on the organisation's host) are unused.
 func Containers(name string, chaincodes []Chaincode) (*Topology, error) {
 	t, err := Profile(name, 7050, nil, chaincodes)
 	if err != nil {

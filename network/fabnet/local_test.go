@@ -1,6 +1,7 @@
 package fabnet
 
 import (
+	"net"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -159,5 +160,74 @@ func TestLocalConnectionViews(t *testing.T) {
 	}
 	if !filepath.IsAbs(ea.Identities["user1"].Key) {
 		t.Errorf("container view: user1 key %q", ea.Identities["user1"].Key)
+	}
+}
+
+// TestLocalHome: a home for every organisation finds each one's files in
+// the cryptogen layout, names each org's processes apart, and needs no
+// bundle for the genesis block.
+func TestLocalHome(t *testing.T) {
+	top, err := Profile("three-orgs", 7050, nil, []Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	h, err := LocalHome(dir, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crypto := filepath.Join(dir, "crypto")
+	party1 := h.as("party1")
+	o, _ := top.PeerOrg("party1")
+	for _, c := range []struct{ got, want string }{
+		{h.Crypto(), filepath.Join(crypto, "ordererOrganizations", "orderer.fabvote.local")},
+		{party1.Crypto(), filepath.Join(crypto, "peerOrganizations", "party1.fabvote.local")},
+		{party1.user("Admin", o.Domain), filepath.Join(crypto, "peerOrganizations", "party1.fabvote.local", "users", "Admin@party1.fabvote.local")},
+		{party1.orgTLSCA("party2", "party2.fabvote.local"), filepath.Join(crypto, "peerOrganizations", "party2.fabvote.local", "tlsca", "tlsca.party2.fabvote.local-cert.pem")},
+		{party1.orgTLSCA("orderer", "orderer.fabvote.local"), filepath.Join(crypto, "ordererOrganizations", "orderer.fabvote.local", "tlsca", "tlsca.orderer.fabvote.local-cert.pem")},
+		{party1.genesisBlock(top), filepath.Join(dir, "configtx", "fabvote.block")},
+		{party1.peerNode(o), "peer0.party1"},
+		{party1.serviceNode(o, top.Chaincodes[0]), "cc.ballot.peer0.party1"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %s, want %s", c.got, c.want)
+		}
+	}
+	// An organisation's own home: its files under crypto/, the others' from their bundles.
+	own, err := NewHome(filepath.Join(dir, "party1"), "party1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ got, want string }{
+		{own.Crypto(), filepath.Join(own.Dir, "crypto")},
+		{own.orgTLSCA("party2", "party2.fabvote.local"), filepath.Join(own.Dir, "received", "party2", "msp", "tlscacerts", "tlsca.party2.fabvote.local-cert.pem")},
+		{own.genesisBlock(top), filepath.Join(own.Dir, "received", "orderer", "fabvote.block")},
+		{own.peerNode(o), "peer0"},
+		{own.serviceNode(o, top.Chaincodes[0]), "cc.ballot"},
+	} {
+		if c.got != c.want {
+			t.Errorf("own home: got %s, want %s", c.got, c.want)
+		}
+	}
+}
+
+// TestPortsInUse names a port of the plan that something listens on, and
+// only that one.
+func TestPortsInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	top, err := Profile("solo-org", port-390, nil, nil) // the orderer org's MSP CA at base+390
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := PortsInUse(top, false); len(got) != 0 {
+		t.Errorf("without CAs: %v in use, want none", got)
+	}
+	if got := PortsInUse(top, true); !slices.Equal(got, []int{port}) {
+		t.Errorf("with CAs: %v in use, want [%d]", got, port)
 	}
 }

@@ -20,6 +20,15 @@ import (
 type NodeOptions struct {
 	LogSpec string   // FABRIC_LOGGING_SPEC; "" is info
 	Env     []string // more KEY=VALUE settings for every node
+	// PeerEnv are KEY=VALUE settings for the peer only, after every other.
+	PeerEnv []string
+	// Pass names the caller's variables the nodes inherit besides PATH,
+	// HOME, TMPDIR and FABVOTE_*; nil is the Go runtime's knobs and the
+	// loader path (goRuntimeEnv).
+	Pass []string
+	// Wait bounds each native node's start, until it listens; 0 leaves
+	// it to the step's context.
+	Wait time.Duration
 	// Runtime starts the orderers, peers and chaincode services; nil runs
 	// them as native processes of the home (Home.Start). The CA servers
 	// run natively either way.
@@ -32,11 +41,31 @@ type Runtime interface {
 	Start(ctx context.Context, h Home, p Proc) error
 }
 
+// start runs a node. A native node is defined first, so that it can be
+// stopped, killed and started again by name (fabnet node).
 func (o NodeOptions) start(ctx context.Context, h Home, p Proc) error {
 	if o.Runtime != nil {
 		return o.Runtime.Start(ctx, h, p)
 	}
+	if err := h.Define(p); err != nil {
+		return err
+	}
+	if o.Wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Wait)
+		defer cancel()
+	}
 	return h.Start(ctx, p)
+}
+
+// env is a node's environment: the caller's variables (Pass), then the
+// node's own settings, then Env.
+func (o NodeOptions) env(node ...string) []string {
+	pass := o.Pass
+	if pass == nil {
+		pass = goRuntimeEnv
+	}
+	return append(append(callerEnv(pass), node...), o.Env...)
 }
 
 func (o NodeOptions) logSpec() string {
@@ -67,8 +96,8 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err != nil {
 		return err
 	}
-	block := filepath.Join(h.Received(t.OrdererOrg.Name), t.Channel+".block")
-	if err := h.need(block, "the genesis block from the orderer org's bundle"); err != nil {
+	block := h.genesisBlock(t)
+	if err := h.need(block, "the channel's genesis block"); err != nil {
 		return err
 	}
 	for _, cc := range t.Chaincodes {
@@ -80,7 +109,7 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err != nil {
 		return err
 	}
-	dir, crypto := h.Node(o.Peer.Name), h.nodeCrypto("peers", o.Peer.Name, o.Domain)
+	dir, crypto := h.Node(h.peerNode(o)), h.nodeCrypto("peers", o.Peer.Name, o.Domain)
 	vars := map[string]string{
 		"NODE_NAME": o.Peer.Name + "." + o.Domain, "NODE_HOME": dir, "NODE_HOST": o.Host, "NODE_LISTEN_HOST": listenHost(o.Host),
 		"NODE_PORT": strconv.Itoa(o.Peer.Port), "NODE_CC_PORT": strconv.Itoa(o.Peer.ChaincodePort), "NODE_OPS_PORT": strconv.Itoa(o.Peer.OpsPort),
@@ -90,8 +119,8 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err := writeNodeConfig(tools, "core", dir, vars); err != nil {
 		return err
 	}
-	p := Proc{Name: o.Peer.Name, Path: filepath.Join(tools.Fabric, "peer"), Args: []string{"node", "start"}, Dir: dir,
-		Env:   nodeEnv(append([]string{"FABRIC_CFG_PATH=" + dir, "FABRIC_LOGGING_SPEC=" + opts.logSpec()}, opts.Env...)...),
+	p := Proc{Name: h.peerNode(o), Path: filepath.Join(tools.Fabric, "peer"), Args: []string{"node", "start"}, Dir: dir,
+		Env:   append(opts.env("FABRIC_CFG_PATH="+dir, "FABRIC_LOGGING_SPEC="+opts.logSpec()), opts.PeerEnv...),
 		Ready: o.peerDial(), Image: "fabvote/peer", ImageCmd: "peer", Mounts: []string{crypto, builder}}
 	if err := opts.start(ctx, h, p); err != nil {
 		return err
@@ -149,7 +178,7 @@ type peerCLI struct {
 
 func (h Home) peerCLI(t *Topology, o *PeerOrg, tools Tools) peerCLI {
 	return peerCLI{bin: filepath.Join(tools.Fabric, "peer"), env: []string{
-		"FABRIC_CFG_PATH=" + h.Node(o.Peer.Name),
+		"FABRIC_CFG_PATH=" + h.Node(h.peerNode(o)),
 		"FABRIC_LOGGING_SPEC=warning",
 		"CORE_PEER_LOCALMSPID=" + o.MSPID,
 		"CORE_PEER_MSPCONFIGPATH=" + filepath.Join(h.user("Admin", o.Domain), "msp"),

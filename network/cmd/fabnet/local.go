@@ -1,10 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/compose"
@@ -108,4 +115,48 @@ func packageCommand(args []string) error {
 		}
 	}
 	return sp.Write(*builder, *out)
+}
+
+// localIdentities makes every organisation's identities in one home from
+// each organisation's own CA servers, run on this host's loopback for the
+// enrollment and stopped after it (the Docker network runs no CA): their
+// homes and databases stay in the organisations' crypto directories, and
+// `fabnet node start --home DIR ca.ORG` starts one again for a later
+// enrollment.
+func localIdentities(args []string) error {
+	fs := flag.NewFlagSet("fabnet local-identities", flag.ContinueOnError)
+	topo := fs.String("topology", "", "the topology file (required)")
+	home := fs.String("home", "", "the directory that holds every organisation's files (required)")
+	service := fs.String("service-node", "ccaas0", "the TLS identity of each organisation's chaincode services")
+	caBase := fs.Int("ca-base-port", 0, "the CA servers' ports while they enroll: the orderer org's at P, peer org j's at P+10(j+1) (required)")
+	var tools fabnet.Tools
+	fs.StringVar(&tools.FabricCA, "ca-bin", "bin", "directory of fabric-ca-server and fabric-ca-client")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *topo == "" || *home == "" || *caBase <= 0 {
+		return errors.New("--topology, --home and --ca-base-port are required")
+	}
+	t, err := fabnet.Load(*topo)
+	if err != nil {
+		return err
+	}
+	t.OrdererOrg.CAPort = *caBase
+	for j := range t.Orgs {
+		t.Orgs[j].CAPort = *caBase + 10*(j+1)
+	}
+	if busy := fabnet.CAPortsInUse(t); len(busy) > 0 {
+		return fmt.Errorf("ports in use on 127.0.0.1: %s (choose another --ca-base-port)", strings.Trim(fmt.Sprint(busy), "[]"))
+	}
+	if tools.FabricCA, err = filepath.Abs(tools.FabricCA); err != nil {
+		return err
+	}
+	h, err := fabnet.LocalHome(*home, t)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	l := &fabnet.Local{Topology: t, Home: h, Tools: tools, ServiceNode: *service, Log: logf}
+	return errors.Join(l.Identities(ctx), h.StopAll(10*time.Second))
 }

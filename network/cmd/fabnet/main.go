@@ -19,6 +19,10 @@
 //	fabnet configtx   --topology T --orderer-msp DIR --msp ORG=DIR ... --consenter-cert ORDERER=FILE ... --out configtx.yaml
 //	                  or --crypto DIR: every organisation's files in one cryptogen-layout directory
 //	fabnet cryptogen-config --topology T [--service-host ccaas0] --out crypto-config.yaml
+//	fabnet local-up   --run-dir DIR --tools DIR --profile P [--chaincode NAME=./pkg ...]
+//	                  every organisation on this host from one run dir (network/net.sh up)
+//	fabnet local-identities --topology T --home DIR --ca-base-port P [--service-node N]
+//	                  every organisation's identities from its own CA servers, into one home (the Docker network)
 //	fabnet local-connection --topology T --crypto DIR --run-dir DIR --profile P --out network.json
 //	fabnet compose    [--out FILE]                          the Docker network's compose file
 //	fabnet package    --label L --address A --root-cert --client-cert --client-key --out P
@@ -50,6 +54,9 @@ import (
 func main() {
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "fabnet:", err)
+		if errors.As(err, new(interrupted)) {
+			os.Exit(130)
+		}
 		os.Exit(1)
 	}
 }
@@ -230,7 +237,7 @@ var orgSteps = map[string]orgStep{
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-connection, compose, package, node, ops, raft-leader, wait-orderer, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-up, local-identities, local-connection, compose, package, node, ops, raft-leader, wait-orderer, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -250,6 +257,10 @@ func run(args []string) error {
 		return configtx(args)
 	case "cryptogen-config":
 		return cryptogenConfig(args)
+	case "local-up":
+		return localUpCommand(args)
+	case "local-identities":
+		return localIdentities(args)
 	case "local-connection":
 		return localConnection(args)
 	case "compose":
