@@ -154,13 +154,20 @@ gen_packages() {
 # the caller keeps it and a POSIX ACL lets FABVOTE_UID read it (setfacl,
 # Debian package acl); without ACLs the material cannot be both private and
 # readable by the containers, so this refuses rather than open it to all.
+# The organisations' CA servers' homes (crypto/*/*/fabric-ca: the CAs' keys,
+# databases and registrar secrets) are for no container: they stay the
+# caller's alone.
 own() {
 	chmod -R u=rwX,go= "$D"
+	local ca=()
+	mapfile -t ca < <(find "$D/crypto" -mindepth 3 -maxdepth 3 -type d -name fabric-ca)
 	if ((EUID == 0)); then
 		chown -R "$FABVOTE_UID:$FABVOTE_UID" "$D"
+		((${#ca[@]} == 0)) || chown -R 0:0 "${ca[@]}"
 	elif command -v setfacl >/dev/null 2>&1; then
 		setfacl -R -m "u:$FABVOTE_UID:rX" "$D" ||
 			ddie "setfacl on $D failed (does its file system support ACLs?); run as root to chown instead"
+		((${#ca[@]} == 0)) || setfacl -R -b "${ca[@]}"
 	else
 		ddie "not root and no setfacl: cannot let the containers' uid $FABVOTE_UID read $D without making it world-readable; run as root or install acl"
 	fi

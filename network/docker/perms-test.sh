@@ -17,13 +17,24 @@ export FABVOTE_DOCKER_DIR=$TMP/docker
 # open_to_others DIR: the paths under DIR with any permission bit for others.
 open_to_others() { find "$1" -perm /o=rwx -printf '%m %p\n'; }
 
-# unreadable_by_uid DIR: paths the containers' uid could not read.
+# unreadable_by_uid DIR: paths the containers' uid could not read, but
+# for the CA servers' homes (fabric-ca), which it must not read.
 unreadable_by_uid() {
 	if ((EUID == 0)); then
-		find "$1" ! -uid "$FABVOTE_UID" -printf '%u %p\n'
+		find "$1" -path '*/fabric-ca' -prune -o ! -uid "$FABVOTE_UID" -printf '%u %p\n'
+	else
+		find "$1" -path '*/fabric-ca' -prune -o -print0 | xargs -0 getfacl -p 2>/dev/null |
+			awk -v u="user:$FABVOTE_UID:" '/^# file:/ {f=$3; ok=0} index($0, u)==1 && substr($0, length(u)+1, 1)=="r" {ok=1} /^$/ {if (!ok) print f}'
+	fi
+}
+
+# readable_by_uid DIR: paths under DIR the containers' uid could read.
+readable_by_uid() {
+	if ((EUID == 0)); then
+		find "$1" -uid "$FABVOTE_UID" -printf '%u %p\n'
 	else
 		find "$1" -print0 | xargs -0 getfacl -p 2>/dev/null |
-			awk -v u="user:$FABVOTE_UID:" '/^# file:/ {f=$3; ok=0} index($0, u)==1 && substr($0, length(u)+1, 1)=="r" {ok=1} /^$/ {if (!ok) print f}'
+			awk -v u="user:$FABVOTE_UID:" '/^# file:/ {f=$3} index($0, u)==1 && substr($0, length(u)+1, 1)=="r" {print f}'
 	fi
 }
 
@@ -51,4 +62,10 @@ bad=$(open_to_others "$FABVOTE_DOCKER_DIR")
 [[ -z $bad ]] || { printf '%s\n' "$bad" | head -20 >&2; ddie "perms-test: $(wc -l <<<"$bad") paths are open to other users"; }
 bad=$(unreadable_by_uid "$FABVOTE_DOCKER_DIR")
 [[ -z $bad ]] || { printf '%s\n' "$bad" | head -20 >&2; ddie "perms-test: the containers' uid $FABVOTE_UID cannot read $(wc -l <<<"$bad") paths"; }
-dlog "perms-test: $(find "$FABVOTE_DOCKER_DIR" | wc -l) paths ($keys private keys), none open to other users, all readable by uid $FABVOTE_UID"
+cas=$(find "$FABVOTE_DOCKER_DIR/crypto" -mindepth 3 -maxdepth 3 -type d -name fabric-ca | wc -l)
+((cas == 4)) || ddie "perms-test: $cas organisations' CA homes, want 4"
+for ca in "$FABVOTE_DOCKER_DIR"/crypto/*/*/fabric-ca; do
+	bad=$(readable_by_uid "$ca")
+	[[ -z $bad ]] || { printf '%s\n' "$bad" | head -5 >&2; ddie "perms-test: the containers' uid $FABVOTE_UID can read the CA home $ca"; }
+done
+dlog "perms-test: $(find "$FABVOTE_DOCKER_DIR" | wc -l) paths ($keys private keys), none open to other users, all readable by uid $FABVOTE_UID but the $cas CA homes, which it cannot read"

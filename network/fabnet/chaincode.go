@@ -80,6 +80,16 @@ func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc
 	if cc.Ballot && s.OpsPort != 0 {
 		env = append(env, "FABVOTE_OPS_ADDR="+net.JoinHostPort(listenHost(o.Host), strconv.Itoa(s.OpsPort)))
 	}
+	if cc.Ballot {
+		// The service leaves the proof check to validation only when the
+		// definition names the plugin that does it: the switch comes from
+		// the definition, never from the caller's environment.
+		plugin := cc.ValidationPlugin
+		if plugin == "" {
+			plugin = "off"
+		}
+		env = append(env, "FABVOTE_VALIDATION_PLUGIN="+plugin)
+	}
 	name := h.serviceNode(o, cc)
 	p := Proc{Name: name, Path: bin, Env: opts.env(env...), Dir: h.Node(name), Ready: addr}
 	if cc.Ballot { // the ballot contract's image; other chaincodes have none

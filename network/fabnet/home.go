@@ -30,14 +30,24 @@ type Home struct {
 // quoting: no spaces, '#', ':' or quotes.
 var homeRE = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
 
-// NewHome makes the home's directory (0700: it holds private keys).
-func NewHome(dir, org string) (Home, error) {
+// HomePath is dir as an absolute path, checked to be one fabnet can
+// write into node configuration.
+func HomePath(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Home{}, err
+		return "", err
 	}
 	if !homeRE.MatchString(abs) {
-		return Home{}, fmt.Errorf("home %q: use letters, digits and . _ / + - only (the path goes into the nodes' configuration files)", abs)
+		return "", fmt.Errorf("home %q: use letters, digits and . _ / + - only (the path goes into the nodes' configuration files)", abs)
+	}
+	return abs, nil
+}
+
+// NewHome makes the home's directory (0700: it holds private keys).
+func NewHome(dir, org string) (Home, error) {
+	abs, err := HomePath(dir)
+	if err != nil {
+		return Home{}, err
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return Home{}, err

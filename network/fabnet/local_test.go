@@ -1,10 +1,12 @@
 package fabnet
 
 import (
+	"context"
 	"net"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -230,4 +232,56 @@ func TestPortsInUse(t *testing.T) {
 	if got := PortsInUse(top, true); !slices.Equal(got, []int{port}) {
 		t.Errorf("with CAs: %v in use, want [%d]", got, port)
 	}
+}
+
+// captureRuntime records the nodes it is asked to start.
+type captureRuntime struct{ procs []Proc }
+
+func (c *captureRuntime) Start(_ context.Context, _ Home, p Proc) error {
+	c.procs = append(c.procs, p)
+	return nil
+}
+
+// TestBallotServiceFollowsTheDefinition: the ballot service leaves the
+// proof check to validation only when its definition names the plugin,
+// whatever the caller's environment says; node settings come after
+// Env, which cannot override them.
+func TestBallotServiceFollowsTheDefinition(t *testing.T) {
+	t.Setenv("FABVOTE_VALIDATION_PLUGIN", "ballotvscc")
+	top, err := Profile("solo-org", 7050, nil, []Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := LocalHome(t.TempDir(), top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &top.Orgs[0]
+	for _, plugin := range []string{"", "ballotvscc"} {
+		cc := top.Chaincodes[0]
+		cc.ValidationPlugin = plugin
+		rt := &captureRuntime{}
+		opts := NodeOptions{Runtime: rt, Env: []string{"CHAINCODE_ID=forged", "GOGC=50"}}
+		if err := h.as(o.Name).startService(context.Background(), opts, o, cc, o.Peer.Services[0], "/bin/true", "ballot_1.0:abc"); err != nil {
+			t.Fatal(err)
+		}
+		env := envMap(rt.procs[0].Env)
+		want := plugin
+		if want == "" {
+			want = "off"
+		}
+		if env["FABVOTE_VALIDATION_PLUGIN"] != want || env["CHAINCODE_ID"] != "ballot_1.0:abc" || env["GOGC"] != "50" {
+			t.Errorf("plugin %q: FABVOTE_VALIDATION_PLUGIN=%q CHAINCODE_ID=%q GOGC=%q", plugin, env["FABVOTE_VALIDATION_PLUGIN"], env["CHAINCODE_ID"], env["GOGC"])
+		}
+	}
+}
+
+// envMap is an environment as exec runs it: the last setting of a key wins.
+func envMap(env []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
 }

@@ -89,6 +89,9 @@ func (l *Local) Up(ctx context.Context) error {
 	for i := range t.Orgs {
 		o := &t.Orgs[i]
 		l.Log("starting %s and joining it to channel %s", h.peerNode(o), t.Channel)
+		if env := l.PeerEnv[o.Name]; len(env) > 0 {
+			l.Log("peer of %s: %s", o.Name, strings.Join(env, " "))
+		}
 		if err := StartPeer(ctx, t, h.as(o.Name), l.Tools, l.orgOptions(o.Name)); err != nil {
 			return err
 		}
@@ -102,9 +105,6 @@ func (l *Local) Up(ctx context.Context) error {
 func (l *Local) orgOptions(org string) NodeOptions {
 	opts := l.Options
 	opts.PeerEnv = l.PeerEnv[org]
-	if len(opts.PeerEnv) > 0 {
-		l.Log("peer of %s: %s", org, strings.Join(opts.PeerEnv, " "))
-	}
 	return opts
 }
 

@@ -58,14 +58,14 @@ func (o NodeOptions) start(ctx context.Context, h Home, p Proc) error {
 	return h.Start(ctx, p)
 }
 
-// env is a node's environment: the caller's variables (Pass), then the
-// node's own settings, then Env.
+// env is a node's environment: the caller's variables (Pass), then Env,
+// then the node's own settings, which Env cannot override.
 func (o NodeOptions) env(node ...string) []string {
 	pass := o.Pass
 	if pass == nil {
 		pass = goRuntimeEnv
 	}
-	return append(append(callerEnv(pass), node...), o.Env...)
+	return append(append(callerEnv(pass), o.Env...), node...)
 }
 
 func (o NodeOptions) logSpec() string {

@@ -337,9 +337,24 @@ func callerEnv(pass []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
+		if secretName(k) {
+			continue
+		}
 		if k == "PATH" || k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "FABVOTE_") || slices.Contains(pass, k) {
 			env = append(env, kv)
 		}
 	}
 	return env
+}
+
+// secretName tells a variable that holds a secret (the election
+// authority's PKCS#11 PIN, a password): no node needs one, and a node's
+// environment is written into its definition (node.json).
+func secretName(k string) bool {
+	for _, suffix := range []string{"_PIN", "_PASSWORD", "_SECRET"} {
+		if strings.HasSuffix(k, suffix) {
+			return true
+		}
+	}
+	return false
 }

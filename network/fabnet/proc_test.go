@@ -505,3 +505,25 @@ func TestTail(t *testing.T) {
 		t.Errorf("tail of a missing file = %q", got)
 	}
 }
+
+// TestPassEnvLeavesSecretsOut: a PIN, password or secret of the caller
+// reaches no node (its environment is written into node.json).
+func TestPassEnvLeavesSecretsOut(t *testing.T) {
+	t.Setenv("FABVOTE_PKCS11_PIN", "1234")
+	t.Setenv("FABVOTE_REGISTRAR_SECRET", "s")
+	t.Setenv("DB_PASSWORD", "p")
+	t.Setenv("FABVOTE_SHA256", "simd")
+	env, err := PassEnv([]string{"DB_PASSWORD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(env, "\n")
+	for _, secret := range []string{"FABVOTE_PKCS11_PIN", "FABVOTE_REGISTRAR_SECRET", "DB_PASSWORD"} {
+		if strings.Contains(joined, secret+"=") {
+			t.Errorf("%s passed to a node", secret)
+		}
+	}
+	if !strings.Contains(joined, "FABVOTE_SHA256=simd") {
+		t.Error("FABVOTE_SHA256 not passed")
+	}
+}

@@ -85,12 +85,17 @@ func localUpCommand(args []string) error {
 	if err := u.fs.Parse(args); err != nil {
 		return err
 	}
+	if u.removeTools && u.tools != "" { // a temporary build: copied into the run directory, or refused
+		defer os.RemoveAll(u.tools)
+	}
+	if _, ok := os.LookupEnv("FABVOTE_AUTHORITY_MSPS"); !ok {
+		// Only the election authority may open elections on the ballot
+		// services (package ballot); set it empty to lift that.
+		os.Setenv("FABVOTE_AUTHORITY_MSPS", "EAMSP")
+	}
 	l, err := u.prepare()
 	if err != nil {
 		return err
-	}
-	if u.removeTools { // copied into the run directory
-		defer os.RemoveAll(u.tools)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -103,7 +108,7 @@ func localUpCommand(args []string) error {
 	}
 	if u.current != "" {
 		if err := pointAt(u.current, l.Home.Dir); err != nil {
-			return err
+			return u.failed(ctx, l, err)
 		}
 	}
 	names, _ := l.Home.DefinedNodes()
@@ -158,10 +163,14 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 	if _, err := fabnet.PassEnv(pass, append(slices.Clone(u.nodeEnv), u.peerEnvList()...)...); err != nil {
 		return nil, err
 	}
+	dir, err := u.checkRunDir()
+	if err != nil {
+		return nil, err
+	}
 	if busy := fabnet.PortsInUse(t, u.identities == "ca"); len(busy) > 0 {
 		return nil, fmt.Errorf("ports in use on 127.0.0.1: %s (another network? set BASE_PORT)", strings.Trim(fmt.Sprint(busy), "[]"))
 	}
-	h, err := u.freshRunDir(t)
+	h, err := u.freshRunDir(t, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -277,26 +286,37 @@ func (u *localUp) checkForkPair() error {
 	return nil
 }
 
-// freshRunDir replaces the run directory with an empty one holding the
-// tools, the profile and the settings later commands read (state.env).
-// It refuses a directory that is not a run directory, and one whose
+// checkRunDir is the run directory, refused when its path cannot go into
+// node configuration, when it is not a run directory, or when its
 // network still runs.
-func (u *localUp) freshRunDir(t *fabnet.Topology) (fabnet.Home, error) {
-	dir, err := filepath.Abs(u.runDir)
+func (u *localUp) checkRunDir() (string, error) {
+	dir, err := fabnet.HomePath(u.runDir)
 	if err != nil {
-		return fabnet.Home{}, err
+		return "", fmt.Errorf("run dir: %w", err)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	if _, err := os.Stat(filepath.Join(dir, "profile")); len(entries) > 0 && err != nil {
-		return fabnet.Home{}, fmt.Errorf("%s exists and is not a network run dir; choose another NET_RUN_DIR", dir)
+		return "", fmt.Errorf("%s exists and is not a network run dir; choose another NET_RUN_DIR", dir)
 	}
 	old := fabnet.Home{Dir: dir}
-	names, _ := old.DefinedNodes()
+	names, err := old.DefinedNodes()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell whether the nodes of %s run: %w", dir, err)
+	}
 	for _, n := range names {
 		if _, ok := old.Running(n); ok {
-			return fabnet.Home{}, fmt.Errorf("a network is already up in %s (%s is running); run 'make network-down' first", dir, n)
+			return "", fmt.Errorf("a network is already up in %s (%s is running); run 'make network-down' first", dir, n)
 		}
 	}
+	return dir, nil
+}
+
+// freshRunDir replaces the run directory with an empty one holding the
+// tools, the profile and the settings later commands read (state.env).
+func (u *localUp) freshRunDir(t *fabnet.Topology, dir string) (fabnet.Home, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return fabnet.Home{}, err
 	}

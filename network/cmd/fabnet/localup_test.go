@@ -203,7 +203,8 @@ func TestLocalUpRefusesARunningNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.StopAll(2 * time.Second)
-	err = localUpCommand([]string{"--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", "39050"})
+	// Its port is orderer0's: the running node, not the port, is named.
+	err = localUpCommand([]string{"--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", strconv.Itoa(port)})
 	if err == nil || !strings.Contains(err.Error(), "a network is already up in "+runDir+" (orderer0 is running)") {
 		t.Fatalf("err = %v, want it to say that orderer0 runs", err)
 	}
@@ -212,5 +213,42 @@ func TestLocalUpRefusesARunningNetwork(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(runDir, "profile")); err != nil {
 		t.Errorf("the refused up touched the run dir: %v", err)
+	}
+}
+
+// TestLocalUpRefusesAPathItCannotUse: a run dir whose path could not go
+// into node configuration is refused before anything of it is removed.
+func TestLocalUpRefusesAPathItCannotUse(t *testing.T) {
+	dir := t.TempDir()
+	bin, cfg, tools := fakeLocalBins(t, dir, true)
+	runDir := filepath.Join(dir, "my run")
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runDir, "profile"), []byte("solo-org\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := localUpCommand([]string{"--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", "39050"})
+	if err == nil || !strings.Contains(err.Error(), "use letters, digits") {
+		t.Fatalf("err = %v, want the path refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "profile")); err != nil {
+		t.Errorf("the refused up removed the run dir: %v", err)
+	}
+}
+
+// TestLocalUpRemovesItsTemporaryTools: with --remove-tools the build
+// directory goes, whether the up is refused or not.
+func TestLocalUpRemovesItsTemporaryTools(t *testing.T) {
+	dir := t.TempDir()
+	bin, cfg, _ := fakeLocalBins(t, dir, true)
+	_, _, tools := fakeLocalBins(t, filepath.Join(dir, "build"), true)
+	err := localUpCommand([]string{"--run-dir", filepath.Join(dir, "run"), "--tools", tools, "--remove-tools",
+		"--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--validation-plugin", "fast"})
+	if err == nil {
+		t.Fatal("the up was not refused")
+	}
+	if _, err := os.Stat(tools); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there after a refused up with --remove-tools (%v)", tools, err)
 	}
 }
