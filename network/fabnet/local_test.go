@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -284,4 +285,14 @@ func envMap(env []string) map[string]string {
 		m[k] = v
 	}
 	return m
+}
+
+// TestLocalWait: an unset Wait bounds the waits at 90 s rather than
+// failing them at once.
+func TestLocalWait(t *testing.T) {
+	for _, c := range []struct{ set, want time.Duration }{{0, 90 * time.Second}, {5 * time.Second, 5 * time.Second}} {
+		if got := (&Local{Wait: c.set}).wait(); got != c.want {
+			t.Errorf("Wait %v: %v, want %v", c.set, got, c.want)
+		}
+	}
 }

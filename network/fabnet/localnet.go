@@ -176,7 +176,7 @@ func (l *Local) orderers(ctx context.Context) error {
 	}
 	crypto := Layout{Dir: h.path("crypto")}
 	for _, o := range t.OrdererOrg.Orderers {
-		wctx, cancel := context.WithTimeout(ctx, l.Wait)
+		wctx, cancel := context.WithTimeout(ctx, l.wait())
 		err := crypto.WaitOrderer(wctx, t, h, o.Name)
 		cancel()
 		if err != nil {
@@ -274,6 +274,14 @@ func writeGenesis(ctx context.Context, t *Topology, tools Tools, dir string, con
 		return fmt.Errorf("configtxgen: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// wait is Wait, or 90 s when it is not set.
+func (l *Local) wait() time.Duration {
+	if l.Wait > 0 {
+		return l.Wait
+	}
+	return 90 * time.Second
 }
 
 // PortsInUse lists the ports of t's plan on this host's loopback that

@@ -158,5 +158,9 @@ func localIdentities(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	l := &fabnet.Local{Topology: t, Home: h, Tools: tools, ServiceNode: *service, Log: logf}
-	return errors.Join(l.Identities(ctx), h.StopAll(10*time.Second))
+	err = errors.Join(l.Identities(ctx), h.StopAll(10*time.Second))
+	if err != nil && ctx.Err() != nil {
+		return interrupted{err} // fabnet exits 130
+	}
+	return err
 }
