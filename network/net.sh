@@ -44,15 +44,13 @@ NET_STOP_TIMEOUT=${NET_STOP_TIMEOUT:-10}
 # FABVOTE_* variable (the fork's switches FABVOTE_SHA256, FABVOTE_ECDSA,
 # FABVOTE_COMMIT_GATE, ...): Go runtime knobs and the loader path.
 NET_PASS_ENV=${NET_PASS_ENV:-GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH}
-# Only the election authority's MSP may open elections on this network's ballot
-# chaincode services (package ballot: FABVOTE_AUTHORITY_MSPS). Without it any
-# channel member could open a new election id naming itself the authority.
-# Set FABVOTE_AUTHORITY_MSPS= (empty) to lift the restriction.
-export FABVOTE_AUTHORITY_MSPS=${FABVOTE_AUTHORITY_MSPS-EAMSP}
+# FABVOTE_AUTHORITY_MSPS (the MSPs that may open elections on the ballot
+# chaincode services) defaults to EAMSP in fabnet local-up; set it empty to
+# lift the restriction.
 # O-IV: FABVOTE_VALIDATION_PLUGIN=ballotvscc names the fork's ballot
 # validation plugin in the definition of every chaincode built from the
-# ballot contract (--validation-plugin), and, being a FABVOTE_* variable,
-# reaches those chaincode services too, which then leave the proof check to
+# ballot contract (--validation-plugin); fabnet local-up gives those
+# chaincode services the same switch, so that they leave the proof check to
 # validation (package ballot: EnvValidationPlugin). Unset or "off": Fabric's
 # default plugin and the full check at endorsement. Needs the fork's peer and
 # its core.yaml (make fabric): a stock peer cannot load the plugin.
@@ -294,9 +292,7 @@ cmd_up() {
 	# CHAINCODE_GO_TAGS (chaincode/chaincode.mk: "gmp" when libgmp links) picks
 	# the chaincode's arithmetic backend; unset means probe here the same way.
 	local tags=${CHAINCODE_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
-	# Every FABVOTE_* variable reaches the nodes (the validation plugin's
-	# reaches the ballot chaincode services), and so do those NET_PASS_ENV names.
-	export FABVOTE_VALIDATION_PLUGIN
+	# Every FABVOTE_* variable reaches the nodes, and so do those NET_PASS_ENV names.
 	for v in $NET_PASS_ENV; do
 		[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "NET_PASS_ENV entry '$v': want a variable name"
 		[[ -z ${!v+x} ]] || export "${v?}"

@@ -311,19 +311,15 @@ func PortsInUse(t *Topology, withCAs bool) []int {
 // CAPortsInUse lists the organisations' CA servers' ports (each MSP CA,
 // TLS CA and their operations endpoints) that something listens on.
 func CAPortsInUse(t *Topology) []int {
+	bases := []int{t.OrdererOrg.CAPort}
+	for _, o := range t.Orgs {
+		bases = append(bases, o.CAPort)
+	}
 	var ports []int
-	for _, p := range append([]int{t.OrdererOrg.CAPort}, orgCAPorts(t)...) {
+	for _, p := range bases {
 		ports = append(ports, p, p+1, p+2, p+3)
 	}
 	return listeningOf(ports)
-}
-
-func orgCAPorts(t *Topology) []int {
-	var ports []int
-	for _, o := range t.Orgs {
-		ports = append(ports, o.CAPort)
-	}
-	return ports
 }
 
 func listeningOf(ports []int) []int {

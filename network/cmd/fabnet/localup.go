@@ -89,8 +89,9 @@ func localUpCommand(args []string) error {
 		defer os.RemoveAll(u.tools)
 	}
 	if _, ok := os.LookupEnv("FABVOTE_AUTHORITY_MSPS"); !ok {
-		// Only the election authority may open elections on the ballot
-		// services (package ballot); set it empty to lift that.
+		// Only the election authority's MSP may open elections on the ballot
+		// services (package ballot): without it any channel member could open
+		// an election naming itself the authority. Set it empty to lift that.
 		os.Setenv("FABVOTE_AUTHORITY_MSPS", "EAMSP")
 	}
 	l, err := u.prepare()
@@ -160,7 +161,14 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 		return nil, err
 	}
 	pass := strings.Fields(u.passEnv)
-	if _, err := fabnet.PassEnv(pass, append(slices.Clone(u.nodeEnv), u.peerEnvList()...)...); err != nil {
+	peerEnv := map[string][]string{}
+	settings := slices.Clone(u.nodeEnv)
+	for _, kv := range u.peerEnv {
+		org, setting, _ := strings.Cut(kv, "=")
+		peerEnv[org] = append(peerEnv[org], setting)
+		settings = append(settings, setting)
+	}
+	if _, err := fabnet.PassEnv(pass, settings...); err != nil {
 		return nil, err
 	}
 	dir, err := u.checkRunDir()
@@ -175,23 +183,9 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 		return nil, err
 	}
 	logf("profile %s in %s, binaries %s, base port %d", u.profile, h.Dir, u.fabric.Fabric, u.basePort)
-	peerEnv := map[string][]string{}
-	for _, kv := range u.peerEnv {
-		org, setting, _ := strings.Cut(kv, "=")
-		peerEnv[org] = append(peerEnv[org], setting)
-	}
 	return &fabnet.Local{Topology: t, Home: h, Profile: u.profile, BasePort: u.basePort, Tools: u.fabric,
 		Cryptogen: u.identities == "cryptogen", Chaincodes: map[string]string{}, PeerEnv: peerEnv, Wait: u.wait, Log: logf,
 		Options: fabnet.NodeOptions{LogSpec: u.logSpec, Env: u.nodeEnv, Pass: pass, Wait: u.wait}}, nil
-}
-
-func (u *localUp) peerEnvList() []string {
-	var l []string
-	for _, kv := range u.peerEnv {
-		_, setting, _ := strings.Cut(kv, "=")
-		l = append(l, setting)
-	}
-	return l
 }
 
 var chaincodeNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
