@@ -31,13 +31,10 @@ umask 077
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 D=$FABVOTE_DOCKER_DIR
-FABRIC_BIN=${FABRIC_BIN:-$BIN}
-FABRIC_CFG_SRC=${FABRIC_CFG_SRC:-$BUILD/config}
 BATCH_SIZE=${BATCH_SIZE:-500}
 BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
 BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
 BATCH_ABSOLUTE_BYTES=${BATCH_ABSOLUTE_BYTES:-10 MB}
-TOOLS=$BUILD/docker/gobin
 DOCKER_IDENTITIES=${DOCKER_IDENTITIES:-ca}
 FABRIC_CA_BIN=${FABRIC_CA_BIN:-$BIN}
 
@@ -191,6 +188,7 @@ write_host_json() {
 }
 
 cmd_generate() {
+	build_tools # dockernet.sh runs them on kept material too
 	if [[ -f $D/artifacts.env ]]; then
 		dlog "artifacts already in $D (make docker-clean to start over with new identities)"
 		return 0
@@ -211,7 +209,6 @@ cmd_generate() {
 	rm -rf "$D"
 	mkdir -p "$D"
 	dlog "generating the Docker network's material in $D"
-	build_tools
 	gen_topologies
 	gen_crypto
 	gen_configtx

@@ -8,7 +8,7 @@
 #   fabvote/peer       peer + the CCAAS external builder
 #   fabvote/orderer    orderer
 #   fabvote/ballot-cc  the ballot chaincode service
-#   fabvote/tools      fabvote, peer CLI, osnadmin, configtxgen, configtxlator, fabvote-channel
+#   fabvote/tools      fabvote, peer CLI, osnadmin, configtxgen, configtxlator
 #
 # Base image (pulls nothing unless told to):
 #   BASE_IMAGE=debian:bookworm-slim   use that (pulled by docker build if missing: needs a registry)
@@ -124,8 +124,7 @@ main() {
 	build peer "$(stage peer "$BIN/peer" "$gobin/ccaas-builder")" "${rt[@]}"
 	build orderer "$(stage orderer "$BIN/orderer")" "${rt[@]}"
 	build ballot-cc "$(stage ballot-cc "$gobin/ballot-cc")" "${rt[@]}"
-	build tools "$(stage tools "$gobin/fabvote" "$BIN/peer" "$BIN/osnadmin" "$BIN/configtxgen" "$BIN/configtxlator" \
-		"$DOCKER_SRC/channel.sh")" "${rt[@]}"
+	build tools "$(stage tools "$gobin/fabvote" "$BIN/peer" "$BIN/osnadmin" "$BIN/configtxgen" "$BIN/configtxlator")" "${rt[@]}"
 	# Smoke test: each binary starts in its image, as the unprivileged user, and finds libcrypto.so.3.
 	# shellcheck disable=SC2016 # expanded in the container
 	"$DOCKER" run --rm "fabvote/tools:$FABVOTE_IMAGE_TAG" bash -c \

@@ -2,7 +2,8 @@
 # dockernet.sh — runs the Docker network (network/docker-compose.yaml).
 #
 #   dockernet.sh up            images if missing, material once, start, wait until
-#                              healthy, join the channel, deploy the chaincode, write
+#                              healthy, join the channel and deploy the chaincode
+#                              (fabnet local-channel, from the host), write
 #                              network.json, wait until every org's gateway endorses
 #   dockernet.sh down          stop and remove the containers; the volumes stay
 #   dockernet.sh clean         down, remove the volumes and the generated material
@@ -24,6 +25,16 @@ WAIT=${FABVOTE_DOCKER_WAIT:-180}
 NODES=()
 for o in "${ORDERERS[@]}"; do NODES+=("$(orderer_host "$o")"); done
 for org in "${ORGS[@]}"; do NODES+=("$(peer_host "$org")" "$(cc_host "$org")"); done
+
+# channel STEP FLAGS...: fabnet local-channel on the host, against the
+# containers' ports published on 127.0.0.1 (topology.host.json), with the
+# material artifacts.sh generated; the steps skip what is done already.
+channel() {
+	local step=$1
+	shift
+	"$TOOLS/fabnet" local-channel "$step" --topology "$FABVOTE_DOCKER_DIR/topology.host.json" --home "$FABVOTE_DOCKER_DIR" \
+		--bin "$FABRIC_BIN" --config-src "$FABRIC_CFG_SRC" "$@"
+}
 
 health() { # SERVICE: healthy, starting, unhealthy, or missing
 	local id
@@ -54,13 +65,14 @@ cmd_up() {
 	compose up -d --no-build
 	wait_healthy "${NODES[@]}"
 	dlog "all nodes healthy"
-	tools_exec fabvote-channel join
+	channel join || ddie "joining the orderers and peers to channel $CHANNEL failed"
 	local v=$CC_VERSION
 	[[ -f $FABVOTE_DOCKER_DIR/ccaas/version.env ]] && v=$(sed -n 's/^CC_VERSION=//p' "$FABVOTE_DOCKER_DIR/ccaas/version.env")
-	tools_exec fabvote-channel deploy "$v" "$CC_SEQUENCE"
+	channel deploy --packages "$FABVOTE_DOCKER_DIR/packages" --chaincode "$CC_NAME" --version "$v" --sequence "$CC_SEQUENCE" ||
+		ddie "deploying $CC_NAME $v (sequence $CC_SEQUENCE) failed"
 	"$DOCKER_SRC/artifacts.sh" network-json
 	dlog "waiting until every org's gateway can gather endorsements (service discovery)"
-	"$BUILD/docker/gobin/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
+	"$TOOLS/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
 		ddie "the gateways are not ready"
 	# Caliper's network configuration for this instance (absolute paths into
 	# this material): caliper-bench/run.sh with CALIPER_NETWORK makes its own,
@@ -115,12 +127,12 @@ wait_ready() {
 	peer0.*)
 		local org=${s#peer0.} h deadline=$((SECONDS + WAIT))
 		org=${org%%.*}
-		until h=$(tools_exec fabvote-channel height "$org" 2>/dev/null) && [[ $h =~ ^[0-9]+$ ]]; do
+		until h=$(channel height --org "$org" 2>/dev/null) && [[ $h =~ ^[0-9]+$ ]]; do
 			((SECONDS < deadline)) || ddie "$s does not answer for channel $CHANNEL within ${WAIT}s"
 			sleep 1
 		done
 		if [[ -f $FABVOTE_DOCKER_DIR/network.json ]]; then
-			"$BUILD/docker/gobin/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}"
+			"$TOOLS/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}"
 		fi
 		;;
 	esac
@@ -213,7 +225,7 @@ logs) shift; compose logs --no-color "$@" ;;
 restart) cmd_restart "${2:-}" ;;
 backup) cmd_backup "${2:-}" "${3:-}" ;;
 restore) cmd_restore "${2:-}" "${3:-}" ;;
-height) tools_exec fabvote-channel height "${2:?usage: dockernet.sh height ORG}" | tr -d '\r' ;;
+height) channel height --org "${2:?usage: dockernet.sh height ORG}" ;;
 tools) shift; tools_exec "$@" ;;
 env)
 	org=${2:?usage: dockernet.sh env ORG}

@@ -18,6 +18,7 @@
 #     `fabvote bench` commits DOCKER_TEST_BENCH (100; 0 skips) ballots of a
 #     second election; peer0.party1's volume is backed up before those
 #     ballots and restored after them: it must catch up and pass the audit;
+#     a second `dockernet.sh up` on the running network changes nothing;
 #  6. removes the network and its volumes (at the end, or before 7);
 #  7. unless DOCKER_TEST_ORGS=0: the multi-host procedure with each
 #     organisation's nodes in its own compose project, all on this machine
@@ -293,10 +294,20 @@ done
 echo "peer0.party1 restored at height $H1 and caught up to $H3 (ea: $H_EA)"
 "$FV" verify --network "$NET" --org party1 --election "$ID" --expect-counts "$EXPECT" | tee verify-restored.out
 
+step "dockernet.sh up again on the running network: every join and the deployment are done, nothing changes"
+"$DNET" up 2>up-again.err || { cat up-again.err; fail "a second dockernet.sh up failed"; }
+grep -q 'sequence 1 is committed (wanted 1): nothing to do' up-again.err ||
+	{ cat up-again.err; fail "the second up did not find the chaincode committed"; }
+if grep -E 'installing|approving|committing' up-again.err; then fail "the second up changed the deployment"; fi
+for org in "${ORGS[@]}"; do
+	[[ $("$DNET" height "$org") == "$H3" ]] || fail "peer0.$org's height changed across the second up (was $H3)"
+done
+
 step "summary"
 echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
 echo "peer0.party1 restart: ledger height $H1 kept, audit PASS on its ledger"
 echo "peer0.party1 backup at height $H1, restored and caught up to $H3, audit PASS on its ledger"
+echo "dockernet.sh up on the running network: nothing joined, installed, approved or committed; heights kept at $H3"
 
 if [[ ${DOCKER_TEST_KEEP:-0} == 1 ]]; then
 	echo "[docker-test] DOCKER_TEST_KEEP=1: the network stays up, so the compose project per organisation is not tested"

@@ -49,7 +49,7 @@ func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins
 			return fmt.Errorf("installing %s on %s's peer: %w", cc.Name, o.Name, err)
 		}
 		args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
-		args = append(append(args, definitionFlags(t, cc)...), "--package-id", pkgID)
+		args = append(append(args, definitionFlags(t, cc, 1)...), "--package-id", pkgID)
 		if _, err := cli.retry(ctx, 5, args...); err != nil {
 			return fmt.Errorf("approving %s for %s: %w", cc.Name, o.MSPID, err)
 		}
@@ -57,8 +57,9 @@ func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins
 	return nil
 }
 
-func definitionFlags(t *Topology, cc Chaincode) []string {
-	f := []string{"--channelID", t.Channel, "--name", cc.Name, "--version", cc.Version, "--sequence", "1"}
+// definitionFlags name cc's definition at a sequence: 1 is the first.
+func definitionFlags(t *Topology, cc Chaincode, sequence int) []string {
+	f := []string{"--channelID", t.Channel, "--name", cc.Name, "--version", cc.Version, "--sequence", strconv.Itoa(sequence)}
 	if cc.ValidationPlugin != "" {
 		f = append(f, "--validation-plugin", cc.ValidationPlugin)
 	}
@@ -201,17 +202,24 @@ func Commit(ctx context.Context, t *Topology, h Home, tools Tools) error {
 	}
 	cli := h.peerCLI(t, o, tools)
 	for _, cc := range t.Chaincodes {
-		args := append([]string{"lifecycle", "chaincode", "commit"}, h.ordererFlags(t)...)
-		args = append(args, definitionFlags(t, cc)...)
-		for i := range t.Orgs {
-			p := &t.Orgs[i]
-			args = append(args, "--peerAddresses", p.peerEndpoint(), "--tlsRootCertFiles", h.orgTLSCA(p.Name, p.Domain))
-		}
-		if _, err := cli.retry(ctx, 5, args...); err != nil {
+		if _, err := cli.retry(ctx, 5, h.commitArgs(t, cc, 1)...); err != nil {
 			return fmt.Errorf("committing %s: %w", cc.Name, err)
 		}
 	}
 	return WaitCommitted(ctx, t, h, tools)
+}
+
+// commitArgs commit cc's definition at sequence with the endorsement of
+// every org's peer, reached at its topology address and verified with the
+// org's TLS root.
+func (h Home) commitArgs(t *Topology, cc Chaincode, sequence int) []string {
+	args := append([]string{"lifecycle", "chaincode", "commit"}, h.ordererFlags(t)...)
+	args = append(args, definitionFlags(t, cc, sequence)...)
+	for i := range t.Orgs {
+		p := &t.Orgs[i]
+		args = append(args, "--peerAddresses", p.peerEndpoint(), "--tlsRootCertFiles", h.orgTLSCA(p.Name, p.Domain))
+	}
+	return args
 }
 
 // WaitCommitted waits until the org's peer has every chaincode's definition.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
@@ -279,11 +280,20 @@ func osnJoin(ctx context.Context, t *Topology, h Home, tools Tools, o Orderer, b
 	flags := []string{"--channelID", t.Channel, "-o", net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.AdminPort)),
 		"--ca-file", h.tlsCA(oo.Domain), "--client-cert", filepath.Join(admin, "client.crt"), "--client-key", filepath.Join(admin, "client.key")}
 	osn := filepath.Join(tools.Fabric, "osnadmin")
-	if _, err := retry(ctx, 5, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...); err != nil {
-		return fmt.Errorf("joining %s to %s: %w", o.Name, t.Channel, err)
+	// A member names the channel (a network whose volumes were kept);
+	// joining it again would fail. osnadmin exits 0 on a 404 too.
+	if out, err := run(ctx, osn, append([]string{"channel", "list"}, flags...)...); err != nil || !namesChannel(out, t.Channel) {
+		if _, err := retry(ctx, 5, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...); err != nil {
+			return fmt.Errorf("joining %s to %s: %w", o.Name, t.Channel, err)
+		}
 	}
 	return poll(ctx, 90*time.Second, func() (bool, string) {
 		out, err := run(ctx, osn, append([]string{"channel", "list"}, flags...)...)
 		return err == nil && strings.Contains(out, `"status": "active"`), out
 	}, o.Name+" to become active on "+t.Channel)
+}
+
+// namesChannel tells whether osnadmin's channel list output names channel.
+func namesChannel(out, channel string) bool {
+	return regexp.MustCompile(`"name":\s*"` + regexp.QuoteMeta(channel) + `"`).MatchString(out)
 }

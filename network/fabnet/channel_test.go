@@ -254,7 +254,7 @@ func TestDefinitionFlags(t *testing.T) {
 			[]string{"--channelID", "fabvote", "--name", "ballot", "--version", "2", "--sequence", "1", "--validation-plugin", "vscc-ballot"}},
 	}
 	for _, tc := range tests {
-		if got := definitionFlags(top, tc.cc); !reflect.DeepEqual(got, tc.want) {
+		if got := definitionFlags(top, tc.cc, 1); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("definitionFlags(%+v) = %v, want %v", tc.cc, got, tc.want)
 		}
 	}

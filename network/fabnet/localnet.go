@@ -56,12 +56,30 @@ func LocalHome(dir string, t *Topology) (Home, error) {
 	if err != nil {
 		return h, err
 	}
+	return layoutHome(h, t), nil
+}
+
+// OpenLocalHome is the LocalHome in dir, which exists already. Its modes
+// are left as they are: the Docker network's directory also grants the
+// containers' user access, by owner or by ACL, which a chmod would undo.
+func OpenLocalHome(dir string, t *Topology) (Home, error) {
+	abs, err := HomePath(dir)
+	if err != nil {
+		return Home{}, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return Home{}, fmt.Errorf("home %s: not a directory", abs)
+	}
+	return layoutHome(Home{Dir: abs, Org: t.OrdererOrg.Name}, t), nil
+}
+
+func layoutHome(h Home, t *Topology) Home {
 	l := Layout{Dir: h.path("crypto")}
 	h.orgDirs = map[string]string{t.OrdererOrg.Name: l.ordererOrg(t.OrdererOrg.Domain)}
 	for _, o := range t.Orgs {
 		h.orgDirs[o.Name] = l.peerOrg(o.Domain)
 	}
-	return h, nil
+	return h
 }
 
 // Up brings the network up. A failure leaves what it started running:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,9 +126,17 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err := opts.start(ctx, h, p); err != nil {
 		return err
 	}
-	cli := h.peerCLI(t, o, tools)
-	if _, err := cli.retry(ctx, 5, "channel", "join", "-b", block); err != nil {
-		return fmt.Errorf("joining %s to %s: %w", o.Peer.Name, t.Channel, err)
+	return joinPeer(ctx, t, h.peerCLI(t, o, tools), o, block)
+}
+
+// joinPeer joins the org's peer to the channel, unless it has joined
+// already (a network whose volumes were kept), and waits for its ledger.
+func joinPeer(ctx context.Context, t *Topology, cli peerCLI, o *PeerOrg, block string) error {
+	out, err := cli.run(ctx, "channel", "list")
+	if err != nil || !slices.Contains(strings.Fields(out), t.Channel) {
+		if _, err := cli.retry(ctx, 5, "channel", "join", "-b", block); err != nil {
+			return fmt.Errorf("joining %s to %s: %w", o.Peer.Name, t.Channel, err)
+		}
 	}
 	return poll(ctx, 90*time.Second, func() (bool, string) {
 		h, err := cli.height(ctx, t.Channel)
@@ -177,8 +186,12 @@ type peerCLI struct {
 }
 
 func (h Home) peerCLI(t *Topology, o *PeerOrg, tools Tools) peerCLI {
+	cfg := h.Node(h.peerNode(o))
+	if _, err := os.Stat(filepath.Join(cfg, "core.yaml")); err != nil && tools.ConfigSrc != "" {
+		cfg = tools.ConfigSrc // the peer runs elsewhere (a container): the CLI needs only upstream's defaults
+	}
 	return peerCLI{bin: filepath.Join(tools.Fabric, "peer"), env: []string{
-		"FABRIC_CFG_PATH=" + h.Node(h.peerNode(o)),
+		"FABRIC_CFG_PATH=" + cfg,
 		"FABRIC_LOGGING_SPEC=warning",
 		"CORE_PEER_LOCALMSPID=" + o.MSPID,
 		"CORE_PEER_MSPCONFIGPATH=" + filepath.Join(h.user("Admin", o.Domain), "msp"),

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -148,7 +147,7 @@ func localIdentities(args []string) error {
 	if busy := fabnet.CAPortsInUse(t); len(busy) > 0 {
 		return fmt.Errorf("ports in use on 127.0.0.1: %s (choose another --ca-base-port)", strings.Trim(fmt.Sprint(busy), "[]"))
 	}
-	if tools.FabricCA, err = filepath.Abs(tools.FabricCA); err != nil {
+	if err := absPaths(&tools.FabricCA); err != nil {
 		return err
 	}
 	h, err := fabnet.LocalHome(*home, t)

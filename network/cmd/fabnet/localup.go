@@ -230,12 +230,8 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 // checkTools finds the binaries and configuration the network needs, and
 // refuses a stock peer with the fork's configuration.
 func (u *localUp) checkTools() error {
-	for _, p := range []*string{&u.fabric.Fabric, &u.fabric.FabricCA, &u.fabric.ConfigSrc, &u.fabric.Overrides, &u.tools, &u.root} {
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			return err
-		}
-		*p = abs
+	if err := absPaths(&u.fabric.Fabric, &u.fabric.FabricCA, &u.fabric.ConfigSrc, &u.fabric.Overrides, &u.tools, &u.root); err != nil {
+		return err
 	}
 	need := []string{filepath.Join(u.fabric.Fabric, "peer"), filepath.Join(u.fabric.Fabric, "orderer"),
 		filepath.Join(u.fabric.Fabric, "configtxgen"), filepath.Join(u.fabric.Fabric, "osnadmin"),

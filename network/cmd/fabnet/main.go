@@ -24,9 +24,11 @@
 //	fabnet local-identities --topology T --home DIR --ca-base-port P [--service-node N]
 //	                  every organisation's identities from its own CA servers, into one home (the Docker network)
 //	fabnet local-connection --topology T --crypto DIR --run-dir DIR --profile P --out network.json
+//	fabnet local-channel join|deploy|height --topology T --home DIR [--packages DIR --version V --sequence N | --org ORG]
+//	                  the channel and the definitions on nodes another tool runs (the Docker network)
 //	fabnet compose    [--out FILE]                          the Docker network's compose file
 //	fabnet package    --label L --address A --root-cert --client-cert --client-key --out P
-//	                  (these five: networks with every organisation's files on one host,
+//	                  (these six: networks with every organisation's files on one host,
 //	                  network/net.sh and the Docker network)
 //	fabnet down       --home DIR                            stop every process of the home
 //	fabnet status     --home DIR
@@ -237,7 +239,7 @@ var orgSteps = map[string]orgStep{
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-up, local-identities, local-connection, compose, package, node, ops, raft-leader, wait-orderer, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-up, local-identities, local-connection, local-channel, compose, package, node, ops, raft-leader, wait-orderer, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -263,6 +265,8 @@ func run(args []string) error {
 		return localIdentities(args)
 	case "local-connection":
 		return localConnection(args)
+	case "local-channel":
+		return localChannel(args)
 	case "compose":
 		return composeFile(args)
 	}

@@ -65,6 +65,12 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"node start of an unknown node", []string{"node", "start", "--home", nodes, "orderer9"}, `unknown node "orderer9"; nodes: n1`},
 		{"node pid of a stopped node", []string{"node", "pid", "--home", nodes, "n1"}, "n1 is not running"},
 		{"node stop without a name", []string{"node", "stop", "--home", nodes}, "usage: fabnet node stop"},
+		{"local-channel without a step", []string{"local-channel"}, "want join, deploy or height"},
+		{"local-channel with an unknown step", []string{"local-channel", "create", "--topology", topo, "--home", dir}, `unknown step "create"`},
+		{"local-channel without --home", []string{"local-channel", "join", "--topology", topo}, "--topology and --home are required"},
+		{"local-channel in a missing home", []string{"local-channel", "join", "--topology", topo, "--home", filepath.Join(dir, "none")}, "not a directory"},
+		{"local-channel deploy without --packages", []string{"local-channel", "deploy", "--topology", topo, "--home", dir}, "--packages is required"},
+		{"local-channel height without --org", []string{"local-channel", "height", "--topology", topo, "--home", dir}, "--org is required"},
 		{"local-connection of a bad topology", []string{"local-connection", "--topology", filepath.Join(dir, "none.json"), "--crypto", dir, "--profile", "p", "--out", filepath.Join(dir, "n2.json")}, "none.json"},
 	}
 	for _, tc := range tests {

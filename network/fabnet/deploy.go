@@ -1,0 +1,242 @@
+package fabnet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// The steps below set up the channel on nodes that another tool runs and
+// that this host reaches at the topology's addresses: the single-host
+// Docker network, whose containers publish their ports on the host's
+// loopback. Every step that is already done is skipped, so they run
+// again on a network whose volumes were kept.
+
+// JoinChannel joins every orderer and every organisation's peer of a
+// shared home (LocalHome) to the channel with its genesis block, and
+// waits until each orderer is active and each peer has the ledger.
+func JoinChannel(ctx context.Context, t *Topology, h Home, tools Tools) error {
+	if !h.shared() {
+		return errors.New("JoinChannel needs a home that holds every organisation (LocalHome)")
+	}
+	block := h.genesisBlock(t)
+	if err := h.need(block, "the channel's genesis block"); err != nil {
+		return err
+	}
+	for _, o := range t.OrdererOrg.Orderers {
+		if err := osnJoin(ctx, t, h.as(t.OrdererOrg.Name), tools, o, block); err != nil {
+			return err
+		}
+	}
+	for i := range t.Orgs {
+		o := &t.Orgs[i]
+		if err := joinPeer(ctx, t, h.as(o.Name).peerCLI(t, o, tools), o, block); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Height is the ledger height of org's peer, from a shared home.
+func Height(ctx context.Context, t *Topology, h Home, tools Tools, org string) (int, error) {
+	o, err := t.PeerOrg(org)
+	if err != nil {
+		return 0, err
+	}
+	return h.as(org).peerCLI(t, o, tools).height(ctx, t.Channel)
+}
+
+// A Deployment is a chaincode definition to install, approve and commit
+// on every organisation's peer from packages made beforehand.
+type Deployment struct {
+	Chaincode string // the topology's chaincode
+	Version   string // "" is the topology's
+	Sequence  int    // 1 is the first definition; an upgrade is the next
+	// Package is the path of org's package, whose connection points its
+	// peer at its own chaincode service.
+	Package func(org string) string
+	Wait    time.Duration // bounds each wait; 0 is 90 s
+	Log     func(format string, args ...any)
+}
+
+// Deploy installs each org's package, approves the definition for each
+// org, commits it endorsed by every org's peer once every org approved
+// it, and waits until every peer has it. A definition committed at this
+// sequence or a later one is left alone.
+func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment) error {
+	cc, err := d.chaincode(t)
+	if err != nil {
+		return err
+	}
+	if !h.shared() {
+		return errors.New("Deploy needs a home that holds every organisation (LocalHome)")
+	}
+	first := &t.Orgs[0]
+	committed, err := committedSequence(ctx, h.as(first.Name).peerCLI(t, first, tools), t, cc)
+	if err != nil {
+		return err
+	}
+	if committed >= d.Sequence {
+		d.logf("%s: sequence %d is committed (wanted %d): nothing to do", cc.Name, committed, d.Sequence)
+		return nil
+	}
+	for _, o := range t.Orgs { // every package before any change
+		if _, err := os.Stat(d.Package(o.Name)); err != nil {
+			return fmt.Errorf("%s's %s package: %w", o.Name, cc.Name, err)
+		}
+	}
+	for i := range t.Orgs {
+		if err := d.approve(ctx, t, h, tools, &t.Orgs[i], cc); err != nil {
+			return err
+		}
+	}
+	return d.commit(ctx, t, h, tools, cc)
+}
+
+func (d Deployment) chaincode(t *Topology) (Chaincode, error) {
+	if d.Sequence < 1 {
+		return Chaincode{}, fmt.Errorf("sequence %d: a definition's sequence is 1 or more", d.Sequence)
+	}
+	for _, cc := range t.Chaincodes {
+		if cc.Name == d.Chaincode {
+			if d.Version != "" {
+				cc.Version = d.Version
+			}
+			return cc, nil
+		}
+	}
+	return Chaincode{}, fmt.Errorf("no chaincode %q in the topology", d.Chaincode)
+}
+
+func (d Deployment) logf(format string, args ...any) {
+	if d.Log != nil {
+		d.Log(format, args...)
+	}
+}
+
+func (d Deployment) wait() time.Duration {
+	if d.Wait <= 0 {
+		return 90 * time.Second
+	}
+	return d.Wait
+}
+
+// approve installs o's package on o's peer unless it is installed, and
+// approves the definition for o unless o approved it.
+func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tools, o *PeerOrg, cc Chaincode) error {
+	pkg := d.Package(o.Name)
+	cli := h.as(o.Name).peerCLI(t, o, tools)
+	out, err := cli.run(ctx, "lifecycle", "chaincode", "calculatepackageid", pkg)
+	if err != nil {
+		return err
+	}
+	pkgID := strings.TrimSpace(out)
+	installed, err := cli.run(ctx, "lifecycle", "chaincode", "queryinstalled")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(installed, "Package ID: "+pkgID+",") {
+		d.logf("%s's peer: installing %s", o.Name, pkgID)
+		if _, err := cli.retry(ctx, 5, "lifecycle", "chaincode", "install", pkg); err != nil {
+			return fmt.Errorf("installing %s on %s's peer: %w", cc.Name, o.Name, err)
+		}
+	}
+	approvals, err := readiness(ctx, cli, t, cc, d.Sequence)
+	if err != nil {
+		return err
+	}
+	if approvals[o.MSPID] {
+		return nil
+	}
+	d.logf("%s: approving %s %s sequence %d", o.MSPID, cc.Name, cc.Version, d.Sequence)
+	args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
+	args = append(append(args, definitionFlags(t, cc, d.Sequence)...), "--package-id", pkgID)
+	if _, err := cli.retry(ctx, 10, args...); err != nil {
+		return fmt.Errorf("approving %s for %s: %w", cc.Name, o.MSPID, err)
+	}
+	return nil
+}
+
+// commit waits until every org approved the definition (an approval
+// reaches each peer in a block), commits it and waits until every peer
+// has it at this sequence.
+func (d Deployment) commit(ctx context.Context, t *Topology, h Home, tools Tools, cc Chaincode) error {
+	first := &t.Orgs[0]
+	cli := h.as(first.Name).peerCLI(t, first, tools)
+	err := poll(ctx, d.wait(), func() (bool, string) {
+		approvals, err := readiness(ctx, cli, t, cc, d.Sequence)
+		for i := range t.Orgs {
+			if !approvals[t.Orgs[i].MSPID] {
+				return false, fmt.Sprint(approvals, err)
+			}
+		}
+		return err == nil, ""
+	}, cc.Name+"'s definition to be approved by every organisation")
+	if err != nil {
+		return err
+	}
+	d.logf("%s %s: committing sequence %d, endorsed by every organisation's peer", cc.Name, cc.Version, d.Sequence)
+	if _, err := cli.retry(ctx, 10, h.commitArgs(t, cc, d.Sequence)...); err != nil {
+		return fmt.Errorf("committing %s: %w", cc.Name, err)
+	}
+	for i := range t.Orgs {
+		o := &t.Orgs[i]
+		cli := h.as(o.Name).peerCLI(t, o, tools)
+		err := poll(ctx, d.wait(), func() (bool, string) {
+			seq, err := committedSequence(ctx, cli, t, cc)
+			return err == nil && seq == d.Sequence, fmt.Sprint(seq, err)
+		}, fmt.Sprintf("%s sequence %d on %s's peer", cc.Name, d.Sequence, o.Name))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readiness is checkcommitreadiness: which orgs approved the definition.
+func readiness(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode, sequence int) (map[string]bool, error) {
+	args := append([]string{"lifecycle", "chaincode", "checkcommitreadiness"}, definitionFlags(t, cc, sequence)...)
+	out, err := cli.run(ctx, append(args, "--output", "json")...)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Approvals map[string]bool `json:"approvals"`
+	}
+	if err := json.Unmarshal([]byte(jsonPart(out)), &r); err != nil {
+		return nil, fmt.Errorf("checkcommitreadiness: %w in %q", err, strings.TrimSpace(out))
+	}
+	return r.Approvals, nil
+}
+
+// committedSequence is the sequence of cc's committed definition on the
+// peer, 0 if none is committed.
+func committedSequence(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode) (int, error) {
+	out, err := cli.run(ctx, "lifecycle", "chaincode", "querycommitted", "--channelID", t.Channel, "--name", cc.Name, "--output", "json")
+	if err != nil {
+		if strings.Contains(out, "namespace "+cc.Name+" is not defined") {
+			return 0, nil
+		}
+		return 0, err
+	}
+	var r struct {
+		Sequence int `json:"sequence"`
+	}
+	if err := json.Unmarshal([]byte(jsonPart(out)), &r); err != nil {
+		return 0, fmt.Errorf("querycommitted: %w in %q", err, strings.TrimSpace(out))
+	}
+	return r.Sequence, nil
+}
+
+// jsonPart is the peer CLI's output from its first '{': a warning may
+// come before the JSON.
+func jsonPart(out string) string {
+	if i := strings.Index(out, "{"); i >= 0 {
+		return out[i:]
+	}
+	return out
+}
