@@ -106,16 +106,17 @@ func chaincodeService(o *fabnet.PeerOrg, cc fabnet.Chaincode, s, host fabnet.Ser
 	return svc
 }
 
-// tools gets what its commands use and nothing more: the channel's genesis
-// block, the chaincode packages, network.container.json, the TLS CA
-// certificates (not the CA keys beside them), the users' identities (the
-// admin and clients of each org, the orderer admin's TLS pair), and the
-// first peer's core.yaml for the peer CLI (it holds no secret). No node's
-// key and no CA's key is mounted into it.
+// tools gets what its commands use and nothing more: network.container.json,
+// the TLS CA certificates (not the CA keys beside them), the users'
+// identities (the admin and clients of each org, the orderer admin's TLS
+// pair, for channel configuration updates), and the first peer's core.yaml
+// for the peer CLI (it holds no secret). No node's key and no CA's key is
+// mounted into it, nor the genesis block and the chaincode packages: the
+// host joins the channel and deploys the chaincode (fabnet local-channel).
 func tools(t *fabnet.Topology) service {
 	ro := func(rel string) string { return dir(rel) + ":" + toolsDir + "/" + rel + ":ro" }
 	first := t.Orgs[0].Host
-	vols := []string{ro("network.container.json"), ro("configtx/" + t.Channel + ".block"), ro("packages"), ro("nodes/" + first + "/core.yaml")}
+	vols := []string{ro("network.container.json"), ro("nodes/" + first + "/core.yaml")}
 	oo := t.OrdererOrg
 	oc := "crypto/ordererOrganizations/" + oo.Domain
 	vols = append(vols, ro(oc+"/tlsca/tlsca."+oo.Domain+"-cert.pem"), ro(oc+"/users/Admin@"+oo.Domain+"/tls"))

@@ -298,7 +298,8 @@ step "dockernet.sh up again on the running network: every join and the deploymen
 "$DNET" up 2>up-again.err || { cat up-again.err; fail "a second dockernet.sh up failed"; }
 grep -q 'sequence 1 is committed (wanted 1): nothing to do' up-again.err ||
 	{ cat up-again.err; fail "the second up did not find the chaincode committed"; }
-if grep -E 'installing|approving|committing' up-again.err; then fail "the second up changed the deployment"; fi
+if grep -E 'installing|approving|committing|: joined ' up-again.err; then fail "the second up joined a node or changed the deployment"; fi
+[[ $(grep -c ': already a member of ' up-again.err) == 6 ]] || { cat up-again.err; fail "the second up did not find 3 orderers and 3 peers members"; }
 for org in "${ORGS[@]}"; do
 	[[ $("$DNET" height "$org") == "$H3" ]] || fail "peer0.$org's height changed across the second up (was $H3)"
 done

@@ -241,7 +241,7 @@ func StartOrderers(ctx context.Context, t *Topology, h Home, tools Tools, opts N
 		}
 	}
 	for _, o := range oo.Orderers {
-		if err := osnJoin(ctx, t, h, tools, o, block); err != nil {
+		if _, err := osnJoin(ctx, t, h, tools, o, block); err != nil {
 			return err
 		}
 	}
@@ -274,23 +274,57 @@ func dialHost(host string) string {
 	return "127.0.0.1"
 }
 
-func osnJoin(ctx context.Context, t *Topology, h Home, tools Tools, o Orderer, block string) error {
+// osnJoin joins orderer o to the channel unless it is a member, and waits
+// until it is active; joined tells whether it had to join.
+func osnJoin(ctx context.Context, t *Topology, h Home, tools Tools, o Orderer, block string) (joined bool, err error) {
 	oo := t.OrdererOrg
 	admin := filepath.Join(h.user("Admin", oo.Domain), "tls")
 	flags := []string{"--channelID", t.Channel, "-o", net.JoinHostPort(dialHost(oo.HostOf(o)), strconv.Itoa(o.AdminPort)),
 		"--ca-file", h.tlsCA(oo.Domain), "--client-cert", filepath.Join(admin, "client.crt"), "--client-key", filepath.Join(admin, "client.key")}
 	osn := filepath.Join(tools.Fabric, "osnadmin")
-	// A member names the channel (a network whose volumes were kept);
-	// joining it again would fail. osnadmin exits 0 on a 404 too.
-	if out, err := run(ctx, osn, append([]string{"channel", "list"}, flags...)...); err != nil || !namesChannel(out, t.Channel) {
-		if _, err := retry(ctx, 5, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...); err != nil {
-			return fmt.Errorf("joining %s to %s: %w", o.Name, t.Channel, err)
+	// A member names the channel (a network whose volumes were kept).
+	member := func() bool {
+		out, err := run(ctx, osn, append([]string{"channel", "list"}, flags...)...)
+		return err == nil && namesChannel(out, t.Channel)
+	}
+	if !member() {
+		joined = true
+		if err := osnadminJoin(ctx, osn, block, flags, member); err != nil {
+			return joined, fmt.Errorf("joining %s to %s: %w", o.Name, t.Channel, err)
 		}
 	}
-	return poll(ctx, 90*time.Second, func() (bool, string) {
+	return joined, poll(ctx, 90*time.Second, func() (bool, string) {
 		out, err := run(ctx, osn, append([]string{"channel", "list"}, flags...)...)
 		return err == nil && strings.Contains(out, `"status": "active"`), out
 	}, o.Name+" to become active on "+t.Channel)
+}
+
+// osnadminJoin asks the orderer to join, up to 5 times, 2 s apart, until
+// it accepts (201) or is a member. osnadmin exits 0 whenever the orderer
+// answers, whatever the status: the status line tells.
+func osnadminJoin(ctx context.Context, osn, block string, flags []string, member func() bool) error {
+	var err error
+	for i := range 5 {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+			if member() {
+				return nil
+			}
+		}
+		var out string
+		out, err = run(ctx, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...)
+		if err == nil && strings.Contains(out, "Status: 201") {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("osnadmin channel join: %s", strings.TrimSpace(out))
+		}
+	}
+	return err
 }
 
 // namesChannel tells whether osnadmin's channel list output names channel.

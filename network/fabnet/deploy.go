@@ -19,7 +19,7 @@ import (
 // JoinChannel joins every orderer and every organisation's peer of a
 // shared home (LocalHome) to the channel with its genesis block, and
 // waits until each orderer is active and each peer has the ledger.
-func JoinChannel(ctx context.Context, t *Topology, h Home, tools Tools) error {
+func JoinChannel(ctx context.Context, t *Topology, h Home, tools Tools, logf func(format string, args ...any)) error {
 	if !h.shared() {
 		return errors.New("JoinChannel needs a home that holds every organisation (LocalHome)")
 	}
@@ -28,17 +28,29 @@ func JoinChannel(ctx context.Context, t *Topology, h Home, tools Tools) error {
 		return err
 	}
 	for _, o := range t.OrdererOrg.Orderers {
-		if err := osnJoin(ctx, t, h.as(t.OrdererOrg.Name), tools, o, block); err != nil {
+		joined, err := osnJoin(ctx, t, h.as(t.OrdererOrg.Name), tools, o, block)
+		if err != nil {
 			return err
 		}
+		logJoin(logf, o.Name, t.Channel, joined)
 	}
 	for i := range t.Orgs {
 		o := &t.Orgs[i]
-		if err := joinPeer(ctx, t, h.as(o.Name).peerCLI(t, o, tools), o, block); err != nil {
+		joined, err := joinPeer(ctx, t, h.as(o.Name).peerCLI(t, o, tools), o, block)
+		if err != nil {
 			return err
 		}
+		logJoin(logf, o.Name+"'s peer", t.Channel, joined)
 	}
 	return nil
+}
+
+func logJoin(logf func(format string, args ...any), node, channel string, joined bool) {
+	if joined {
+		logf("%s: joined %s", node, channel)
+	} else {
+		logf("%s: already a member of %s", node, channel)
+	}
 }
 
 // Height is the ledger height of org's peer, from a shared home.
@@ -76,12 +88,16 @@ func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment)
 		return errors.New("Deploy needs a home that holds every organisation (LocalHome)")
 	}
 	first := &t.Orgs[0]
-	committed, err := committedSequence(ctx, h.as(first.Name).peerCLI(t, first, tools), t, cc)
+	c, err := committedDefinition(ctx, h.as(first.Name).peerCLI(t, first, tools), t, cc)
 	if err != nil {
 		return err
 	}
-	if committed >= d.Sequence {
-		d.logf("%s: sequence %d is committed (wanted %d): nothing to do", cc.Name, committed, d.Sequence)
+	if c.Sequence == d.Sequence && c.Version != cc.Version {
+		return fmt.Errorf("%s: sequence %d is committed with version %s, not %s: a new version needs the next sequence, %d",
+			cc.Name, c.Sequence, c.Version, cc.Version, c.Sequence+1)
+	}
+	if c.Sequence >= d.Sequence {
+		d.logf("%s: sequence %d is committed (wanted %d): nothing to do", cc.Name, c.Sequence, d.Sequence)
 		return nil
 	}
 	for _, o := range t.Orgs { // every package before any change
@@ -135,27 +151,27 @@ func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tool
 		return err
 	}
 	pkgID := strings.TrimSpace(out)
-	installed, err := cli.run(ctx, "lifecycle", "chaincode", "queryinstalled")
-	if err != nil {
-		return err
+	installed := func() bool {
+		out, err := cli.run(ctx, "lifecycle", "chaincode", "queryinstalled")
+		return err == nil && strings.Contains(out, "Package ID: "+pkgID+",")
 	}
-	if !strings.Contains(installed, "Package ID: "+pkgID+",") {
+	if !installed() {
 		d.logf("%s's peer: installing %s", o.Name, pkgID)
-		if _, err := cli.retry(ctx, 5, "lifecycle", "chaincode", "install", pkg); err != nil {
+		if err := cli.retryUnless(ctx, 5, installed, "lifecycle", "chaincode", "install", pkg); err != nil {
 			return fmt.Errorf("installing %s on %s's peer: %w", cc.Name, o.Name, err)
 		}
 	}
-	approvals, err := readiness(ctx, cli, t, cc, d.Sequence)
-	if err != nil {
-		return err
+	approved := func() bool {
+		approvals, err := readiness(ctx, cli, t, cc, d.Sequence)
+		return err == nil && approvals[o.MSPID]
 	}
-	if approvals[o.MSPID] {
+	if approved() {
 		return nil
 	}
 	d.logf("%s: approving %s %s sequence %d", o.MSPID, cc.Name, cc.Version, d.Sequence)
 	args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
 	args = append(append(args, definitionFlags(t, cc, d.Sequence)...), "--package-id", pkgID)
-	if _, err := cli.retry(ctx, 10, args...); err != nil {
+	if err := cli.retryUnless(ctx, 10, approved, args...); err != nil {
 		return fmt.Errorf("approving %s for %s: %w", cc.Name, o.MSPID, err)
 	}
 	return nil
@@ -180,15 +196,19 @@ func (d Deployment) commit(ctx context.Context, t *Topology, h Home, tools Tools
 		return err
 	}
 	d.logf("%s %s: committing sequence %d, endorsed by every organisation's peer", cc.Name, cc.Version, d.Sequence)
-	if _, err := cli.retry(ctx, 10, h.commitArgs(t, cc, d.Sequence)...); err != nil {
+	committed := func() bool {
+		c, err := committedDefinition(ctx, cli, t, cc)
+		return err == nil && c.Sequence >= d.Sequence
+	}
+	if err := cli.retryUnless(ctx, 10, committed, h.commitArgs(t, cc, d.Sequence)...); err != nil {
 		return fmt.Errorf("committing %s: %w", cc.Name, err)
 	}
 	for i := range t.Orgs {
 		o := &t.Orgs[i]
 		cli := h.as(o.Name).peerCLI(t, o, tools)
 		err := poll(ctx, d.wait(), func() (bool, string) {
-			seq, err := committedSequence(ctx, cli, t, cc)
-			return err == nil && seq == d.Sequence, fmt.Sprint(seq, err)
+			c, err := committedDefinition(ctx, cli, t, cc)
+			return err == nil && c.Sequence == d.Sequence, fmt.Sprint(c.Sequence, err)
 		}, fmt.Sprintf("%s sequence %d on %s's peer", cc.Name, d.Sequence, o.Name))
 		if err != nil {
 			return err
@@ -213,30 +233,37 @@ func readiness(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode, sequ
 	return r.Approvals, nil
 }
 
-// committedSequence is the sequence of cc's committed definition on the
-// peer, 0 if none is committed.
-func committedSequence(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode) (int, error) {
+// committed is a committed definition's sequence and version.
+type committed struct {
+	Sequence int    `json:"sequence"`
+	Version  string `json:"version"`
+}
+
+// committedDefinition is cc's committed definition on the peer; its
+// sequence is 0 if none is committed.
+func committedDefinition(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode) (committed, error) {
+	var c committed
 	out, err := cli.run(ctx, "lifecycle", "chaincode", "querycommitted", "--channelID", t.Channel, "--name", cc.Name, "--output", "json")
 	if err != nil {
 		if strings.Contains(out, "namespace "+cc.Name+" is not defined") {
-			return 0, nil
+			return c, nil
 		}
-		return 0, err
+		return c, err
 	}
-	var r struct {
-		Sequence int `json:"sequence"`
+	if err := json.Unmarshal([]byte(jsonPart(out)), &c); err != nil {
+		return c, fmt.Errorf("querycommitted: %w in %q", err, strings.TrimSpace(out))
 	}
-	if err := json.Unmarshal([]byte(jsonPart(out)), &r); err != nil {
-		return 0, fmt.Errorf("querycommitted: %w in %q", err, strings.TrimSpace(out))
-	}
-	return r.Sequence, nil
+	return c, nil
 }
 
-// jsonPart is the peer CLI's output from its first '{': a warning may
-// come before the JSON.
+// jsonPart is the peer CLI's output from its first line that opens a
+// JSON object: a warning may come before it.
 func jsonPart(out string) string {
-	if i := strings.Index(out, "{"); i >= 0 {
-		return out[i:]
+	if strings.HasPrefix(out, "{") {
+		return out
+	}
+	if i := strings.Index(out, "\n{"); i >= 0 {
+		return out[i+1:]
 	}
 	return out
 }

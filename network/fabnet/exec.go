@@ -31,7 +31,19 @@ func retry(ctx context.Context, n int, bin string, args ...string) (string, erro
 }
 
 func retryEnv(ctx context.Context, n int, env []string, bin string, args ...string) (out string, err error) {
+	return retryUnless(ctx, n, nil, env, bin, args...)
+}
+
+// retryUnless is retryEnv for a step that changes the network: before
+// each try after the first it asks done whether the step took effect
+// after all (a peer CLI that failed waiting for the block may still have
+// had its transaction committed), since repeating a step that took
+// effect fails for good (an approval or a commit at the same sequence).
+func retryUnless(ctx context.Context, n int, done func() bool, env []string, bin string, args ...string) (out string, err error) {
 	for i := range n {
+		if i > 0 && done != nil && done() {
+			return out, nil
+		}
 		if out, err = runEnv(ctx, env, bin, args...); err == nil {
 			return out, nil
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -126,19 +125,22 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err := opts.start(ctx, h, p); err != nil {
 		return err
 	}
-	return joinPeer(ctx, t, h.peerCLI(t, o, tools), o, block)
+	_, err = joinPeer(ctx, t, h.peerCLI(t, o, tools), o, block)
+	return err
 }
 
 // joinPeer joins the org's peer to the channel, unless it has joined
-// already (a network whose volumes were kept), and waits for its ledger.
-func joinPeer(ctx context.Context, t *Topology, cli peerCLI, o *PeerOrg, block string) error {
-	out, err := cli.run(ctx, "channel", "list")
-	if err != nil || !slices.Contains(strings.Fields(out), t.Channel) {
-		if _, err := cli.retry(ctx, 5, "channel", "join", "-b", block); err != nil {
-			return fmt.Errorf("joining %s to %s: %w", o.Peer.Name, t.Channel, err)
+// already (a network whose volumes were kept), and waits for its ledger;
+// joined tells whether it had to join.
+func joinPeer(ctx context.Context, t *Topology, cli peerCLI, o *PeerOrg, block string) (joined bool, err error) {
+	if !cli.joined(ctx, t.Channel) {
+		joined = true
+		done := func() bool { return cli.joined(ctx, t.Channel) }
+		if err := cli.retryUnless(ctx, 5, done, "channel", "join", "-b", block); err != nil {
+			return joined, fmt.Errorf("joining %s to %s: %w", o.Peer.Name, t.Channel, err)
 		}
 	}
-	return poll(ctx, 90*time.Second, func() (bool, string) {
+	return joined, poll(ctx, 90*time.Second, func() (bool, string) {
 		h, err := cli.height(ctx, t.Channel)
 		return err == nil && h >= 1, fmt.Sprint(h, err)
 	}, o.Name+"'s peer to have the channel's ledger")
@@ -207,6 +209,29 @@ func (c peerCLI) run(ctx context.Context, args ...string) (string, error) {
 
 func (c peerCLI) retry(ctx context.Context, n int, args ...string) (string, error) {
 	return retryEnv(ctx, n, c.env, c.bin, args...)
+}
+
+// retryUnless retries a step that changes the network until it succeeds
+// or done reports that an earlier try took effect.
+func (c peerCLI) retryUnless(ctx context.Context, n int, done func() bool, args ...string) error {
+	_, err := retryUnless(ctx, n, done, c.env, c.bin, args...)
+	return err
+}
+
+// joined tells whether the peer has joined channel: `peer channel list`
+// prints a header line, then one channel per line.
+func (c peerCLI) joined(ctx context.Context, channel string) bool {
+	out, err := c.run(ctx, "channel", "list")
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l) == channel {
+			return true
+		}
+	}
+	return false
 }
 
 var heightRE = regexp.MustCompile(`"height":(\d+)`)

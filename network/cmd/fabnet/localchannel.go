@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -32,6 +31,9 @@ func localChannel(args []string) error {
 		return errors.New("local-channel: want join, deploy or height")
 	}
 	verb, args := args[0], args[1:]
+	if verb != "join" && verb != "deploy" && verb != "height" {
+		return fmt.Errorf("local-channel: unknown step %q (join, deploy or height)", verb)
+	}
 	fs := flag.NewFlagSet("fabnet local-channel "+verb, flag.ContinueOnError)
 	topo := fs.String("topology", "", "the topology file, with the addresses this host dials (required)")
 	home := fs.String("home", "", "the directory that holds every organisation's files (required)")
@@ -48,8 +50,13 @@ func localChannel(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *topo == "" || *home == "" || fs.NArg() > 0 {
+	switch {
+	case *topo == "" || *home == "" || fs.NArg() > 0:
 		return errors.New("--topology and --home are required, and nothing else after the flags")
+	case verb == "deploy" && *packages == "":
+		return errors.New("deploy: --packages is required")
+	case verb == "height" && *org == "":
+		return errors.New("height: --org is required")
 	}
 	t, err := fabnet.Load(*topo)
 	if err != nil {
@@ -57,6 +64,11 @@ func localChannel(args []string) error {
 	}
 	if err := absPaths(&tools.Fabric, &tools.ConfigSrc); err != nil {
 		return err
+	}
+	for _, p := range []string{filepath.Join(tools.Fabric, "peer"), filepath.Join(tools.Fabric, "osnadmin"), filepath.Join(tools.ConfigSrc, "core.yaml")} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s not found: run 'make fabric', or point --bin and --config-src elsewhere", p)
+		}
 	}
 	h, err := fabnet.OpenLocalHome(*home, t)
 	if err != nil {
@@ -66,35 +78,21 @@ func localChannel(args []string) error {
 	defer stop()
 	switch verb {
 	case "join":
-		err = fabnet.JoinChannel(ctx, t, h, tools)
+		err = fabnet.JoinChannel(ctx, t, h, tools, logf)
 	case "deploy":
-		if *packages == "" {
-			return errors.New("deploy: --packages is required")
-		}
 		d.Package = func(org string) string { return filepath.Join(*packages, d.Chaincode+"."+org+".tgz") }
 		d.Wait, d.Log = *wait, logf
 		err = fabnet.Deploy(ctx, t, h, tools, d)
 	case "height":
-		err = printHeight(ctx, t, h, tools, *org)
-	default:
-		return fmt.Errorf("local-channel: unknown step %q (join, deploy or height)", verb)
+		var n int
+		if n, err = fabnet.Height(ctx, t, h, tools, *org); err == nil {
+			fmt.Println(n)
+		}
 	}
 	if err != nil && ctx.Err() != nil {
 		return interrupted{err} // fabnet exits 130
 	}
 	return err
-}
-
-func printHeight(ctx context.Context, t *fabnet.Topology, h fabnet.Home, tools fabnet.Tools, org string) error {
-	if org == "" {
-		return errors.New("height: --org is required")
-	}
-	n, err := fabnet.Height(ctx, t, h, tools, org)
-	if err != nil {
-		return err
-	}
-	fmt.Println(strconv.Itoa(n))
-	return nil
 }
 
 // absPaths makes each path absolute in place: the nodes and tools run

@@ -19,6 +19,15 @@ func TestRunRefusesBadArguments(t *testing.T) {
 	if err := run([]string{"node", "define", "--home", nodes, "--name", "n1", "--ready", "127.0.0.1:1", "--", "/bin/true"}); err != nil {
 		t.Fatal(err)
 	}
+	fbin, fcfg := filepath.Join(dir, "fbin"), filepath.Join(dir, "fcfg")
+	for _, f := range []string{filepath.Join(fbin, "peer"), filepath.Join(fbin, "osnadmin"), filepath.Join(fcfg, "core.yaml")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -68,7 +77,9 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"local-channel without a step", []string{"local-channel"}, "want join, deploy or height"},
 		{"local-channel with an unknown step", []string{"local-channel", "create", "--topology", topo, "--home", dir}, `unknown step "create"`},
 		{"local-channel without --home", []string{"local-channel", "join", "--topology", topo}, "--topology and --home are required"},
-		{"local-channel in a missing home", []string{"local-channel", "join", "--topology", topo, "--home", filepath.Join(dir, "none")}, "not a directory"},
+		{"local-channel in a missing home", []string{"local-channel", "join", "--topology", topo, "--home", filepath.Join(dir, "none"), "--bin", fbin, "--config-src", fcfg}, "not a directory"},
+		{"local-channel without the peer CLI", []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fcfg, "--config-src", fcfg}, "fcfg/peer not found: run 'make fabric'"},
+		{"local-channel without core.yaml", []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fbin, "--config-src", fbin}, "fbin/core.yaml not found"},
 		{"local-channel deploy without --packages", []string{"local-channel", "deploy", "--topology", topo, "--home", dir}, "--packages is required"},
 		{"local-channel height without --org", []string{"local-channel", "height", "--topology", topo, "--home", dir}, "--org is required"},
 		{"local-connection of a bad topology", []string{"local-connection", "--topology", filepath.Join(dir, "none.json"), "--crypto", dir, "--profile", "p", "--out", filepath.Join(dir, "n2.json")}, "none.json"},
