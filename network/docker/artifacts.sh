@@ -6,8 +6,7 @@
 # its own Fabric CA servers (or cryptogen, DOCKER_IDENTITIES=cryptogen),
 # configtxgen for the channel genesis block, network/cmd/cfgmerge for each
 # node's configuration (upstream sampleconfig + network/config/*.yaml +
-# network/docker/config/*.yaml), network/cmd/ccaas-builder for the chaincode
-# packages' connection.json.
+# network/docker/config/*.yaml), fabnet package for the chaincode packages.
 #
 #   artifacts.sh [generate]     make $FABVOTE_DOCKER_DIR (default run/docker) once;
 #                               refuses to overwrite material a network may use
@@ -121,22 +120,14 @@ gen_configs() {
 # the org's peer at the org's chaincode service (mutual TLS: the org's TLS CA
 # issued the service's certificate, and the peer presents its own TLS pair).
 gen_packages() {
-	local version=$1 org src pkg id peer_tls label=${CC_NAME}_$1
+	local version=$1 org pkg id peer_tls label=${CC_NAME}_$1
 	mkdir -p "$D/packages" "$D/ccaas"
 	for org in "${ORGS[@]}"; do
-		src=$D/packages/src.$org
-		rm -rf "$src"
-		mkdir -p "$src"
 		peer_tls=$(peer_org_dir "$org")/peers/$(peer_host "$org")/tls
-		"$TOOLS/ccaas-builder" connection -address "$(cc_host "$org"):9999" \
-			-root-cert "$peer_tls/ca.crt" -client-cert "$peer_tls/server.crt" -client-key "$peer_tls/server.key" \
-			-out "$src/connection.json" || ddie "connection.json for $org failed"
-		printf '{"type":"ccaas","label":"%s"}\n' "$label" >"$src/metadata.json"
-		tar -C "$src" -czf "$src/code.tar.gz" connection.json
 		pkg=$D/packages/$CC_NAME.$org.tgz
-		tar -C "$src" -czf "$pkg.tmp" metadata.json code.tar.gz
-		mv -f "$pkg.tmp" "$pkg"
-		rm -rf "$src"
+		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):9999" --builder "$TOOLS/ccaas-builder" \
+			--root-cert "$peer_tls/ca.crt" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
+			--out "$pkg" || ddie "the chaincode package for $org failed"
 		# Fabric's package id: label ":" hex SHA-256 of the package file.
 		id=$label:$(sha256sum "$pkg" | cut -d' ' -f1)
 		printf 'CHAINCODE_ID=%s\n' "$id" >"$D/ccaas/$CC_NAME.$org.env.tmp"
