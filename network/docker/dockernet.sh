@@ -33,7 +33,7 @@ channel() {
 	local step=$1
 	shift
 	"$TOOLS/fabnet" local-channel "$step" --topology "$FABVOTE_DOCKER_DIR/topology.host.json" --home "$FABVOTE_DOCKER_DIR" \
-		--bin "$FABRIC_BIN" --config-src "$FABRIC_CFG_SRC" "$@"
+		--bin "$FABRIC_BIN" --config-src "$FABRIC_CFG_SRC" --wait "${WAIT}s" "$@"
 }
 
 health() { # SERVICE: healthy, starting, unhealthy, or missing

@@ -230,7 +230,7 @@ func WaitCommitted(ctx context.Context, t *Topology, h Home, tools Tools) error 
 	}
 	cli := h.peerCLI(t, o, tools)
 	for _, cc := range t.Chaincodes {
-		err := poll(ctx, 90*time.Second, func() (bool, string) {
+		err := poll(ctx, waitBound(ctx), func() (bool, string) {
 			out, err := cli.run(ctx, "lifecycle", "chaincode", "querycommitted", "--channelID", t.Channel, "--name", cc.Name)
 			return err == nil, out
 		}, cc.Name+" to be committed on "+o.Name+"'s peer")

@@ -293,7 +293,7 @@ func osnJoin(ctx context.Context, t *Topology, h Home, tools Tools, o Orderer, b
 			return joined, fmt.Errorf("joining %s to %s: %w", o.Name, t.Channel, err)
 		}
 	}
-	return joined, poll(ctx, 90*time.Second, func() (bool, string) {
+	return joined, poll(ctx, waitBound(ctx), func() (bool, string) {
 		out, err := run(ctx, osn, append([]string{"channel", "list"}, flags...)...)
 		return err == nil && strings.Contains(out, `"status": "active"`), out
 	}, o.Name+" to become active on "+t.Channel)

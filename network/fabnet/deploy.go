@@ -71,7 +71,7 @@ type Deployment struct {
 	// Package is the path of org's package, whose connection points its
 	// peer at its own chaincode service.
 	Package func(org string) string
-	Wait    time.Duration // bounds each wait; 0 is 90 s
+	Wait    time.Duration // bounds each wait; 0 is DefaultWait
 	Log     func(format string, args ...any)
 }
 
@@ -87,6 +87,7 @@ func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment)
 	if !h.shared() {
 		return errors.New("Deploy needs a home that holds every organisation (LocalHome)")
 	}
+	ctx = WithWait(ctx, d.wait())
 	first := &t.Orgs[0]
 	c, err := committedDefinition(ctx, h.as(first.Name).peerCLI(t, first, tools), t, cc)
 	if err != nil {
@@ -136,7 +137,7 @@ func (d Deployment) logf(format string, args ...any) {
 
 func (d Deployment) wait() time.Duration {
 	if d.Wait <= 0 {
-		return 90 * time.Second
+		return DefaultWait
 	}
 	return d.Wait
 }

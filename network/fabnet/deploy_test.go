@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeLifecycle writes a peer CLI and an osnadmin that keep a network's
@@ -144,6 +145,26 @@ func TestJoinChannelWhenAJoinsReplyIsLost(t *testing.T) {
 	}
 	if got := strings.Count(strings.Join(calls(), " "), "join_EAMSP"); got != 1 {
 		t.Errorf("the authority's peer joined %d times, want 1", got)
+	}
+}
+
+// WithWait bounds the waits inside the steps: a peer that never has the
+// ledger fails the join after the bound, not after DefaultWait.
+func TestJoinChannelWaitsAsLongAsItIsTold(t *testing.T) {
+	top, h := channelHome(t)
+	bin, _ := fakeLifecycle(t)
+	never := "#!/bin/sh\ncase \"$1 $2\" in \"channel list\") echo 'Channels peers has joined: ';; \"channel join\") ;; *) exit 1;; esac\n"
+	if err := os.WriteFile(filepath.Join(bin, "peer"), []byte(never), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	logf, _ := logged()
+	start := time.Now()
+	err := JoinChannel(WithWait(context.Background(), 600*time.Millisecond), top, h, Tools{Fabric: bin, ConfigSrc: t.TempDir()}, logf)
+	if err == nil || !strings.Contains(err.Error(), "waited 600ms for ea's peer to have the channel's ledger") {
+		t.Fatalf("JoinChannel = %v, want the 600 ms wait for ea's ledger to fail", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("JoinChannel took %v with a 600 ms bound", d)
 	}
 }
 

@@ -58,6 +58,29 @@ func retryUnless(ctx context.Context, n int, done func() bool, env []string, bin
 	return out, err
 }
 
+// waitKey carries the bound of each wait of the steps run under a
+// context: a ledger, an active orderer, a committed definition.
+type waitKey struct{}
+
+// DefaultWait bounds each wait when the caller sets none.
+const DefaultWait = 90 * time.Second
+
+// WithWait bounds each wait of the steps run under ctx by d (d > 0).
+func WithWait(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, waitKey{}, d)
+}
+
+// waitBound is the bound WithWait set on ctx, or DefaultWait.
+func waitBound(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(waitKey{}).(time.Duration); ok {
+		return d
+	}
+	return DefaultWait
+}
+
 // poll calls check every 300 ms until it holds or d passes.
 func poll(ctx context.Context, d time.Duration, check func() (bool, string), what string) error {
 	end := time.Now().Add(d)

@@ -86,6 +86,7 @@ func layoutHome(h Home, t *Topology) Home {
 // the caller stops it (Home.StopAll) or keeps it for inspection.
 func (l *Local) Up(ctx context.Context) error {
 	t, h := l.Topology, l.Home
+	ctx = WithWait(ctx, l.wait())
 	if !h.shared() {
 		return errors.New("a local network needs a LocalHome")
 	}
@@ -294,12 +295,12 @@ func writeGenesis(ctx context.Context, t *Topology, tools Tools, dir string, con
 	return nil
 }
 
-// wait is Wait, or 90 s when it is not set.
+// wait is Wait, or DefaultWait when it is not set.
 func (l *Local) wait() time.Duration {
 	if l.Wait > 0 {
 		return l.Wait
 	}
-	return 90 * time.Second
+	return DefaultWait
 }
 
 // PortsInUse lists the ports of t's plan on this host's loopback that

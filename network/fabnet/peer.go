@@ -140,7 +140,7 @@ func joinPeer(ctx context.Context, t *Topology, cli peerCLI, o *PeerOrg, block s
 			return joined, fmt.Errorf("joining %s to %s: %w", o.Peer.Name, t.Channel, err)
 		}
 	}
-	return joined, poll(ctx, 90*time.Second, func() (bool, string) {
+	return joined, poll(ctx, waitBound(ctx), func() (bool, string) {
 		h, err := cli.height(ctx, t.Channel)
 		return err == nil && h >= 1, fmt.Sprint(h, err)
 	}, o.Name+"'s peer to have the channel's ledger")

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
 )
@@ -40,7 +39,7 @@ func localChannel(args []string) error {
 	var tools fabnet.Tools
 	fs.StringVar(&tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
 	fs.StringVar(&tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
-	wait := fs.Duration("wait", 90*time.Second, "deploy: bound of each wait")
+	wait := fs.Duration("wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
 	d := fabnet.Deployment{Sequence: 1}
 	fs.StringVar(&d.Chaincode, "chaincode", "ballot", "deploy: the topology's chaincode")
 	fs.StringVar(&d.Version, "version", "", "deploy: the definition's version (default: the topology's)")
@@ -76,6 +75,7 @@ func localChannel(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = fabnet.WithWait(ctx, *wait)
 	switch verb {
 	case "join":
 		err = fabnet.JoinChannel(ctx, t, h, tools, logf)
