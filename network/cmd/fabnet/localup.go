@@ -70,7 +70,7 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.passEnv, "pass-env", "GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH", "variables of this environment the nodes inherit besides PATH, HOME, TMPDIR and FABVOTE_* (space-separated)")
 	f.Var(&u.nodeEnv, "node-env", "KEY=VALUE for every node (repeatable)")
 	f.Var(&u.peerEnv, "peer-env", "ORG=KEY=VALUE for ORG's peer only, after every other setting (repeatable)")
-	f.DurationVar(&u.wait, "wait", 90*time.Second, "time allowed for a node to listen, a Raft leader, a ledger")
+	f.DurationVar(&u.wait, "wait", fabnet.DefaultWait, "time allowed for a node to listen, a Raft leader, an active orderer, a ledger, a committed definition")
 	f.DurationVar(&u.stopTimeout, "stop-timeout", 10*time.Second, "on failure: time allowed after SIGTERM before SIGKILL")
 	f.BoolVar(&u.keepOnFailure, "keep-on-failure", false, "a failed up leaves its nodes running for inspection")
 	f.BoolVar(&u.removeTools, "remove-tools", false, "remove the --tools directory when done (a temporary build)")
