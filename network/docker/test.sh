@@ -19,6 +19,8 @@
 #     second election; peer0.party1's volume is backed up before those
 #     ballots and restored after them: it must catch up and pass the audit;
 #     a second `dockernet.sh up` on the running network changes nothing;
+#     the chaincode is upgraded as docs/OPERATORS.md says (version 1.1,
+#     sequence 2) and a new election's ballots commit through it;
 #  6. removes the network and its volumes (at the end, or before 7);
 #  7. unless DOCKER_TEST_ORGS=0: the multi-host procedure with each
 #     organisation's nodes in its own compose project, all on this machine
@@ -255,26 +257,32 @@ grep -q 'exists' backup-again.err || { cat backup-again.err; fail "a second back
 step "the tools container's fabvote against the same network (network.container.json)"
 "$DNET" tools bash -c "fabvote verify --network \"\$FABVOTE_NETWORK\" --org party2 --election $ID --expect-counts $EXPECT" | tail -3
 
-BENCH_N=${DOCKER_TEST_BENCH:-100}
-if ((BENCH_N > 0)); then
-	step "fabvote bench: $BENCH_N ballots of a second election, closed loop"
+# bench_election SUFFIX N: fabvote bench commits N ballots of a new election $ID-SUFFIX.
+bench_election() {
+	local e=$ID-$1 n=$2
 	# The load generator against the same network.json, so it keeps working here.
-	"$FV" election create --id "$ID-bench" --candidates Alice,Bob,Carol,Dave --max-voters "$BENCH_N" --end +1h \
-		--out bench-election >/dev/null
-	"$FV" ballot --bulk --quiet --manifest bench-election/manifest.json --voters "$BENCH_N" \
-		--ea-key bench-election/ea.key --choices random --out bench-ballots.bin >/dev/null
+	"$FV" election create --id "$e" --candidates Alice,Bob,Carol,Dave --max-voters "$n" --end +1h \
+		--out "$1-election" >/dev/null
+	"$FV" ballot --bulk --quiet --manifest "$1-election/manifest.json" --voters "$n" \
+		--ea-key "$1-election/ea.key" --choices random --out "$1-ballots.bin" >/dev/null
 	# --open opens the election and waits until every org's peer answers
 	# GetManifest, which also warms each peer's manifest cache: a cast
 	# endorsed by a peer that lacks the manifest, or by a cold and a warm
 	# chaincode, would fail as a ProposalResponsePayloads mismatch.
-	"$FV" bench --network "$NET" --open bench-election/manifest.json --ballots bench-ballots.bin \
-		--concurrency 16 --max-duration 5m --label docker --json bench.json --quiet | tee bench.out
-	python3 - bench.json "$BENCH_N" <<'PY' || fail "fabvote bench: not every ballot committed (bench.json)"
+	"$FV" bench --network "$NET" --open "$1-election/manifest.json" --ballots "$1-ballots.bin" \
+		--concurrency 16 --max-duration 5m --label docker --json "$1.json" --quiet | tee "$1.out"
+	python3 - "$1.json" "$n" <<'PY' || fail "fabvote bench: not every ballot of $e committed ($1.json)"
 import json, sys
 r, n = json.load(open(sys.argv[1])), int(sys.argv[2])
 assert r["sent"] == n and r["succeeded"] == n and r["failed"] == 0, (r["sent"], r["succeeded"], r.get("failures"))
 print(f"fabvote bench: {n}/{n} committed, {r['tps']} tx/s, p50 {r['latencyMs']['p50']} ms")
 PY
+}
+
+BENCH_N=${DOCKER_TEST_BENCH:-100}
+if ((BENCH_N > 0)); then
+	step "fabvote bench: $BENCH_N ballots of a second election, closed loop"
+	bench_election bench "$BENCH_N"
 fi
 
 step "restoring peer0.party1 from the backup taken at height $H1 (docs/OPERATORS.md 6.2)"
@@ -304,11 +312,23 @@ for org in "${ORGS[@]}"; do
 	[[ $("$DNET" height "$org") == "$H3" ]] || fail "peer0.$org's height changed across the second up (was $H3)"
 done
 
+step "chaincode upgrade (docs/OPERATORS.md 4): packages of version 1.1, services recreated, CC_SEQUENCE=2 up"
+"$DOCKER_SRC/artifacts.sh" package 1.1
+compose up -d --no-build
+CC_SEQUENCE=2 "$DNET" up 2>up-upgrade.err || { cat up-upgrade.err; fail "the upgrade's dockernet.sh up failed"; }
+[[ $(grep -c ': installing ballot_1.1:' up-upgrade.err) == 3 && $(grep -c 'approving ballot 1.1 sequence 2' up-upgrade.err) == 3 ]] ||
+	{ cat up-upgrade.err; fail "the upgrade did not install and approve version 1.1 on every peer"; }
+grep -q 'committing sequence 2' up-upgrade.err || { cat up-upgrade.err; fail "the upgrade did not commit sequence 2"; }
+"$DNET" up 2>up-after.err || { cat up-after.err; fail "dockernet.sh up after the upgrade failed"; }
+grep -q 'sequence 2 is committed (wanted 1): nothing to do' up-after.err || { cat up-after.err; fail "an up after the upgrade did not find sequence 2"; }
+bench_election upgraded 10
+
 step "summary"
 echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
 echo "peer0.party1 restart: ledger height $H1 kept, audit PASS on its ledger"
 echo "peer0.party1 backup at height $H1, restored and caught up to $H3, audit PASS on its ledger"
 echo "dockernet.sh up on the running network: nothing joined, installed, approved or committed; heights kept at $H3"
+echo "chaincode upgraded to 1.1 (sequence 2) on every peer; 10 ballots of a new election committed through the new services"
 
 if [[ ${DOCKER_TEST_KEEP:-0} == 1 ]]; then
 	echo "[docker-test] DOCKER_TEST_KEEP=1: the network stays up, so the compose project per organisation is not tested"
