@@ -75,16 +75,16 @@ for t in "${targets[@]}"; do
 	# Go 1.26's fuzz coordinator can end a clean timed run with "context
 	# deadline exceeded": when -fuzztime's deadline fires, its stop filter may
 	# see the parent context expired before the workers' child context is
-	# cancelled, and reports the shutdown as a failure (Go issue 75804,
-	# reported upstream). No failing input is written and nothing crashed. Such a
-	# run is repeated once with a count instead of a duration (-fuzztime Nx, N
-	# the executions the timed run reached): a count sets no deadline, so the
-	# race cannot recur, and the repeat costs about the same time. A real crash
-	# always writes its input and fails.
+	# cancelled, and reports the shutdown as a failure. No failing input is
+	# written and nothing crashed. Such a run is repeated once with a count
+	# instead of a duration (-fuzztime Nx, N the executions the timed run
+	# reached, at least 1): a count sets no deadline, so the race cannot
+	# recur, and the repeat costs about the same time. A real crash always
+	# writes its input and fails.
 	if ((rc != 0)) && deadline_only "$log"; then
 		count=$(execs_in "$log")
-		budget=$FUZZTIME
-		((count == 0)) || budget=${count}x
+		((count > 0)) || count=1
+		budget=${count}x
 		echo "fuzz-smoke: $pkg $name ended at the deadline without a failing input; running it again for $budget" >&2
 		mv "$log" "$log.deadline"
 		rc=0

@@ -32,6 +32,7 @@ for org in "${ORGS[@]}"; do NODES+=("$(peer_host "$org")" "$(cc_host "$org")"); 
 channel() {
 	local step=$1
 	shift
+	[[ -x $TOOLS/fabnet ]] || ddie "$TOOLS/fabnet not found: run 'make docker-up' (artifacts.sh builds it)"
 	"$TOOLS/fabnet" local-channel "$step" --topology "$FABVOTE_DOCKER_DIR/topology.host.json" --home "$FABVOTE_DOCKER_DIR" \
 		--bin "$FABRIC_BIN" --config-src "$FABRIC_CFG_SRC" --wait "${WAIT}s" "$@"
 }

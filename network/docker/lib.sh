@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lib.sh — settings and helpers shared by the Docker network's scripts
-# (build-images.sh, artifacts.sh, up.sh, test.sh). Sourced, not run.
+# (build-images.sh, artifacts.sh, dockernet.sh, test.sh, perms-test.sh).
+# Sourced, not run.
 #
 # Variables (all optional):
 #   FABVOTE_DOCKER_DIR   generated material: crypto, configs, genesis block,
@@ -10,6 +11,8 @@
 #   FABVOTE_IMAGE_TAG    image tag (latest)
 #   FABVOTE_UID          uid of the containers' user (10001)
 #   DOCKER, COMPOSE      the docker CLI and the compose command (auto)
+#   FABRIC_BIN           the host's Fabric tools: configtxgen, cryptogen, peer, osnadmin (bin)
+#   FABRIC_CFG_SRC       upstream's core.yaml and orderer.yaml (build/config)
 
 # shellcheck disable=SC2034 # the settings are used by the scripts that source this file
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}

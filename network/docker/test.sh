@@ -341,8 +341,8 @@ elif [[ ${DOCKER_TEST_ORGS:-1} == 1 ]]; then
 	# containers of a run cut short before its own cleanup.
 	ORGS_TMP=$WORKDIR/orgs-tmp
 	mkdir -p "$ORGS_TMP"
-	(cd "$ROOT" && TMPDIR=$ORGS_TMP FABVOTE_COMPOSE_TEST=1 ROOT=$ROOT FABRIC_BIN=$BIN FABRIC_CA_BIN=$BIN \
-		FABRIC_CFG_SRC=$BUILD/config FABVOTE_BIN=$FV GO=$GO \
+	(cd "$ROOT" && TMPDIR=$ORGS_TMP FABVOTE_COMPOSE_TEST=1 ROOT=$ROOT FABRIC_BIN=$FABRIC_BIN FABRIC_CA_BIN=${FABRIC_CA_BIN:-$BIN} \
+		FABRIC_CFG_SRC=$FABRIC_CFG_SRC FABVOTE_BIN=$FV GO=$GO \
 		"$GO" test -count=1 -v -timeout 15m -run '^TestComposePerOrganisation$' ./network/multihost/) ||
 		fail "TestComposePerOrganisation"
 fi

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -91,27 +90,44 @@ func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment)
 	first := &t.Orgs[0]
 	c, err := committedDefinition(ctx, h.as(first.Name).peerCLI(t, first, tools), t, cc)
 	if err != nil {
+		return fmt.Errorf("querying %s's committed definition on %s's peer: %w", cc.Name, first.Name, err)
+	}
+	if done, err := d.settled(cc, c); done || err != nil {
 		return err
 	}
-	if c.Sequence == d.Sequence && c.Version != cc.Version {
-		return fmt.Errorf("%s: sequence %d is committed with version %s, not %s: a new version needs the next sequence, %d",
-			cc.Name, c.Sequence, c.Version, cc.Version, c.Sequence+1)
-	}
-	if c.Sequence >= d.Sequence {
-		d.logf("%s: sequence %d is committed (wanted %d): nothing to do", cc.Name, c.Sequence, d.Sequence)
-		return nil
-	}
-	for _, o := range t.Orgs { // every package before any change
-		if _, err := os.Stat(d.Package(o.Name)); err != nil {
-			return fmt.Errorf("%s's %s package: %w", o.Name, cc.Name, err)
+	ids := map[string]string{} // every package's id before any change
+	for i := range t.Orgs {
+		o := &t.Orgs[i]
+		out, err := h.as(o.Name).peerCLI(t, o, tools).run(ctx, "lifecycle", "chaincode", "calculatepackageid", d.Package(o.Name))
+		if err != nil {
+			return fmt.Errorf("%s's %s package %s: %w", o.Name, cc.Name, d.Package(o.Name), err)
 		}
+		ids[o.Name] = strings.TrimSpace(out)
 	}
 	for i := range t.Orgs {
-		if err := d.approve(ctx, t, h, tools, &t.Orgs[i], cc); err != nil {
+		if err := d.approve(ctx, t, h, tools, &t.Orgs[i], cc, ids[t.Orgs[i].Name]); err != nil {
 			return err
 		}
 	}
 	return d.commit(ctx, t, h, tools, cc)
+}
+
+// settled tells whether the committed definition c leaves nothing to do,
+// and refuses a deployment Fabric would refuse after the first changes:
+// a new version at the committed sequence, or a sequence past the next.
+func (d Deployment) settled(cc Chaincode, c committed) (bool, error) {
+	switch {
+	case c.Sequence == d.Sequence && c.Version != cc.Version:
+		return false, fmt.Errorf("%s: sequence %d is committed with version %s, not %s: a new version needs the next sequence, %d",
+			cc.Name, c.Sequence, c.Version, cc.Version, c.Sequence+1)
+	case c.Sequence >= d.Sequence:
+		d.logf("%s: sequence %d is committed (wanted %d): nothing to do", cc.Name, c.Sequence, d.Sequence)
+		return true, nil
+	case d.Sequence > c.Sequence+1:
+		return false, fmt.Errorf("%s: sequence %d is committed, so the next definition is sequence %d, not %d",
+			cc.Name, c.Sequence, c.Sequence+1, d.Sequence)
+	}
+	return false, nil
 }
 
 func (d Deployment) chaincode(t *Topology) (Chaincode, error) {
@@ -142,16 +158,11 @@ func (d Deployment) wait() time.Duration {
 	return d.Wait
 }
 
-// approve installs o's package on o's peer unless it is installed, and
-// approves the definition for o unless o approved it.
-func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tools, o *PeerOrg, cc Chaincode) error {
+// approve installs o's package (id pkgID) on o's peer unless it is
+// installed, and approves the definition for o unless o approved it.
+func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tools, o *PeerOrg, cc Chaincode, pkgID string) error {
 	pkg := d.Package(o.Name)
 	cli := h.as(o.Name).peerCLI(t, o, tools)
-	out, err := cli.run(ctx, "lifecycle", "chaincode", "calculatepackageid", pkg)
-	if err != nil {
-		return err
-	}
-	pkgID := strings.TrimSpace(out)
 	installed := func() bool {
 		out, err := cli.run(ctx, "lifecycle", "chaincode", "queryinstalled")
 		return err == nil && strings.Contains(out, "Package ID: "+pkgID+",")

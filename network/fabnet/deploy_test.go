@@ -33,7 +33,8 @@ case "$1 $2 $3" in
 "channel join "*) [ -f $S/joined.$M ] && { echo "Error: ledger [fabvote] already exists"; exit 1; }
   touch $S/joined.$M; echo "join $M" >> $S/calls.log; lose join;;
 "channel getinfo "*) [ -f $S/joined.$M ] || exit 1; echo 'Blockchain info: {"height":3}';;
-"lifecycle chaincode calculatepackageid") echo "ballot:$(basename $(dirname $4))/$(basename $4)";;
+"lifecycle chaincode calculatepackageid") [ -f "$4" ] || { echo "Error: failed to read chaincode package at '$4'"; exit 1; }
+  echo "ballot:$(basename $(dirname $4))/$(basename $4)";;
 "lifecycle chaincode queryinstalled") cat $S/installed.$M 2>/dev/null; exit 0;;
 "lifecycle chaincode install") id="ballot:$(basename $(dirname $4))/$(basename $4)"
   grep -q "$id," $S/installed.$M 2>/dev/null && { echo "Error: chaincode already successfully installed"; exit 1; }
@@ -271,6 +272,13 @@ func TestDeployRefusals(t *testing.T) {
 		}
 		return h.path("packages", "ballot."+org+".tgz")
 	}
+	partyTwoDir := deployment(h, "packages", "1.1", 2)
+	partyTwoDir.Package = func(org string) string {
+		if org == "party2" {
+			return h.path("packages") // a directory: calculatepackageid cannot read it
+		}
+		return h.path("packages", "ballot."+org+".tgz")
+	}
 	cases := []struct {
 		name string
 		h    Home
@@ -282,7 +290,9 @@ func TestDeployRefusals(t *testing.T) {
 		{"one org's home", notShared, deployment(h, "packages", "", 2), `holds every organisation`},
 		{"a new version at the committed sequence", h, deployment(h, "packages", "1.1", 1),
 			"sequence 1 is committed with version 1.0, not 1.1: a new version needs the next sequence, 2"},
-		{"the last org's package missing", h, partyTwoMissing, `nowhere/party2.tgz`},
+		{"the last org's package missing", h, partyTwoMissing, `party2's ballot package ` + h.path("nowhere", "party2.tgz")},
+		{"the last org's package unreadable", h, partyTwoDir, `party2's ballot package ` + h.path("packages")},
+		{"a sequence past the next", h, deployment(h, "packages", "1.1", 3), "sequence 1 is committed, so the next definition is sequence 2, not 3"},
 	}
 	for _, c := range cases {
 		err := Deploy(context.Background(), top, c.h, tools, c.d)

@@ -29,63 +29,32 @@ func localChannel(args []string) error {
 	if len(args) == 0 {
 		return errors.New("local-channel: want join, deploy or height")
 	}
-	verb, args := args[0], args[1:]
-	if verb != "join" && verb != "deploy" && verb != "height" {
-		return fmt.Errorf("local-channel: unknown step %q (join, deploy or height)", verb)
-	}
-	fs := flag.NewFlagSet("fabnet local-channel "+verb, flag.ContinueOnError)
-	topo := fs.String("topology", "", "the topology file, with the addresses this host dials (required)")
-	home := fs.String("home", "", "the directory that holds every organisation's files (required)")
-	var tools fabnet.Tools
-	fs.StringVar(&tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
-	fs.StringVar(&tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
-	wait := fs.Duration("wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
-	d := fabnet.Deployment{Sequence: 1}
-	fs.StringVar(&d.Chaincode, "chaincode", "ballot", "deploy: the topology's chaincode")
-	fs.StringVar(&d.Version, "version", "", "deploy: the definition's version (default: the topology's)")
-	fs.IntVar(&d.Sequence, "sequence", 1, "deploy: the definition's sequence (the next one upgrades)")
-	packages := fs.String("packages", "", "deploy: directory of each organisation's package, CHAINCODE.ORG.tgz (required)")
-	org := fs.String("org", "", "height: the organisation whose peer answers (required)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	switch {
-	case *topo == "" || *home == "" || fs.NArg() > 0:
-		return errors.New("--topology and --home are required, and nothing else after the flags")
-	case verb == "deploy" && *packages == "":
-		return errors.New("deploy: --packages is required")
-	case verb == "height" && *org == "":
-		return errors.New("height: --org is required")
-	}
-	t, err := fabnet.Load(*topo)
+	c, err := parseLocalChannel(args[0], args[1:])
 	if err != nil {
 		return err
 	}
-	if err := absPaths(&tools.Fabric, &tools.ConfigSrc); err != nil {
+	t, err := fabnet.Load(c.topology)
+	if err != nil {
 		return err
 	}
-	for _, p := range []string{filepath.Join(tools.Fabric, "peer"), filepath.Join(tools.Fabric, "osnadmin"), filepath.Join(tools.ConfigSrc, "core.yaml")} {
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%s not found: run 'make fabric', or point --bin and --config-src elsewhere", p)
-		}
+	if err := c.checkTools(); err != nil {
+		return err
 	}
-	h, err := fabnet.OpenLocalHome(*home, t)
+	h, err := fabnet.OpenLocalHome(c.home, t)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx = fabnet.WithWait(ctx, *wait)
-	switch verb {
+	ctx = fabnet.WithWait(ctx, c.deploy.Wait)
+	switch c.verb {
 	case "join":
-		err = fabnet.JoinChannel(ctx, t, h, tools, logf)
+		err = fabnet.JoinChannel(ctx, t, h, c.tools, logf)
 	case "deploy":
-		d.Package = func(org string) string { return filepath.Join(*packages, d.Chaincode+"."+org+".tgz") }
-		d.Wait, d.Log = *wait, logf
-		err = fabnet.Deploy(ctx, t, h, tools, d)
+		err = fabnet.Deploy(ctx, t, h, c.tools, c.deploy)
 	case "height":
 		var n int
-		if n, err = fabnet.Height(ctx, t, h, tools, *org); err == nil {
+		if n, err = fabnet.Height(ctx, t, h, c.tools, c.org); err == nil {
 			fmt.Println(n)
 		}
 	}
@@ -93,6 +62,60 @@ func localChannel(args []string) error {
 		return interrupted{err} // fabnet exits 130
 	}
 	return err
+}
+
+// localChannelCmd is a parsed local-channel command.
+type localChannelCmd struct {
+	verb, topology, home, org string
+	tools                     fabnet.Tools
+	deploy                    fabnet.Deployment
+}
+
+func parseLocalChannel(verb string, args []string) (localChannelCmd, error) {
+	c := localChannelCmd{verb: verb}
+	if verb != "join" && verb != "deploy" && verb != "height" {
+		return c, fmt.Errorf("local-channel: unknown step %q (join, deploy or height)", verb)
+	}
+	fs := flag.NewFlagSet("fabnet local-channel "+verb, flag.ContinueOnError)
+	fs.StringVar(&c.topology, "topology", "", "the topology file, with the addresses this host dials (required)")
+	fs.StringVar(&c.home, "home", "", "the directory that holds every organisation's files (required)")
+	fs.StringVar(&c.tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
+	fs.StringVar(&c.tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
+	fs.DurationVar(&c.deploy.Wait, "wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
+	fs.StringVar(&c.deploy.Chaincode, "chaincode", "ballot", "deploy: the topology's chaincode")
+	fs.StringVar(&c.deploy.Version, "version", "", "deploy: the definition's version (default: the topology's)")
+	fs.IntVar(&c.deploy.Sequence, "sequence", 1, "deploy: the definition's sequence (the next one upgrades)")
+	packages := fs.String("packages", "", "deploy: directory of each organisation's package, CHAINCODE.ORG.tgz (required)")
+	fs.StringVar(&c.org, "org", "", "height: the organisation whose peer answers (required)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("local-channel %s: unexpected argument %q", verb, fs.Arg(0))
+	case c.topology == "" || c.home == "":
+		return c, errors.New("--topology and --home are required")
+	case verb == "deploy" && *packages == "":
+		return c, errors.New("deploy: --packages is required")
+	case verb == "height" && c.org == "":
+		return c, errors.New("height: --org is required")
+	}
+	c.deploy.Package = func(org string) string { return filepath.Join(*packages, c.deploy.Chaincode+"."+org+".tgz") }
+	c.deploy.Log = logf
+	return c, nil
+}
+
+// checkTools finds the host's peer CLI, osnadmin and upstream core.yaml.
+func (c *localChannelCmd) checkTools() error {
+	if err := absPaths(&c.tools.Fabric, &c.tools.ConfigSrc); err != nil {
+		return err
+	}
+	for _, p := range []string{filepath.Join(c.tools.Fabric, "peer"), filepath.Join(c.tools.Fabric, "osnadmin"), filepath.Join(c.tools.ConfigSrc, "core.yaml")} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s not found: run 'make fabric', or point --bin and --config-src elsewhere", p)
+		}
+	}
+	return nil
 }
 
 // absPaths makes each path absolute in place: the nodes and tools run

@@ -77,6 +77,7 @@ func TestRunRefusesBadArguments(t *testing.T) {
 		{"local-channel without a step", []string{"local-channel"}, "want join, deploy or height"},
 		{"local-channel with an unknown step", []string{"local-channel", "create", "--topology", topo, "--home", dir}, `unknown step "create"`},
 		{"local-channel without --home", []string{"local-channel", "join", "--topology", topo}, "--topology and --home are required"},
+		{"local-channel with a stray argument", []string{"local-channel", "join", "--topology", topo, "--home", dir, "now"}, `unexpected argument "now"`},
 		{"local-channel in a missing home", []string{"local-channel", "join", "--topology", topo, "--home", filepath.Join(dir, "none"), "--bin", fbin, "--config-src", fcfg}, "not a directory"},
 		{"local-channel without the peer CLI", []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fcfg, "--config-src", fcfg}, "fcfg/peer not found: run 'make fabric'"},
 		{"local-channel without core.yaml", []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fbin, "--config-src", fbin}, "fbin/core.yaml not found"},
