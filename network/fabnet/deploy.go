@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -173,9 +175,16 @@ func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tool
 			return fmt.Errorf("installing %s on %s's peer: %w", cc.Name, o.Name, err)
 		}
 	}
+	// An approval counts when it is of this definition and this package:
+	// one with an earlier package (new packages at the same sequence) is
+	// made again, which Fabric allows before the commit.
 	approved := func() bool {
 		approvals, err := readiness(ctx, cli, t, cc, d.Sequence)
-		return err == nil && approvals[o.MSPID]
+		if err != nil || !approvals[o.MSPID] {
+			return false
+		}
+		id, err := approvedPackage(ctx, cli, t, cc, d.Sequence)
+		return err == nil && id == pkgID
 	}
 	if approved() {
 		return nil
@@ -243,6 +252,25 @@ func readiness(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode, sequ
 		return nil, fmt.Errorf("checkcommitreadiness: %w in %q", err, strings.TrimSpace(out))
 	}
 	return r.Approvals, nil
+}
+
+// approvedPackageRE reads the package id from queryapproved's text output
+// ("sequence: 1, version: 1.0, init-required: false, package-id: ID, ...").
+var approvedPackageRE = regexp.MustCompile(`package-id: ([^,\s]*),`)
+
+// approvedPackage is the package id of the org's approval of cc at
+// sequence ("" for an approval without a package).
+func approvedPackage(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode, sequence int) (string, error) {
+	out, err := cli.run(ctx, "lifecycle", "chaincode", "queryapproved", "--channelID", t.Channel, "--name", cc.Name,
+		"--sequence", strconv.Itoa(sequence))
+	if err != nil {
+		return "", err
+	}
+	m := approvedPackageRE.FindStringSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("queryapproved: no package-id in %q", strings.TrimSpace(out))
+	}
+	return m[1], nil
 }
 
 // committed is a committed definition's sequence and version.

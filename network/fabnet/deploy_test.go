@@ -40,8 +40,11 @@ case "$1 $2 $3" in
   grep -q "$id," $S/installed.$M 2>/dev/null && { echo "Error: chaincode already successfully installed"; exit 1; }
   echo "Package ID: $id, Label: ballot" >> $S/installed.$M; echo "install $M $id" >> $S/calls.log; lose install;;
 "lifecycle chaincode approveformyorg") [ -n "$pkgid" ] && [ -n "$ver" ] || { echo "Error: no package id or version"; exit 1; }
-  [ -f $S/approved.$M.$seq ] && { echo "Error: attempted to redefine uncommitted sequence ($seq) with unchanged content"; exit 1; }
-  touch $S/approved.$M.$seq; echo "approve $M $seq $ver $pkgid" >> $S/calls.log; lose approve;;
+  [ "$(cat $S/approved.$M.$seq 2>/dev/null)" = "$pkgid" ] && { echo "Error: attempted to redefine uncommitted sequence ($seq) with unchanged content"; exit 1; }
+  echo "$pkgid" > $S/approved.$M.$seq; echo "approve $M $seq $ver $pkgid" >> $S/calls.log; lose approve;;
+"lifecycle chaincode queryapproved") [ -f $S/approved.$M.$seq ] || { echo "Error: query failed with status: 500 - could not fetch approved chaincode definition"; exit 1; }
+  echo "Approved chaincode definition for chaincode 'ballot' on channel 'fabvote':"
+  echo "sequence: $seq, version: x, init-required: false, package-id: $(cat $S/approved.$M.$seq), endorsement plugin: escc, validation plugin: vscc";;
 "lifecycle chaincode checkcommitreadiness")
   printf '{\n\t"approvals": {'; sep=
   for m in EAMSP Party1MSP Party2MSP; do v=false; [ -f $S/approved.$m.$seq ] && v=true; printf '%s"%s": %s' "$sep" $m $v; sep=,; done
@@ -224,12 +227,26 @@ func TestDeployFinishesAHalfDoneDeployment(t *testing.T) {
 	tools := Tools{Fabric: bin, ConfigSrc: t.TempDir()}
 	// The authority installed and approved before the run was cut short.
 	os.WriteFile(filepath.Join(bin, "installed.EAMSP"), []byte("Package ID: ballot:packages/ballot.ea.tgz, Label: ballot\n"), 0o600)
-	os.WriteFile(filepath.Join(bin, "approved.EAMSP.1"), nil, 0o600)
+	os.WriteFile(filepath.Join(bin, "approved.EAMSP.1"), []byte("ballot:packages/ballot.ea.tgz\n"), 0o600)
 	if err := Deploy(context.Background(), top, h, tools, deployment(h, "packages", "", 1)); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.SplitN(deployCalls("packages", "1.0", 1, true), " ", 3)[2] // all but the authority's two
 	if got := strings.Join(calls(), " "); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// An org that approved the sequence with another package (new packages
+// before the commit) approves again with its current one.
+func TestDeployApprovesANewPackageAgain(t *testing.T) {
+	top, h := channelHome(t)
+	bin, calls := fakeLifecycle(t)
+	os.WriteFile(filepath.Join(bin, "approved.Party1MSP.1"), []byte("ballot:old/ballot.party1.tgz\n"), 0o600)
+	if err := Deploy(context.Background(), top, h, Tools{Fabric: bin, ConfigSrc: t.TempDir()}, deployment(h, "packages", "", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(calls(), " "), deployCalls("packages", "1.0", 1, true); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 }
