@@ -48,9 +48,7 @@ func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins
 		if _, err := cli.retry(ctx, 3, "lifecycle", "chaincode", "install", pkg); err != nil {
 			return fmt.Errorf("installing %s on %s's peer: %w", cc.Name, o.Name, err)
 		}
-		args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
-		args = append(append(args, definitionFlags(t, cc, 1)...), "--package-id", pkgID)
-		if _, err := cli.retry(ctx, 5, args...); err != nil {
+		if _, err := cli.retry(ctx, 5, h.approveArgs(t, cc, 1, pkgID)...); err != nil {
 			return fmt.Errorf("approving %s for %s: %w", cc.Name, o.MSPID, err)
 		}
 	}
@@ -207,6 +205,13 @@ func Commit(ctx context.Context, t *Topology, h Home, tools Tools) error {
 		}
 	}
 	return WaitCommitted(ctx, t, h, tools)
+}
+
+// approveArgs approve cc's definition at sequence for the home's org,
+// with its package pkgID.
+func (h Home) approveArgs(t *Topology, cc Chaincode, sequence int, pkgID string) []string {
+	args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
+	return append(append(args, definitionFlags(t, cc, sequence)...), "--package-id", pkgID)
 }
 
 // commitArgs commit cc's definition at sequence with the endorsement of

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
-	"time"
 )
 
 // peerOrgTemplate is an application organisation's entry in configtx.yaml:
@@ -303,31 +301,18 @@ func osnJoin(ctx context.Context, t *Topology, h Home, tools Tools, o Orderer, b
 // it accepts (201) or is a member. osnadmin exits 0 whenever the orderer
 // answers, whatever the status: the status line tells.
 func osnadminJoin(ctx context.Context, osn, block string, flags []string, member func() bool) error {
-	var err error
-	for i := range 5 {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(2 * time.Second):
-			}
-			if member() {
-				return nil
-			}
-		}
-		var out string
-		out, err = run(ctx, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...)
-		if err == nil && strings.Contains(out, "Status: 201") {
-			return nil
-		}
-		if err == nil {
+	_, err := attempt(ctx, 5, member, func() (string, error) {
+		out, err := run(ctx, osn, append([]string{"channel", "join", "--config-block", block}, flags...)...)
+		if err == nil && !strings.Contains(out, "Status: 201") {
 			err = fmt.Errorf("osnadmin channel join: %s", strings.TrimSpace(out))
 		}
-	}
+		return out, err
+	})
 	return err
 }
 
-// namesChannel tells whether osnadmin's channel list output names channel.
+// namesChannel tells whether osnadmin's channel list output names channel
+// (osnadmin indents the JSON with encoding/json: `"name": "fabvote"`).
 func namesChannel(out, channel string) bool {
-	return regexp.MustCompile(`"name":\s*"` + regexp.QuoteMeta(channel) + `"`).MatchString(out)
+	return strings.Contains(out, `"name": "`+channel+`"`)
 }

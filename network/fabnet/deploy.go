@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The steps below set up the channel on nodes that another tool runs and
@@ -72,14 +71,13 @@ type Deployment struct {
 	// Package is the path of org's package, whose connection points its
 	// peer at its own chaincode service.
 	Package func(org string) string
-	Wait    time.Duration // bounds each wait; 0 is DefaultWait
 	Log     func(format string, args ...any)
 }
 
 // Deploy installs each org's package, approves the definition for each
 // org, commits it endorsed by every org's peer once every org approved
 // it, and waits until every peer has it. A definition committed at this
-// sequence or a later one is left alone.
+// sequence or a later one is left alone. Each wait is bounded by WithWait.
 func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment) error {
 	cc, err := d.chaincode(t)
 	if err != nil {
@@ -88,7 +86,6 @@ func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment)
 	if !h.shared() {
 		return errors.New("Deploy needs a home that holds every organisation (LocalHome)")
 	}
-	ctx = WithWait(ctx, d.wait())
 	first := &t.Orgs[0]
 	c, err := committedDefinition(ctx, h.as(first.Name).peerCLI(t, first, tools), t, cc)
 	if err != nil {
@@ -153,13 +150,6 @@ func (d Deployment) logf(format string, args ...any) {
 	}
 }
 
-func (d Deployment) wait() time.Duration {
-	if d.Wait <= 0 {
-		return DefaultWait
-	}
-	return d.Wait
-}
-
 // approve installs o's package (id pkgID) on o's peer unless it is
 // installed, and approves the definition for o unless o approved it.
 func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tools, o *PeerOrg, cc Chaincode, pkgID string) error {
@@ -190,9 +180,7 @@ func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tool
 		return nil
 	}
 	d.logf("%s: approving %s %s sequence %d", o.MSPID, cc.Name, cc.Version, d.Sequence)
-	args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
-	args = append(append(args, definitionFlags(t, cc, d.Sequence)...), "--package-id", pkgID)
-	if err := cli.retryUnless(ctx, 10, approved, args...); err != nil {
+	if err := cli.retryUnless(ctx, 10, approved, h.approveArgs(t, cc, d.Sequence, pkgID)...); err != nil {
 		return fmt.Errorf("approving %s for %s: %w", cc.Name, o.MSPID, err)
 	}
 	return nil
@@ -204,7 +192,7 @@ func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tool
 func (d Deployment) commit(ctx context.Context, t *Topology, h Home, tools Tools, cc Chaincode) error {
 	first := &t.Orgs[0]
 	cli := h.as(first.Name).peerCLI(t, first, tools)
-	err := poll(ctx, d.wait(), func() (bool, string) {
+	err := poll(ctx, waitBound(ctx), func() (bool, string) {
 		approvals, err := readiness(ctx, cli, t, cc, d.Sequence)
 		for i := range t.Orgs {
 			if !approvals[t.Orgs[i].MSPID] {
@@ -227,7 +215,7 @@ func (d Deployment) commit(ctx context.Context, t *Topology, h Home, tools Tools
 	for i := range t.Orgs {
 		o := &t.Orgs[i]
 		cli := h.as(o.Name).peerCLI(t, o, tools)
-		err := poll(ctx, d.wait(), func() (bool, string) {
+		err := poll(ctx, waitBound(ctx), func() (bool, string) {
 			c, err := committedDefinition(ctx, cli, t, cc)
 			return err == nil && c.Sequence == d.Sequence, fmt.Sprint(c.Sequence, err)
 		}, fmt.Sprintf("%s sequence %d on %s's peer", cc.Name, d.Sequence, o.Name))

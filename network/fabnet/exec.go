@@ -24,12 +24,8 @@ func runEnv(ctx context.Context, env []string, bin string, args ...string) (stri
 	return string(out), nil
 }
 
-// retry runs a tool up to n times, 2 s apart (an orderer may still be
+// retryEnv runs a tool up to n times, 2 s apart (an orderer may still be
 // electing a leader, a peer still connecting).
-func retry(ctx context.Context, n int, bin string, args ...string) (string, error) {
-	return retryEnv(ctx, n, nil, bin, args...)
-}
-
 func retryEnv(ctx context.Context, n int, env []string, bin string, args ...string) (out string, err error) {
 	return retryUnless(ctx, n, nil, env, bin, args...)
 }
@@ -39,12 +35,19 @@ func retryEnv(ctx context.Context, n int, env []string, bin string, args ...stri
 // after all (a peer CLI that failed waiting for the block may still have
 // had its transaction committed), since repeating a step that took
 // effect fails for good (an approval or a commit at the same sequence).
-func retryUnless(ctx context.Context, n int, done func() bool, env []string, bin string, args ...string) (out string, err error) {
+func retryUnless(ctx context.Context, n int, done func() bool, env []string, bin string, args ...string) (string, error) {
+	return attempt(ctx, n, done, func() (string, error) { return runEnv(ctx, env, bin, args...) })
+}
+
+// attempt calls try up to n times, 2 s apart, until it succeeds or done
+// (if not nil) reports, before a try after the first, that an earlier
+// one took effect.
+func attempt(ctx context.Context, n int, done func() bool, try func() (string, error)) (out string, err error) {
 	for i := range n {
 		if i > 0 && done != nil && done() {
 			return out, nil
 		}
-		if out, err = runEnv(ctx, env, bin, args...); err == nil {
+		if out, err = try(); err == nil {
 			return out, nil
 		}
 		if i < n-1 {

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
 )
@@ -46,7 +47,7 @@ func localChannel(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx = fabnet.WithWait(ctx, c.deploy.Wait)
+	ctx = fabnet.WithWait(ctx, c.wait)
 	switch c.verb {
 	case "join":
 		err = fabnet.JoinChannel(ctx, t, h, c.tools, logf)
@@ -67,6 +68,7 @@ func localChannel(args []string) error {
 // localChannelCmd is a parsed local-channel command.
 type localChannelCmd struct {
 	verb, topology, home, org string
+	wait                      time.Duration
 	tools                     fabnet.Tools
 	deploy                    fabnet.Deployment
 }
@@ -81,7 +83,7 @@ func parseLocalChannel(verb string, args []string) (localChannelCmd, error) {
 	fs.StringVar(&c.home, "home", "", "the directory that holds every organisation's files (required)")
 	fs.StringVar(&c.tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
 	fs.StringVar(&c.tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
-	fs.DurationVar(&c.deploy.Wait, "wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
+	fs.DurationVar(&c.wait, "wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
 	fs.StringVar(&c.deploy.Chaincode, "chaincode", "ballot", "deploy: the topology's chaincode")
 	fs.StringVar(&c.deploy.Version, "version", "", "deploy: the definition's version (default: the topology's)")
 	fs.IntVar(&c.deploy.Sequence, "sequence", 1, "deploy: the definition's sequence (the next one upgrades)")
