@@ -51,5 +51,15 @@ test-go: fmt-check vet
 	FABVOTE_PROMTOOL_TEST=1 $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
-test: test-go $(TEST_TARGETS)
+# Each part runs in turn and its time is printed at the end (also after a
+# failure), so that a change sees what it costs.
+test:
+	@times=(); rc=0; \
+	for t in test-go $(TEST_TARGETS); do \
+		t0=$$(date +%s); \
+		$(MAKE) --no-print-directory $$t || { rc=$$?; times+=("$$(printf '%-24s FAILED after %d s' $$t $$(( $$(date +%s) - t0 )))"); break; }; \
+		times+=("$$(printf '%-24s %6d s' $$t $$(( $$(date +%s) - t0 )))"); \
+	done; \
+	echo "make test: time of each part"; printf '  %s\n' "$${times[@]}"; \
+	[ $$rc = 0 ] || exit $$rc
 	@echo "make test: all passed"

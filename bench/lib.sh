@@ -3,13 +3,16 @@
 # Source it; it needs ROOT, BIN, RUN.
 #
 # The benchmark network is its own instance, apart from whatever else runs on
-# the machine: run dir $BENCH_RUN_DIR ($RUN/bench), ports from $BENCH_BASE_PORT
-# (11050), profile solo-org (one peer, one orderer, the chaincodes of
+# the machine: run dir $BENCH_RUN_DIR ($RUN/bench), the port plan's stack
+# bench (network/portplan; BENCH_BASE_PORT moves it), profile solo-org (one peer, one orderer, the chaincodes of
 # $BENCH_CHAINCODES: the ballot chaincode unless set),
 # blocks of $BENCH_BATCH_SIZE (500) transactions or $BENCH_BATCH_TIMEOUT (2s).
 
 BENCH_RUN_DIR=${BENCH_RUN_DIR:-$RUN/bench}
-BENCH_BASE_PORT=${BENCH_BASE_PORT:-11050}
+# shellcheck source=scripts/ports.sh
+. "$ROOT/scripts/ports.sh"
+plan_ports bench "${BENCH_BASE_PORT:-}" || { echo "bench: the port plan refused BENCH_BASE_PORT=${BENCH_BASE_PORT:-}" >&2; exit 1; }
+BENCH_BASE_PORT=$PLAN_BASE_PORT
 BENCH_BATCH_SIZE=${BENCH_BATCH_SIZE:-500}
 BENCH_BATCH_TIMEOUT=${BENCH_BATCH_TIMEOUT:-2s}
 # The peer accepts this many concurrent gateway requests (upstream default 500).
@@ -17,9 +20,9 @@ BENCH_BATCH_TIMEOUT=${BENCH_BATCH_TIMEOUT:-2s}
 # a few seconds of latency it needs more; the same value for every configuration.
 BENCH_GATEWAY_LIMIT=${BENCH_GATEWAY_LIMIT:-10000}
 # pprof listeners (only while profiling: BENCH_PROFILE=1).
-BENCH_PPROF_PEER=${BENCH_PPROF_PEER:-127.0.0.1:11060}
-BENCH_PPROF_ORDERER=${BENCH_PPROF_ORDERER:-127.0.0.1:11061}
-BENCH_PPROF_CC=${BENCH_PPROF_CC:-127.0.0.1:11062}
+BENCH_PPROF_PEER=${BENCH_PPROF_PEER:-$PLAN_PPROF_PEER}
+BENCH_PPROF_ORDERER=${BENCH_PPROF_ORDERER:-$PLAN_PPROF_ORDERER}
+BENCH_PPROF_CC=${BENCH_PPROF_CC:-$PLAN_PPROF_CC}
 # The chaincodes the network runs (net.sh's CHAINCODES: name=./go/package ...).
 BENCH_CHAINCODES=${BENCH_CHAINCODES:-ballot=./chaincode/ballot/cmd/ballot-cc}
 NET_SH=$ROOT/network/net.sh
@@ -115,7 +118,7 @@ bench_net_up() {
 	bench_config_env "$c" >/dev/null # dies here on an unknown configuration or setting, not in a subshell below
 	bench_net_down
 	local -a envs=(
-		"ROOT=$ROOT" "RUN=$RUN" "NET_RUN_DIR=$BENCH_RUN_DIR" "PROFILE=solo-org" "BASE_PORT=$BENCH_BASE_PORT"
+		"ROOT=$ROOT" "RUN=$RUN" "NET_RUN_DIR=$BENCH_RUN_DIR" "PROFILE=solo-org" "NET_STACK=bench" "BASE_PORT=$BENCH_BASE_PORT"
 		"BATCH_SIZE=$BENCH_BATCH_SIZE" "BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT"
 		"CHAINCODES=$BENCH_CHAINCODES"
 		"CORE_PEER_LIMITS_CONCURRENCY_GATEWAYSERVICE=$BENCH_GATEWAY_LIMIT"

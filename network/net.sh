@@ -30,7 +30,12 @@ FABRIC_CFG_SRC=${FABRIC_CFG_SRC:-$ROOT/build/config}
 RUN=${RUN:-$ROOT/run}
 GO=${GO:-go}
 CHANNEL=${CHANNEL:-fabvote}
-BASE_PORT=${BASE_PORT:-7050}
+# The port plan (network/portplan; `fabnet ports list`): NET_STACK names the
+# stack the network belongs to (default, e2e, bench, ...), and BASE_PORT, when
+# set, moves it; unset, the stack's own base. fabnet local-up refuses a base
+# whose ports meet another stack's, and ports something already holds.
+NET_STACK=${NET_STACK:-default}
+BASE_PORT=${BASE_PORT:-}
 BATCH_SIZE=${BATCH_SIZE:-500}
 BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
 BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
@@ -116,12 +121,9 @@ load_state() {
 
 # ---------------------------------------------------------------- topology
 
-# set_topology defines the orgs and orderers of $PROFILE and the port plan:
-#   orderer i:  BASE_PORT+10i (gRPC), +1 (admin / channel participation), +2 (operations)
-#   peer j:     BASE_PORT+100+10j (gRPC, gateway), +1 (chaincode callback), +2 (operations),
-#               +3.. (one chaincode service per chaincode, at most 7)
-#   peer j's chaincode services' operations endpoints: BASE_PORT+200+10j+index
-#               (the ballot chaincode's /metrics and /healthz, plain HTTP)
+# set_topology defines the orgs and orderers of $PROFILE. The ports below
+# are the port plan's (network/portplan), read from the network's BASE_PORT
+# in state.env: orderer i at BASE_PORT+10i, peer j at BASE_PORT+100+10j.
 set_topology() {
 	case $PROFILE in
 	solo-org) ORGS=(ea) ORDERERS=(orderer0) ;;
@@ -299,7 +301,7 @@ cmd_up() {
 	done
 	trap - EXIT
 	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --run-dir "$RUN_DIR" --profile "$PROFILE" \
-		--base-port "$BASE_PORT" --batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT" \
+		--stack "$NET_STACK" ${BASE_PORT:+--base-port "$BASE_PORT"} --batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT" \
 		--batch-preferred-bytes "$BATCH_PREFERRED_BYTES" --batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" \
 		--cc-version "$CC_VERSION" --validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
 		--bin "$FABRIC_BIN" --ca-bin "$FABRIC_CA_BIN" --config-src "$FABRIC_CFG_SRC" --overrides "$NET_DIR/config" \

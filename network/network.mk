@@ -32,7 +32,7 @@ MON_RUN_DIR = $(or $(NET_RUN_DIR),$(if $(PROFILE),$(RUN)/$(PROFILE),$(RUN)/curre
 monitoring-config:
 	$(GO) run ./network/cmd/fabmon prometheus --network $(MON_RUN_DIR)/network.json \
 		$(if $(REGISTRAR),--registrar $(REGISTRAR)) --out $(MON_RUN_DIR)/prometheus.yml
-	@echo "prometheus --config.file=$(MON_RUN_DIR)/prometheus.yml"
+	@echo "prometheus --config.file=$(MON_RUN_DIR)/prometheus.yml --web.listen-address=$$($(GO) run ./network/cmd/fabnet ports env | sed -n 's/^PROMETHEUS_ADDR=//p')"
 
 # Regenerates the committed Grafana dashboard from network/monitoring/dashboard.go.
 monitoring-dashboard:

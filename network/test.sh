@@ -27,6 +27,15 @@ NET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$NET_DIR/.." && pwd)
 RUN=${RUN:-$ROOT/run}
 GO=${GO:-go}
+# shellcheck source=scripts/ports.sh
+. "$ROOT/scripts/ports.sh"
+# net_test_base SLOT: the base of the test's network SLOT (0 solo-org,
+# 1 three-orgs, 2 the interrupted ups) in the port plan's network-test stack.
+net_test_base() {
+	plan_ports network-test "${NET_TEST_BASE_PORT:-}" "$1" || fail "the port plan refused NET_TEST_BASE_PORT=${NET_TEST_BASE_PORT:-}"
+	echo "$PLAN_BASE_PORT"
+}
+export NET_STACK=network-test
 NET=$NET_DIR/net.sh
 export CHAINCODES=kvtransfer=./chaincode/kvtransfer/cmd/kvtransfer-cc NET_SET_CURRENT=0
 
@@ -80,7 +89,7 @@ cleanup() {
 trap cleanup EXIT
 
 solo_org() {
-	export PROFILE=solo-org NET_RUN_DIR=$RUN/test-solo-org BASE_PORT=${NET_TEST_BASE_PORT:-27050}
+	export PROFILE=solo-org NET_RUN_DIR=$RUN/test-solo-org BASE_PORT=$(net_test_base 0)
 	# cryptogen here, each organisation's Fabric CA (the default) in three_orgs:
 	# network-test covers both sources of identities.
 	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_SOLO:-lockless} NET_IDENTITIES=cryptogen
@@ -95,7 +104,7 @@ solo_org() {
 	for node in $("$NET" nodes | grep -E '^(orderer|peer)'); do
 		expect_eq "$node /healthz over https" "$("$NET" ops "$node" /healthz | grep -o '"status":"OK"')" '"status":"OK"'
 	done
-	if curl -sf --max-time 5 "http://127.0.0.1:$((BASE_PORT + 2))/healthz" >/dev/null 2>&1; then
+	if curl -sf --max-time 5 "http://127.0.0.1:$(jq -r '.ordererOrg.orderers[0].opsPort' "$NET_RUN_DIR/topology.json")/healthz" >/dev/null 2>&1; then
 		fail "orderer0's operations endpoint answered plain HTTP"
 	fi
 	for g in sessions commits escalations retries; do ops_before+=("$(gate_metric "$g")"); done
@@ -172,7 +181,7 @@ solo_org() {
 }
 
 three_orgs() {
-	export PROFILE=three-orgs NET_RUN_DIR=$RUN/test-three-orgs BASE_PORT=$((${NET_TEST_BASE_PORT:-27050} + 1000))
+	export PROFILE=three-orgs NET_RUN_DIR=$RUN/test-three-orgs BASE_PORT=$(net_test_base 1)
 	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_THREE:-locked} NET_IDENTITIES=ca
 	step "three-orgs up with identities from each organisation's Fabric CA (FABVOTE_COMMIT_GATE=$FABVOTE_COMMIT_GATE)"
 	local t0=$SECONDS org
@@ -247,7 +256,7 @@ stock_peer_refused() {
 # (chaincode deployment); each time no process whose working directory or
 # command line is in the run dir survives, and none of its ports listens.
 interrupted_up() {
-	local dir=$RUN/test-interrupted base=$((${NET_TEST_BASE_PORT:-27050} + 2000)) at pid p left port deadline
+	local dir=$RUN/test-interrupted base=$(net_test_base 2) at pid p left port deadline
 	for at in "Fabric CA servers" "deploying chaincode"; do
 		step "solo-org up (CA identities) interrupted (SIGTERM) just after '$at': nothing left behind"
 		rm -rf "$dir"

@@ -11,13 +11,17 @@
 #   FUZZTIME=30s reliability/fuzz-smoke.sh            # all targets, 30 s each
 #   FUZZ_MATCH=election reliability/fuzz-smoke.sh     # only packages matching a regexp
 #
-# Environment: GO (go), FUZZTIME (10s), FUZZMINIMIZE (200x: minimising a new
+# Environment: GO (go), FUZZ_BUDGET (seconds of fuzzing shared by every
+# target, 170; at least FUZZ_MIN, 3 s, each), FUZZTIME (a time per target
+# instead of the shared budget, e.g. 30s), FUZZMINIMIZE (200x: minimising a new
 # input may otherwise take 60 s), FUZZ_MATCH (regexp on the import path),
 # FUZZ_LOG_DIR (run/fuzz-smoke: one log per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-FUZZTIME=${FUZZTIME:-10s}
+FUZZ_BUDGET=${FUZZ_BUDGET:-170}
+FUZZ_MIN=${FUZZ_MIN:-3}
+FUZZTIME=${FUZZTIME:-}
 FUZZMINIMIZE=${FUZZMINIMIZE:-200x}
 FUZZ_MATCH=${FUZZ_MATCH:-.}
 LOG_DIR=${FUZZ_LOG_DIR:-run/fuzz-smoke}
@@ -39,6 +43,12 @@ done < <($GO list -f '{{.Dir}}|{{.ImportPath}}|{{join .TestGoFiles ","}},{{join 
 if ((${#targets[@]} == 0)); then
 	echo "fuzz-smoke: no fuzz targets found (go list ./... and grep 'func Fuzz')" >&2
 	exit 1
+fi
+if [[ -z $FUZZTIME ]]; then
+	[[ $FUZZ_BUDGET =~ ^[0-9]+$ && $FUZZ_MIN =~ ^[0-9]+$ ]] || { echo "fuzz-smoke: FUZZ_BUDGET and FUZZ_MIN want whole seconds" >&2; exit 2; }
+	per=$((FUZZ_BUDGET / ${#targets[@]}))
+	FUZZTIME=$((per > FUZZ_MIN ? per : FUZZ_MIN))s
+	echo "fuzz-smoke: a budget of ${FUZZ_BUDGET}s shared by ${#targets[@]} targets"
 fi
 echo "fuzz-smoke: ${#targets[@]} targets, $FUZZTIME each (logs in $LOG_DIR)"
 

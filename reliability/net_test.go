@@ -14,6 +14,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/nettest"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 // root is the repository root (go test runs in reliability/).
@@ -35,17 +36,28 @@ type testNet struct {
 	net     *gateway.Network
 }
 
-// portSlot gives each test its own port range above REL_BASE_PORT (default 13050: below the kernel's ephemeral range, 32768 and up).
+// portSlot gives each test its own network in the port plan's stack
+// reliability (network/portplan), which REL_BASE_PORT moves.
 func portSlot(t *testing.T, slot int) int {
-	base := 13050
+	s, err := portplan.Lookup("reliability")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slot >= s.Slots {
+		t.Fatalf("slot %d: the port plan's stack reliability holds %d networks", slot, s.Slots)
+	}
 	if v := os.Getenv("REL_BASE_PORT"); v != "" {
 		b, err := strconv.Atoi(v)
 		if err != nil {
 			t.Fatalf("REL_BASE_PORT=%q: %v", v, err)
 		}
-		base = b
+		s = s.WithBase(b)
 	}
-	return base + 1000*slot
+	base := s.SlotBase(slot)
+	if err := portplan.CheckPlacement(s.Name, base); err != nil {
+		t.Fatal(err)
+	}
+	return base
 }
 
 // startNet brings a network up (profile, chaincodes, extra node environment)
@@ -57,6 +69,7 @@ func startNet(t *testing.T, name, profile string, slot int, chaincodes string, e
 	n.env = []string{
 		"PROFILE=" + profile,
 		"NET_RUN_DIR=" + runDir,
+		"NET_STACK=reliability",
 		"BASE_PORT=" + strconv.Itoa(portSlot(t, slot)),
 		"NET_SET_CURRENT=0",
 		"CHAINCODES=" + chaincodes,

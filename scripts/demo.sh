@@ -12,11 +12,19 @@
 # Python verifier too, when PYVERIFY names its Python), writes the public
 # bulletin board, and stops the network — also when a step fails.
 #
-# Variables: VOTERS (1000), HTTPS_VOTERS (5), CONCURRENCY (64), EA_ADDR
-# (127.0.0.1:7443), DEMO_DIR (run/demo), WINDOW (voting window in seconds;
-# by default sized from the measured ballot-generation rate, see below),
-# PYVERIFY (the Python that has verifier-py installed; `make demo` sets it),
-# plus the network's variables (BASE_PORT, FABRIC_BIN, …).
+# Variables: VOTERS (1000), HTTPS_VOTERS (5), CONCURRENCY (64), BASE_PORT
+# (moves every port of the demo: the network's and the registration
+# service's; default the port plan's, `fabnet ports list`), EA_ADDR (the
+# registration service's address; default the plan's for BASE_PORT),
+# DEMO_DIR (run/demo, or run/demo-BASE_PORT when BASE_PORT is set), WINDOW
+# (voting window in seconds; by default sized from the measured
+# ballot-generation rate, see below), PYVERIFY (the Python that has
+# verifier-py installed; `make demo` sets it), plus the network's variables
+# (FABRIC_BIN, …).
+#
+# Before it writes anything it checks that no other demo runs in DEMO_DIR
+# and that every port it needs is free; when one is taken it names the
+# port, the process that holds it and the variable that moves it.
 set -euo pipefail
 
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -27,10 +35,14 @@ FV=$BIN/fabvote
 VOTERS=${VOTERS:-1000}
 HTTPS_VOTERS=${HTTPS_VOTERS:-5}
 CONCURRENCY=${CONCURRENCY:-64}
-EA_ADDR=${EA_ADDR:-127.0.0.1:7443}
-DEMO_DIR=${DEMO_DIR:-$RUN/demo}
+DEMO_DIR=${DEMO_DIR:-$RUN/demo${BASE_PORT:+-$BASE_PORT}}
 export PROFILE=solo-org
+# The demo's network lives in its own directory, so that a second demo on
+# other ports runs beside it.
+export NET_RUN_DIR=$DEMO_DIR/network NET_STACK=default
 NET_SH=$ROOT/network/net.sh
+# shellcheck source=scripts/ports.sh
+. "$ROOT/scripts/ports.sh"
 CANDIDATES=Alice,Bob,Carol,Dave
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -41,17 +53,29 @@ die() { printf 'demo: ERROR: %s\n' "$*" >&2; exit 1; }
 [[ -x $FV ]] || die "$FV not built: run 'make fabvote'"
 BULK=$((VOTERS - HTTPS_VOTERS))
 
+# One demo per directory: a second one (or one started while the network an
+# interrupted demo left behind still runs) stops here and touches nothing.
+mkdir -p "$(dirname "$DEMO_DIR")"
+exec 9>"$DEMO_DIR.lock"
+flock -n 9 || die "another demo, or the network it left running, holds $DEMO_DIR ($DEMO_DIR.lock); nothing was started or written. Run a second demo with BASE_PORT set to a free base (fabnet ports list); its DEMO_DIR follows"
+plan_ports default "${BASE_PORT:-}" || die "the port plan refused BASE_PORT=${BASE_PORT:-}; nothing was started or written"
+export BASE_PORT=$PLAN_BASE_PORT
+EA_ADDR=${EA_ADDR:-$PLAN_EA_ADDR}
+"$FABNET" ports check --stack default --base-port "$BASE_PORT" --profile "$PROFILE" --chaincodes 1 --registrar "$EA_ADDR" ||
+	die "a port the demo needs is taken (above); nothing was started or written"
+
 EA_PID=
 NET_STARTED=0
 cleanup() {
 	local rc=$?
 	if [[ -n $EA_PID ]]; then kill "$EA_PID" 2>/dev/null || true; wait "$EA_PID" 2>/dev/null || true; fi
 	if ((NET_STARTED)); then
+		((rc == 0)) || cp -r "$NET_RUN_DIR/logs" "$DEMO_DIR/network-logs" 2>/dev/null || true
 		step "stopping the network"
 		"$NET_SH" down || rc=1
 	fi
 	if ((rc != 0)); then
-		printf '\ndemo: FAILED (exit %d); files in %s, node logs were in %s/%s/logs\n' "$rc" "$DEMO_DIR" "$RUN" "$PROFILE" >&2
+		printf '\ndemo: FAILED (exit %d); files in %s, the nodes\' logs in %s/network-logs\n' "$rc" "$DEMO_DIR" "$DEMO_DIR" >&2
 	fi
 	exit "$rc"
 }
@@ -66,7 +90,7 @@ cd "$DEMO_DIR"
 step "starting the $PROFILE network (peer, orderer, ballot chaincode service)"
 NET_STARTED=1
 "$NET_SH" up
-NET=$RUN/$PROFILE/network.json
+NET=$NET_RUN_DIR/network.json
 
 ID=demo-$(date -u +%Y%m%d-%H%M%S)
 step "three trustees each make an age key pair in their own directory and give the authority their public recipient"

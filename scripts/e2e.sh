@@ -7,8 +7,10 @@
 # e2e) against it with the real chaincode service, gateway and fabvote
 # binary, and stops the network whatever happens.
 #
-# Variables: E2E_PROFILE (three-orgs), E2E_RUN (build/e2e-run), E2E_BASE_PORT
-# (8050), E2E_RUN_FLAGS (extra `go test` flags, e.g. -run TestElection).
+# Variables: E2E_PROFILE (three-orgs), E2E_RUN (build/e2e-run), E2E_STACK (the
+# port plan's stack: e2e, or e2e-o4 for make e2e-test-o4), E2E_BASE_PORT
+# (moves it; default the plan's), E2E_RUN_FLAGS (extra `go test` flags,
+# e.g. -run TestElection).
 set -euo pipefail
 
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -17,7 +19,8 @@ BUILD=${BUILD:-$ROOT/build}
 GO=${GO:-go}
 export PROFILE=${E2E_PROFILE:-three-orgs}
 export RUN=${E2E_RUN:-$BUILD/e2e-run}
-export BASE_PORT=${E2E_BASE_PORT:-8050}
+export NET_STACK=${E2E_STACK:-e2e}
+export BASE_PORT=${E2E_BASE_PORT:-}
 export ROOT
 NET_SH=$ROOT/network/net.sh
 

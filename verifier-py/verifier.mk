@@ -34,3 +34,7 @@ demo: export PYVERIFY := $(VERIFIER_PY_VENV)/bin/python
 # The end-to-end tests verify the real network's record with it too.
 e2e-test e2e-test-o4: $(VERIFIER_PY_STAMP)
 e2e-test e2e-test-o4: export FABVOTE_PYVERIFY := $(VERIFIER_PY_VENV)/bin/python
+
+# README.md's steps by hand run `python3 -m fabvote_verifier`: this venv's python3 first on PATH.
+readme-test: $(VERIFIER_PY_STAMP)
+readme-test: export PYVERIFY_BIN := $(VERIFIER_PY_VENV)/bin

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -23,6 +24,8 @@ import (
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/opsserve"
 	"github.com/fabvote/fabvote/internal/registrar"
+	"github.com/fabvote/fabvote/network/portplan"
+	"github.com/fabvote/fabvote/network/portprobe"
 )
 
 func cmdEARoll(fs *pflag.FlagSet) func() error {
@@ -190,7 +193,7 @@ type serveOptions struct {
 
 func cmdEAServe(fs *pflag.FlagSet) func() error {
 	var o serveOptions
-	fs.StringVar(&o.addr, "addr", "127.0.0.1:7443", "listen address")
+	fs.StringVar(&o.addr, "addr", portplan.Registrar(portplan.MustBase("default")), "listen address (the port plan's, network/portplan)")
 	fs.StringVar(&o.opsAddr, "ops-addr", "", "operations endpoint (plain HTTP /metrics and /healthz) listen address; empty: none")
 	o.state.register(fs)
 	fs.BoolVar(&o.initState, "init-state", false, "create a new registration state first (a new election only; refused if the state exists)")
@@ -229,13 +232,13 @@ func (o *serveOptions) serve() error {
 	// Listen before making a state, so a busy port leaves nothing behind.
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
+		return listenError("--addr", o.addr, err)
 	}
 	defer ln.Close()
 	var opsLn net.Listener
 	if o.opsAddr != "" {
 		if opsLn, err = opsserve.Listen(o.opsAddr); err != nil {
-			return fmt.Errorf("--ops-addr: %w", err)
+			return listenError("--ops-addr", o.opsAddr, err)
 		}
 		defer opsLn.Close()
 	}
@@ -251,6 +254,19 @@ func (o *serveOptions) serve() error {
 	defer st.Close()
 	h := &registrar.Server{ElectionID: m.ElectionID, Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard}
 	return serveRegistration(ln, opsLn, tlsConf, h, roll.Len())
+}
+
+// listenError says which flag's address could not be bound and, when
+// another process holds it, which one.
+func listenError(flag, addr string, err error) error {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	by := "another process"
+	if h, ok := portprobe.HolderOf(addr); ok {
+		by = h.String()
+	}
+	return fmt.Errorf("%s %s is taken by %s: choose another %s (make demo: EA_ADDR, EA_OPS_ADDR or BASE_PORT)", flag, addr, by, flag)
 }
 
 // serveRegistration runs the HTTPS service on ln until SIGINT or SIGTERM.

@@ -39,7 +39,7 @@ var commands = []command{
 		"write the TLS server certificate of `ea serve`, signed by a CA voters trust", cmdEATLSCert},
 	{"ea init-state", "--manifest FILE --roll roll.csv [--state FILE]",
 		"create the registration state of a new election's roll", cmdEAInitState},
-	{"ea serve", "--manifest FILE --roll roll.csv [--state FILE] [--init-state] --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr 127.0.0.1:7443]",
+	{"ea serve", "--manifest FILE --roll roll.csv [--state FILE] [--init-state] --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr HOST:PORT]",
 		"run the HTTPS registration service (voter id + one-time code -> token)", cmdEAServe},
 	{"register", "--url https://HOST:PORT --ca-cert FILE --manifest FILE --voter-id ID --code CODE --key voter.key --out token.json\n       fabvote register --offline --manifest FILE (--ea-key FILE | --pkcs11-…) (--roll roll.csv | --voters N) --out voters.jsonl",
 		"register a voter key with `ea serve` (or --offline: issue tokens locally)", cmdRegister},

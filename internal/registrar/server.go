@@ -224,7 +224,7 @@ func writeErr(w http.ResponseWriter, status int, format string, args ...any) {
 
 // Client registers voters with a running service.
 type Client struct {
-	URL  string // base URL, e.g. https://127.0.0.1:7443
+	URL  string // base URL, e.g. https://127.0.0.1:7450
 	HTTP *http.Client
 }
 

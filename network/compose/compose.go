@@ -21,16 +21,21 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 // Compose's own interpolations, written literally into the file.
 const (
-	dirVar    = "${FABVOTE_DOCKER_DIR:-../run/docker}"
-	prefixVar = "${FABVOTE_PORT_PREFIX:-17}"
-	tagVar    = "${FABVOTE_IMAGE_TAG:-latest}"
-	// hostBase is the port plan's base for prefix 17; the file writes
-	// every host port as prefixVar and the last three digits.
-	hostBase = 17050
+	dirVar = "${FABVOTE_DOCKER_DIR:-../run/docker}"
+	tagVar = "${FABVOTE_IMAGE_TAG:-latest}"
+)
+
+var (
+	// hostBase is the port plan's base of the stack docker
+	// (network/portplan); the file writes every host port as prefixVar,
+	// the base's thousands, and the last three digits.
+	hostBase  = portplan.MustBase("docker")
+	prefixVar = fmt.Sprintf("${FABVOTE_PORT_PREFIX:-%d}", hostBase/1000)
 )
 
 // file is a compose file.

@@ -98,7 +98,8 @@ merge() {
 	local kind=$1 host=$2 out=$D/nodes/$2
 	mkdir -p "$out"
 	NODE_NAME=$host NODE_HOME=/var/hyperledger NODE_MSP_DIR=/etc/fabvote/msp NODE_TLS_DIR=/etc/fabvote/tls NODE_HOST=127.0.0.1 NODE_LISTEN_HOST=127.0.0.1 \
-		NODE_CC_PORT=7052 NODE_ADMIN_PORT=7053 NODE_OPS_PORT=9443 FABVOTE_CCAAS_BUILDER=/opt/fabvote/builder \
+		NODE_CC_PORT=$(container_port '.orgs[0].peer.chaincodePort') NODE_ADMIN_PORT=$(container_port '.ordererOrg.orderers[0].adminPort') \
+		NODE_OPS_PORT=$(container_port '.orgs[0].peer.opsPort') FABVOTE_CCAAS_BUILDER=/opt/fabvote/builder \
 		"$TOOLS/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" -override "$ROOT/network/config/$kind.yaml" \
 		-out "$out/$kind.native.yaml" || ddie "cfgmerge of network/config/$kind.yaml for $host failed"
 	NODE_NAME=$host "$TOOLS/cfgmerge" -base "$out/$kind.native.yaml" -override "$DOCKER_SRC/config/$kind.yaml" \
@@ -106,13 +107,21 @@ merge() {
 	rm -f "$out/$kind.native.yaml"
 }
 
+# container_port JQ-PATH: a port inside the containers, from the containers'
+# topology (fabnet topology --containers; network/portplan owns the numbers).
+container_port() {
+	local p
+	p=$(jq -er "$1" "$D/topology.json") && [[ $p =~ ^[0-9]+$ ]] || ddie "no port at $1 in $D/topology.json"
+	echo "$p"
+}
+
 gen_configs() {
 	local o org
 	for o in "${ORDERERS[@]}"; do
-		NODE_PORT=7050 NODE_MSPID=$ORDERER_MSPID merge orderer "$(orderer_host "$o")"
+		NODE_PORT=$(container_port '.ordererOrg.orderers[0].port') NODE_MSPID=$ORDERER_MSPID merge orderer "$(orderer_host "$o")"
 	done
 	for org in "${ORGS[@]}"; do
-		NODE_PORT=7051 NODE_MSPID=$(org_mspid "$org") merge core "$(peer_host "$org")"
+		NODE_PORT=$(container_port '.orgs[0].peer.port') NODE_MSPID=$(org_mspid "$org") merge core "$(peer_host "$org")"
 	done
 }
 
@@ -125,7 +134,7 @@ gen_packages() {
 	for org in "${ORGS[@]}"; do
 		peer_tls=$(peer_org_dir "$org")/peers/$(peer_host "$org")/tls
 		pkg=$D/packages/$CC_NAME.$org.tgz
-		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):9999" --builder "$TOOLS/ccaas-builder" \
+		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):$(container_port '.orgs[0].peer.services[0].port')" --builder "$TOOLS/ccaas-builder" \
 			--root-cert "$peer_tls/ca.crt" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
 			--out "$pkg" || ddie "the chaincode package for $org failed"
 		# Fabric's package id: label ":" hex SHA-256 of the package file.

@@ -7,7 +7,8 @@
 #   FABVOTE_DOCKER_DIR   generated material: crypto, configs, genesis block,
 #                        chaincode packages, network.json (default run/docker)
 #   COMPOSE_PROJECT_NAME compose project, prefixes volumes and containers (fabvote)
-#   FABVOTE_PORT_PREFIX  first two digits of every host port (17: 17050, 17150, ...)
+#   FABVOTE_PORT_PREFIX  first two digits of every host port (default: the port plan's
+#                        stack FABVOTE_PORT_STACK, docker: 17 for 17050, 17150, ...)
 #   FABVOTE_IMAGE_TAG    image tag (latest)
 #   FABVOTE_UID          uid of the containers' user (10001)
 #   DOCKER, COMPOSE      the docker CLI and the compose command (auto)
@@ -27,7 +28,12 @@ DOCKER_SRC=$ROOT/network/docker
 COMPOSE_FILE=$ROOT/network/docker-compose.yaml
 export FABVOTE_DOCKER_DIR=${FABVOTE_DOCKER_DIR:-$RUN/docker}
 export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-fabvote}
-export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-17}
+# shellcheck source=scripts/ports.sh
+. "$ROOT/scripts/ports.sh"
+plan_ports "${FABVOTE_PORT_STACK:-docker}" || { echo "[docker] ERROR: the port plan has no stack ${FABVOTE_PORT_STACK:-docker}" >&2; exit 1; }
+export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-$((PLAN_BASE_PORT / 1000))}
+# plan_addr ADDR: an address of the plan's stack, moved with a prefix the user set.
+plan_addr() { echo "${1%:*}:$((${1##*:} + (FABVOTE_PORT_PREFIX - PLAN_BASE_PORT / 1000) * 1000))"; }
 export FABVOTE_IMAGE_TAG=${FABVOTE_IMAGE_TAG:-latest}
 export FABVOTE_UID=${FABVOTE_UID:-10001}
 DOCKER=${DOCKER:-docker}

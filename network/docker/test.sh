@@ -5,7 +5,7 @@
 #     dockerd if no engine answers (it stops what it started at the end);
 #  2. builds the images (build-images.sh; the base is made once, see there);
 #  3. brings up its own network (project fabvote-test, material in
-#     build/docker-test, host ports 19050... below the ephemeral range so a developer's network is left alone);
+#     build/docker-test, the port plan's stack docker-test for its host ports, so a developer's network is left alone);
 #  4. runs a 200-voter election from the host with the fabvote CLI and the
 #     host-side network.json: create, bulk ballots, open, cast (receipts),
 #     receipt check, tally (waits for the window to close), verify with the
@@ -34,7 +34,8 @@
 set -euo pipefail
 export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-fabvote-test}
 export FABVOTE_DOCKER_DIR=${FABVOTE_DOCKER_DIR:-${BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}/docker-test}
-export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-19}
+# The port plan's stack docker-test (host ports 19050...), apart from a developer's docker network.
+export FABVOTE_PORT_STACK=${FABVOTE_PORT_STACK:-docker-test}
 # shellcheck source=network/docker/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -218,7 +219,7 @@ command -v prometheus >/dev/null && command -v promtool >/dev/null || fail "prom
 (cd "$ROOT" && "$GO" run ./network/cmd/fabmon prometheus --network "$NET" --interval 1s --out "$WORKDIR/prometheus.yml") ||
 	fail "fabmon prometheus refused $NET"
 promtool check config "$WORKDIR/prometheus.yml" >/dev/null || fail "promtool check config rejects the generated configuration"
-PROM_ADDR=127.0.0.1:${FABVOTE_PORT_PREFIX}990
+PROM_ADDR=$(plan_addr "$PLAN_PROMETHEUS_ADDR")
 prometheus --config.file="$WORKDIR/prometheus.yml" --storage.tsdb.path="$WORKDIR/prometheus" --web.listen-address="$PROM_ADDR" \
 	>"$WORKDIR/prometheus.log" 2>&1 &
 PROM_PID=$!

@@ -12,31 +12,24 @@ import (
 	"reflect"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 // AddOrg appends a peer organisation to the topology in the next slot of
-// the port plan from basePort (net.sh's: peer at basePort+100+10j, CAs at
-// basePort+300+10j, services' operations at basePort+200+10j+k), with its
-// MSP id and domain derived from its name.
+// the port plan from basePort (network/portplan), with its MSP id and
+// domain derived from its name.
 func (t *Topology) AddOrg(name, host string, basePort int) error {
 	if !labelRE.MatchString(name) {
 		return fmt.Errorf("organisation %q: not a DNS label", name)
 	}
 	j := len(t.Orgs)
-	p := basePort + 100 + 10*j
-	peer := Peer{Name: "peer0", Port: p, ChaincodePort: p + 1, OpsPort: p + 2}
-	for k, cc := range t.Chaincodes {
-		s := Service{Port: p + 3 + k}
-		if cc.Ballot {
-			s.OpsPort = basePort + 200 + 10*j + k
-		}
-		peer.Services = append(peer.Services, s)
+	if j >= portplan.MaxPeerOrgs {
+		return fmt.Errorf("organisation %s: the port plan holds at most %d peer organisations", name, portplan.MaxPeerOrgs)
 	}
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	t.Orgs = append(t.Orgs, PeerOrg{Name: name, MSPID: mspID(name), Domain: name + ".fabvote.local", Host: host,
-		CAPort: basePort + 300 + 10*j, Peer: peer})
+	t.Orgs = append(t.Orgs, newPeerOrg(name, host, basePort, j, t.Chaincodes))
 	if err := t.Check(); err != nil {
 		t.Orgs = t.Orgs[:j]
 		return err

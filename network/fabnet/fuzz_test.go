@@ -85,15 +85,3 @@ func fuzzDir(f *testing.F) string {
 	}
 	return f.TempDir()
 }
-
-// FuzzListeningSocket: a line of /proc/net/tcp{,6} never panics the
-// parser, and a socket it reports prints back as an address.
-func FuzzListeningSocket(f *testing.F) {
-	f.Add("   0: 0100007F:1B9E 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1")
-	f.Add("   0: 00000000000000000000000001000000:1B9E 00000000000000000000000000000000:0000 0A 0")
-	f.Fuzz(func(t *testing.T, line string) {
-		if ap, ok := listeningSocket(line); ok && !ap.IsValid() {
-			t.Errorf("listeningSocket(%q) = %v, true: not a valid address", line, ap)
-		}
-	})
-}

@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabvote/fabvote/network/netjson"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 // The single-host networks (network/net.sh's native processes and the
@@ -158,26 +159,26 @@ func (l Layout) ConfigtxFiles(t *Topology) ConfigtxFiles {
 // on 9999. The Docker network runs no CA server: its identities are
 // enrolled before it starts, from CA servers on the host that makes them
 // (fabnet local-identities, with ports of its own), so the CA ports here
-// (7054 on the organisation's host) are unused.
+// (portplan.ContainerCA on the organisation's host) are unused.
 func Containers(name string, chaincodes []Chaincode) (*Topology, error) {
-	t, err := Profile(name, 7050, nil, chaincodes)
+	t, err := Profile(name, portplan.ContainerOrderer, nil, chaincodes)
 	if err != nil {
 		return nil, err
 	}
 	oo := &t.OrdererOrg
-	oo.Host, oo.CAPort = oo.Domain, 7054
+	oo.Host, oo.CAPort = oo.Domain, portplan.ContainerCA
 	for i := range oo.Orderers {
 		o := &oo.Orderers[i]
-		o.Host, o.Port, o.AdminPort, o.OpsPort = o.Name+"."+oo.Domain, 7050, 7053, 9443
+		o.Host, o.Port, o.AdminPort, o.OpsPort = o.Name+"."+oo.Domain, portplan.ContainerOrderer, portplan.ContainerOrdererAdmin, portplan.ContainerOps
 	}
 	for j := range t.Orgs {
 		o := &t.Orgs[j]
-		o.Host, o.CAPort = o.Peer.Name+"."+o.Domain, 7054
-		o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort = 7051, 7052, 9443
+		o.Host, o.CAPort = o.Peer.Name+"."+o.Domain, portplan.ContainerCA
+		o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort = portplan.ContainerPeer, portplan.ContainerPeerCC, portplan.ContainerOps
 		for k, cc := range chaincodes {
-			s := Service{Host: cc.Name + "-cc." + o.Domain, Port: 9999}
+			s := Service{Host: cc.Name + "-cc." + o.Domain, Port: portplan.ContainerService}
 			if cc.Ballot {
-				s.OpsPort = 9443
+				s.OpsPort = portplan.ContainerOps
 			}
 			o.Peer.Services[k] = s
 		}

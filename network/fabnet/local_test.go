@@ -2,7 +2,9 @@ package fabnet
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabvote/fabvote/network/netjson"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 func TestCryptogenConfig(t *testing.T) {
@@ -214,24 +217,31 @@ func TestLocalHome(t *testing.T) {
 	}
 }
 
-// TestPortsInUse names a port of the plan that something listens on, and
-// only that one.
-func TestPortsInUse(t *testing.T) {
+// TestCheckPortsFree names a port of the plan that something listens on,
+// the process that holds it and BASE_PORT, and only that port.
+func TestCheckPortsFree(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
-	top, err := Profile("solo-org", port-390, nil, nil) // the orderer org's MSP CA at base+390
+	top, err := Profile("solo-org", port-portplan.OrdererOrgCA(0), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := PortsInUse(top, false); len(got) != 0 {
-		t.Errorf("without CAs: %v in use, want none", got)
+	if err := CheckPortsFree(top, "demo", false); err != nil {
+		t.Errorf("without CAs: %v, want none taken", err)
 	}
-	if got := PortsInUse(top, true); !slices.Equal(got, []int{port}) {
-		t.Errorf("with CAs: %v in use, want [%d]", got, port)
+	err = CheckPortsFree(top, "demo", true)
+	want := []string{fmt.Sprintf("127.0.0.1:%d", port), "demo: the orderer org's CAs (MSP CA)", fmt.Sprintf("pid %d", os.Getpid()), "set BASE_PORT"}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("with CAs: %v; want it to name %q", err, w)
+		}
+	}
+	if n := strings.Count(err.Error(), "is taken by"); n != 1 {
+		t.Errorf("with CAs: %d ports named, want 1:\n%v", n, err)
 	}
 }
 

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -301,52 +299,4 @@ func (l *Local) wait() time.Duration {
 		return l.Wait
 	}
 	return DefaultWait
-}
-
-// PortsInUse lists the ports of t's plan on this host's loopback that
-// something already listens on: the orderers', the peers', the chaincode
-// services' and, with withCAs, the organisations' CA servers'.
-func PortsInUse(t *Topology, withCAs bool) []int {
-	var ports []int
-	for _, o := range t.OrdererOrg.Orderers {
-		ports = append(ports, o.Port, o.AdminPort, o.OpsPort)
-	}
-	for _, o := range t.Orgs {
-		ports = append(ports, o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort)
-		for _, s := range o.Peer.Services {
-			ports = append(ports, s.Port)
-			if s.OpsPort != 0 {
-				ports = append(ports, s.OpsPort)
-			}
-		}
-	}
-	busy := listeningOf(ports)
-	if withCAs {
-		busy = append(busy, CAPortsInUse(t)...)
-	}
-	return busy
-}
-
-// CAPortsInUse lists the organisations' CA servers' ports (each MSP CA,
-// TLS CA and their operations endpoints) that something listens on.
-func CAPortsInUse(t *Topology) []int {
-	bases := []int{t.OrdererOrg.CAPort}
-	for _, o := range t.Orgs {
-		bases = append(bases, o.CAPort)
-	}
-	var ports []int
-	for _, p := range bases {
-		ports = append(ports, p, p+1, p+2, p+3)
-	}
-	return listeningOf(ports)
-}
-
-func listeningOf(ports []int) []int {
-	var busy []int
-	for _, p := range ports {
-		if accepting(net.JoinHostPort("127.0.0.1", strconv.Itoa(p))) {
-			busy = append(busy, p)
-		}
-	}
-	return busy
 }

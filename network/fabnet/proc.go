@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/portprobe"
 )
 
 // Proc is a node process of the organisation: a CA server, an orderer, a
@@ -107,7 +108,7 @@ func (h Home) waitReady(ctx context.Context, p Proc, exited <-chan error) error 
 		case <-ctx.Done():
 			return fmt.Errorf("%s did not listen on %s: %w; the end of %s:\n%s", p.Name, p.Ready, ctx.Err(), h.logFile(p.Name), tail(h.logFile(p.Name), 15))
 		case <-tick.C:
-			if accepting(p.Ready) {
+			if portprobe.Accepting(p.Ready) {
 				return nil
 			}
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 // Topology is the network every organisation agrees on.
@@ -129,12 +130,10 @@ type Chaincode struct {
 // orderers).
 var Profiles = []string{"solo-org", "three-orgs"}
 
-// Profile returns a named topology with net.sh's port plan from basePort:
-// orderer i at basePort+10i (+1 admin, +2 operations), peer j at
-// basePort+100+10j (+1 chaincode callback, +2 operations, +3.. chaincode
-// services), chaincode service operations at basePort+200+10j+k, the
-// peer orgs' CAs at basePort+300+10j and the orderer org's at basePort+390.
-// hosts gives an organisation's address by name; the default is 127.0.0.1.
+// Profile returns a named topology with the port plan's layout from
+// basePort (network/portplan: orderers, peers, chaincode services, CA
+// servers each at their offset). hosts gives an organisation's address by
+// name; the default is 127.0.0.1.
 func Profile(name string, basePort int, hosts map[string]string, chaincodes []Chaincode) (*Topology, error) {
 	var orgs []string
 	orderers := 1
@@ -155,26 +154,36 @@ func Profile(name string, basePort int, hosts map[string]string, chaincodes []Ch
 	t := &Topology{
 		Channel:    "fabvote",
 		Batch:      Batch{MaxMessageCount: 500, Timeout: "250ms", PreferredMaxBytes: "4 MB", AbsoluteMaxBytes: "10 MB"},
-		OrdererOrg: OrdererOrg{Name: "orderer", MSPID: "OrdererMSP", Domain: "orderer.fabvote.local", Host: host("orderer"), CAPort: basePort + 390},
+		OrdererOrg: OrdererOrg{Name: "orderer", MSPID: "OrdererMSP", Domain: "orderer.fabvote.local", Host: host("orderer"), CAPort: portplan.OrdererOrgCA(basePort)},
 		Chaincodes: chaincodes,
 	}
+	if len(chaincodes) > portplan.MaxChaincodes {
+		return nil, fmt.Errorf("%d chaincodes: a peer's ports hold at most %d chaincode services", len(chaincodes), portplan.MaxChaincodes)
+	}
 	for i := range orderers {
-		p := basePort + 10*i
-		t.OrdererOrg.Orderers = append(t.OrdererOrg.Orderers, Orderer{Name: fmt.Sprintf("orderer%d", i), Port: p, AdminPort: p + 1, OpsPort: p + 2})
+		p, admin, ops := portplan.Orderer(basePort, i)
+		t.OrdererOrg.Orderers = append(t.OrdererOrg.Orderers, Orderer{Name: fmt.Sprintf("orderer%d", i), Port: p, AdminPort: admin, OpsPort: ops})
 	}
 	for j, o := range orgs {
-		p := basePort + 100 + 10*j
-		peer := Peer{Name: "peer0", Port: p, ChaincodePort: p + 1, OpsPort: p + 2}
-		for k, cc := range chaincodes {
-			s := Service{Port: p + 3 + k}
-			if cc.Ballot {
-				s.OpsPort = basePort + 200 + 10*j + k
-			}
-			peer.Services = append(peer.Services, s)
-		}
-		t.Orgs = append(t.Orgs, PeerOrg{Name: o, MSPID: mspID(o), Domain: o + ".fabvote.local", Host: host(o), CAPort: basePort + 300 + 10*j, Peer: peer})
+		t.Orgs = append(t.Orgs, newPeerOrg(o, host(o), basePort, j, chaincodes))
 	}
 	return t, t.Check()
+}
+
+// newPeerOrg is peer organisation name in slot j of the port plan from
+// basePort, with one chaincode service per chaincode.
+func newPeerOrg(name, host string, basePort, j int, chaincodes []Chaincode) PeerOrg {
+	p, callback, ops := portplan.Peer(basePort, j)
+	peer := Peer{Name: "peer0", Port: p, ChaincodePort: callback, OpsPort: ops}
+	for k, cc := range chaincodes {
+		s := Service{Port: portplan.ChaincodeService(basePort, j, k)}
+		if cc.Ballot {
+			s.OpsPort = portplan.ChaincodeOps(basePort, j, k)
+		}
+		peer.Services = append(peer.Services, s)
+	}
+	return PeerOrg{Name: name, MSPID: mspID(name), Domain: name + ".fabvote.local", Host: host,
+		CAPort: portplan.PeerOrgCA(basePort, j), Peer: peer}
 }
 
 // mspID is the organisation's MSP id: the name capitalised (party1 ->
@@ -209,26 +218,9 @@ func (t *Topology) Check() error {
 	if len(t.Orgs) == 0 || len(t.OrdererOrg.Orderers) == 0 {
 		return errors.New("the topology needs at least one peer organisation and one orderer")
 	}
-	used := map[string]string{}
-	listen := func(what, host string, port int) error {
-		if port <= 0 || port > 65535 {
-			return fmt.Errorf("%s: port %d out of range", what, port)
-		}
-		k := net.JoinHostPort(host, fmt.Sprint(port))
-		if prev, ok := used[k]; ok {
-			return fmt.Errorf("%s and %s both listen on %s", prev, what, k)
-		}
-		used[k] = what
-		return nil
-	}
 	oo := t.OrdererOrg
 	if err := checkOrg(oo.Name, oo.MSPID, oo.Domain, oo.Host); err != nil {
 		return err
-	}
-	for _, p := range []int{oo.CAPort, oo.CAPort + 1, oo.CAPort + 2, oo.CAPort + 3} {
-		if err := listen("the orderer org's CAs", oo.Host, p); err != nil {
-			return err
-		}
 	}
 	orderers := map[string]bool{}
 	for _, o := range oo.Orderers {
@@ -242,16 +234,44 @@ func (t *Topology) Check() error {
 		if err := checkHost(o.Name, oo.HostOf(o)); err != nil {
 			return err
 		}
-		for _, p := range []int{o.Port, o.AdminPort, o.OpsPort} {
-			if err := listen(o.Name, oo.HostOf(o), p); err != nil {
-				return err
+	}
+	if err := t.checkPeerOrgs(); err != nil {
+		return err
+	}
+	return portplan.Check(t.Listeners(""))
+}
+
+// Listeners is every port the topology's nodes listen on, each named by
+// its owner (after prefix) and by BASE_PORT, the setting that moves it.
+func (t *Topology) Listeners(prefix string) []portplan.Listener {
+	var ls []portplan.Listener
+	add := func(owner, host string, ports []int, kinds ...string) {
+		for i, p := range ports {
+			ls = append(ls, portplan.Listener{Owner: prefix + owner + " (" + kinds[i] + ")", Host: host, Port: p, Var: "BASE_PORT"})
+		}
+	}
+	cas := func(p int) []int { return []int{p, p + 1, p + 2, p + 3} }
+	caKinds := []string{"MSP CA", "TLS CA", "MSP CA operations", "TLS CA operations"}
+	oo := t.OrdererOrg
+	add("the orderer org's CAs", oo.Host, cas(oo.CAPort), caKinds...)
+	for _, o := range oo.Orderers {
+		add(o.Name, oo.HostOf(o), []int{o.Port, o.AdminPort, o.OpsPort}, "gRPC", "admin", "operations")
+	}
+	for _, o := range t.Orgs {
+		add(o.Name+"'s CAs", o.Host, cas(o.CAPort), caKinds...)
+		add(o.Name+"'s peer", o.Host, []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort}, "gRPC", "chaincode callback", "operations")
+		for k, s := range o.Peer.Services {
+			what := fmt.Sprintf("%s's chaincode service %d", o.Name, k)
+			add(what, o.hostOf(s), []int{s.Port}, "gRPC")
+			if s.OpsPort != 0 {
+				add(what, o.hostOf(s), []int{s.OpsPort}, "operations")
 			}
 		}
 	}
-	return t.checkPeerOrgs(listen)
+	return ls
 }
 
-func (t *Topology) checkPeerOrgs(listen func(string, string, int) error) error {
+func (t *Topology) checkPeerOrgs() error {
 	names, ccs := map[string]bool{t.OrdererOrg.Name: true}, map[string]bool{}
 	// Two organisations with one MSP id would be one organisation on the
 	// channel, with the roots of whichever came last.
@@ -283,35 +303,8 @@ func (t *Topology) checkPeerOrgs(listen func(string, string, int) error) error {
 		if len(o.Peer.Services) != len(t.Chaincodes) {
 			return fmt.Errorf("org %s: %d chaincode services for %d chaincodes", o.Name, len(o.Peer.Services), len(t.Chaincodes))
 		}
-		for _, p := range []int{o.CAPort, o.CAPort + 1, o.CAPort + 2, o.CAPort + 3} {
-			if err := listen(o.Name+"'s CAs", o.Host, p); err != nil {
-				return err
-			}
-		}
-		for _, p := range []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort} {
-			if err := listen(o.Name+"'s peer", o.Host, p); err != nil {
-				return err
-			}
-		}
-		if err := checkServices(o, listen); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkServices(o PeerOrg, listen func(string, string, int) error) error {
-	for k, s := range o.Peer.Services {
-		what := fmt.Sprintf("%s's chaincode service %d", o.Name, k)
-		if err := checkHost(what, o.hostOf(s)); err != nil {
-			return err
-		}
-		ports := []int{s.Port}
-		if s.OpsPort != 0 {
-			ports = append(ports, s.OpsPort)
-		}
-		for _, p := range ports {
-			if err := listen(what, o.hostOf(s), p); err != nil {
+		for k, s := range o.Peer.Services {
+			if err := checkHost(fmt.Sprintf("%s's chaincode service %d", o.Name, k), o.hostOf(s)); err != nil {
 				return err
 			}
 		}

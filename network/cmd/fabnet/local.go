@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/compose"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/portplan"
+	"github.com/fabvote/fabvote/network/portprobe"
 )
 
 // cryptogenConfig writes cryptogen's configuration for a network whose
@@ -144,8 +145,8 @@ func localIdentities(args []string) error {
 	for j := range t.Orgs {
 		t.Orgs[j].CAPort = *caBase + 10*(j+1)
 	}
-	if busy := fabnet.CAPortsInUse(t); len(busy) > 0 {
-		return fmt.Errorf("ports in use on 127.0.0.1: %s (choose another --ca-base-port)", strings.Trim(fmt.Sprint(busy), "[]"))
+	if err := portprobe.Free(caListeners(t)); err != nil {
+		return err
 	}
 	if err := absPaths(&tools.FabricCA); err != nil {
 		return err
@@ -162,4 +163,17 @@ func localIdentities(args []string) error {
 		return interrupted{err} // fabnet exits 130
 	}
 	return err
+}
+
+// caListeners is the CA servers' ports of local-identities, moved by
+// --ca-base-port.
+func caListeners(t *fabnet.Topology) []portplan.Listener {
+	var ls []portplan.Listener
+	for _, l := range t.Listeners("") {
+		if strings.Contains(l.Owner, "'s CAs (") {
+			l.Var = "--ca-base-port"
+			ls = append(ls, l)
+		}
+	}
+	return ls
 }

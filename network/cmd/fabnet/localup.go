@@ -17,6 +17,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/portplan"
 )
 
 // ballotPackage is the ballot contract's service: its definition may name
@@ -32,6 +33,7 @@ var localTools = []string{"fabnet", "cfgmerge", "ccaas-builder", "netready", "fa
 type localUp struct {
 	fs                              *flag.FlagSet
 	profile, runDir, current, tools string
+	stack                           string
 	identities, validation, version string
 	goBin, goTags, root, passEnv    string
 	fabric                          fabnet.Tools
@@ -50,7 +52,8 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.runDir, "run-dir", "", "the network's run directory (required; replaced)")
 	f.StringVar(&u.current, "current", "", "a symlink to point at the run directory once the network is up")
 	f.StringVar(&u.tools, "tools", "", "directory of the built network tools (fabnet, cfgmerge, ccaas-builder, netready, fabca), copied into RUN_DIR/tools (required)")
-	f.IntVar(&u.basePort, "base-port", 7050, "the first port of the port plan")
+	f.StringVar(&u.stack, "stack", "default", "the port plan's stack the network belongs to (fabnet ports list)")
+	f.IntVar(&u.basePort, "base-port", 0, "the first port of the network (default: the stack's base)")
 	f.IntVar(&u.batch.MaxMessageCount, "batch-size", 500, "transactions per block at most")
 	f.StringVar(&u.batch.Timeout, "batch-timeout", "250ms", "how long the orderer waits to fill a block")
 	f.StringVar(&u.batch.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
@@ -175,8 +178,8 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	if busy := fabnet.PortsInUse(t, u.identities == "ca"); len(busy) > 0 {
-		return nil, fmt.Errorf("ports in use on 127.0.0.1: %s (another network? set BASE_PORT)", strings.Trim(fmt.Sprint(busy), "[]"))
+	if err := fabnet.CheckPortsFree(t, u.stack, u.identities == "ca"); err != nil {
+		return nil, err
 	}
 	h, err := u.freshRunDir(t, dir)
 	if err != nil {
@@ -198,8 +201,8 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	default:
 		return nil, fmt.Errorf("--validation-plugin %q: want ballotvscc, vscc or off", u.validation)
 	}
-	if len(u.chaincodes) > 7 {
-		return nil, errors.New("at most 7 chaincodes (ports per peer)")
+	if err := u.placeOnPlan(); err != nil {
+		return nil, err
 	}
 	var ccs []fabnet.Chaincode
 	for _, kv := range u.chaincodes {
@@ -225,6 +228,19 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	}
 	t.Batch = u.batch
 	return t, t.Check()
+}
+
+// placeOnPlan sets the base port from the stack when none is given, and
+// refuses one whose ports meet another stack's.
+func (u *localUp) placeOnPlan() error {
+	s, err := portplan.Lookup(u.stack)
+	if err != nil {
+		return fmt.Errorf("--stack: %w", err)
+	}
+	if u.basePort == 0 {
+		u.basePort = s.Base
+	}
+	return portplan.CheckPlacement(u.stack, u.basePort)
 }
 
 // checkTools finds the binaries and configuration the network needs, and

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -90,7 +91,9 @@ func TestLocalUpRefusals(t *testing.T) {
 		{"bad validation plugin", []string{"--validation-plugin", "fast"}, `--validation-plugin "fast"`},
 		{"chaincode without package", []string{"--chaincode", "ballot"}, `chaincode "ballot": want name=./go/package/path`},
 		{"chaincode with a bad name", []string{"--chaincode", "Ballot=./x"}, `chaincode "Ballot=./x"`},
-		{"too many chaincodes", eight, "at most 7 chaincodes"},
+		{"too many chaincodes", eight, "at most 7 chaincode services"},
+		{"unknown stack", []string{"--stack", "mine"}, `no stack "mine" in the port plan`},
+		{"a base over another stack", []string{"--base-port", "8100"}, "BASE_PORT=8100 puts the default network's ports 8100-8599 over stack e2e's 8050-8549"},
 		{"peer-env without org", []string{"--peer-env", "GOGC=50"}, `--peer-env "GOGC=50": want ORG=KEY=VALUE`},
 		{"peer-env of an org not in the profile", []string{"--peer-env", "party2=GOGC=50"}, `--peer-env "party2=GOGC=50"`},
 		{"node-env without =", []string{"--node-env", "GOGC"}, `environment entry "GOGC": want KEY=VALUE`},
@@ -99,7 +102,7 @@ func TestLocalUpRefusals(t *testing.T) {
 		{"stock peer, fork configuration", []string{"--bin", stockBin}, "is not the fork's peer"},
 		{"plugin without the fork's configuration", []string{"--validation-plugin", "ballotvscc", "--config-src", stockCfg}, "stockcfg/core.yaml registers no ballotvscc validator"},
 		{"a directory that is not a run dir", []string{"--run-dir", notRunDir}, "is not a network run dir"},
-		{"ports in use", []string{"--base-port", strconv.Itoa(busyBase)}, "ports in use on 127.0.0.1: " + strconv.Itoa(busyBase+100)},
+		{"ports in use", []string{"--base-port", strconv.Itoa(busyBase)}, fmt.Sprintf("port 127.0.0.1:%d, for default: ea's peer (gRPC), is taken by pid %d", busyBase+100, os.Getpid())},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

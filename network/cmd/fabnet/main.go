@@ -34,6 +34,8 @@
 //	fabnet status     --home DIR
 //	fabnet node define|start|stop|kill|pid|pids|running|status|log|stop-all --home DIR ...
 //	                  nodes defined once and run by name (network/net.sh's processes)
+//	fabnet ports list|env|check [--stack S] ...
+//	                  the port plan (network/portplan): every listener's port, and whether it is free
 //	fabnet ops|raft-leader|wait-orderer --topology T --crypto DIR ...
 //	                  a node's operations endpoint, the Raft leader, a restarted orderer's wait
 package main
@@ -239,7 +241,7 @@ var orgSteps = map[string]orgStep{
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-up, local-identities, local-connection, local-channel, compose, package, node, ops, raft-leader, wait-orderer, down or status")
+		return errors.New("want a step: topology, identities, receive, genesis, orderers, peer, commit, connection, info, add-org, sign-update, submit-update, configtx, cryptogen-config, local-up, local-identities, local-connection, local-channel, compose, ports, package, node, ops, raft-leader, wait-orderer, down or status")
 	}
 	step, args := args[0], args[1:]
 	switch step {
@@ -269,6 +271,8 @@ func run(args []string) error {
 		return localChannel(args)
 	case "compose":
 		return composeFile(args)
+	case "ports":
+		return portsCommand(args)
 	}
 	do, ok := orgSteps[step]
 	if !ok {

@@ -1,4 +1,8 @@
-package fabnet
+// Package portprobe tells whether something listens on a TCP address of
+// this machine and which process it is, from the kernel's socket tables,
+// without connecting: a connection would leave a failed TLS handshake in
+// the listener's log.
+package portprobe
 
 import (
 	"bufio"
@@ -12,12 +16,12 @@ import (
 	"time"
 )
 
-// accepting reports whether something accepts TCP connections on addr.
+// Accepting reports whether something accepts TCP connections on addr.
 // It reads the kernel's socket tables rather than connecting, so that the
 // check leaves no failed TLS handshake in the node's log; without them
 // (not Linux) it connects.
-func accepting(addr string) bool {
-	if ok, known := listening(addr); known {
+func Accepting(addr string) bool {
+	if ok, known := Listening(addr); known {
 		return ok
 	}
 	c, err := net.DialTimeout("tcp", addr, time.Second)
@@ -27,13 +31,20 @@ func accepting(addr string) bool {
 	return err == nil
 }
 
-// listening looks addr up among the listening sockets of
+// Listening looks addr up among the listening sockets of
 // /proc/net/tcp and tcp6: one bound to its port and to its address or to
 // every address. known is false when neither table can be read.
-func listening(addr string) (ok, known bool) {
+func Listening(addr string) (ok, known bool) {
+	inode, known := listeningInode(addr)
+	return inode != "", known
+}
+
+// listeningInode is the inode of the socket that listens on addr ("" when
+// none does).
+func listeningInode(addr string) (inode string, known bool) {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil { // a host name: leave it to a connection
-		return false, false
+		return "", false
 	}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)
@@ -46,12 +57,20 @@ func listening(addr string) (ok, known bool) {
 			if local, ok := listeningSocket(s.Text()); ok && local.Port() == ap.Port() &&
 				(local.Addr().IsUnspecified() || local.Addr().Unmap() == ap.Addr().Unmap()) {
 				f.Close()
-				return true, true
+				return socketInode(s.Text()), true
 			}
 		}
 		f.Close()
 	}
-	return false, known
+	return "", known
+}
+
+// socketInode is the inode column of a /proc/net/tcp line.
+func socketInode(line string) string {
+	if f := strings.Fields(line); len(f) > 9 {
+		return f[9]
+	}
+	return "?"
 }
 
 // listeningSocket parses a line of /proc/net/tcp{,6}: the local address of

@@ -1,4 +1,4 @@
-package fabnet
+package portprobe
 
 import (
 	"encoding/binary"
@@ -40,19 +40,19 @@ func TestListening(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	if ok, known := listening(addr); !known {
+	if ok, known := Listening(addr); !known {
 		t.Skip("no /proc/net/tcp")
 	} else if !ok {
-		t.Fatalf("listening(%s) = false with a listener", addr)
+		t.Fatalf("Listening(%s) = false with a listener", addr)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	other := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.2"), uint16(port)).String()
-	if ok, _ := listening(other); ok {
-		t.Errorf("listening(%s) = true: a socket bound to 127.0.0.1 does not listen there", other)
+	if ok, _ := Listening(other); ok {
+		t.Errorf("Listening(%s) = true: a socket bound to 127.0.0.1 does not listen there", other)
 	}
 	l.Close()
-	if ok, _ := listening(addr); ok {
-		t.Errorf("listening(%s) = true after the listener closed", addr)
+	if ok, _ := Listening(addr); ok {
+		t.Errorf("Listening(%s) = true after the listener closed", addr)
 	}
 	any, err := net.Listen("tcp", ":0")
 	if err != nil {
@@ -60,7 +60,19 @@ func TestListening(t *testing.T) {
 	}
 	defer any.Close()
 	loop := "127.0.0.1:" + strconv.Itoa(any.Addr().(*net.TCPAddr).Port)
-	if ok, _ := listening(loop); !ok || !accepting(loop) {
-		t.Errorf("listening(%s) = false with a listener on every address", loop)
+	if ok, _ := Listening(loop); !ok || !Accepting(loop) {
+		t.Errorf("Listening(%s) = false with a listener on every address", loop)
 	}
+}
+
+// FuzzListeningSocket: a line of /proc/net/tcp{,6} never panics the
+// parser, and a socket it reports prints back as an address.
+func FuzzListeningSocket(f *testing.F) {
+	f.Add("   0: 0100007F:1B9E 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1")
+	f.Add("   0: 00000000000000000000000001000000:1B9E 00000000000000000000000000000000:0000 0A 0")
+	f.Fuzz(func(t *testing.T, line string) {
+		if ap, ok := listeningSocket(line); ok && !ap.IsValid() {
+			t.Errorf("listeningSocket(%q) = %v, true: not a valid address", line, ap)
+		}
+	})
 }
