@@ -75,7 +75,7 @@ cleanup() {
 		"$NET_SH" down || rc=1
 	fi
 	if ((rc != 0)); then
-		printf '\ndemo: FAILED (exit %d); files in %s, the nodes\' logs in %s/network-logs\n' "$rc" "$DEMO_DIR" "$DEMO_DIR" >&2
+		printf '\ndemo: FAILED (exit %d); files in %s, the logs of the nodes in %s/network-logs\n' "$rc" "$DEMO_DIR" "$DEMO_DIR" >&2
 	fi
 	exit "$rc"
 }
