@@ -89,7 +89,8 @@ cleanup() {
 trap cleanup EXIT
 
 solo_org() {
-	export PROFILE=solo-org NET_RUN_DIR=$RUN/test-solo-org BASE_PORT=$(net_test_base 0)
+	BASE_PORT=$(net_test_base 0) || exit 1
+	export PROFILE=solo-org NET_RUN_DIR=$RUN/test-solo-org BASE_PORT
 	# cryptogen here, each organisation's Fabric CA (the default) in three_orgs:
 	# network-test covers both sources of identities.
 	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_SOLO:-lockless} NET_IDENTITIES=cryptogen
@@ -181,7 +182,8 @@ solo_org() {
 }
 
 three_orgs() {
-	export PROFILE=three-orgs NET_RUN_DIR=$RUN/test-three-orgs BASE_PORT=$(net_test_base 1)
+	BASE_PORT=$(net_test_base 1) || exit 1
+	export PROFILE=three-orgs NET_RUN_DIR=$RUN/test-three-orgs BASE_PORT
 	export FABVOTE_COMMIT_GATE=${NET_TEST_GATE_THREE:-locked} NET_IDENTITIES=ca
 	step "three-orgs up with identities from each organisation's Fabric CA (FABVOTE_COMMIT_GATE=$FABVOTE_COMMIT_GATE)"
 	local t0=$SECONDS org
@@ -256,7 +258,8 @@ stock_peer_refused() {
 # (chaincode deployment); each time no process whose working directory or
 # command line is in the run dir survives, and none of its ports listens.
 interrupted_up() {
-	local dir=$RUN/test-interrupted base=$(net_test_base 2) at pid p left port deadline
+	local dir=$RUN/test-interrupted base at pid p left port deadline
+	base=$(net_test_base 2) || exit 1
 	for at in "Fabric CA servers" "deploying chaincode"; do
 		step "solo-org up (CA identities) interrupted (SIGTERM) just after '$at': nothing left behind"
 		rm -rf "$dir"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ports.sh — sourced by the scripts that start networks: the port plan
 # (network/portplan) through `fabnet ports`, so that no script writes a port
 # number of its own. Needs ROOT, and GO (go) to build fabnet when BIN has
