@@ -30,6 +30,18 @@ func required(fs *pflag.FlagSet, names ...string) error {
 	return nil
 }
 
+// notEmptyIfGiven refuses a flag given with an empty value, such as an
+// unset shell variable: for an anchor (--genesis-hash, --manifest) an empty
+// value would otherwise be taken for no anchor, and the check silently skipped.
+func notEmptyIfGiven(fs *pflag.FlagSet, names ...string) error {
+	for _, n := range names {
+		if f := fs.Lookup(n); f != nil && f.Changed && f.Value.String() == "" {
+			return usagef("--%s was given an empty value (an unset variable?): give it a value, or leave the flag out", n)
+		}
+	}
+	return nil
+}
+
 // missing reports whether f holds no value: an empty string (given or not),
 // or a number left at its zero default.
 func missing(f *pflag.Flag) bool {

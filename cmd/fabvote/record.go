@@ -143,6 +143,9 @@ func cmdRecordSite(fs *pflag.FlagSet) func() error {
 		if err := required(fs, "record", "out"); err != nil {
 			return err
 		}
+		if err := notEmptyIfGiven(fs, "report", "genesis-hash", "manifest"); err != nil {
+			return err
+		}
 		if *reportFile != "" && (*genesis != "" || *manifest != "") {
 			return usagef("--genesis-hash and --manifest are for the verification made here, not for a --report")
 		}

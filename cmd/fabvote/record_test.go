@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -47,6 +49,10 @@ func TestVerifyRecordExit(t *testing.T) {
 		{"record with election", []string{"--record", recordFixtures + "/good", "--election", "e"}, 2, "no --election"},
 		{"published manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/good/manifest.json"}, 0, "RESULT: PASS"},
 		{"another election's manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 1, "RESULT: FAIL"},
+		// An unset shell variable: an empty anchor is never taken for none.
+		{"empty genesis hash", []string{"--record", recordFixtures + "/good", "--genesis-hash", ""}, 2, "--genesis-hash was given an empty value"},
+		{"empty manifest", []string{"--record", recordFixtures + "/good", "--manifest", ""}, 2, "--manifest was given an empty value"},
+		{"empty record", []string{"--record", ""}, 2, "--record was given an empty value"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +73,49 @@ func TestVerifyRecordExit(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tc.out)
 			}
 		})
+	}
+}
+
+// TestVerifyRecordAnchors: both reports say which anchors were checked;
+// with none, the human one says that only the record's consistency was.
+func TestVerifyRecordAnchors(t *testing.T) {
+	good := recordFixtures + "/good"
+	manifest, err := os.ReadFile(good + "/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var genesis string
+	out := captureStdout(t, func() { fv(t, "verify", "--json", "--record", good) })
+	var rep struct {
+		GenesisHash string
+		Anchors     map[string]*string
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.GenesisHash) != 64 {
+		t.Fatalf("report %s: %v", out, err)
+	}
+	genesis = rep.GenesisHash
+	if len(rep.Anchors) != 2 || rep.Anchors["genesisHash"] != nil || rep.Anchors["manifestSHA256"] != nil {
+		t.Errorf("without anchors: %s, want both null", out)
+	}
+	human := captureStdout(t, func() { fv(t, "verify", "--record", good) })
+	if !strings.Contains(human, "anchors:         none given: only the record's internal consistency was checked") {
+		t.Errorf("without anchors the human report does not say so:\n%s", human)
+	}
+	anchored := []string{"--record", good, "--genesis-hash", genesis, "--manifest", good + "/manifest.json"}
+	out = captureStdout(t, func() { fv(t, append([]string{"verify", "--json"}, anchored...)...) })
+	rep.Anchors = nil
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(manifest)
+	if g, m := rep.Anchors["genesisHash"], rep.Anchors["manifestSHA256"]; g == nil || *g != genesis || m == nil || *m != hex.EncodeToString(sum[:]) {
+		t.Errorf("with both anchors: %s", out)
+	}
+	human = captureStdout(t, func() { fv(t, append([]string{"verify"}, anchored...)...) })
+	for _, w := range []string{"genesis hash " + genesis + " (--genesis-hash): checked", "SHA-256 " + hex.EncodeToString(sum[:]) + " (--manifest): checked"} {
+		if !strings.Contains(human, w) || strings.Contains(human, "none given") {
+			t.Errorf("with both anchors the human report lacks %q:\n%s", w, human)
+		}
 	}
 }
 
@@ -126,6 +175,8 @@ func TestRecordSite(t *testing.T) {
 		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
 		{"no out", []string{"--record", good, "--out", ""}, 2, "--out", ""},
 		{"report and genesis", []string{"--record", good, "--report", r.other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "are for the verification made here", ""},
+		{"empty genesis hash", []string{"--record", good, "--genesis-hash", ""}, 2, "--genesis-hash was given an empty value", ""},
+		{"empty manifest", []string{"--record", good, "--manifest", ""}, 2, "--manifest was given an empty value", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { checkRecordSite(t, tc) })

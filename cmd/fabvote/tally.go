@@ -441,7 +441,12 @@ func cmdVerify(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.genesis, "genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
 	fs.BoolVar(&o.asJSON, "json", false, "print the JSON report (docs/RECORD.md section 7) instead of the human one")
 	o.nf.register(fs, "user1")
-	return o.verify
+	return func() error {
+		if err := notEmptyIfGiven(fs, "record", "genesis-hash", "manifest", "election"); err != nil {
+			return err
+		}
+		return o.verify()
+	}
 }
 
 // verify audits the record offline, or else the ledger.

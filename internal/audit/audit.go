@@ -371,6 +371,14 @@ type Report struct {
 	GenesisHash []byte   // the record's block 0 header hash
 	Steps       []string // the steps reached, in order; nil: the network's steps
 	Preamble    []string // lines printed after the report's first line
+	Anchors     *Anchors // the anchors a record verification was given; nil for the network
+}
+
+// Anchors are what an observer takes from outside a record and gives its
+// verifier (docs/RECORD.md section 9): each nil when not given.
+type Anchors struct {
+	GenesisHash    []byte // --genesis-hash
+	ManifestSHA256 []byte // SHA-256 of the --manifest file
 }
 
 // CommitOrder is what the blocks say about when the result committed and

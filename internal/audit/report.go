@@ -10,6 +10,7 @@ import (
 // Write prints the report: a summary, every failure, and PASS or FAIL last.
 func (r *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "fabvote verify: election %q\n", r.ElectionID)
+	r.Anchors.write(w)
 	for _, l := range r.Preamble {
 		fmt.Fprintln(w, l)
 	}
@@ -24,6 +25,27 @@ func (r *Report) Write(w io.Writer) {
 		return
 	}
 	r.writePass(w)
+}
+
+// write prints which anchors the record was checked against and, for each
+// one missing, what a record could then show (docs/RECORD.md section 9).
+func (a *Anchors) write(w io.Writer) {
+	if a == nil {
+		return
+	}
+	if a.GenesisHash != nil {
+		fmt.Fprintf(w, "  anchor:          genesis hash %x (--genesis-hash): checked\n", a.GenesisHash)
+	} else {
+		fmt.Fprintln(w, "  anchor:          no --genesis-hash: a record of another channel would pass too")
+	}
+	if a.ManifestSHA256 != nil {
+		fmt.Fprintf(w, "  anchor:          published manifest, SHA-256 %x (--manifest): checked\n", a.ManifestSHA256)
+	} else {
+		fmt.Fprintln(w, "  anchor:          no --manifest: a record showing another election of this id would pass too")
+	}
+	if a.GenesisHash == nil && a.ManifestSHA256 == nil {
+		fmt.Fprintln(w, "  anchors:         none given: only the record's internal consistency was checked (docs/RECORD.md section 9)")
+	}
 }
 
 // writeManifest prints the manifest's line, if it was read.

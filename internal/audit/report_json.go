@@ -62,11 +62,33 @@ type jsonReport struct {
 	Source      string        `json:"source"`
 	OK          bool          `json:"ok"`
 	GenesisHash string        `json:"genesisHash,omitempty"`
+	Anchors     *jsonAnchors  `json:"anchors,omitempty"`
 	Steps       []jsonStep    `json:"steps"`
 	Ballots     *jsonBallots  `json:"ballots"`
 	Result      *jsonResult   `json:"result"`
 	LateBallots []jsonLate    `json:"lateBallots"`
 	Failures    []jsonFailure `json:"failures"`
+}
+
+// jsonAnchors names each anchor a record verification checked; null
+// when not given.
+type jsonAnchors struct {
+	GenesisHash    *string `json:"genesisHash"`
+	ManifestSHA256 *string `json:"manifestSHA256"`
+}
+
+func (a *Anchors) json() *jsonAnchors {
+	if a == nil {
+		return nil
+	}
+	hexOrNull := func(b []byte) *string {
+		if b == nil {
+			return nil
+		}
+		s := hex.EncodeToString(b)
+		return &s
+	}
+	return &jsonAnchors{GenesisHash: hexOrNull(a.GenesisHash), ManifestSHA256: hexOrNull(a.ManifestSHA256)}
 }
 
 type jsonStep struct {
@@ -112,6 +134,9 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	if out.Source == SourceRecord && len(r.GenesisHash) > 0 { // known once block 0 was read
 		out.GenesisHash = hex.EncodeToString(r.GenesisHash)
+	}
+	if out.Source == SourceRecord {
+		out.Anchors = r.Anchors.json()
 	}
 	if r.Order != nil {
 		for _, lb := range r.Order.Late {

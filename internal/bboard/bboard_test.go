@@ -243,3 +243,38 @@ func TestManifestHashShown(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorsShown: the front page says whether the verification was given
+// both anchors; a report without them, or with an anchor of another record,
+// is shown as unanchored, and verify.html's commands carry the genesis hash.
+func TestAnchorsShown(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		anchors func(genesis, manifest string) any
+		want    string
+	}{
+		{"none in the report", func(string, string) any { return nil }, "was not given either anchor"},
+		{"both null", func(string, string) any { return map[string]any{"genesisHash": nil, "manifestSHA256": nil} }, "was not given either anchor"},
+		{"genesis only", func(g, _ string) any { return map[string]any{"genesisHash": g, "manifestSHA256": nil} }, "was not given the published manifest"},
+		{"another record's genesis", func(_, m string) any {
+			return map[string]any{"genesisHash": strings.Repeat("ab", 32), "manifestSHA256": m}
+		}, "was not given the channel's genesis hash"},
+		{"both", func(g, m string) any { return map[string]any{"genesisHash": g, "manifestSHA256": m} }, "was given both anchors"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture("threshold").passing()
+			sum := sha256.Sum256(f.manifest)
+			genesis := f.report["genesisHash"].(string)
+			if a := tc.anchors(genesis, hex.EncodeToString(sum[:])); a != nil {
+				f.report["anchors"] = a
+			}
+			_, files := build(t, f)
+			if got := text(files["index.html"]); !strings.Contains(got, tc.want) {
+				t.Errorf("index.html does not say %q", tc.want)
+			}
+			if !strings.Contains(files["verify.html"], "--genesis-hash "+genesis+" --manifest MANIFEST") {
+				t.Errorf("verify.html's commands lack the genesis hash")
+			}
+		})
+	}
+}

@@ -45,11 +45,19 @@ type report struct {
 	Source      string          `json:"source"`
 	OK          *bool           `json:"ok"`
 	GenesisHash string          `json:"genesisHash"`
+	Anchors     *reportAnchors  `json:"anchors"`
 	Steps       []reportStep    `json:"steps"`
 	Ballots     *reportBallots  `json:"ballots"`
 	Result      *reportResult   `json:"result"`
 	LateBallots []reportLate    `json:"lateBallots"`
 	Failures    []reportFailure `json:"failures"`
+}
+
+// reportAnchors are the anchors the verification was given (RECORD.md 7);
+// a report without them is shown as given none.
+type reportAnchors struct {
+	GenesisHash    *string `json:"genesisHash"`
+	ManifestSHA256 *string `json:"manifestSHA256"`
 }
 
 type reportStep struct {

@@ -110,14 +110,17 @@ type model struct {
 	GenesisHash string
 	// ManifestHash is SHA-256 of the record's manifest.json.
 	ManifestHash string
-	Steps        []stepView
-	Failures     []failureView
-	MoreFail     int
-	Counts       *reportBallots
-	Indexed      int
-	ByStatus     []statusCount
-	Pages        []pageRef
-	Rows         []row
+	// The anchors the verification checked: the genesis hash and the
+	// published manifest it was given, when it was given them.
+	AnchorGenesis, AnchorManifest bool
+	Steps                         []stepView
+	Failures                      []failureView
+	MoreFail                      int
+	Counts                        *reportBallots
+	Indexed                       int
+	ByStatus                      []statusCount
+	Pages                         []pageRef
+	Rows                          []row
 }
 
 type statusCount struct {
@@ -145,6 +148,10 @@ func newModel(in *input) (*model, error) {
 		for i, name := range m.Candidates {
 			v.Result = append(v.Result, candidateCount{name, r.Counts[i], share(r.Counts[i], r.BallotCount)})
 		}
+	}
+	if a := in.report.Anchors; a != nil {
+		v.AnchorGenesis = a.GenesisHash != nil && *a.GenesisHash == in.report.GenesisHash
+		v.AnchorManifest = a.ManifestSHA256 != nil && *a.ManifestSHA256 == in.manifestHash
 	}
 	v.Steps = steps(in.report.Steps)
 	v.Failures, v.MoreFail = failures(in.report.Failures)

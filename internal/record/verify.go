@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -41,7 +42,7 @@ func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 	}
-	rep := &audit.Report{Source: audit.SourceRecord, Steps: []string{audit.StepRecord}}
+	rep := &audit.Report{Source: audit.SourceRecord, Steps: []string{audit.StepRecord}, Anchors: opts.anchors()}
 	v := &verifier{dir: dir, opts: opts, rep: rep}
 	if !v.checkRecord(rb) {
 		return rep, nil
@@ -54,6 +55,16 @@ func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error
 	v.checkIndex()
 	v.audit(ctx)
 	return rep, nil
+}
+
+// anchors is what the report says of the anchors given.
+func (o Options) anchors() *audit.Anchors {
+	a := &audit.Anchors{GenesisHash: o.GenesisHash}
+	if o.Manifest != nil {
+		sum := sha256.Sum256(o.Manifest)
+		a.ManifestSHA256 = sum[:]
+	}
+	return a
 }
 
 // verifier carries what one step hands the next.

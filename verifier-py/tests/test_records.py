@@ -1,6 +1,7 @@
 """Every committed record fixture, and tampering with a copy of the good one."""
 
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -258,6 +259,35 @@ def test_genesis_hash(good, capsys):
     assert main(["--record", good, "--genesis-hash", rep.genesis_hash]) == 0
     assert main(["--record", good, "--genesis-hash", "0" * 64]) == 1
     capsys.readouterr()
+
+
+@needs_good
+@pytest.mark.parametrize("flag", ["--genesis-hash", "--manifest", "--record"])
+def test_empty_anchor_is_a_usage_error(good, flag, capsys):
+    """An unset shell variable: an empty anchor is never taken for none."""
+    args = {"--record": ["--record", good], flag: [flag, ""]}
+    assert main([a for v in args.values() for a in v]) == 2
+    assert f"{flag} was given an empty value" in capsys.readouterr().err
+
+
+@needs_good
+def test_anchors_reported(good, capsys):
+    """Both reports say which anchors were checked, as the Go verifier's do."""
+    assert main(["--record", good, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["anchors"] == {"genesisHash": None, "manifestSHA256": None}
+    assert main(["--record", good]) == 0
+    assert "anchors: none given: only the record's internal consistency was checked" in capsys.readouterr().out
+    manifest = os.path.join(good, "manifest.json")
+    with open(manifest, "rb") as f:
+        want = hashlib.sha256(f.read()).hexdigest()
+    args = ["--record", good, "--genesis-hash", out["genesisHash"], "--manifest", manifest]
+    assert main(args + ["--json"]) == 0
+    anchored = json.loads(capsys.readouterr().out)
+    assert anchored["anchors"] == {"genesisHash": out["genesisHash"], "manifestSHA256": want}
+    assert main(args) == 0
+    human = capsys.readouterr().out
+    assert f"SHA-256 {want} (--manifest): checked" in human and "none given" not in human
 
 
 @needs_good

@@ -24,6 +24,12 @@ def main(argv=None) -> int:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
+    for flag, value in (("--record", args.record), ("--genesis-hash", args.genesis_hash), ("--manifest", args.manifest)):
+        if value == "":
+            # An unset shell variable: an empty anchor is never taken for none.
+            print(f"fabvote-verify-record: {flag} was given an empty value (an unset variable?): "
+                  "give it a value, or leave the flag out", file=sys.stderr)
+            return 2
     if args.genesis_hash is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", args.genesis_hash):
         print("fabvote-verify-record: --genesis-hash must be 64 hex digits", file=sys.stderr)
         return 2

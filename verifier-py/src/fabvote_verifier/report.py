@@ -22,6 +22,9 @@ class Report:
         self.source = source
         self.election_id = ""
         self.genesis_hash = None
+        # The anchors given (docs/RECORD.md section 9): None for a live
+        # network, else {"genesisHash": hex or None, "manifestSHA256": hex or None}.
+        self.anchors = None
         self.steps = []
         self.failures = []
         self.ballots = None
@@ -58,6 +61,8 @@ class Report:
                "source": self.source, "ok": self.ok}
         if self.source == "record" and self.genesis_hash:
             out["genesisHash"] = self.genesis_hash
+        if self.source == "record" and self.anchors is not None:
+            out["anchors"] = self.anchors
         out["steps"] = [{"step": s, "ok": s not in bad} for s in STEPS if s in self.steps]
         out["ballots"] = self.ballots
         out["result"] = self.result
@@ -68,9 +73,24 @@ class Report:
     def dumps_json(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
 
+    def _anchor_lines(self) -> list:
+        """Which anchors were checked, and what a record could show without each."""
+        a = self.anchors
+        if a is None:
+            return []
+        g, m = a["genesisHash"], a["manifestSHA256"]
+        lines = [f"anchor: genesis hash {g} (--genesis-hash): checked" if g else
+                 "anchor: no --genesis-hash: a record of another channel would pass too",
+                 f"anchor: published manifest, SHA-256 {m} (--manifest): checked" if m else
+                 "anchor: no --manifest: a record showing another election of this id would pass too"]
+        if not g and not m:
+            lines.append("anchors: none given: only the record's internal consistency was checked (docs/RECORD.md section 9)")
+        return lines
+
     def human(self) -> str:
         lines = []
         lines.append(f"election {self.election_id or '?'} (source: {self.source})")
+        lines.extend(self._anchor_lines())
         if self.genesis_hash:
             lines.append(f"genesis block hash: {self.genesis_hash}")
         bad = self.failed_steps()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -37,6 +38,8 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
     """manifest: the election's published manifest (--manifest FILE); when
     given, manifest.json must be exactly these bytes (MANIFEST otherwise)."""
     rep = Report(source="record")
+    rep.anchors = {"genesisHash": genesis_hash.lower() if genesis_hash is not None else None,
+                   "manifestSHA256": hashlib.sha256(manifest).hexdigest() if manifest is not None else None}
     rj = os.path.join(path, "record.json")
     if not os.path.isfile(rj):
         raise Unreadable(f"{path}: no record.json")
