@@ -2,15 +2,19 @@ package record_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/elliptic"
 	"encoding/asn1"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/audit"
@@ -185,6 +189,25 @@ func TestTamper(t *testing.T) {
 		{"unknown file in blocks", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.BlocksDir, "0000000005.block"), "x")
 		}, record.Options{}, []string{audit.KindRecord}},
+		// RECORD.md 1: a record is its own files; a symbolic link, even to
+		// an identical copy outside it, or a special file is refused.
+		{"block file a symbolic link", symlinkOut(filepath.Join(record.BlocksDir, "0000000001.block.gz")), record.Options{}, []string{audit.KindRecord}},
+		{"manifest a symbolic link", symlinkOut(record.ManifestFile), record.Options{}, []string{audit.KindRecord}},
+		{"result a symbolic link", symlinkOut(record.ResultFile), record.Options{}, []string{audit.KindRecord}},
+		{"blocks a symbolic link", symlinkOut(record.BlocksDir), record.Options{}, []string{audit.KindRecord}},
+		{"result a named pipe", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.ResultFile)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, record.Options{}, []string{audit.KindRecord}},
+		// RECORD.md 5: a header CRC that does not match makes the block
+		// file unreadable; empty members after the block are allowed.
+		{"gzip header CRC wrong", gzipWithHeaderCRC(0x1234), record.Options{}, []string{audit.KindBlockChain}},
+		{"gzip header CRC right, and empty members after", gzipWithHeaderCRC(-1), record.Options{}, []string{}},
 		{"record.json version 2", func(t *testing.T, d string) {
 			p := filepath.Join(d, record.RecordFile)
 			b, _ := os.ReadFile(p)
@@ -209,6 +232,45 @@ func TestTamper(t *testing.T) {
 				t.Fatalf("kinds %v, want %v; failures: %v", got, tc.kinds, rep.Failures)
 			}
 		})
+	}
+}
+
+// gzipWithHeaderCRC rewrites block 2's file as one member whose header
+// carries FHCRC (crc16, or the right one when crc16 < 0) and 1,000 empty
+// members after it.
+func gzipWithHeaderCRC(crc16 int) func(*testing.T, string) {
+	return func(t *testing.T, d string) {
+		var body bytes.Buffer
+		zw := gzip.NewWriter(&body)
+		zw.Write(rawBlock(t, d, 2))
+		zw.Close()
+		b := body.Bytes()
+		hdr := append([]byte(nil), b[:10]...)
+		hdr[3] |= 0x02 // FHCRC
+		sum := uint16(crc32.ChecksumIEEE(hdr))
+		if crc16 >= 0 {
+			sum = uint16(crc16)
+		}
+		out := append(binary.LittleEndian.AppendUint16(hdr, sum), b[10:]...)
+		var empty bytes.Buffer
+		zw = gzip.NewWriter(&empty)
+		zw.Close()
+		out = append(out, bytes.Repeat(empty.Bytes(), 1000)...)
+		writeFile(t, filepath.Join(d, record.BlockFile(2)), string(out))
+	}
+}
+
+// symlinkOut moves the record's file name out of the record and leaves a
+// symbolic link to it in its place.
+func symlinkOut(name string) func(*testing.T, string) {
+	return func(t *testing.T, d string) {
+		inside, outside := filepath.Join(d, name), filepath.Join(t.TempDir(), "outside")
+		if err := os.Rename(inside, outside); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, inside); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

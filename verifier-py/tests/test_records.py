@@ -291,6 +291,26 @@ def test_anchors_reported(good, capsys):
 
 
 @needs_good
+@pytest.mark.parametrize("name", ["blocks/0000000001.block.gz", "manifest.json", "result.json", "blocks"])
+def test_symbolic_link_refused(good, tmp_path, name):
+    """RECORD.md 1: a file of the record replaced by a symbolic link to an
+    identical copy outside it is a RECORD failure; nothing outside is read."""
+    inside = os.path.join(good, name)
+    outside = str(tmp_path / "outside")
+    shutil.move(inside, outside)
+    os.symlink(outside, inside)
+    ok, kinds = _kinds(good)
+    assert not ok and kinds == ["RECORD"]
+
+
+@needs_good
+def test_special_file_refused(good):
+    os.remove(os.path.join(good, "result.json"))
+    os.mkfifo(os.path.join(good, "result.json"))
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
 def test_cli_json_and_exit_codes(good, tmp_path, capsys):
     assert main(["--record", good, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -34,6 +34,38 @@ def test_gzip_rejects(data):
         gzipread.decompress(data)
 
 
+def _with_hcrc(payload: bytes, crc16=None) -> bytes:
+    """payload as one member whose header carries FHCRC (right, or crc16)."""
+    import struct
+    import zlib
+    body = gzip.compress(payload, mtime=0)
+    hdr = bytearray(body[:10])
+    hdr[3] |= 2
+    good = zlib.crc32(bytes(hdr)) & 0xFFFF
+    return bytes(hdr) + struct.pack("<H", good if crc16 is None else crc16) + body[10:]
+
+
+def test_gzip_header_crc():
+    """RECORD.md 5: a header's CRC16 (FHCRC) must match, as Go's compress/gzip requires."""
+    assert gzipread.decompress(_with_hcrc(b"abc")) == b"abc"
+    with pytest.raises(gzipread.GzipError, match="header checksum"):
+        gzipread.decompress(_with_hcrc(b"abc", crc16=0x1234))
+
+
+def test_gzip_many_members_read_in_linear_time():
+    """A block followed by many empty members (RECORD.md 5 allows them) is
+    read without copying the rest of the file per member: 200,000 members
+    would take hours if each copied the rest."""
+    empty = gzip.compress(b"", mtime=0)
+    data = gzip.compress(b"block", mtime=0) + empty * 200_000
+    assert gzipread.decompress(data) == b"block"
+
+
+def test_gzip_limit_across_members():
+    with pytest.raises(gzipread.GzipError, match="more than"):
+        gzipread.decompress(gzip.compress(b"\x00" * 600, mtime=0) * 2, limit=1000)
+
+
 def test_gzip_limit():
     with pytest.raises(gzipread.GzipError):
         gzipread.decompress(gzip.compress(b"\x00" * 2000, mtime=0), limit=1000)

@@ -1,6 +1,12 @@
 """Strict gzip reading (docs/RECORD.md section 5): one or more RFC 1952
 members, the block being their decompressed bytes concatenated, nothing
-after the last member (no NUL padding either), at most 100 MiB."""
+after the last member (no NUL padding either), at most 100 MiB. A header's
+optional fields are read as RFC 1952 defines them, and its CRC16 (FHCRC),
+when present, must match, as Go's compress/gzip requires.
+
+Each member is fed to zlib in bounded chunks through a memoryview, so that
+reading a file costs time in proportion to its size whatever the number of
+members (a copy of the rest of the file per member would be quadratic)."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import struct
 import zlib
 
 MAX_BLOCK = 100 << 20
+CHUNK = 1 << 16
 
 
 class GzipError(ValueError):
@@ -36,34 +43,56 @@ def _header_end(data: bytes, pos: int) -> int:
             if z < 0:
                 raise GzipError("truncated gzip name or comment")
             p = z + 1
-    if flg & 2:  # FHCRC
+    if flg & 2:  # FHCRC: the low 16 bits of the CRC-32 of the header before it
+        if len(data) - p < 2:
+            raise GzipError("truncated gzip header")
+        if struct.unpack("<H", data[p:p + 2])[0] != zlib.crc32(data[pos:p]) & 0xFFFF:
+            raise GzipError("gzip header checksum mismatch")
         p += 2
     if p > len(data):
         raise GzipError("truncated gzip header")
     return p
 
 
+def _member(data: bytes, view: memoryview, p: int, room: int, limit: int):
+    """Inflates the member whose deflate stream starts at p, with at most
+    room bytes of output; returns its bytes and the position after it."""
+    d = zlib.decompressobj(wbits=-zlib.MAX_WBITS)
+    parts, n = [], 0
+    while not d.eof:
+        if p >= len(data):
+            raise GzipError("truncated gzip member")
+        feed = view[p:p + CHUNK]
+        p += len(feed)
+        while True:
+            chunk = d.decompress(feed, room - n + 1)
+            n += len(chunk)
+            if n > room:
+                raise GzipError(f"block decompresses to more than {limit >> 20} MiB")
+            parts.append(chunk)
+            feed = d.unconsumed_tail
+            if not feed or d.eof:
+                break
+    out = b"".join(parts)
+    end = p - len(d.unused_data)  # the trailer's first byte
+    if len(data) - end < 8:
+        raise GzipError("truncated gzip trailer")
+    crc, size = struct.unpack("<II", data[end:end + 8])
+    if crc != zlib.crc32(out) or size != len(out) & 0xFFFFFFFF:
+        raise GzipError("gzip checksum or length mismatch")
+    return out, end + 8
+
+
 def decompress(data: bytes, limit: int = MAX_BLOCK) -> bytes:
     if not data:
         raise GzipError("empty file")
+    view = memoryview(data)
     out = []
     total = 0
     pos = 0
     while pos < len(data):
         p = _header_end(data, pos)
-        d = zlib.decompressobj(wbits=-zlib.MAX_WBITS)
-        chunk = d.decompress(data[p:], limit - total + 1)
+        chunk, pos = _member(data, view, p, limit - total, limit)
         total += len(chunk)
-        if total > limit:
-            raise GzipError(f"block decompresses to more than {limit >> 20} MiB")
-        if not d.eof:
-            raise GzipError("truncated gzip member")
-        rest = d.unused_data
-        if len(rest) < 8:
-            raise GzipError("truncated gzip trailer")
-        crc, size = struct.unpack("<II", rest[:8])
-        if crc != zlib.crc32(chunk) or size != len(chunk) & 0xFFFFFFFF:
-            raise GzipError("gzip checksum or length mismatch")
         out.append(chunk)
-        pos = len(data) - len(rest) + 8
     return b"".join(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -27,6 +28,22 @@ RECORD_FIELDS = ["format", "version", "electionID", "channel", "chaincode", "las
 BALLOT_FIELDS = {"pseudonym", "ballotHash", "txID", "block", "index"}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _BLOCK_NAME = re.compile(r"[0-9]{10}\.block\.gz")
+
+
+def _regular(p: str) -> bool:
+    """A regular file itself, not a symbolic link to one (RECORD.md 1): a
+    record is exactly its own files, never one outside it."""
+    try:
+        return stat.S_ISREG(os.lstat(p).st_mode)
+    except OSError:
+        return False
+
+
+def _directory(p: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(p).st_mode)
+    except OSError:
+        return False
 
 
 def _nat(v) -> bool:
@@ -125,13 +142,13 @@ def _check_record(path: str, rep: Report):
         bad(f"unknown file {extra}")
     for missing in sorted(want - have):
         bad(f"missing {missing}")
-    if "result.json" in have and not os.path.isfile(os.path.join(path, "result.json")):
-        bad("result.json is not a file")
+    if "result.json" in have and not _regular(os.path.join(path, "result.json")):
+        bad("result.json is not a regular file (a symbolic link or a special file is refused)")
     for name in ("record.json", "manifest.json", "ballots.json"):
-        if name in have and not os.path.isfile(os.path.join(path, name)):
-            bad(f"{name} is not a file")
+        if name in have and not _regular(os.path.join(path, name)):
+            bad(f"{name} is not a regular file (a symbolic link or a special file is refused)")
     bdir = os.path.join(path, "blocks")
-    if os.path.isdir(bdir):
+    if _directory(bdir):
         names = set(os.listdir(bdir))
         last = rec["lastBlock"]
         present = {nm for nm in names if _BLOCK_NAME.fullmatch(nm) and int(nm[:10]) <= last}
@@ -141,10 +158,10 @@ def _check_record(path: str, rep: Report):
             missing = next(k for k in range(last + 1) if "%010d.block.gz" % k not in present)
             bad(f"missing blocks/{missing:010d}.block.gz ({last + 1 - len(present)} block file(s) missing)")
         for nm in sorted(present):
-            if not os.path.isfile(os.path.join(bdir, nm)):
-                bad(f"blocks/{nm} is not a file")
+            if not _regular(os.path.join(bdir, nm)):
+                bad(f"blocks/{nm} is not a regular file (a symbolic link or a special file is refused)")
     elif "blocks" in have:
-        bad("blocks is not a directory")
+        bad("blocks is not a directory (a symbolic link is refused)")
     if rep.failed_steps():
         return None
     # ballots.json
