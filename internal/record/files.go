@@ -19,6 +19,11 @@ import (
 // maximum is 10 MB, and a gzip bomb must not exhaust a verifier's memory.
 const maxBlockSize = 100 << 20
 
+// maxBlockFileSize bounds a block file itself (RECORD.md 5): gzip's empty
+// members make a file of any size that decompresses to little, and a
+// verifier must not read without bound.
+const maxBlockFileSize = 256 << 20
+
 // BlockFile is block n's path inside a record, relative to the record:
 // ten decimal digits, zero-padded (RECORD.md section 5).
 func BlockFile(n uint64) string {
@@ -136,6 +141,11 @@ func (d *Dir) read(n uint64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if fi.Size() > maxBlockFileSize {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a block file may have", BlockFile(n), fi.Size(), maxBlockFileSize>>20)
+	}
 	raw, err := gunzipFrom(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", BlockFile(n), err)

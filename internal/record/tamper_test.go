@@ -208,6 +208,19 @@ func TestTamper(t *testing.T) {
 		// file unreadable; empty members after the block are allowed.
 		{"gzip header CRC wrong", gzipWithHeaderCRC(0x1234), record.Options{}, []string{audit.KindBlockChain}},
 		{"gzip header CRC right, and empty members after", gzipWithHeaderCRC(-1), record.Options{}, []string{}},
+		// A block file past 256 MiB (a sparse tail) is refused before it is read.
+		{"block file too large", func(t *testing.T, d string) {
+			if err := os.Truncate(filepath.Join(d, record.BlockFile(2)), 300<<20); err != nil {
+				t.Fatal(err)
+			}
+		}, record.Options{}, []string{audit.KindBlockChain}},
+		// A JSON file nested 200,000 deep: a RECORD failure in both verifiers.
+		{"ballots.json nested deep", func(t *testing.T, d string) {
+			writeFile(t, filepath.Join(d, record.BallotsFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"record.json nested deep", func(t *testing.T, d string) {
+			writeFile(t, filepath.Join(d, record.RecordFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))
+		}, record.Options{}, []string{audit.KindRecord}},
 		{"record.json version 2", func(t *testing.T, d string) {
 			p := filepath.Join(d, record.RecordFile)
 			b, _ := os.ReadFile(p)

@@ -304,6 +304,22 @@ def test_symbolic_link_refused(good, tmp_path, name):
 
 
 @needs_good
+@pytest.mark.parametrize("name", ["ballots.json", "record.json"])
+def test_deep_json_is_a_record_failure(good, name):
+    """A JSON file nested 200,000 deep is a RECORD failure, not a crash."""
+    with open(os.path.join(good, name), "w") as f:
+        f.write("[" * 200_000 + "]" * 200_000)
+    assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_block_file_too_large(good):
+    """A block file past 256 MiB (here a sparse tail) is refused before it is read."""
+    os.truncate(os.path.join(good, "blocks", "0000000002.block.gz"), 300 << 20)
+    assert _kinds(good) == (False, ["BLOCK_CHAIN"])
+
+
+@needs_good
 def test_special_file_refused(good):
     os.remove(os.path.join(good, "result.json"))
     os.mkfifo(os.path.join(good, "result.json"))

@@ -14,6 +14,9 @@ import struct
 import zlib
 
 MAX_BLOCK = 100 << 20
+# A block file itself (RECORD.md 5): empty members make a file of any size
+# that decompresses to little, and a verifier must not read without bound.
+MAX_FILE = 256 << 20
 CHUNK = 1 << 16
 
 

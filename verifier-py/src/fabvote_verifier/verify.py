@@ -74,6 +74,9 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
         fn = os.path.join(path, "blocks", "%010d.block.gz" % n)
         try:
             with open(fn, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size > gzipread.MAX_FILE:
+                    raise gzipread.GzipError(f"{size} bytes, more than the {gzipread.MAX_FILE >> 20} MiB a block file may have")
                 gz = f.read()
             raw = gzipread.decompress(gz)
         except (OSError, gzipread.GzipError, zlib.error) as e:
@@ -119,7 +122,7 @@ def _check_record(path: str, rep: Report):
     try:
         with open(os.path.join(path, "record.json"), "rb") as f:
             rec = json.loads(f.read().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
         bad(f"record.json does not decode: {e}")
         return None
     if not isinstance(rec, dict) or set(rec) != set(RECORD_FIELDS):
@@ -169,7 +172,7 @@ def _check_record(path: str, rep: Report):
         with open(os.path.join(path, "ballots.json"), "rb") as f:
             raw = f.read()
         idx = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
         bad(f"ballots.json does not decode: {e}")
         return None
     if not isinstance(idx, list):
