@@ -178,7 +178,9 @@ fi
 say "a second ballot of the same voter is rejected: $(cat double.err)"
 
 step "casting the $BULK bulk ballots ($CONCURRENCY in flight)"
-"$FV" cast --network "$NET" --ballots ballots.bin --concurrency "$CONCURRENCY" | tee cast.out
+"$FV" cast --network "$NET" --ballots ballots.bin --concurrency "$CONCURRENCY" --receipts-out receipts.jsonl | tee cast.out
+(($(wc -l <receipts.jsonl) == BULK)) || die "the bulk cast wrote $(wc -l <receipts.jsonl) receipts for $BULK ballots"
+say "every bulk voter has a receipt too: receipts.jsonl, one line each"
 TPS=$(sed -n 's/.*throughput \([0-9.]*\) tx\/s.*/\1/p' cast.out)
 
 step "tallying: trustees 1 and 3 (trustee 2 is away) each recompute the product of every verified ballot on the ledger once every org's peer shows the window closed, and decrypt it"
@@ -221,6 +223,19 @@ if [[ -n ${PYVERIFY:-} ]]; then
 else
 	say "PYVERIFY is not set: the independent Python verifier (verifier-py/) was not run"
 fi
+# A voter checks a receipt against the record with no identity and no
+# network: the HTTPS voters' and one bulk voter's; the bulk one with the
+# Python verifier too.
+head -1 receipts.jsonl >bulk-receipt.json
+for r in voters/*.receipt.json bulk-receipt.json; do
+	"$FV" receipt check --receipt "$r" --record record --genesis-hash "$GENESIS" --manifest "$M" >receipt-check.out ||
+		{ cat receipt-check.out >&2; die "receipt $r does not check out against the record"; }
+done
+if [[ -n ${PYVERIFY:-} ]]; then
+	"$PYVERIFY" -m fabvote_verifier --record record --genesis-hash "$GENESIS" --manifest "$M" --receipt bulk-receipt.json >/dev/null ||
+		die "the Python verifier does not accept the receipt bulk-receipt.json"
+fi
+say "receipts checked offline against the record: $(ls voters/*.receipt.json | wc -l) HTTPS voters' and one bulk voter's$([[ -n ${PYVERIFY:-} ]] && echo ", the bulk one by both verifiers")"
 "$FV" record site --record record --report record-report.json --out site | sed 's/^/   /'
 
 step "summary"

@@ -22,6 +22,7 @@ import (
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
 	"github.com/fabvote/fabvote/internal/progress"
+	"github.com/fabvote/fabvote/internal/record"
 )
 
 // castOptions are the flags of `cast`.
@@ -305,11 +306,20 @@ func countStream(path string, limit int) (int, error) {
 func cmdReceiptCheck(fs *pflag.FlagSet) func() error {
 	receipt := fs.String("receipt", "", "receipt from fabvote cast --receipt-out")
 	ballot := fs.String("ballot", "", "your copy of the ballot: also check its hash against the receipt")
+	recordDir := fs.String("record", "", "check against this election record (docs/RECORD.md) offline, with no identity and no network")
+	genesis := fs.String("genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
+	manifest := fs.String("manifest", "", "with --record: require the record's manifest to be this published one")
 	var nf netFlags
 	nf.register(fs, "user1")
 	return func() error {
 		if err := required(fs, "receipt"); err != nil {
 			return err
+		}
+		if err := notEmptyIfGiven(fs, "record", "genesis-hash", "manifest"); err != nil {
+			return err
+		}
+		if *recordDir == "" && (*genesis != "" || *manifest != "") {
+			return usagef("--genesis-hash and --manifest go with --record")
 		}
 		rc, err := readReceipt(*receipt)
 		if err != nil {
@@ -320,10 +330,41 @@ func cmdReceiptCheck(fs *pflag.FlagSet) func() error {
 				return err
 			}
 		}
+		if *recordDir != "" {
+			return checkReceiptInRecord(*recordDir, *genesis, *manifest, rc)
+		}
 		return nf.withLedger("", func(ctx context.Context, lc *ballotclient.Client) error {
 			return checkReceipt(ctx, lc, rc)
 		})
 	}
+}
+
+// checkReceiptInRecord verifies the record with the anchors given, then
+// finds the receipt's ballot in it: a voter needs neither a network file
+// nor a Fabric identity.
+func checkReceiptInRecord(dir, genesisHex, manifestPath string, rc *ballotclient.CastReceipt) error {
+	rep, err := runRecordVerify(dir, genesisHex, manifestPath)
+	if err != nil {
+		return err
+	}
+	st, err := record.CheckReceipt(dir, rep, record.Receipt{ElectionID: rc.ElectionID, Pseudonym: rc.Pseudonym, BallotHash: rc.BallotHash, TxID: rc.TxID})
+	if err != nil {
+		return fmt.Errorf("receipt does NOT check out against the record %s: %w", dir, err)
+	}
+	verdict := "the result counts it"
+	if !st.Counted {
+		verdict = st.Note
+	}
+	anchors := "no anchors given: compare the record's genesis hash and manifest with the published ones"
+	if genesisHex != "" && manifestPath != "" {
+		anchors = "the record is anchored by --genesis-hash and --manifest"
+	}
+	fmt.Printf("OK: the ballot %s of voter %s is in the verified record of election %q (tx %s, block %d); %s (%s)\n",
+		st.Entry.BallotHash, st.Entry.Pseudonym, rc.ElectionID, st.Entry.TxID, st.Entry.Block, verdict, anchors)
+	if !st.Counted && rep.Result != nil {
+		return failedError{}
+	}
+	return nil
 }
 
 // readReceipt reads a receipt that names the ballot it is for.

@@ -47,7 +47,7 @@ var commands = []command{
 		"encrypt, prove and sign a ballot (or --bulk: many voters on every core)", cmdBallot},
 	{"cast", "--ballot ballot.bin [--receipt-out receipt.json] | --ballots ballots.bin [--concurrency N] [--receipts-out receipts.jsonl]",
 		"submit ballots through the Fabric gateway and print receipts and throughput", cmdCast},
-	{"receipt check", "--receipt receipt.json [--ballot ballot.bin] [--network FILE]",
+	{"receipt check", "--receipt receipt.json [--ballot ballot.bin] ([--network FILE] | --record DIR [--genesis-hash HEX] [--manifest FILE])",
 		"check that a receipt's ballot is recorded as cast", cmdReceiptCheck},
 	{"tally", "--manifest FILE [--share trustee-i.share.age --age-identity FILE] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]",
 		"multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},

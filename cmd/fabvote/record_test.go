@@ -252,3 +252,52 @@ func writeSiteReports(t *testing.T, good string) siteReports {
 	}
 	return r
 }
+
+// TestReceiptCheckRecord: a voter checks a receipt against a record with
+// no network file and no identity.
+func TestReceiptCheckRecord(t *testing.T) {
+	good := recordFixtures + "/good"
+	b, err := os.ReadFile(good + "/ballots.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index []struct{ Pseudonym, BallotHash, TxID string }
+	if err := json.Unmarshal(b, &index); err != nil || len(index) == 0 {
+		t.Fatalf("ballots.json: %v", err)
+	}
+	var rec struct{ ElectionID string }
+	rb, _ := os.ReadFile(good + "/record.json")
+	if err := json.Unmarshal(rb, &rec); err != nil {
+		t.Fatal(err)
+	}
+	write := func(pseudonym, hash string) string {
+		p := filepath.Join(t.TempDir(), "receipt.json")
+		j, _ := json.Marshal(map[string]string{"electionID": rec.ElectionID, "pseudonym": pseudonym, "ballotHash": hash, "txID": index[0].TxID})
+		if err := os.WriteFile(p, j, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mine := write(index[0].Pseudonym, index[0].BallotHash)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"mine", []string{"--receipt", mine, "--record", good, "--network", "/nonexistent/network.json"}, 0, "is in the verified record"},
+		{"another hash", []string{"--receipt", write(index[0].Pseudonym, strings.Repeat("00", 32)), "--record", good}, 1, "not yours"},
+		{"empty record", []string{"--receipt", mine, "--record", ""}, 2, "--record was given an empty value"},
+		{"anchor without record", []string{"--receipt", mine, "--genesis-hash", strings.Repeat("00", 32)}, 2, "go with --record"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var code int
+			var stderr string
+			out := captureStdout(t, func() { code, stderr = fv(t, append([]string{"receipt", "check"}, tc.args...)...) })
+			if code != tc.code || !strings.Contains(out+stderr, tc.want) {
+				t.Fatalf("exit %d (want %d); stdout %s; stderr %s; want %q", code, tc.code, out, stderr, tc.want)
+			}
+		})
+	}
+}

@@ -354,3 +354,25 @@ def test_huge_last_block(good):
     rec["lastBlock"] = 10 ** 15
     json.dump(rec, open(p, "w"))
     assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_receipt(good, tmp_path, capsys):
+    """A voter's receipt checks out against the record alone; another
+    ballot under the voter's pseudonym is named as not theirs."""
+    idx = _index(good)
+    with open(os.path.join(good, "record.json")) as f:
+        eid = json.load(f)["electionID"]
+    rc = {"electionID": eid, "pseudonym": idx[0]["pseudonym"], "ballotHash": idx[0]["ballotHash"], "txID": idx[0]["txID"]}
+    p = tmp_path / "receipt.json"
+    p.write_text(json.dumps(rc))
+    assert main(["--record", good, "--receipt", str(p)]) == 0
+    assert "the result counts it" in capsys.readouterr().out
+    p.write_text(json.dumps(dict(rc, ballotHash=idx[1]["ballotHash"])))
+    assert main(["--record", good, "--receipt", str(p)]) == 1
+    assert "not yours" in capsys.readouterr().out
+    p.write_text(json.dumps(dict(rc, pseudonym="ab" * 32)))
+    assert main(["--record", good, "--receipt", str(p)]) == 1
+    assert "was not recorded" in capsys.readouterr().out
+    p.write_text("{}")
+    assert main(["--record", good, "--receipt", str(p)]) == 2

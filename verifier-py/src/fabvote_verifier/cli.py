@@ -7,7 +7,18 @@ import os
 import re
 import sys
 
+from .receipt import ReceiptError, check_receipt, load_receipt
 from .verify import Unreadable, verify_record
+
+
+def _receipt(record, rep, receipt) -> int:
+    try:
+        where = check_receipt(record, rep, receipt)
+    except ReceiptError as e:
+        print(f"receipt does NOT check out against the record {record}: {e}")
+        return 1
+    print(f"OK: the ballot {receipt['ballotHash']} of voter {receipt['pseudonym']} is {where}")
+    return 0 if "not counted" not in where else 1
 
 
 def main(argv=None) -> int:
@@ -18,13 +29,16 @@ def main(argv=None) -> int:
     ap.add_argument("--genesis-hash", metavar="HEX", help="require this genesis block header hash")
     ap.add_argument("--manifest", metavar="FILE",
                     help="require manifest.json to be this file, the election's published manifest, byte for byte")
+    ap.add_argument("--receipt", metavar="FILE",
+                    help="check this voter's receipt (from fabvote cast) against the verified record")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
                     help="processes for the ballot checks (default: the number of CPUs)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    for flag, value in (("--record", args.record), ("--genesis-hash", args.genesis_hash), ("--manifest", args.manifest)):
+    for flag, value in (("--record", args.record), ("--genesis-hash", args.genesis_hash), ("--manifest", args.manifest),
+                        ("--receipt", args.receipt)):
         if value == "":
             # An unset shell variable: an empty anchor is never taken for none.
             print(f"fabvote-verify-record: {flag} was given an empty value (an unset variable?): "
@@ -44,11 +58,20 @@ def main(argv=None) -> int:
         except OSError as e:
             print(f"fabvote-verify-record: --manifest: {e}", file=sys.stderr)
             return 2
+    receipt = None
+    if args.receipt is not None:
+        try:
+            receipt = load_receipt(args.receipt)
+        except ReceiptError as e:
+            print(f"fabvote-verify-record: {e}", file=sys.stderr)
+            return 2
     try:
         rep = verify_record(args.record, args.genesis_hash, args.workers, published)
     except Unreadable as e:
         print(f"fabvote-verify-record: {e}", file=sys.stderr)
         return 2
+    if receipt is not None:
+        return _receipt(args.record, rep, receipt)
     if args.json:
         sys.stdout.write(rep.dumps_json() + "\n")
     else:
