@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/bboard"
-	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -129,16 +129,17 @@ func printReport(rep *audit.Report, asJSON bool) error {
 
 // cmdRecordSite writes the public bulletin board of an election record: a
 // static site with the election, the result, the verification's outcome
-// and every ballot by hash. The report it shows is this command's own
-// verification of the record, or, with --report, a report that another
-// verifier wrote for the same record (the independent Python verifier's
-// `--json` output, for example).
+// and every ballot by hash. The site always shows this command's own
+// verification of the record, with the anchors given; with --report it
+// also shows another verifier's verdict (the independent Python
+// verifier's `--json` output, for example), once that report's record
+// digest shows it is of these very files (RECORD.md 7.1).
 func cmdRecordSite(fs *pflag.FlagSet) func() error {
 	dir := fs.String("record", "", "the election record (docs/RECORD.md)")
 	out := fs.String("out", "", "the site directory to write (must not exist, or be empty)")
-	reportFile := fs.String("report", "", "show this verifier's JSON report instead of verifying the record here")
-	genesis := fs.String("genesis-hash", "", "when verifying here: require this header hash (hex) of the channel's genesis block")
-	manifest := fs.String("manifest", "", "when verifying here: require the record's manifest to be this published one")
+	reportFile := fs.String("report", "", "also show this other verifier's JSON report of the same record")
+	genesis := fs.String("genesis-hash", "", "require this header hash (hex) of the channel's genesis block")
+	manifest := fs.String("manifest", "", "require the record's manifest to be this published one")
 	return func() error {
 		if err := required(fs, "record", "out"); err != nil {
 			return err
@@ -146,75 +147,72 @@ func cmdRecordSite(fs *pflag.FlagSet) func() error {
 		if err := notEmptyIfGiven(fs, "report", "genesis-hash", "manifest"); err != nil {
 			return err
 		}
-		if *reportFile != "" && (*genesis != "" || *manifest != "") {
-			return usagef("--genesis-hash and --manifest are for the verification made here, not for a --report")
-		}
-		report, verdict, err := siteReport(*dir, *reportFile, *genesis, *manifest)
+		rep, err := runRecordVerify(*dir, *genesis, *manifest)
 		if err != nil {
 			return err
 		}
-		if err := bboard.Build(*dir, report, *out); err != nil {
+		own, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		prov := bboard.Provenance{Verifier: "fabvote verify " + version, Time: time.Now().UTC()}
+		if *reportFile != "" {
+			if prov.Other, prov.Refused, err = otherReport(*reportFile, rep); err != nil {
+				return fmt.Errorf("--report %s: %w", *reportFile, err)
+			}
+		}
+		if err := bboard.BuildWith(*dir, own, *out, prov); err != nil {
 			return err
 		}
 		fmt.Printf("bulletin board of the record %s written to %s (open %s); verification %s\n",
-			*dir, *out, filepath.Join(*out, "index.html"), verdict)
+			*dir, *out, filepath.Join(*out, "index.html"), siteVerdict(rep.OK(), prov))
 		return nil
 	}
 }
 
-// siteReport returns the JSON report the site shows and its verdict.
-func siteReport(dir, reportFile, genesisHex, manifestPath string) ([]byte, string, error) {
-	if reportFile != "" {
-		b, err := os.ReadFile(reportFile)
-		if err != nil {
-			return nil, "", fmt.Errorf("reading --report: %w", err)
-		}
-		ok, err := reportOfRecord(b, dir)
-		if err != nil {
-			return nil, "", fmt.Errorf("--report %s: %w", reportFile, err)
-		}
-		return b, verdictWord(ok) + " (from " + reportFile + ")", nil
-	}
-	rep, err := runRecordVerify(dir, genesisHex, manifestPath)
+// otherReport reads another verifier's JSON report. It is shown only when
+// its record digest is this record's; a report of other files is refused
+// (named in refused) and the site shows this command's verification
+// alone. A file that is no report of this election is an error.
+func otherReport(path string, rep *audit.Report) (other *bboard.OtherReport, refused string, err error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
 	}
-	b, err := rep.JSON()
-	return b, verdictWord(rep.OK()), err
-}
-
-// reportOfRecord returns another verifier's verdict from its JSON report,
-// once the report shows it is of this record: the same genesis block (the
-// site checks the election id). Keys are matched exactly, as the report's
-// schema names them.
-func reportOfRecord(report []byte, dir string) (bool, error) {
 	var fields map[string]json.RawMessage
 	var ok bool
-	var genesis string
-	err := json.Unmarshal(report, &fields)
-	if err == nil {
-		err = json.Unmarshal(fields["ok"], &ok)
-	}
-	if err == nil {
-		err = json.Unmarshal(fields["genesisHash"], &genesis)
+	var digest, id string
+	err = json.Unmarshal(b, &fields)
+	for _, f := range []struct {
+		key string
+		v   any
+	}{{"ok", &ok}, {"electionID", &id}, {"recordDigest", &digest}} {
+		if err == nil {
+			err = json.Unmarshal(fields[f.key], f.v)
+		}
 	}
 	if err != nil {
-		return false, fmt.Errorf("is not a JSON report of a record with its ok and genesisHash: %w", err)
+		return nil, "", fmt.Errorf("is not a JSON report of a record with its ok, electionID and recordDigest: %w", err)
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	raw, err := (&record.Dir{Path: dir}).Block(ctx, 0)
-	if err != nil {
-		return false, fmt.Errorf("reading the record's genesis block: %w", err)
+	if id != rep.ElectionID {
+		return nil, "", fmt.Errorf("the report is of election %q, the record of %q", id, rep.ElectionID)
 	}
-	b, err := chain.ParseBlock(raw)
-	if err != nil {
-		return false, fmt.Errorf("the record's genesis block: %w", err)
+	if want := hex.EncodeToString(rep.RecordDigest); digest != want {
+		return nil, fmt.Sprintf("the report in %s is of other files (record digest %s, this record's %s): not shown", filepath.Base(path), digest, want), nil
 	}
-	if genesis != hex.EncodeToString(b.Hash) {
-		return false, fmt.Errorf("is the report of a record with genesis hash %q, not of %s (%x)", genesis, dir, b.Hash)
+	return &bboard.OtherReport{Name: "the report in " + filepath.Base(path), OK: ok}, "", nil
+}
+
+// siteVerdict is what the command prints of the site's outcome.
+func siteVerdict(ok bool, prov bboard.Provenance) string {
+	v := verdictWord(ok)
+	switch {
+	case prov.Refused != "":
+		v += "; " + prov.Refused
+	case prov.Other != nil:
+		v += "; " + prov.Other.Name + ": " + verdictWord(prov.Other.OK)
 	}
-	return ok, nil
+	return v
 }
 
 func verdictWord(ok bool) string {

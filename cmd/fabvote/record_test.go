@@ -167,14 +167,15 @@ func TestRecordSite(t *testing.T) {
 		{"genesis mismatch shown", []string{"--record", good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
 		{"report of another election", []string{"--record", good, "--report", r.other}, 1, `report is of election "another"`, ""},
 		{"report not JSON", []string{"--record", good, "--report", r.notJSON}, 1, "is not a JSON report", ""},
-		{"report of another record", []string{"--record", good, "--report", r.otherGenesis}, 1, "is the report of a record with genesis hash", ""},
+		{"report of other files", []string{"--record", good, "--report", r.otherFiles}, 0, "A report given for this site was not shown", "is of other files"},
 		{"report with OK in capitals", []string{"--record", good, "--report", r.capitals}, 1, "is not a JSON report", ""},
-		{"another verifier's report", []string{"--record", good, "--report", r.good}, 0, "Verification passed", "verification PASS (from"},
+		{"another verifier's report", []string{"--record", good, "--report", r.good}, 0, "were also verified by the report in good.json", "verification PASS; the report in good.json: PASS"},
+		{"another verifier's failing report", []string{"--record", good, "--report", r.failing}, 0, "Verification failed", "verification PASS; the report in failing.json: FAIL"},
 		{"published manifest", []string{"--record", good, "--manifest", good + "/manifest.json"}, 0, "Verification passed", "verification PASS"},
 		{"another manifest", []string{"--record", good, "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 0, "Verification failed", "verification FAIL"},
 		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
 		{"no out", []string{"--record", good, "--out", ""}, 2, "--out", ""},
-		{"report and genesis", []string{"--record", good, "--report", r.other, "--genesis-hash", strings.Repeat("00", 32)}, 2, "are for the verification made here", ""},
+		{"report and a wrong genesis hash", []string{"--record", good, "--report", r.good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
 		{"empty genesis hash", []string{"--record", good, "--genesis-hash", ""}, 2, "--genesis-hash was given an empty value", ""},
 		{"empty manifest", []string{"--record", good, "--manifest", ""}, 2, "--manifest was given an empty value", ""},
 	}
@@ -222,29 +223,51 @@ func checkRecordSite(t *testing.T, tc siteCase) {
 	}
 }
 
+// TestRecordSiteForgedReport: an honest report cannot dress up a record
+// whose manifest renames a candidate: the site verifies the record itself,
+// shows it failing, and does not show the report of other files.
+func TestRecordSiteForgedReport(t *testing.T) {
+	good := recordFixtures + "/good"
+	r := writeSiteReports(t, good)
+	forged := filepath.Join(t.TempDir(), "forged")
+	if err := os.CopyFS(forged, os.DirFS(good)); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(forged, "manifest.json")
+	b, err := os.ReadFile(m)
+	if err != nil || !strings.Contains(string(b), `"Alice"`) {
+		t.Fatalf("manifest: %v", err)
+	}
+	if err := os.WriteFile(m, []byte(strings.Replace(string(b), `"Alice"`, `"Mallory"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkRecordSite(t, siteCase{"Mallory", []string{"--record", forged, "--report", r.good}, 0, "Verification failed", "is of other files"})
+}
+
 // siteReports are JSON reports of TestRecordSite's good record: another
 // verifier's, and reports that must not be taken for it.
 type siteReports struct {
-	good, other, otherGenesis, capitals, notJSON string
+	good, other, otherFiles, failing, capitals, notJSON string
 }
 
 // writeSiteReports writes the reports of the record good.
 func writeSiteReports(t *testing.T, good string) siteReports {
 	goodJSON := captureStdout(t, func() { fv(t, "verify", "--json", "--record", good) })
-	var genesis struct{ GenesisHash, ElectionID string }
-	if err := json.Unmarshal([]byte(goodJSON), &genesis); err != nil || len(genesis.GenesisHash) != 64 {
+	var genesis struct{ GenesisHash, ElectionID, RecordDigest string }
+	if err := json.Unmarshal([]byte(goodJSON), &genesis); err != nil || len(genesis.GenesisHash) != 64 || len(genesis.RecordDigest) != 64 {
 		t.Fatalf("verify --json: %v\n%s", err, goodJSON)
 	}
 	reports := t.TempDir()
 	r := siteReports{good: filepath.Join(reports, "good.json"), other: filepath.Join(reports, "election.json"),
-		otherGenesis: filepath.Join(reports, "genesis.json"), capitals: filepath.Join(reports, "caps.json"),
+		otherFiles: filepath.Join(reports, "files.json"), failing: filepath.Join(reports, "failing.json"), capitals: filepath.Join(reports, "caps.json"),
 		notJSON: filepath.Join(reports, "report.txt")}
 	for path, text := range map[string]string{
-		r.good:         goodJSON,
-		r.other:        strings.Replace(goodJSON, `"`+genesis.ElectionID+`"`, `"another"`, 1),
-		r.otherGenesis: strings.Replace(goodJSON, genesis.GenesisHash, strings.Repeat("ab", 32), 1),
-		r.capitals:     strings.Replace(goodJSON, `"ok": true`, `"OK": true`, 1),
-		r.notJSON:      "RESULT: PASS\n",
+		r.good:       goodJSON,
+		r.other:      strings.Replace(goodJSON, `"`+genesis.ElectionID+`"`, `"another"`, 1),
+		r.otherFiles: strings.Replace(goodJSON, genesis.RecordDigest, strings.Repeat("ab", 32), 1),
+		r.failing:    strings.Replace(goodJSON, `"ok": true`, `"ok": false`, 1),
+		r.capitals:   strings.Replace(goodJSON, `"ok": true`, `"OK": true`, 1),
+		r.notJSON:    "RESULT: PASS\n",
 	} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)

@@ -372,6 +372,9 @@ type Report struct {
 	Steps       []string // the steps reached, in order; nil: the network's steps
 	Preamble    []string // lines printed after the report's first line
 	Anchors     *Anchors // the anchors a record verification was given; nil for the network
+	// RecordDigest is the digest of the record's files (RECORD.md 7.1),
+	// once step 1 found them all: it ties a report to the record it is of.
+	RecordDigest []byte
 }
 
 // Anchors are what an observer takes from outside a record and gives its

@@ -63,6 +63,7 @@ type jsonReport struct {
 	OK          bool          `json:"ok"`
 	GenesisHash string        `json:"genesisHash,omitempty"`
 	Anchors     *jsonAnchors  `json:"anchors,omitempty"`
+	Digest      string        `json:"recordDigest,omitempty"`
 	Steps       []jsonStep    `json:"steps"`
 	Ballots     *jsonBallots  `json:"ballots"`
 	Result      *jsonResult   `json:"result"`
@@ -137,6 +138,7 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	if out.Source == SourceRecord {
 		out.Anchors = r.Anchors.json()
+		out.Digest = hex.EncodeToString(r.RecordDigest)
 	}
 	if r.Order != nil {
 		for _, lb := range r.Order.Late {

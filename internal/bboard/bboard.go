@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Build writes the bulletin board of the election record in recordDir, with
@@ -26,6 +27,30 @@ import (
 // temporary sibling directory and renamed into place only when complete, so
 // a failure leaves no half-written site behind.
 func Build(recordDir string, report []byte, outDir string) error {
+	return BuildWith(recordDir, report, outDir, Provenance{})
+}
+
+// Provenance says who made the report the site shows, when, and what other
+// verifier agreed; the site states it beside the verdict.
+type Provenance struct {
+	Verifier string    // the verifier that made the report, and its version
+	Time     time.Time // when it verified; zero: not stated
+	// Other is another verifier's verdict on the same files (its report's
+	// record digest is the record's), or nil.
+	Other *OtherReport
+	// Refused says why a report given was not shown, if one was.
+	Refused string
+}
+
+// OtherReport is another verifier's verdict on the same record.
+type OtherReport struct {
+	Name string
+	OK   bool
+}
+
+// BuildWith is Build with the report's provenance: the site's verdict
+// passes only when the report and Other, if any, both pass.
+func BuildWith(recordDir string, report []byte, outDir string, prov Provenance) error {
 	if err := checkOutDir(outDir); err != nil {
 		return err
 	}
@@ -37,6 +62,7 @@ func Build(recordDir string, report []byte, outDir string) error {
 	if err != nil {
 		return fmt.Errorf("bboard: %w", err)
 	}
+	m.setProvenance(prov)
 	parent, base := filepath.Split(filepath.Clean(outDir))
 	if parent == "" {
 		parent = "."

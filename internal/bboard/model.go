@@ -113,14 +113,30 @@ type model struct {
 	// The anchors the verification checked: the genesis hash and the
 	// published manifest it was given, when it was given them.
 	AnchorGenesis, AnchorManifest bool
-	Steps                         []stepView
-	Failures                      []failureView
-	MoreFail                      int
-	Counts                        *reportBallots
-	Indexed                       int
-	ByStatus                      []statusCount
-	Pages                         []pageRef
-	Rows                          []row
+	// Who verified, when, and another verifier's verdict on the same
+	// files (set by BuildWith).
+	VerifiedBy, VerifiedAt, Refused string
+	Other                           *OtherReport
+	Steps                           []stepView
+	Failures                        []failureView
+	MoreFail                        int
+	Counts                          *reportBallots
+	Indexed                         int
+	ByStatus                        []statusCount
+	Pages                           []pageRef
+	Rows                            []row
+}
+
+// setProvenance states who verified; the verdict passes only when every
+// verifier shown passes.
+func (m *model) setProvenance(p Provenance) {
+	m.VerifiedBy, m.Other, m.Refused = p.Verifier, p.Other, p.Refused
+	if !p.Time.IsZero() {
+		m.VerifiedAt = p.Time.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if p.Other != nil && !p.Other.OK {
+		m.OK = false
+	}
 }
 
 type statusCount struct {

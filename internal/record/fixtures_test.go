@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -27,6 +28,9 @@ const fixturesDir = "testdata/records"
 type expectation struct {
 	OK    bool     `json:"ok"`
 	Kinds []string `json:"kinds"`
+	// RecordDigest is the record's digest (RECORD.md 7.1), a vector both
+	// verifiers must compute.
+	RecordDigest string `json:"recordDigest"`
 }
 
 // kinds is the sorted distinct failure kinds of a report.
@@ -50,7 +54,8 @@ func regenerate(t *testing.T) {
 		if _, err := recordtest.Write(context.Background(), v, filepath.Join(fixturesDir, string(v))); err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
-		exp[string(v)] = expectation{OK: len(ks) == 0, Kinds: append([]string{}, ks...)}
+		rep := verify(t, filepath.Join(fixturesDir, string(v)), record.Options{})
+		exp[string(v)] = expectation{OK: len(ks) == 0, Kinds: append([]string{}, ks...), RecordDigest: hex.EncodeToString(rep.RecordDigest)}
 	}
 	b, err := json.MarshalIndent(exp, "", "  ")
 	if err != nil {
@@ -83,6 +88,9 @@ func TestFixtures(t *testing.T) {
 			rep := verify(t, filepath.Join(fixturesDir, name), record.Options{})
 			if got := kinds(rep); rep.OK() != want.OK || !reflect.DeepEqual(got, want.Kinds) {
 				t.Fatalf("ok %v kinds %v, want ok %v kinds %v; failures: %v", rep.OK(), got, want.OK, want.Kinds, rep.Failures)
+			}
+			if got := hex.EncodeToString(rep.RecordDigest); got != want.RecordDigest {
+				t.Fatalf("record digest %s, want %s", got, want.RecordDigest)
 			}
 		})
 	}

@@ -47,6 +47,10 @@ func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error
 	if !v.checkRecord(rb) {
 		return rep, nil
 	}
+	if rep.RecordDigest, err = Digest(dir, v.info.LastBlock); err != nil {
+		v.fail(audit.KindRecord, "files", err)
+		return rep, nil
+	}
 	rep.Steps = append(rep.Steps, audit.StepBlocks, audit.StepBlockSignatures)
 	if !v.checkBlocks(ctx) {
 		return rep, nil

@@ -33,6 +33,8 @@ def test_fixture(name):
     for workers in (1, 2):
         rep = verify_record(os.path.join(RECORDS, name), workers=workers)
         assert (rep.ok, rep.kinds()) == (want["ok"], sorted(set(want["kinds"]))), rep.human()
+        # RECORD.md 7.1: the same record digest as the Go verifier's (the vector in expected.json)
+        assert rep.record_digest == want["recordDigest"]
 
 
 def test_every_fixture_listed():

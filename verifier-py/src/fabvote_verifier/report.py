@@ -25,6 +25,7 @@ class Report:
         # The anchors given (docs/RECORD.md section 9): None for a live
         # network, else {"genesisHash": hex or None, "manifestSHA256": hex or None}.
         self.anchors = None
+        self.record_digest = None  # RECORD.md 7.1, once step 1 found every file
         self.steps = []
         self.failures = []
         self.ballots = None
@@ -63,6 +64,8 @@ class Report:
             out["genesisHash"] = self.genesis_hash
         if self.source == "record" and self.anchors is not None:
             out["anchors"] = self.anchors
+        if self.source == "record" and self.record_digest:
+            out["recordDigest"] = self.record_digest
         out["steps"] = [{"step": s, "ok": s not in bad} for s in STEPS if s in self.steps]
         out["ballots"] = self.ballots
         out["result"] = self.result

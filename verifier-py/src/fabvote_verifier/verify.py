@@ -30,6 +30,27 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 _BLOCK_NAME = re.compile(r"[0-9]{10}\.block\.gz")
 
 
+DIGEST_TAG = b"fabvote/record-digest/v1\n"
+
+
+def record_digest(path: str, last_block: int) -> str:
+    """RECORD.md 7.1: SHA-256 of the tag and, for each file of the record in
+    its order, its path, a newline, the hex SHA-256 of its bytes, a newline."""
+    names = ["record.json", "manifest.json", "result.json", "ballots.json"]
+    names += ["blocks/%010d.block.gz" % n for n in range(last_block + 1)]
+    h = hashlib.sha256(DIGEST_TAG)
+    for name in names:
+        p = os.path.join(path, *name.split("/"))
+        if name == "result.json" and not os.path.lexists(p):
+            continue
+        fh = hashlib.sha256()
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                fh.update(chunk)
+        h.update(f"{name}\n{fh.hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
 def _regular(p: str) -> bool:
     """A regular file itself, not a symbolic link to one (RECORD.md 1): a
     record is exactly its own files, never one outside it."""
@@ -66,6 +87,11 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
     if rec is None or rep.failed_steps():
         return rep
     rep.election_id = rec["electionID"]
+    try:
+        rep.record_digest = record_digest(path, rec["lastBlock"])
+    except OSError as e:
+        rep.fail("RECORD", "files", f"cannot read: {e}")
+        return rep
     # ---------------------------------------------------------------- 2. blocks
     rep.step("blocks")
     rep.step("block-signatures")
