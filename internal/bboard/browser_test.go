@@ -173,14 +173,20 @@ func TestBrowserScreenshots(t *testing.T) {
 	site := browserSite(t)
 	dir := artifacts(t)
 	for name, page := range map[string]string{
-		"index.png":   "index.html",
-		"ballots.png": "ballots-0001.html",
-		"search.png":  "search.html?q=" + ballotN(0).BallotHash,
-		"verify.png":  "verify.html",
+		"index.png":         "index.html",
+		"ballots.png":       "ballots-0001.html",
+		"search.png":        "search.html?q=" + ballotN(0).BallotHash,
+		"verify.png":        "verify.html",
+		"index-phone.png":   "index.html",
+		"ballots-phone.png": "ballots-0001.html",
 	} {
 		out := filepath.Join(dir, name)
 		os.Remove(out)
-		runChromium(t, "--screenshot="+out, "--window-size=1280,900", "--hide-scrollbars", fileURL(site, page))
+		size := "--window-size=1280,900"
+		if strings.HasSuffix(name, "-phone.png") { // a 390 px wide phone
+			size = "--window-size=390,844"
+		}
+		runChromium(t, "--screenshot="+out, size, "--hide-scrollbars", fileURL(site, page))
 		b, err := os.ReadFile(out)
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || len(b) < 10000 {
 			t.Errorf("%s: no real screenshot (%d bytes, %v)", name, len(b), err)

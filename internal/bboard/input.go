@@ -94,6 +94,7 @@ type reportFailure struct {
 
 // input is everything Build reads, decoded and cross-checked.
 type input struct {
+	dir      string // the record's directory
 	record   recordFile
 	manifest *election.Manifest
 	// manifestHash is SHA-256 of manifest.json, hex: what an observer
@@ -116,7 +117,7 @@ const (
 // loadInput reads the record directory and decodes the report. Every error
 // names the file at fault so that an operator can fix the right thing.
 func loadInput(recordDir string, rep []byte) (*input, error) {
-	in := &input{rawRep: rep}
+	in := &input{dir: recordDir, rawRep: rep}
 	if err := readJSON(recordDir, "record.json", &in.record); err != nil {
 		return nil, err
 	}

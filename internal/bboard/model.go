@@ -104,6 +104,12 @@ type model struct {
 	Authority   string
 	MaxVoters   uint64
 	Result      []candidateCount
+	Bars        []bar
+	ChartHeight int
+	Outcome     string
+	Shares      trustees
+	FailureSum  []kindCount
+	Downloads   []download
 	BallotCount uint64
 	HasResult   bool
 	OK          bool
@@ -159,18 +165,25 @@ func newModel(in *input) (*model, error) {
 	if v.Decryption, err = decryptionMode(m.Threshold); err != nil {
 		return nil, err
 	}
+	if v.Shares, err = trusteesOf(m, in.result); err != nil {
+		return nil, err
+	}
 	if r := in.result; r != nil {
 		v.HasResult, v.BallotCount = true, r.BallotCount
 		for i, name := range m.Candidates {
 			v.Result = append(v.Result, candidateCount{name, r.Counts[i], share(r.Counts[i], r.BallotCount)})
 		}
+		v.Bars, v.ChartHeight = chart(v.Result)
+		v.Outcome = outcome(v.Result, r.BallotCount)
 	}
 	if a := in.report.Anchors; a != nil {
 		v.AnchorGenesis = a.GenesisHash != nil && *a.GenesisHash == in.report.GenesisHash
 		v.AnchorManifest = a.ManifestSHA256 != nil && *a.ManifestSHA256 == in.manifestHash
 	}
 	v.Steps = steps(in.report.Steps)
-	v.Failures, v.MoreFail = failures(in.report.Failures)
+	sorted, sum := byCause(in.report.Failures)
+	v.Failures, v.MoreFail = failures(sorted)
+	v.FailureSum = sum
 	v.Rows = rows(in)
 	v.ByStatus = countStatuses(v.Rows)
 	v.Pages = paginate(v.Rows)

@@ -54,6 +54,10 @@ type page struct {
 
 // writeSite writes every file of the site into dir.
 func writeSite(dir string, m *model) error {
+	var err error
+	if m.Downloads, err = writeDownloads(dir, m.in.dir); err != nil {
+		return err
+	}
 	pages := []page{
 		{File: "index.html", Title: m.Title, Current: "index.html"},
 		{File: "ballots.html", Title: "All ballots", Current: "ballots.html"},

@@ -1,0 +1,136 @@
+package bboard
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/election"
+)
+
+// bar is one bar of the result chart, in the SVG's units (0 … chartWidth).
+type bar struct {
+	Name   string
+	Count  uint64
+	Width  uint64
+	Y      int
+	Leader bool
+}
+
+// chartWidth is the longest bar; rows are barStep apart.
+const (
+	chartWidth = 480
+	barStep    = 40
+)
+
+// chart lays out one bar per candidate, the longest for the most votes,
+// so that the page shows the result without any script.
+func chart(rs []candidateCount) (bars []bar, height int) {
+	var most uint64
+	for _, r := range rs {
+		most = max(most, r.Count)
+	}
+	for i, r := range rs {
+		w := uint64(0)
+		if most > 0 {
+			w = r.Count * chartWidth / most
+		}
+		bars = append(bars, bar{Name: r.Name, Count: r.Count, Width: w, Y: i * barStep, Leader: most > 0 && r.Count == most})
+	}
+	return bars, len(rs) * barStep
+}
+
+// outcome states the result in a sentence: who received the most votes,
+// or who tie.
+func outcome(rs []candidateCount, total uint64) string {
+	var most uint64
+	for _, r := range rs {
+		most = max(most, r.Count)
+	}
+	if total == 0 || most == 0 {
+		return "No ballot was counted."
+	}
+	var leaders []string
+	var sh string
+	for _, r := range rs {
+		if r.Count == most {
+			leaders, sh = append(leaders, r.Name), r.Share
+		}
+	}
+	if len(leaders) == 1 {
+		return fmt.Sprintf("%s received the most votes: %d of %d ballots counted (%s).", leaders[0], most, total, sh)
+	}
+	return fmt.Sprintf("A tie: %s received %d votes each, of %d ballots counted.", strings.Join(leaders, " and "), most, total)
+}
+
+// trustees says who holds a share of the decryption key and which of
+// them decrypted the published tally (the partial decryptions' indices).
+type trustees struct {
+	Shared        bool
+	Holders, K    int
+	Decrypted     []int
+	Organisations []string
+}
+
+func trusteesOf(m *election.Manifest, r *election.Result) (trustees, error) {
+	t := trustees{Organisations: m.TrusteeMSPs}
+	if len(m.Threshold) == 0 {
+		return t, nil
+	}
+	pp, err := threshold.ParsePublicParams(m.Threshold)
+	if err != nil {
+		return t, fmt.Errorf("manifest.json: threshold parameters: %w", err)
+	}
+	t.Shared, t.Holders, t.K = true, pp.L, pp.K
+	if r == nil {
+		return t, nil
+	}
+	for _, enc := range r.Partials {
+		// The verifier checked the partial decryptions; one that does not
+		// parse is left out here and named in the report's failures.
+		if pd, err := threshold.ParsePartialDecryption(pp, enc); err == nil && !slices.Contains(t.Decrypted, pd.Index) {
+			t.Decrypted = append(t.Decrypted, pd.Index)
+		}
+	}
+	slices.Sort(t.Decrypted)
+	return t, nil
+}
+
+// causeOrder ranks failure kinds so that the ones that explain others come
+// first: the record and its chain, then the election's definition and
+// the commit order, then the result, then single ballots.
+var causeOrder = []string{
+	"RECORD", "SOURCE", "BLOCK_CHAIN", "BLOCK_SIGNATURE", "RECORD_BALLOTS", "MANIFEST", "COMMIT_ORDER",
+	"RESULT_MISSING", "RESULT_DECODE", "RESULT_PRODUCT", "RESULT_COUNT", "RESULT",
+	"BALLOT_DECODE", "BALLOT_KEY", "DUPLICATE", "BALLOT_INVALID", "EXPECTED_COUNTS",
+}
+
+func causeRank(kind string) int {
+	if i := slices.Index(causeOrder, kind); i >= 0 {
+		return i
+	}
+	return len(causeOrder) // a kind this code does not know: last, as given
+}
+
+// kindCount is one line of the failure summary.
+type kindCount struct {
+	Kind string
+	N    int
+}
+
+// byCause sorts the failures first cause first (stable within a kind) and
+// counts them per kind in that order.
+func byCause(fs []reportFailure) ([]reportFailure, []kindCount) {
+	sorted := slices.Clone(fs)
+	slices.SortStableFunc(sorted, func(a, b reportFailure) int { return causeRank(a.Kind) - causeRank(b.Kind) })
+	var sum []kindCount
+	for _, f := range sorted {
+		if n := len(sum); n > 0 && sum[n-1].Kind == f.Kind {
+			sum[n-1].N++
+		} else {
+			sum = append(sum, kindCount{f.Kind, 1})
+		}
+	}
+	return sorted, sum
+}

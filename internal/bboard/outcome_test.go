@@ -1,0 +1,100 @@
+package bboard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestOutcome(t *testing.T) {
+	c := func(name string, n uint64) candidateCount { return candidateCount{name, n, share(n, 10)} }
+	tests := []struct {
+		rs    []candidateCount
+		total uint64
+		want  string
+	}{
+		{[]candidateCount{c("Alice", 6), c("Bob", 4)}, 10, "Alice received the most votes: 6 of 10 ballots counted (60.0 %)."},
+		{[]candidateCount{c("Alice", 4), c("Bob", 4), c("Carol", 2)}, 10, "A tie: Alice and Bob received 4 votes each, of 10 ballots counted."},
+		{[]candidateCount{c("Alice", 0), c("Bob", 0)}, 0, "No ballot was counted."},
+	}
+	for _, tt := range tests {
+		if got := outcome(tt.rs, tt.total); got != tt.want {
+			t.Errorf("outcome(%v) = %q, want %q", tt.rs, got, tt.want)
+		}
+	}
+	bars, h := chart([]candidateCount{c("Alice", 6), c("Bob", 3), c("Carol", 0)})
+	if h != 3*barStep || bars[0].Width != chartWidth || bars[1].Width != chartWidth/2 || bars[2].Width != 0 || !bars[0].Leader || bars[1].Leader {
+		t.Errorf("chart: %+v, height %d", bars, h)
+	}
+}
+
+// TestBoardShowsOutcomeTrusteesAndChart: the front page states the
+// outcome, draws the result without a script, and says who holds a share
+// and which trustees decrypted (the threshold fixture's partial
+// decryptions are trustees 1 and 3's).
+func TestBoardShowsOutcomeTrusteesAndChart(t *testing.T) {
+	_, files := build(t, newFixture("threshold").passing())
+	page := files["index.html"]
+	for _, want := range []string{
+		"A tie: ", "<svg class=\"chart\" role=\"img\"", "held by trustees 1 to 3, each their own; any 2 of them decrypt",
+		"decrypted by trustees 1, 3", "<dt>Trustee organisations</dt>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script") && !strings.Contains(page, "search.js") {
+		t.Errorf("index.html runs a script")
+	}
+}
+
+// TestFailuresFirstCauseFirst: failures that explain others (the
+// manifest, the commit order) come before the ballots they invalidate,
+// in the summary by kind and in the list, even past the list's length.
+func TestFailuresFirstCauseFirst(t *testing.T) {
+	f := newFixture("threshold")
+	var fs []any
+	for range maxIndexFailures + 50 {
+		fs = append(fs, map[string]any{"kind": "BALLOT_INVALID", "code": "PROOF", "subject": "ballot", "error": "bad proof"})
+	}
+	fs = append(fs, map[string]any{"kind": "COMMIT_ORDER", "subject": "result", "error": "late"},
+		map[string]any{"kind": "MANIFEST", "subject": "manifest", "error": "written twice"})
+	f.report["failures"] = fs
+	_, files := build(t, f)
+	page := text(files["index.html"])
+	iM, iC, iB := strings.Index(page, "MANIFEST"), strings.Index(page, "COMMIT_ORDER"), strings.Index(page, "BALLOT_INVALID")
+	if iM < 0 || iC < 0 || iB < 0 || !(iM < iC && iC < iB) {
+		t.Errorf("order of kinds on the page: MANIFEST %d, COMMIT_ORDER %d, BALLOT_INVALID %d", iM, iC, iB)
+	}
+	row := `<code>BALLOT_INVALID</code></th><td class="num">` + strconv.Itoa(maxIndexFailures+50) + `</td>`
+	if !strings.Contains(files["index.html"], row) {
+		t.Errorf("the summary by kind lacks %s", row)
+	}
+}
+
+// TestDownloads: the manifest, the result, the ballot index and the whole
+// record are offered with their SHA-256, the archive the same bytes for
+// the same record.
+func TestDownloads(t *testing.T) {
+	f := newFixture("single").passing()
+	out1, files := build(t, f)
+	out2, _ := build(t, f)
+	for _, name := range []string{"manifest.json", "result.json", "ballots.json", recordArchive} {
+		b, err := os.ReadFile(filepath.Join(out1, downloadsDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if !strings.Contains(files["index.html"], hex.EncodeToString(sum[:])) {
+			t.Errorf("index.html does not show the SHA-256 of %s", name)
+		}
+		b2, _ := os.ReadFile(filepath.Join(out2, downloadsDir, name))
+		if string(b) != string(b2) {
+			t.Errorf("%s differs between two builds of the same record", name)
+		}
+	}
+}
