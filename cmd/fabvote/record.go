@@ -103,9 +103,13 @@ func recordOptions(genesisHex, manifestPath string) (record.Options, error) {
 		opts.GenesisHash = h
 	}
 	if manifestPath != "" {
-		_, data, err := loadManifest(manifestPath)
+		// Compared byte for byte, as the Python verifier does (RECORD.md
+		// 9): a file that is no canonical manifest is simply not the
+		// record's, a MANIFEST failure in the report; one that cannot be
+		// read is a usage error.
+		data, err := os.ReadFile(manifestPath)
 		if err != nil {
-			return opts, err
+			return opts, usagef("--manifest: %v", err)
 		}
 		opts.Manifest = data
 	}

@@ -49,6 +49,10 @@ func TestVerifyRecordExit(t *testing.T) {
 		{"record with election", []string{"--record", recordFixtures + "/good", "--election", "e"}, 2, "no --election"},
 		{"published manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/good/manifest.json"}, 0, "RESULT: PASS"},
 		{"another election's manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 1, "RESULT: FAIL"},
+		// Compared byte for byte, as the Python verifier does: a file that is
+		// no manifest is not the record's (a report, exit 1); an unreadable one is a usage error.
+		{"a manifest file that is no manifest", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/good/record.json"}, 1, "RESULT: FAIL"},
+		{"an unreadable manifest file", []string{"--record", recordFixtures + "/good", "--manifest", recordFixtures + "/good/none.json"}, 2, "--manifest"},
 		// An unset shell variable: an empty anchor is never taken for none.
 		{"empty genesis hash", []string{"--record", recordFixtures + "/good", "--genesis-hash", ""}, 2, "--genesis-hash was given an empty value"},
 		{"empty manifest", []string{"--record", recordFixtures + "/good", "--manifest", ""}, 2, "--manifest was given an empty value"},
