@@ -26,7 +26,11 @@ type jsonReport struct {
 	OK          bool   `json:"ok"`
 	Source      string `json:"source"`
 	GenesisHash string `json:"genesisHash"`
-	Ballots     *struct {
+	// The record digest and the anchors (RECORD.md 7 and 7.1): both
+	// verifiers must compute the same of a real record.
+	RecordDigest string             `json:"recordDigest"`
+	Anchors      map[string]*string `json:"anchors"`
+	Ballots      *struct {
 		Recorded, Valid, Counted, Late int
 	} `json:"ballots"`
 	Result *struct {
