@@ -189,10 +189,12 @@ func (s *scan) checkSignature(n uint64, b *common.Block, config []byte) {
 	}
 }
 
-// fieldsOnce requires each of the fields nums to occur at most once at the
-// top level of the message b (RECORD.md 5.1): protobuf would merge two
-// occurrences, last one winning, where a message is expected, so that two
-// messages run together would read as one.
+// fieldsOnce requires each of the length-delimited fields nums to occur at
+// most once at the top level of the message b (RECORD.md 5.1): protobuf
+// would merge two occurrences, last one winning, where a message is
+// expected, so that two messages run together would read as one. A field
+// of one of those numbers with another wire type, a group among them, is
+// an unknown field that protobuf skips, and so does this check.
 func fieldsOnce(b []byte, what string, nums ...protowire.Number) error {
 	seen := make(map[protowire.Number]bool, len(nums))
 	for len(b) > 0 {
@@ -205,7 +207,7 @@ func fieldsOnce(b []byte, what string, nums ...protowire.Number) error {
 			return fmt.Errorf("%s does not decode: %v", what, protowire.ParseError(m))
 		}
 		b = b[n+m:]
-		if !slices.Contains(nums, num) {
+		if typ != protowire.BytesType || !slices.Contains(nums, num) {
 			continue
 		}
 		if seen[num] {

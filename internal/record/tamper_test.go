@@ -214,6 +214,11 @@ func TestTamper(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, record.Options{}, []string{audit.KindBlockChain}},
+		// RECORD.md 5.1: a group is an unknown field, skipped, even one
+		// numbered as metadata [3]: it is no second metadata.
+		{"an empty group numbered 3 in a block", func(t *testing.T, d string) {
+			putRaw(t, d, 2, append(rawBlock(t, d, 2), 0x1b, 0x1c))
+		}, record.Options{}, []string{}},
 		// A JSON file nested 200,000 deep: a RECORD failure in both verifiers.
 		{"ballots.json nested deep", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.BallotsFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))

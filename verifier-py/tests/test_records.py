@@ -378,3 +378,11 @@ def test_receipt(good, tmp_path, capsys):
     assert "was not recorded" in capsys.readouterr().out
     p.write_text("{}")
     assert main(["--record", good, "--receipt", str(p)]) == 2
+
+
+@needs_good
+def test_empty_group_numbered_3(good):
+    """RECORD.md 5.1: a group is an unknown field, skipped, even one numbered
+    as metadata [3]; the Go verifier agrees (TestTamper)."""
+    _write_block(good, 2, _read_block(good, 2) + b"\x1b\x1c")
+    assert _kinds(good) == (True, [])
