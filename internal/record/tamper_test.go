@@ -219,6 +219,14 @@ func TestTamper(t *testing.T) {
 		{"an empty group numbered 3 in a block", func(t *testing.T, d string) {
 			putRaw(t, d, 2, append(rawBlock(t, d, 2), 0x1b, 0x1c))
 		}, record.Options{}, []string{}},
+		// RECORD.md 4: an index of 2^63 or more does not decode, in both verifiers.
+		{"ballot index position past int64", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.BallotsFile)
+			b, _ := os.ReadFile(p)
+			i := bytes.Index(b, []byte(`"index":`))
+			j := i + bytes.IndexAny(b[i:], ",}")
+			writeFile(t, p, string(b[:i])+`"index":9223372036854775808`+string(b[j:]))
+		}, record.Options{}, []string{audit.KindRecord}},
 		// A JSON file nested 200,000 deep: a RECORD failure in both verifiers.
 		{"ballots.json nested deep", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.BallotsFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))

@@ -386,3 +386,13 @@ def test_empty_group_numbered_3(good):
     as metadata [3]; the Go verifier agrees (TestTamper)."""
     _write_block(good, 2, _read_block(good, 2) + b"\x1b\x1c")
     assert _kinds(good) == (True, [])
+
+
+@needs_good
+def test_index_past_int64(good):
+    """RECORD.md 4: an index of 2^63 or more does not decode, a RECORD
+    failure, as in the Go verifier (TestTamper)."""
+    idx = _index(good)
+    idx[0]["index"] = 1 << 63
+    _write_index(good, idx)
+    assert _kinds(good) == (False, ["RECORD"])

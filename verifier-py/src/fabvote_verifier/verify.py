@@ -67,8 +67,10 @@ def _directory(p: str) -> bool:
         return False
 
 
-def _nat(v) -> bool:
-    return type(v) is int and v >= 0
+def _nat(v, bound: int = 1 << 64) -> bool:
+    """A whole number below bound (RECORD.md 2 and 4: block numbers are
+    unsigned 64-bit, a position in a block a signed 64-bit one)."""
+    return type(v) is int and 0 <= v < bound
 
 
 def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
@@ -212,7 +214,7 @@ def _check_record(path: str, rep: Report):
         if not (isinstance(e["pseudonym"], str) and _HEX64.fullmatch(e["pseudonym"])
                 and isinstance(e["ballotHash"], str) and _HEX64.fullmatch(e["ballotHash"])
                 and isinstance(e["txID"], str) and e["txID"]
-                and _nat(e["block"]) and _nat(e["index"])):
+                and _nat(e["block"]) and _nat(e["index"], 1 << 63)):
             bad(f"ballots.json entry {i} has a field of the wrong form")
             return None
         if prev is not None and not prev < e["pseudonym"]:
