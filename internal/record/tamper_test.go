@@ -227,6 +227,16 @@ func TestTamper(t *testing.T) {
 			j := i + bytes.IndexAny(b[i:], ",}")
 			writeFile(t, p, string(b[:i])+`"index":9223372036854775808`+string(b[j:]))
 		}, record.Options{}, []string{audit.KindRecord}},
+		// RECORD.md 6 step 2: another channel fails once per block (the
+		// Python verifier's test_another_channel_one_failure_per_block).
+		{"record.json names another channel", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.RecordFile)
+			b, _ := os.ReadFile(p)
+			writeFile(t, p, strings.Replace(string(b), `"channel":"fabvote"`, `"channel":"other"`, 1))
+			if rep := verify(t, d, record.Options{}); len(rep.Failures) != 5 || rep.Failures[4].Subject != "block 4" {
+				t.Fatalf("failures %v, want one for each of blocks 0 to 4", rep.Failures)
+			}
+		}, record.Options{}, []string{audit.KindBlockChain}},
 		// A JSON file nested 200,000 deep: a RECORD failure in both verifiers.
 		{"ballots.json nested deep", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.BallotsFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))

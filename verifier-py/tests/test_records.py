@@ -396,3 +396,17 @@ def test_index_past_int64(good):
     idx[0]["index"] = 1 << 63
     _write_index(good, idx)
     assert _kinds(good) == (False, ["RECORD"])
+
+
+@needs_good
+def test_another_channel_one_failure_per_block(good):
+    """RECORD.md 5.2: a record.json naming another channel fails once per
+    block, the block's first transaction, as in the Go verifier (TestTamper)."""
+    p = os.path.join(good, "record.json")
+    with open(p) as f:
+        rec = json.load(f)
+    rec["channel"] = "other"
+    with open(p, "w") as f:
+        json.dump(rec, f, separators=(",", ":"))
+    rep = verify_record(good)
+    assert [f["subject"] for f in rep.failures] == [f"block {n}" for n in range(rec["lastBlock"] + 1)]
