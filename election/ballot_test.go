@@ -362,6 +362,13 @@ func TestCheckBallotRejects(t *testing.T) {
 				t.Fatalf("test ballot does not decode: %v", err)
 			}
 			wantCode(t, p.CheckBallot(b, nil), tc.code)
+			// The rule short of the proof, which the chaincode, the
+			// validation plugin and the audit call: the same verdict, where
+			// only the proof verification's failures (not its length,
+			// a shape check) are left to the proof check.
+			if _, err := p.CheckAuthorised(b); err != nil || tc.code != election.CodeProof {
+				wantCode(t, err, tc.code)
+			}
 		})
 	}
 }

@@ -113,19 +113,33 @@ func (p *Prepared) CheckProof(b *Ballot, c *big.Int, v ProofVerifier) error {
 	return nil
 }
 
-// CheckBallot runs every check that depends on the ballot and the manifest
-// alone, cheapest first: shape and ciphertext range, token, voter signature,
-// validity proof. It does not check the voting window or duplicates (those
-// need the ledger). v nil means DirectVerifier.
-func (p *Prepared) CheckBallot(b *Ballot, v ProofVerifier) error {
+// CheckAuthorised is the ballot rule short of the proof, cheapest first:
+// shape and ciphertext range, the authority's token, the voter's
+// signature. It returns the ciphertext, whose validity proof the caller
+// checks next (alone with CheckProof, or in a batch). The chaincode, the
+// validation plugin, the audit and CheckBallot all call it, so that the
+// rule is written once.
+func (p *Prepared) CheckAuthorised(b *Ballot) (*big.Int, error) {
 	c, err := p.CheckShape(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := p.CheckToken(b); err != nil {
-		return err
+		return nil, err
 	}
 	if err := b.VerifySignature(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CheckBallot runs every check that depends on the ballot and the manifest
+// alone, cheapest first: CheckAuthorised, then the validity proof. It does
+// not check the voting window or duplicates (those need the ledger). v nil
+// means DirectVerifier.
+func (p *Prepared) CheckBallot(b *Ballot, v ProofVerifier) error {
+	c, err := p.CheckAuthorised(b)
+	if err != nil {
 		return err
 	}
 	return p.CheckProof(b, c, v)

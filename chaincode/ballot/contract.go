@@ -311,7 +311,7 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
-	ct, err := checkShapeAndSignatures(p, b)
+	ct, err := p.CheckAuthorised(b)
 	if err != nil {
 		return "", err
 	}
@@ -353,22 +353,6 @@ func (e *engine) electionInWindow(ctx contractapi.TransactionContextInterface, i
 		return nil, err
 	}
 	return p, nil
-}
-
-// checkShapeAndSignatures checks the ciphertext's shape, the authority's
-// token and the voter's signature, and returns the ciphertext.
-func checkShapeAndSignatures(p *election.Prepared, b *election.Ballot) (*big.Int, error) {
-	ct, err := p.CheckShape(b)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckToken(b); err != nil {
-		return nil, err
-	}
-	if err := b.VerifySignature(); err != nil {
-		return nil, err
-	}
-	return ct, nil
 }
 
 // checkFirstBallot reads the voter's ballot key, the cast's one ledger

@@ -236,13 +236,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 				fmt.Errorf("stored under key %s, but its token's pseudonym is %s", e.Pseudonym, hex.EncodeToString(key[:]))))
 			continue
 		}
-		c, err := p.CheckShape(b)
-		if err == nil {
-			err = p.CheckToken(b)
-		}
-		if err == nil {
-			err = b.VerifySignature()
-		}
+		c, err := p.CheckAuthorised(b)
 		var ctx *zkp.Context
 		var proof *zkp.ValidityProof
 		if err == nil {

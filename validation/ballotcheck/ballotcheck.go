@@ -31,7 +31,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"math/big"
 	"strings"
 
 	"github.com/fabvote/fabvote/crypto/zkp"
@@ -230,7 +229,7 @@ func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, zkp.BatchItem, er
 	if !readAbsent(tx.Reads, w.Key) {
 		return nil, none, election.Errorf(election.CodeDuplicate, "the transaction does not read ballot key %q as absent, so a second ballot of the voter could replace the first", w.Key)
 	}
-	c, err := checkBallot(p, b)
+	c, err := p.CheckAuthorised(b)
 	if err != nil {
 		return nil, none, err
 	}
@@ -239,22 +238,6 @@ func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, zkp.BatchItem, er
 		return nil, none, err
 	}
 	return rec.Ballot, zkp.BatchItem{Ctx: pctx, C: c, Proof: proof}, nil
-}
-
-// checkBallot runs the manifest-dependent cheap checks: shape, token,
-// voter signature. It returns the ciphertext.
-func checkBallot(p *election.Prepared, b *election.Ballot) (*big.Int, error) {
-	c, err := p.CheckShape(b)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckToken(b); err != nil {
-		return nil, err
-	}
-	if err := b.VerifySignature(); err != nil {
-		return nil, err
-	}
-	return c, nil
 }
 
 func readAbsent(reads []Read, key string) bool {
