@@ -237,6 +237,17 @@ func TestTamper(t *testing.T) {
 				t.Fatalf("failures %v, want one for each of blocks 0 to 4", rep.Failures)
 			}
 		}, record.Options{}, []string{audit.KindBlockChain}},
+		// Groups nest as deep as protobuf-go allows (10001), in both verifiers.
+		{"groups nested 10001 deep in a block", func(t *testing.T, d string) {
+			putRaw(t, d, 2, append(rawBlock(t, d, 2), nestedGroups(10001)...))
+		}, record.Options{}, []string{}},
+		{"groups nested 10002 deep in a block", func(t *testing.T, d string) {
+			putRaw(t, d, 2, append(rawBlock(t, d, 2), nestedGroups(10002)...))
+		}, record.Options{}, []string{audit.KindBlockChain}},
+		// RECORD.md 5: a header is read as Go's compress/gzip reads it (the
+		// Python verifier's test_gzip_header_as_go_reads_it).
+		{"gzip file name of 512 bytes", gzipWithName(512, 0), record.Options{}, []string{audit.KindBlockChain}},
+		{"gzip file name of 511 bytes, reserved flags set", gzipWithName(511, 0xe0), record.Options{}, []string{}},
 		// A JSON file nested 200,000 deep: a RECORD failure in both verifiers.
 		{"ballots.json nested deep", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.BallotsFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))
@@ -294,6 +305,27 @@ func gzipWithHeaderCRC(crc16 int) func(*testing.T, string) {
 		out = append(out, bytes.Repeat(empty.Bytes(), 1000)...)
 		writeFile(t, filepath.Join(d, record.BlockFile(2)), string(out))
 	}
+}
+
+// gzipWithName rewrites block 2's file as one member whose header carries
+// a file name of n bytes and the flag bits extra.
+func gzipWithName(n int, extra byte) func(*testing.T, string) {
+	return func(t *testing.T, d string) {
+		var body bytes.Buffer
+		zw := gzip.NewWriter(&body)
+		zw.Write(rawBlock(t, d, 2))
+		zw.Close()
+		b := body.Bytes()
+		hdr := append([]byte(nil), b[:10]...)
+		hdr[3] |= 0x08 | extra // FNAME
+		out := append(append(append(hdr, bytes.Repeat([]byte("n"), n)...), 0), b[10:]...)
+		writeFile(t, filepath.Join(d, record.BlockFile(2)), string(out))
+	}
+}
+
+// nestedGroups is depth empty groups of field 5, one inside the other.
+func nestedGroups(depth int) []byte {
+	return append(bytes.Repeat([]byte{5<<3 | 3}, depth), bytes.Repeat([]byte{5<<3 | 4}, depth)...)
 }
 
 // symlinkOut moves the record's file name out of the record and leaves a

@@ -410,3 +410,11 @@ def test_another_channel_one_failure_per_block(good):
         json.dump(rec, f, separators=(",", ":"))
     rep = verify_record(good)
     assert [f["subject"] for f in rep.failures] == [f"block {n}" for n in range(rec["lastBlock"] + 1)]
+
+
+@needs_good
+@pytest.mark.parametrize("depth,ok", [(10001, True), (10002, False)])
+def test_nested_groups(good, depth, ok):
+    """Groups nest as deep as protobuf-go allows, as in the Go verifier (TestTamper)."""
+    _write_block(good, 2, _read_block(good, 2) + bytes([5 << 3 | 3]) * depth + bytes([5 << 3 | 4]) * depth)
+    assert _kinds(good) == (ok, [] if ok else ["BLOCK_CHAIN"])

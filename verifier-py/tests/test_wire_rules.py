@@ -52,6 +52,22 @@ def test_gzip_header_crc():
         gzipread.decompress(_with_hcrc(b"abc", crc16=0x1234))
 
 
+def _with_name(payload: bytes, name: bytes, flags: int = 0) -> bytes:
+    body = gzip.compress(payload, mtime=0)
+    hdr = bytearray(body[:10])
+    hdr[3] |= 8 | flags
+    return bytes(hdr) + name + b"\x00" + body[10:]
+
+
+def test_gzip_header_as_go_reads_it():
+    """RECORD.md 5: a name of 511 bytes is read, one of 512 is not; the
+    reserved flag bits are ignored (Go's compress/gzip; TestTamper)."""
+    assert gzipread.decompress(_with_name(b"abc", b"n" * 511)) == b"abc"
+    with pytest.raises(gzipread.GzipError):
+        gzipread.decompress(_with_name(b"abc", b"n" * 512))
+    assert gzipread.decompress(_with_name(b"abc", b"n", flags=0xE0)) == b"abc"
+
+
 def test_gzip_many_members_read_in_linear_time():
     """A block followed by many empty members (RECORD.md 5 allows them) is
     read without copying the rest of the file per member: 200,000 members

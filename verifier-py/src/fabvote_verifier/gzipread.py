@@ -1,8 +1,9 @@
 """Strict gzip reading (docs/RECORD.md section 5): one or more RFC 1952
 members, the block being their decompressed bytes concatenated, nothing
-after the last member (no NUL padding either), at most 100 MiB. A header's
-optional fields are read as RFC 1952 defines them, and its CRC16 (FHCRC),
-when present, must match, as Go's compress/gzip requires.
+after the last member (no NUL padding either), at most 100 MiB. A header is
+read as Go's compress/gzip reads it: optional fields as RFC 1952 defines
+them, a file name or comment of at most 511 bytes, reserved flag bits
+ignored, and its CRC16 (FHCRC), when present, must match.
 
 Each member is fed to zlib in bounded chunks through a memoryview, so that
 reading a file costs time in proportion to its size whatever the number of
@@ -17,7 +18,11 @@ MAX_BLOCK = 100 << 20
 # A block file itself (RECORD.md 5): empty members make a file of any size
 # that decompresses to little, and a verifier must not read without bound.
 MAX_FILE = 256 << 20
+# A header's file name or comment, as Go's compress/gzip reads it (a 512-byte
+# buffer with the terminating NUL).
+MAX_STRING = 511
 CHUNK = 1 << 16
+FIRST_FEED = 64
 
 
 class GzipError(ValueError):
@@ -31,20 +36,18 @@ def _header_end(data: bytes, pos: int) -> int:
         raise GzipError("not a gzip member")
     if data[pos + 2] != 8:
         raise GzipError("unknown gzip compression method")
-    flg = data[pos + 3]
-    if flg & 0xE0:
-        raise GzipError("reserved gzip flags set")
+    flg = data[pos + 3]  # reserved bits ignored, as Go's compress/gzip does
     p = pos + 10
     if flg & 4:  # FEXTRA
         if len(data) - p < 2:
             raise GzipError("truncated gzip extra field")
         xlen = struct.unpack("<H", data[p:p + 2])[0]
         p += 2 + xlen
-    for bit in (8, 16):  # FNAME, FCOMMENT: zero-terminated
+    for bit in (8, 16):  # FNAME, FCOMMENT: zero-terminated, at most MAX_STRING bytes
         if flg & bit:
-            z = data.find(b"\x00", p)
+            z = data.find(b"\x00", p, p + MAX_STRING + 1)
             if z < 0:
-                raise GzipError("truncated gzip name or comment")
+                raise GzipError(f"gzip name or comment longer than {MAX_STRING} bytes, or truncated")
             p = z + 1
     if flg & 2:  # FHCRC: the low 16 bits of the CRC-32 of the header before it
         if len(data) - p < 2:
@@ -62,11 +65,16 @@ def _member(data: bytes, view: memoryview, p: int, room: int, limit: int):
     room bytes of output; returns its bytes and the position after it."""
     d = zlib.decompressobj(wbits=-zlib.MAX_WBITS)
     parts, n = [], 0
+    # The feed grows from FIRST_FEED: zlib copies what follows a member's
+    # end into unused_data, so a small first feed keeps a file of many
+    # tiny members linear in its size.
+    size = FIRST_FEED
     while not d.eof:
         if p >= len(data):
             raise GzipError("truncated gzip member")
-        feed = view[p:p + CHUNK]
+        feed = view[p:p + size]
         p += len(feed)
+        size = min(size * 2, CHUNK)
         while True:
             chunk = d.decompress(feed, room - n + 1)
             n += len(chunk)

@@ -74,22 +74,31 @@ def parse(buf: bytes) -> dict[int, list]:
     return fields
 
 
+# Groups may nest as deep as Go's protowire allows (its DefaultRecursionLimit
+# of 10000 counts down from the first group to below zero), so that the two
+# verifiers agree on every block (RECORD.md 5.1).
+MAX_GROUP_DEPTH = 10001
+
+
 def _skip_group(buf: bytes, pos: int, num: int, depth: int) -> int:
-    """Skip a (deprecated) group up to its matching end-group tag."""
-    if depth > 100:
-        raise WireError("groups nested too deeply")
+    """Skip a (deprecated) group up to its matching end-group tag, nested
+    groups included, without recursion."""
     n = len(buf)
-    while True:
+    open_groups = [num]
+    while open_groups:
+        if len(open_groups) + depth - 1 > MAX_GROUP_DEPTH:
+            raise WireError("groups nested too deeply")
         if pos >= n:
-            raise WireError(f"unterminated group (field {num})")
+            raise WireError(f"unterminated group (field {open_groups[-1]})")
         key, pos = read_varint(buf, pos)
         fnum, wt = key >> 3, key & 7
         if fnum == 0 or fnum > (1 << 29) - 1:
             raise WireError(f"invalid field number {fnum}")
         if wt == 4:
-            if fnum != num:
-                raise WireError(f"end group {fnum} closes group {num}")
-            return pos
+            if fnum != open_groups[-1]:
+                raise WireError(f"end group {fnum} closes group {open_groups[-1]}")
+            open_groups.pop()
+            continue
         if wt == 0:
             _, pos = read_varint(buf, pos)
         elif wt == 1:
@@ -100,11 +109,12 @@ def _skip_group(buf: bytes, pos: int, num: int, depth: int) -> int:
         elif wt == 5:
             pos += 4
         elif wt == 3:
-            pos = _skip_group(buf, pos, fnum, depth + 1)
+            open_groups.append(fnum)
         else:
             raise WireError(f"unexpected wire type {wt} (field {fnum})")
         if pos > n:
             raise WireError("truncated field inside a group")
+    return pos
 
 
 class Message:
