@@ -171,10 +171,11 @@ func TestRecordSite(t *testing.T) {
 		{"genesis mismatch shown", []string{"--record", good, "--genesis-hash", strings.Repeat("00", 32)}, 0, "Verification failed", "verification FAIL"},
 		{"report of another election", []string{"--record", good, "--report", r.other}, 1, `report is of election "another"`, ""},
 		{"report not JSON", []string{"--record", good, "--report", r.notJSON}, 1, "is not a JSON report", ""},
-		{"report of other files", []string{"--record", good, "--report", r.otherFiles}, 0, "A report given for this site was not shown", "is of other files"},
+		{"report of other files", []string{"--record", good, "--report", r.otherFiles}, 0, "A report given for this site was not shown", "is not this record's"},
 		{"report with OK in capitals", []string{"--record", good, "--report", r.capitals}, 1, "is not a JSON report", ""},
 		{"another verifier's report", []string{"--record", good, "--report", r.good}, 0, "were also verified by the report in good.json", "verification PASS; the report in good.json: PASS"},
 		{"another verifier's failing report", []string{"--record", good, "--report", r.failing}, 0, "Verification failed", "verification PASS; the report in failing.json: FAIL"},
+		{"report without a digest", []string{"--record", good, "--report", r.noDigest}, 0, "A report given for this site was not shown", "is not this record's"},
 		{"published manifest", []string{"--record", good, "--manifest", good + "/manifest.json"}, 0, "Verification passed", "verification PASS"},
 		{"another manifest", []string{"--record", good, "--manifest", recordFixtures + "/late-ballot/manifest.json"}, 0, "Verification failed", "verification FAIL"},
 		{"no record", []string{"--record", t.TempDir()}, 2, "not a readable election record", ""},
@@ -245,13 +246,13 @@ func TestRecordSiteForgedReport(t *testing.T) {
 	if err := os.WriteFile(m, []byte(strings.Replace(string(b), `"Alice"`, `"Mallory"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	checkRecordSite(t, siteCase{"Mallory", []string{"--record", forged, "--report", r.good}, 0, "Verification failed", "is of other files"})
+	checkRecordSite(t, siteCase{"Mallory", []string{"--record", forged, "--report", r.good}, 0, "Verification failed", "is not this record's"})
 }
 
 // siteReports are JSON reports of TestRecordSite's good record: another
 // verifier's, and reports that must not be taken for it.
 type siteReports struct {
-	good, other, otherFiles, failing, capitals, notJSON string
+	good, other, otherFiles, failing, noDigest, capitals, notJSON string
 }
 
 // writeSiteReports writes the reports of the record good.
@@ -263,13 +264,14 @@ func writeSiteReports(t *testing.T, good string) siteReports {
 	}
 	reports := t.TempDir()
 	r := siteReports{good: filepath.Join(reports, "good.json"), other: filepath.Join(reports, "election.json"),
-		otherFiles: filepath.Join(reports, "files.json"), failing: filepath.Join(reports, "failing.json"), capitals: filepath.Join(reports, "caps.json"),
+		otherFiles: filepath.Join(reports, "files.json"), failing: filepath.Join(reports, "failing.json"), noDigest: filepath.Join(reports, "nodigest.json"), capitals: filepath.Join(reports, "caps.json"),
 		notJSON: filepath.Join(reports, "report.txt")}
 	for path, text := range map[string]string{
 		r.good:       goodJSON,
 		r.other:      strings.Replace(goodJSON, `"`+genesis.ElectionID+`"`, `"another"`, 1),
 		r.otherFiles: strings.Replace(goodJSON, genesis.RecordDigest, strings.Repeat("ab", 32), 1),
 		r.failing:    strings.Replace(goodJSON, `"ok": true`, `"ok": false`, 1),
+		r.noDigest:   strings.Replace(goodJSON, `"recordDigest"`, `"recordDigestX"`, 1),
 		r.capitals:   strings.Replace(goodJSON, `"ok": true`, `"OK": true`, 1),
 		r.notJSON:    "RESULT: PASS\n",
 	} {

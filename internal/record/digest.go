@@ -44,6 +44,9 @@ func Digest(dir string, lastBlock uint64) ([]byte, error) {
 		}
 	}
 	for n := uint64(0); n <= lastBlock; n++ {
+		if fi, err := os.Stat(filepath.Join(dir, BlockFile(n))); err == nil && fi.Size() > maxBlockFileSize {
+			return nil, nil
+		}
 		if err := add(BlockFile(n)); err != nil {
 			return nil, err
 		}

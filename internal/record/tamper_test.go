@@ -213,7 +213,20 @@ func TestTamper(t *testing.T) {
 			if err := os.Truncate(filepath.Join(d, record.BlockFile(2)), 300<<20); err != nil {
 				t.Fatal(err)
 			}
+			if rep := verify(t, d, record.Options{}); rep.RecordDigest != nil {
+				t.Fatalf("a record with an oversized block file has digest %x, want none", rep.RecordDigest)
+			}
 		}, record.Options{}, []string{audit.KindBlockChain}},
+		{"record.json a named pipe", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.RecordFile)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"record.json a symbolic link", symlinkOut(record.RecordFile), record.Options{}, []string{audit.KindRecord}},
 		// RECORD.md 5.1: a group is an unknown field, skipped, even one
 		// numbered as metadata [3]: it is no second metadata.
 		{"an empty group numbered 3 in a block", func(t *testing.T, d string) {

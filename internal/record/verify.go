@@ -18,6 +18,9 @@ import (
 // directory, no record.json): a usage error, exit status 2, no report.
 var ErrUnreadable = errors.New("not a readable election record")
 
+// maxRecordJSONSize bounds record.json, a few short fields (RECORD.md 2).
+const maxRecordJSONSize = 1 << 20
+
 // Options tune Verify.
 type Options struct {
 	// GenesisHash, if set, is the header hash block 0 must have: the
@@ -38,12 +41,22 @@ type Options struct {
 // non-nil (wrapping ErrUnreadable) only when dir holds no readable
 // record.json; every other fault is a failure in the report.
 func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error) {
-	rb, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	fi, err := os.Lstat(filepath.Join(dir, RecordFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 	}
 	rep := &audit.Report{Source: audit.SourceRecord, Steps: []string{audit.StepRecord}, Anchors: opts.anchors()}
 	v := &verifier{dir: dir, opts: opts, rep: rep}
+	// Read only a regular file of the record, and not without bound: a
+	// link out of it or a pipe in its place is refused unread.
+	if !fi.Mode().IsRegular() || fi.Size() > maxRecordJSONSize {
+		v.fail(audit.KindRecord, RecordFile, fmt.Errorf("not a regular file of at most %d bytes", maxRecordJSONSize))
+		return rep, nil
+	}
+	rb, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
 	if !v.checkRecord(rb) {
 		return rep, nil
 	}

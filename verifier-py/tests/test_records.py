@@ -293,7 +293,7 @@ def test_anchors_reported(good, capsys):
 
 
 @needs_good
-@pytest.mark.parametrize("name", ["blocks/0000000001.block.gz", "manifest.json", "result.json", "blocks"])
+@pytest.mark.parametrize("name", ["blocks/0000000001.block.gz", "manifest.json", "result.json", "blocks", "record.json"])
 def test_symbolic_link_refused(good, tmp_path, name):
     """RECORD.md 1: a file of the record replaced by a symbolic link to an
     identical copy outside it is a RECORD failure; nothing outside is read."""
@@ -316,9 +316,18 @@ def test_deep_json_is_a_record_failure(good, name):
 
 @needs_good
 def test_block_file_too_large(good):
-    """A block file past 256 MiB (here a sparse tail) is refused before it is read."""
+    """A block file past 256 MiB (here a sparse tail) is refused before it is
+    read, and the record has no digest (RECORD.md 5 and 7.1)."""
     os.truncate(os.path.join(good, "blocks", "0000000002.block.gz"), 300 << 20)
     assert _kinds(good) == (False, ["BLOCK_CHAIN"])
+    assert verify_record(good).record_digest is None
+
+
+@needs_good
+def test_record_json_a_pipe(good):
+    os.remove(os.path.join(good, "record.json"))
+    os.mkfifo(os.path.join(good, "record.json"))
+    assert _kinds(good) == (False, ["RECORD"])
 
 
 @needs_good

@@ -31,11 +31,13 @@ _BLOCK_NAME = re.compile(r"[0-9]{10}\.block\.gz")
 
 
 DIGEST_TAG = b"fabvote/record-digest/v1\n"
+MAX_RECORD_JSON = 1 << 20  # record.json: a few short fields (RECORD.md 2)
 
 
 def record_digest(path: str, last_block: int) -> str:
     """RECORD.md 7.1: SHA-256 of the tag and, for each file of the record in
-    its order, its path, a newline, the hex SHA-256 of its bytes, a newline."""
+    its order, its path, a newline, the hex SHA-256 of its bytes, a newline;
+    None when a block file is larger than a block file may be."""
     names = ["record.json", "manifest.json", "result.json", "ballots.json"]
     names += ["blocks/%010d.block.gz" % n for n in range(last_block + 1)]
     h = hashlib.sha256(DIGEST_TAG)
@@ -43,6 +45,8 @@ def record_digest(path: str, last_block: int) -> str:
         p = os.path.join(path, *name.split("/"))
         if name == "result.json" and not os.path.lexists(p):
             continue
+        if name.startswith("blocks/") and os.stat(p).st_size > gzipread.MAX_FILE:
+            return None  # RECORD.md 5: no digest for a record with an oversized block file
         fh = hashlib.sha256()
         with open(p, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -81,8 +85,13 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
     rep.anchors = {"genesisHash": genesis_hash.lower() if genesis_hash is not None else None,
                    "manifestSHA256": hashlib.sha256(manifest).hexdigest() if manifest is not None else None}
     rj = os.path.join(path, "record.json")
-    if not os.path.isfile(rj):
+    if not os.path.lexists(rj):
         raise Unreadable(f"{path}: no record.json")
+    # Read only a regular file of the record, and not without bound.
+    if not _regular(rj) or os.lstat(rj).st_size > MAX_RECORD_JSON:
+        rep.step("record")
+        rep.fail("RECORD", "record.json", f"not a regular file of at most {MAX_RECORD_JSON} bytes")
+        return rep
     # ---------------------------------------------------------------- 1. record
     rep.step("record")
     rec = _check_record(path, rep)
