@@ -92,6 +92,9 @@ func recordChecks(t *testing.T, e *env, id string) {
 	dir, genesis, rec := exportRecord(t, e, id)
 	t.Run("independent Python verifier", func(t *testing.T) {
 		py := e.pyVerifyJSON(t, pyVerifier(t), 0, "--record", dir, "--genesis-hash", genesis)
+		if len(rec.RecordDigest) != 64 || rec.Anchors["genesisHash"] == nil {
+			t.Fatalf("fabvote's report of the record has digest %q and anchors %v", rec.RecordDigest, rec.Anchors)
+		}
 		if !reflect.DeepEqual(py, rec) {
 			t.Fatalf("the Python verifier's report differs from fabvote's:\npython %+v %+v %+v\nfabvote %+v %+v %+v", py, py.Ballots, py.Result, rec, rec.Ballots, rec.Result)
 		}

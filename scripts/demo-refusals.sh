@@ -12,7 +12,8 @@ ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BIN=${BIN:-$ROOT/bin}
 RUN=${RUN:-$ROOT/run}
 export ROOT BIN RUN
-WORK=$RUN/demo-refusals
+mkdir -p "$RUN"
+WORK=$(mktemp -d "$RUN/demo-refusals.XXXXXX")
 HOLDER_PID=
 # shellcheck source=scripts/ports.sh
 . "$ROOT/scripts/ports.sh"
@@ -44,7 +45,6 @@ $out"
 }
 
 plan_ports default
-mkdir -p "$WORK"
 
 # A port of the demo's network, and the registration service's, each held by another process.
 for addr in "127.0.0.1:$PLAN_BASE_PORT" "$PLAN_EA_ADDR"; do

@@ -16,7 +16,7 @@
 # (moves every port of the demo: the network's and the registration
 # service's; default the port plan's, `fabnet ports list`), EA_ADDR (the
 # registration service's address; default the plan's for BASE_PORT),
-# DEMO_DIR (run/demo, or run/demo-BASE_PORT when BASE_PORT is set), WINDOW
+# DEMO_DIR (run/demo, or run/demo-BASE_PORT when BASE_PORT moves it), WINDOW
 # (voting window in seconds; by default sized from the measured
 # ballot-generation rate, see below), PYVERIFY (the Python that has
 # verifier-py installed; `make demo` sets it), plus the network's variables
@@ -35,11 +35,7 @@ FV=$BIN/fabvote
 VOTERS=${VOTERS:-1000}
 HTTPS_VOTERS=${HTTPS_VOTERS:-5}
 CONCURRENCY=${CONCURRENCY:-64}
-DEMO_DIR=${DEMO_DIR:-$RUN/demo${BASE_PORT:+-$BASE_PORT}}
-export PROFILE=solo-org
-# The demo's network lives in its own directory, so that a second demo on
-# other ports runs beside it.
-export NET_RUN_DIR=$DEMO_DIR/network NET_STACK=default
+export PROFILE=solo-org NET_STACK=default
 NET_SH=$ROOT/network/net.sh
 # shellcheck source=scripts/ports.sh
 . "$ROOT/scripts/ports.sh"
@@ -53,14 +49,19 @@ die() { printf 'demo: ERROR: %s\n' "$*" >&2; exit 1; }
 [[ -x $FV ]] || die "$FV not built: run 'make fabvote'"
 BULK=$((VOTERS - HTTPS_VOTERS))
 
+plan_ports default "${BASE_PORT:-}" || die "the port plan refused BASE_PORT=${BASE_PORT:-}; nothing was started or written"
+# The default directory follows the ports, so that a second demo on other
+# ports has its own; the demo's network lives in it.
+default_base=$(plan_ports default && echo "$PLAN_BASE_PORT")
+if [[ $PLAN_BASE_PORT == "$default_base" ]]; then suffix=; else suffix=-$PLAN_BASE_PORT; fi
+DEMO_DIR=$(realpath -m "${DEMO_DIR:-$RUN/demo$suffix}")
+export NET_RUN_DIR=$DEMO_DIR/network BASE_PORT=$PLAN_BASE_PORT
+EA_ADDR=${EA_ADDR:-$PLAN_EA_ADDR}
 # One demo per directory: a second one (or one started while the network an
 # interrupted demo left behind still runs) stops here and touches nothing.
 mkdir -p "$(dirname "$DEMO_DIR")"
 exec 9>"$DEMO_DIR.lock"
 flock -n 9 || die "another demo, or the network it left running, holds $DEMO_DIR ($DEMO_DIR.lock); nothing was started or written. Run a second demo with BASE_PORT set to a free base (fabnet ports list); its DEMO_DIR follows"
-plan_ports default "${BASE_PORT:-}" || die "the port plan refused BASE_PORT=${BASE_PORT:-}; nothing was started or written"
-export BASE_PORT=$PLAN_BASE_PORT
-EA_ADDR=${EA_ADDR:-$PLAN_EA_ADDR}
 "$FABNET" ports check --stack default --base-port "$BASE_PORT" --profile "$PROFILE" --chaincodes 1 --registrar "$EA_ADDR" ||
 	die "a port the demo needs is taken (above); nothing was started or written"
 

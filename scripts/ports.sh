@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # ports.sh — sourced by the scripts that start networks: the port plan
 # (network/portplan) through `fabnet ports`, so that no script writes a port
-# number of its own. Needs ROOT, and GO (go) to build fabnet when BIN has
-# none or an older one.
+# number of its own. Needs ROOT, and GO (go): fabnet is built from this
+# checkout into BIN once per shell (go build leaves an up-to-date binary as it is).
 
 # fabnet_tool sets FABNET to a fabnet built from this checkout.
 fabnet_tool() {

@@ -19,7 +19,7 @@ ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BIN=${BIN:-$ROOT/bin}
 RUN=${RUN:-$ROOT/run}
 export ROOT RUN
-WORK=${README_WORK:-$RUN/readme}
+WORK=$(realpath -m "${README_WORK:-$RUN/readme}")
 NET_SH=$ROOT/network/net.sh
 
 say() { printf '[readme-test] %s\n' "$*" >&2; }
@@ -43,6 +43,10 @@ cleanup() {
 	((rc == 0)) || say "failed; the steps' files are in $WORK/work"
 	exit "$rc"
 }
+# One run at a time: a second one must not stop the first one's network.
+mkdir -p "$(dirname "$WORK")"
+exec 9>"$WORK.lock"
+flock -n 9 || die "another readme-test runs in $WORK ($WORK.lock)"
 [[ -d $NET_RUN_DIR ]] && "$NET_SH" down >/dev/null 2>&1 # an interrupted run's network
 rm -rf "$WORK"
 mkdir -p "$WORK/work/run"

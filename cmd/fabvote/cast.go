@@ -355,9 +355,14 @@ func checkReceiptInRecord(dir, genesisHex, manifestPath string, rc *ballotclient
 	if !st.Counted {
 		verdict = st.Note
 	}
-	anchors := "no anchors given: compare the record's genesis hash and manifest with the published ones"
-	if genesisHex != "" && manifestPath != "" {
-		anchors = "the record is anchored by --genesis-hash and --manifest"
+	anchors := "the record is anchored by --genesis-hash and --manifest"
+	switch {
+	case genesisHex == "" && manifestPath == "":
+		anchors = "no anchors given: compare the record's genesis hash and manifest with the published ones"
+	case genesisHex == "":
+		anchors = "no --genesis-hash given: compare the record's genesis hash with the published one"
+	case manifestPath == "":
+		anchors = "no --manifest given: compare the record's manifest with the published one"
 	}
 	fmt.Printf("OK: the ballot %s of voter %s is in the verified record of election %q (tx %s, block %d); %s (%s)\n",
 		st.Entry.BallotHash, st.Entry.Pseudonym, rc.ElectionID, st.Entry.TxID, st.Entry.Block, verdict, anchors)
@@ -371,10 +376,10 @@ func checkReceiptInRecord(dir, genesisHex, manifestPath string, rc *ballotclient
 func readReceipt(path string) (*ballotclient.CastReceipt, error) {
 	var rc ballotclient.CastReceipt
 	if err := readJSON(path, "receipt", &rc); err != nil {
-		return nil, err
+		return nil, usagef("%v", err)
 	}
 	if rc.ElectionID == "" || rc.Pseudonym == "" || rc.BallotHash == "" {
-		return nil, fmt.Errorf("--receipt %s: missing electionID, pseudonym or ballotHash", path)
+		return nil, usagef("--receipt %s: missing electionID, pseudonym or ballotHash", path)
 	}
 	return &rc, nil
 }

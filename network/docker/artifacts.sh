@@ -95,11 +95,14 @@ gen_configtx() {
 # merge KIND NODE-HOST: upstream + network/config/KIND.yaml + network/docker/config/KIND.yaml.
 # The NODE_* values are the container's paths (docker-compose.yaml mounts there).
 merge() {
-	local kind=$1 host=$2 out=$D/nodes/$2
+	local kind=$1 host=$2 out=$D/nodes/$2 cc admin ops
 	mkdir -p "$out"
+	# Assigned first: a failing lookup then stops the script, not a subshell.
+	cc=$(container_port '.orgs[0].peer.chaincodePort')
+	admin=$(container_port '.ordererOrg.orderers[0].adminPort')
+	ops=$(container_port '.orgs[0].peer.opsPort')
 	NODE_NAME=$host NODE_HOME=/var/hyperledger NODE_MSP_DIR=/etc/fabvote/msp NODE_TLS_DIR=/etc/fabvote/tls NODE_HOST=127.0.0.1 NODE_LISTEN_HOST=127.0.0.1 \
-		NODE_CC_PORT=$(container_port '.orgs[0].peer.chaincodePort') NODE_ADMIN_PORT=$(container_port '.ordererOrg.orderers[0].adminPort') \
-		NODE_OPS_PORT=$(container_port '.orgs[0].peer.opsPort') FABVOTE_CCAAS_BUILDER=/opt/fabvote/builder \
+		NODE_CC_PORT=$cc NODE_ADMIN_PORT=$admin NODE_OPS_PORT=$ops FABVOTE_CCAAS_BUILDER=/opt/fabvote/builder \
 		"$TOOLS/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" -override "$ROOT/network/config/$kind.yaml" \
 		-out "$out/$kind.native.yaml" || ddie "cfgmerge of network/config/$kind.yaml for $host failed"
 	NODE_NAME=$host "$TOOLS/cfgmerge" -base "$out/$kind.native.yaml" -override "$DOCKER_SRC/config/$kind.yaml" \
@@ -116,12 +119,14 @@ container_port() {
 }
 
 gen_configs() {
-	local o org
+	local o org orderer_port peer_port
+	orderer_port=$(container_port '.ordererOrg.orderers[0].port')
+	peer_port=$(container_port '.orgs[0].peer.port')
 	for o in "${ORDERERS[@]}"; do
-		NODE_PORT=$(container_port '.ordererOrg.orderers[0].port') NODE_MSPID=$ORDERER_MSPID merge orderer "$(orderer_host "$o")"
+		NODE_PORT=$orderer_port NODE_MSPID=$ORDERER_MSPID merge orderer "$(orderer_host "$o")"
 	done
 	for org in "${ORGS[@]}"; do
-		NODE_PORT=$(container_port '.orgs[0].peer.port') NODE_MSPID=$(org_mspid "$org") merge core "$(peer_host "$org")"
+		NODE_PORT=$peer_port NODE_MSPID=$(org_mspid "$org") merge core "$(peer_host "$org")"
 	done
 }
 
@@ -129,12 +134,13 @@ gen_configs() {
 # the org's peer at the org's chaincode service (mutual TLS: the org's TLS CA
 # issued the service's certificate, and the peer presents its own TLS pair).
 gen_packages() {
-	local version=$1 org pkg id peer_tls label=${CC_NAME}_$1
+	local version=$1 org pkg id peer_tls label=${CC_NAME}_$1 cc_port
 	mkdir -p "$D/packages" "$D/ccaas"
+	cc_port=$(container_port '.orgs[0].peer.services[0].port')
 	for org in "${ORGS[@]}"; do
 		peer_tls=$(peer_org_dir "$org")/peers/$(peer_host "$org")/tls
 		pkg=$D/packages/$CC_NAME.$org.tgz
-		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):$(container_port '.orgs[0].peer.services[0].port')" --builder "$TOOLS/ccaas-builder" \
+		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):$cc_port" --builder "$TOOLS/ccaas-builder" \
 			--root-cert "$peer_tls/ca.crt" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
 			--out "$pkg" || ddie "the chaincode package for $org failed"
 		# Fabric's package id: label ":" hex SHA-256 of the package file.

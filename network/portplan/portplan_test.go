@@ -79,6 +79,8 @@ func TestCheckPlacement(t *testing.T) {
 		{"default", 7050, nil},
 		{"default", 30050, nil},
 		{"reliability", Shipped[6].SlotBase(5), nil}, // its own last network
+		{"default", 7350, []string{"BASE_PORT=7350", "over stack default's 7050-7549"}},
+		{"reliability", Shipped[6].SlotBase(2) + 100, []string{"over stack reliability's"}},
 		{"default", 8100, []string{"BASE_PORT=8100", "8100-8599", "over stack e2e's 8050-8549", "E2E_BASE_PORT"}},
 		{"e2e", 7300, []string{"E2E_BASE_PORT=7300", "stack default's 7050-7549"}},
 		{"bench", 65300, []string{"BENCH_BASE_PORT=65300", "outside 1024-65535"}},

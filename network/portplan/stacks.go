@@ -145,6 +145,16 @@ func splitAddr(address string) (string, int) {
 	return address[:i], port
 }
 
+// isSlotBase reports whether base is where the plan puts one of the stack's networks.
+func (s Stack) isSlotBase(base int) bool {
+	for k := range max(s.Slots, 1) {
+		if s.SlotBase(k) == base {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckPlacement refuses a network of stack name at base whose ports meet
 // another shipped stack's range, naming both stacks and what moves each:
 // two commands that each start a network could then take each other's
@@ -159,7 +169,13 @@ func CheckPlacement(name string, base int) error {
 		return fmt.Errorf("%s=%d: the %s network's ports %d-%d are outside 1024-65535", s.BaseVar, base, name, base, end-1)
 	}
 	for _, o := range Shipped {
-		if o.Name != name && base < o.End() && o.Base < end {
+		// A network of the stack at one of its own slot bases is the plan;
+		// moved anywhere else, it must meet no stack, its own included: a
+		// second demo at base+300 would take the first one's registrar.
+		if o.Name == name && s.isSlotBase(base) {
+			continue
+		}
+		if base < o.End() && o.Base < end {
 			return fmt.Errorf("%s=%d puts the %s network's ports %d-%d over stack %s's %d-%d (%s; moved by %s): choose a base whose ports meet no other stack (fabnet ports list)",
 				s.BaseVar, base, name, base, end-1, o.Name, o.Base, o.End()-1, o.Runs, o.BaseVar)
 		}

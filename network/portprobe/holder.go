@@ -3,6 +3,7 @@ package portprobe
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,12 +78,12 @@ func (t Taken) String() string {
 	return fmt.Sprintf("%s, for %s, is taken by %s; set %s to move it", t.Address(), t.Owner, by, t.Var)
 }
 
-// TakenOf lists the listeners whose port something already listens on.
-// A listener on a host name is left out: only its own host can tell.
+// TakenOf lists the listeners whose port something already listens on
+// (from the kernel's tables; where they cannot be read, by connecting).
 func TakenOf(ls []portplan.Listener) []Taken {
 	var taken []Taken
 	for _, l := range ls {
-		if ok, _ := Listening(l.Address()); !ok {
+		if !Accepting(l.Address()) { // the kernel's tables, else a connection
 			continue
 		}
 		t := Taken{Listener: l}
@@ -97,7 +98,13 @@ func TakenOf(ls []portplan.Listener) []Taken {
 // Free returns an error naming every listener whose port is taken, what
 // holds it and the setting that moves it; nil when every port is free.
 func Free(ls []portplan.Listener) error {
-	taken := TakenOf(ls)
+	var local []portplan.Listener
+	for _, l := range ls { // a listener on a host name: only its own host can tell
+		if _, err := netip.ParseAddr(l.Host); err == nil {
+			local = append(local, l)
+		}
+	}
+	taken := TakenOf(local)
 	if len(taken) == 0 {
 		return nil
 	}

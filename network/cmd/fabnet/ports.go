@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/fabvote/fabvote/network/fabnet"
@@ -140,7 +142,11 @@ func portsCheck(args []string) error {
 	}
 	ls := fabnet.NetworkListeners(t, s.Name, *identities == "ca")
 	if *registrar != "" {
-		ls = append(ls, registrarListener(s, *registrar))
+		l, err := registrarListener(s, *registrar)
+		if err != nil {
+			return err
+		}
+		ls = append(ls, l)
 	}
 	if err := portplan.Check(ls); err != nil {
 		return err
@@ -152,15 +158,18 @@ func portsCheck(args []string) error {
 	return nil
 }
 
-func registrarListener(s portplan.Stack, addr string) portplan.Listener {
-	for _, l := range s.Services(0) {
-		if strings.Contains(l.Owner, "registration service (") {
-			i := strings.LastIndexByte(addr, ':')
-			var port int
-			fmt.Sscan(addr[i+1:], &port)
-			l.Host, l.Port = addr[:i], port
-			return l
+func registrarListener(s portplan.Stack, addr string) (portplan.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil {
+		return portplan.Listener{}, fmt.Errorf("--registrar %q: want HOST:PORT", addr)
+	}
+	l := portplan.Listener{Owner: s.Name + ": registration service (ea serve)", Var: "EA_ADDR"}
+	for _, sl := range s.Services(0) {
+		if strings.Contains(sl.Owner, "registration service (") {
+			l = sl
 		}
 	}
-	return portplan.Listener{Owner: s.Name + ": registration service (ea serve)", Host: "127.0.0.1", Var: "EA_ADDR"}
+	l.Host, l.Port = host, n
+	return l, nil
 }
