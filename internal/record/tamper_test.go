@@ -195,15 +195,7 @@ func TestTamper(t *testing.T) {
 		{"manifest a symbolic link", symlinkOut(record.ManifestFile), record.Options{}, []string{audit.KindRecord}},
 		{"result a symbolic link", symlinkOut(record.ResultFile), record.Options{}, []string{audit.KindRecord}},
 		{"blocks a symbolic link", symlinkOut(record.BlocksDir), record.Options{}, []string{audit.KindRecord}},
-		{"result a named pipe", func(t *testing.T, d string) {
-			p := filepath.Join(d, record.ResultFile)
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			if err := syscall.Mkfifo(p, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}, record.Options{}, []string{audit.KindRecord}},
+		{"result a named pipe", pipeIn(record.ResultFile), record.Options{}, []string{audit.KindRecord}},
 		// RECORD.md 5: a header CRC that does not match makes the block
 		// file unreadable; empty members after the block are allowed.
 		{"gzip header CRC wrong", gzipWithHeaderCRC(0x1234), record.Options{}, []string{audit.KindBlockChain}},
@@ -217,15 +209,7 @@ func TestTamper(t *testing.T) {
 				t.Fatalf("a record with an oversized block file has digest %x, want none", rep.RecordDigest)
 			}
 		}, record.Options{}, []string{audit.KindBlockChain}},
-		{"record.json a named pipe", func(t *testing.T, d string) {
-			p := filepath.Join(d, record.RecordFile)
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			if err := syscall.Mkfifo(p, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}, record.Options{}, []string{audit.KindRecord}},
+		{"record.json a named pipe", pipeIn(record.RecordFile), record.Options{}, []string{audit.KindRecord}},
 		{"record.json a symbolic link", symlinkOut(record.RecordFile), record.Options{}, []string{audit.KindRecord}},
 		// RECORD.md 5.1: a group is an unknown field, skipped, even one
 		// numbered as metadata [3]: it is no second metadata.
@@ -339,6 +323,20 @@ func gzipWithName(n int, extra byte) func(*testing.T, string) {
 // nestedGroups is depth empty groups of field 5, one inside the other.
 func nestedGroups(depth int) []byte {
 	return append(bytes.Repeat([]byte{5<<3 | 3}, depth), bytes.Repeat([]byte{5<<3 | 4}, depth)...)
+}
+
+// pipeIn replaces the record's file name with a named pipe, which a
+// verifier that reads it would wait on for ever.
+func pipeIn(name string) func(*testing.T, string) {
+	return func(t *testing.T, d string) {
+		p := filepath.Join(d, name)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // symlinkOut moves the record's file name out of the record and leaves a
