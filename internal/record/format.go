@@ -85,6 +85,9 @@ func decodeStrict(b []byte, v any) error {
 // matches keys case-insensitively ("LastBlock" for "lastBlock"), the
 // schema and other readers do not.
 func requireFields(b []byte, names ...string) error {
+	if err := noKeyTwice(b); err != nil {
+		return err
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
@@ -97,6 +100,32 @@ func requireFields(b []byte, names ...string) error {
 	for _, n := range names {
 		if v, ok := m[n]; !ok || string(v) == "null" {
 			return fmt.Errorf("field %q is missing", n)
+		}
+	}
+	return nil
+}
+
+// noKeyTwice refuses a JSON object with a key twice (RECORD.md 1): two
+// decoders could each take another of the two values.
+func noKeyTwice(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("not a JSON object")
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return fmt.Errorf("field %q appears twice", k)
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return err
 		}
 	}
 	return nil

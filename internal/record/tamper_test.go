@@ -245,6 +245,25 @@ func TestTamper(t *testing.T) {
 		// Python verifier's test_gzip_header_as_go_reads_it).
 		{"gzip file name of 512 bytes", gzipWithName(512, 0), record.Options{}, []string{audit.KindBlockChain}},
 		{"gzip file name of 511 bytes, reserved flags set", gzipWithName(511, 0xe0), record.Options{}, []string{}},
+		// RECORD.md 1: a key twice, or an integer written as 20.0, is a
+		// RECORD failure in both verifiers (test_json_read_alike).
+		{"record.json with a key twice", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.RecordFile)
+			b, _ := os.ReadFile(p)
+			writeFile(t, p, strings.Replace(string(b), `"channel":"fabvote"`, `"channel":"fabvote","channel":"fabvote"`, 1))
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"a ballot entry with a key twice", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.BallotsFile)
+			b, _ := os.ReadFile(p)
+			writeFile(t, p, strings.Replace(string(b), `"index":`, `"index":0,"index":`, 1))
+		}, record.Options{}, []string{audit.KindRecord}},
+		{"a block number written as 20.0", func(t *testing.T, d string) {
+			p := filepath.Join(d, record.BallotsFile)
+			b, _ := os.ReadFile(p)
+			i := bytes.Index(b, []byte(`"block":`)) + len(`"block":`)
+			j := i + bytes.IndexAny(b[i:], ",}")
+			writeFile(t, p, string(b[:i])+string(b[i:j])+".0"+string(b[j:]))
+		}, record.Options{}, []string{audit.KindRecord}},
 		// A JSON file nested 200,000 deep: a RECORD failure in both verifiers.
 		{"ballots.json nested deep", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.BallotsFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))

@@ -427,3 +427,21 @@ def test_nested_groups(good, depth, ok):
     """Groups nest as deep as protobuf-go allows, as in the Go verifier (TestTamper)."""
     _write_block(good, 2, _read_block(good, 2) + bytes([5 << 3 | 3]) * depth + bytes([5 << 3 | 4]) * depth)
     assert _kinds(good) == (ok, [] if ok else ["BLOCK_CHAIN"])
+
+
+@needs_good
+@pytest.mark.parametrize("name,old,new", [
+    ("record.json", '"channel":"fabvote"', '"channel":"fabvote","channel":"fabvote"'),
+    ("ballots.json", '"index":', '"index":0,"index":'),
+    ("ballots.json", '"index":0', '"index":0.0'),
+])
+def test_json_read_alike(good, name, old, new):
+    """RECORD.md 1: a key twice, or an integer written with a fraction, is a
+    RECORD failure, as in the Go verifier (TestTamper)."""
+    p = os.path.join(good, name)
+    with open(p) as f:
+        text = f.read()
+    assert old in text
+    with open(p, "w") as f:
+        f.write(text.replace(old, new, 1))
+    assert _kinds(good) == (False, ["RECORD"])

@@ -55,6 +55,17 @@ def record_digest(path: str, last_block: int) -> str:
     return h.hexdigest()
 
 
+def _no_key_twice(pairs) -> dict:
+    """RECORD.md 1: an object with a key twice is refused (a ValueError, so a
+    RECORD failure); two decoders could each take another of the values."""
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise ValueError(f"field {k!r} appears twice")
+        d[k] = v
+    return d
+
+
 def _regular(p: str) -> bool:
     """A regular file itself, not a symbolic link to one (RECORD.md 1): a
     record is exactly its own files, never one outside it."""
@@ -161,7 +172,7 @@ def _check_record(path: str, rep: Report):
 
     try:
         with open(os.path.join(path, "record.json"), "rb") as f:
-            rec = json.loads(f.read().decode("utf-8"))
+            rec = json.loads(f.read().decode("utf-8"), object_pairs_hook=_no_key_twice)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
         bad(f"record.json does not decode: {e}")
         return None
@@ -211,7 +222,7 @@ def _check_record(path: str, rep: Report):
     try:
         with open(os.path.join(path, "ballots.json"), "rb") as f:
             raw = f.read()
-        idx = json.loads(raw.decode("utf-8"))
+        idx = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_key_twice)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
         bad(f"ballots.json does not decode: {e}")
         return None
