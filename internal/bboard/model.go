@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 )
 
 // status is what the report says about one ballot of the index.
@@ -162,12 +160,10 @@ func newModel(in *input) (*model, error) {
 		Counts: in.report.Ballots, Indexed: len(in.ballots),
 	}
 	var err error
-	if v.Decryption, err = decryptionMode(m.Threshold); err != nil {
-		return nil, err
-	}
 	if v.Shares, err = trusteesOf(m, in.result); err != nil {
 		return nil, err
 	}
+	v.Decryption = v.Shares.mode()
 	if r := in.result; r != nil {
 		v.HasResult, v.BallotCount = true, r.BallotCount
 		for i, name := range m.Candidates {
@@ -199,18 +195,6 @@ func share(n, total uint64) string {
 	// Integer arithmetic keeps the output identical on every platform.
 	permille := (n*1000 + total/2) / total
 	return fmt.Sprintf("%d.%d %%", permille/10, permille%10)
-}
-
-// decryptionMode describes who can decrypt the tally.
-func decryptionMode(enc []byte) (string, error) {
-	if len(enc) == 0 {
-		return "A single key, held by the tallier", nil
-	}
-	pp, err := threshold.ParsePublicParams(enc)
-	if err != nil {
-		return "", fmt.Errorf("manifest.json: threshold parameters: %w", err)
-	}
-	return fmt.Sprintf("Shared among %d trustees: any %d of them together decrypt the tally, fewer cannot", pp.L, pp.K), nil
 }
 
 // steps lists every known step, in order, marking those the report lacks as

@@ -73,6 +73,14 @@ type trustees struct {
 	Organisations []string
 }
 
+// mode describes who can decrypt the tally.
+func (t trustees) mode() string {
+	if !t.Shared {
+		return "A single key, held by the tallier"
+	}
+	return fmt.Sprintf("Shared among %d trustees: any %d of them together decrypt the tally, fewer cannot", t.Holders, t.K)
+}
+
 func trusteesOf(m *election.Manifest, r *election.Result) (trustees, error) {
 	t := trustees{Organisations: m.TrusteeMSPs}
 	if len(m.Threshold) == 0 {

@@ -85,50 +85,48 @@ func decodeStrict(b []byte, v any) error {
 // matches keys case-insensitively ("LastBlock" for "lastBlock"), the
 // schema and other readers do not.
 func requireFields(b []byte, names ...string) error {
-	if err := noKeyTwice(b); err != nil {
+	fields, err := objectFields(b)
+	if err != nil {
 		return err
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(names, k) {
 			return fmt.Errorf("unknown field %q", k)
 		}
 	}
 	for _, n := range names {
-		if v, ok := m[n]; !ok || string(v) == "null" {
+		if v, ok := fields[n]; !ok || string(v) == "null" {
 			return fmt.Errorf("field %q is missing", n)
 		}
 	}
 	return nil
 }
 
-// noKeyTwice refuses a JSON object with a key twice (RECORD.md 1): two
-// decoders could each take another of the two values.
-func noKeyTwice(b []byte) error {
+// objectFields reads a JSON object's fields in one pass and refuses a key
+// twice (RECORD.md 1): two decoders could each take another of the two
+// values.
+func objectFields(b []byte) (map[string]json.RawMessage, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return errors.New("not a JSON object")
+		return nil, errors.New("not a JSON object")
 	}
-	seen := map[string]bool{}
+	fields := map[string]json.RawMessage{}
 	for d.More() {
 		t, err := d.Token()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		k, _ := t.(string)
-		if seen[k] {
-			return fmt.Errorf("field %q appears twice", k)
+		if _, twice := fields[k]; twice {
+			return nil, fmt.Errorf("field %q appears twice", k)
 		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := d.Decode(&skip); err != nil {
-			return err
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, err
 		}
+		fields[k] = v
 	}
-	return nil
+	return fields, nil
 }
 
 // ParseRecordJSON decodes record.json and checks its format, version and

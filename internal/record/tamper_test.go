@@ -298,25 +298,31 @@ func TestTamper(t *testing.T) {
 	}
 }
 
+// gzipParts is block 2 of the record in d gzip'd as one member, split into
+// its 10-byte fixed header and the rest, for a test to put fields between.
+func gzipParts(t *testing.T, d string) (hdr, rest []byte) {
+	var body bytes.Buffer
+	zw := gzip.NewWriter(&body)
+	zw.Write(rawBlock(t, d, 2))
+	zw.Close()
+	b := body.Bytes()
+	return append([]byte(nil), b[:10]...), b[10:]
+}
+
 // gzipWithHeaderCRC rewrites block 2's file as one member whose header
 // carries FHCRC (crc16, or the right one when crc16 < 0) and 1,000 empty
 // members after it.
 func gzipWithHeaderCRC(crc16 int) func(*testing.T, string) {
 	return func(t *testing.T, d string) {
-		var body bytes.Buffer
-		zw := gzip.NewWriter(&body)
-		zw.Write(rawBlock(t, d, 2))
-		zw.Close()
-		b := body.Bytes()
-		hdr := append([]byte(nil), b[:10]...)
+		hdr, rest := gzipParts(t, d)
 		hdr[3] |= 0x02 // FHCRC
 		sum := uint16(crc32.ChecksumIEEE(hdr))
 		if crc16 >= 0 {
 			sum = uint16(crc16)
 		}
-		out := append(binary.LittleEndian.AppendUint16(hdr, sum), b[10:]...)
+		out := append(binary.LittleEndian.AppendUint16(hdr, sum), rest...)
 		var empty bytes.Buffer
-		zw = gzip.NewWriter(&empty)
+		zw := gzip.NewWriter(&empty)
 		zw.Close()
 		out = append(out, bytes.Repeat(empty.Bytes(), 1000)...)
 		writeFile(t, filepath.Join(d, record.BlockFile(2)), string(out))
@@ -327,14 +333,9 @@ func gzipWithHeaderCRC(crc16 int) func(*testing.T, string) {
 // a file name of n bytes and the flag bits extra.
 func gzipWithName(n int, extra byte) func(*testing.T, string) {
 	return func(t *testing.T, d string) {
-		var body bytes.Buffer
-		zw := gzip.NewWriter(&body)
-		zw.Write(rawBlock(t, d, 2))
-		zw.Close()
-		b := body.Bytes()
-		hdr := append([]byte(nil), b[:10]...)
+		hdr, rest := gzipParts(t, d)
 		hdr[3] |= 0x08 | extra // FNAME
-		out := append(append(append(hdr, bytes.Repeat([]byte("n"), n)...), 0), b[10:]...)
+		out := append(append(append(hdr, bytes.Repeat([]byte("n"), n)...), 0), rest...)
 		writeFile(t, filepath.Join(d, record.BlockFile(2)), string(out))
 	}
 }

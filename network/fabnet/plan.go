@@ -2,7 +2,6 @@ package fabnet
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/fabvote/fabvote/network/portplan"
 	"github.com/fabvote/fabvote/network/portprobe"
@@ -65,13 +64,10 @@ func PlanListeners(stacks []portplan.Stack) ([]portplan.Listener, error) {
 // NetworkListeners is what t's nodes listen on, named after stack; with
 // withCAs, the organisations' CA servers too.
 func NetworkListeners(t *Topology, stack string, withCAs bool) []portplan.Listener {
-	var ls []portplan.Listener
-	for _, l := range t.Listeners(stack + ": ") {
-		if withCAs || !strings.Contains(l.Owner, "'s CAs (") {
-			ls = append(ls, l)
-		}
+	if withCAs {
+		return t.Listeners(stack + ": ")
 	}
-	return ls
+	return t.NodeListeners(stack + ": ")
 }
 
 // CheckPortsFree refuses to start t when something already listens on

@@ -241,32 +241,51 @@ func (t *Topology) Check() error {
 	return portplan.Check(t.Listeners(""))
 }
 
-// Listeners is every port the topology's nodes listen on, each named by
-// its owner (after prefix) and by BASE_PORT, the setting that moves it.
+// Listeners is every port the topology's nodes listen on: its CA servers'
+// and its network nodes', each named by its owner (after prefix) and by
+// BASE_PORT, the setting that moves it.
 func (t *Topology) Listeners(prefix string) []portplan.Listener {
-	var ls []portplan.Listener
-	add := func(owner, host string, ports []int, kinds ...string) {
-		for i, p := range ports {
-			ls = append(ls, portplan.Listener{Owner: prefix + owner + " (" + kinds[i] + ")", Host: host, Port: p, Var: "BASE_PORT"})
-		}
+	return append(t.CAListeners(prefix), t.NodeListeners(prefix)...)
+}
+
+// CAListeners is the organisations' CA servers' ports: each MSP CA, TLS CA
+// and their operations endpoints.
+func (t *Topology) CAListeners(prefix string) []portplan.Listener {
+	kinds := []string{"MSP CA", "TLS CA", "MSP CA operations", "TLS CA operations"}
+	ls := listenersOf(prefix+"the orderer org's CAs", t.OrdererOrg.Host, caPorts(t.OrdererOrg.CAPort), kinds...)
+	for _, o := range t.Orgs {
+		ls = append(ls, listenersOf(prefix+o.Name+"'s CAs", o.Host, caPorts(o.CAPort), kinds...)...)
 	}
-	cas := func(p int) []int { return []int{p, p + 1, p + 2, p + 3} }
-	caKinds := []string{"MSP CA", "TLS CA", "MSP CA operations", "TLS CA operations"}
+	return ls
+}
+
+// NodeListeners is the orderers', the peers' and the chaincode services' ports.
+func (t *Topology) NodeListeners(prefix string) []portplan.Listener {
+	var ls []portplan.Listener
 	oo := t.OrdererOrg
-	add("the orderer org's CAs", oo.Host, cas(oo.CAPort), caKinds...)
 	for _, o := range oo.Orderers {
-		add(o.Name, oo.HostOf(o), []int{o.Port, o.AdminPort, o.OpsPort}, "gRPC", "admin", "operations")
+		ls = append(ls, listenersOf(prefix+o.Name, oo.HostOf(o), []int{o.Port, o.AdminPort, o.OpsPort}, "gRPC", "admin", "operations")...)
 	}
 	for _, o := range t.Orgs {
-		add(o.Name+"'s CAs", o.Host, cas(o.CAPort), caKinds...)
-		add(o.Name+"'s peer", o.Host, []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort}, "gRPC", "chaincode callback", "operations")
+		ls = append(ls, listenersOf(prefix+o.Name+"'s peer", o.Host, []int{o.Peer.Port, o.Peer.ChaincodePort, o.Peer.OpsPort}, "gRPC", "chaincode callback", "operations")...)
 		for k, s := range o.Peer.Services {
-			what := fmt.Sprintf("%s's chaincode service %d", o.Name, k)
-			add(what, o.hostOf(s), []int{s.Port}, "gRPC")
+			what := fmt.Sprintf("%s%s's chaincode service %d", prefix, o.Name, k)
+			ls = append(ls, listenersOf(what, o.hostOf(s), []int{s.Port}, "gRPC")...)
 			if s.OpsPort != 0 {
-				add(what, o.hostOf(s), []int{s.OpsPort}, "operations")
+				ls = append(ls, listenersOf(what, o.hostOf(s), []int{s.OpsPort}, "operations")...)
 			}
 		}
+	}
+	return ls
+}
+
+// caPorts is a CA pair's four ports from the MSP CA's.
+func caPorts(p int) []int { return []int{p, p + 1, p + 2, p + 3} }
+
+func listenersOf(owner, host string, ports []int, kinds ...string) []portplan.Listener {
+	ls := make([]portplan.Listener, len(ports))
+	for i, p := range ports {
+		ls[i] = portplan.Listener{Owner: owner + " (" + kinds[i] + ")", Host: host, Port: p, Var: "BASE_PORT"}
 	}
 	return ls
 }

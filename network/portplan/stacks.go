@@ -85,7 +85,8 @@ func (s Stack) Services(base int) []Listener {
 		ls = append(ls, Listener{Owner: s.Name + ": " + what, Host: host, Port: port, Var: variable})
 	}
 	if s.Registrar {
-		add("registration service (ea serve)", Registrar(base), "EA_ADDR, or "+s.BaseVar)
+		host, port := splitAddr(Registrar(base))
+		ls = append(ls, s.RegistrarAt(host, port))
 		add("registration service's operations", RegistrarOps(base), "EA_OPS_ADDR, or "+s.BaseVar)
 	}
 	if s.Prometheus {
@@ -97,6 +98,12 @@ func (s Stack) Services(base int) []Listener {
 		}
 	}
 	return ls
+}
+
+// RegistrarAt is the stack's registration service (ea serve) listening on
+// host:port, wherever its address was moved to.
+func (s Stack) RegistrarAt(host string, port int) Listener {
+	return Listener{Owner: s.Name + ": registration service (ea serve)", Host: host, Port: port, Var: "EA_ADDR, or " + s.BaseVar}
 }
 
 // PprofNodes are the nodes a benchmark profiles.

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -169,11 +168,9 @@ func localIdentities(args []string) error {
 // --ca-base-port.
 func caListeners(t *fabnet.Topology) []portplan.Listener {
 	var ls []portplan.Listener
-	for _, l := range t.Listeners("") {
-		if strings.Contains(l.Owner, "'s CAs (") {
-			l.Var = "--ca-base-port"
-			ls = append(ls, l)
-		}
+	for _, l := range t.CAListeners("") {
+		l.Var = "--ca-base-port"
+		ls = append(ls, l)
 	}
 	return ls
 }

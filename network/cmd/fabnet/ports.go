@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/portplan"
@@ -164,12 +163,5 @@ func registrarListener(s portplan.Stack, addr string) (portplan.Listener, error)
 	if err != nil || perr != nil {
 		return portplan.Listener{}, fmt.Errorf("--registrar %q: want HOST:PORT", addr)
 	}
-	l := portplan.Listener{Owner: s.Name + ": registration service (ea serve)", Var: "EA_ADDR"}
-	for _, sl := range s.Services(0) {
-		if strings.Contains(sl.Owner, "registration service (") {
-			l = sl
-		}
-	}
-	l.Host, l.Port = host, n
-	return l, nil
+	return s.RegistrarAt(host, n), nil
 }
