@@ -52,13 +52,14 @@ test-go: fmt-check vet
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 # Each part runs in turn and its time is printed at the end (also after a
-# failure), so that a change sees what it costs.
+# failure), with the share of the machine's CPU time it kept busy, so that a
+# change sees what it costs and where cores idle.
 test:
 	@times=(); rc=0; \
 	for t in test-go $(TEST_TARGETS); do \
-		t0=$$(date +%s); \
+		t0=$$(date +%s); c0=$$($(ROOT)/scripts/cpu-busy.sh); \
 		$(MAKE) --no-print-directory $$t || { rc=$$?; times+=("$$(printf '%-24s FAILED after %d s' $$t $$(( $$(date +%s) - t0 )))"); break; }; \
-		times+=("$$(printf '%-24s %6d s' $$t $$(( $$(date +%s) - t0 )))"); \
+		times+=("$$(printf '%-24s %6d s  CPU %s' $$t $$(( $$(date +%s) - t0 )) "$$($(ROOT)/scripts/cpu-busy.sh $$c0)")"); \
 	done; \
 	echo "make test: time of each part"; printf '  %s\n' "$${times[@]}"; \
 	[ $$rc = 0 ] || exit $$rc
