@@ -5,7 +5,9 @@
 #   make bboard-test    the package's tests, then the real-browser tests:
 #                       headless Chromium (Debian package chromium) opens the
 #                       generated site from disk, runs receipt searches and
-#                       drives the search page by keyboard; screenshots and
+#                       drives the search page by keyboard, and checks the
+#                       main pages in Chromium's mobile emulation of a 390 px
+#                       phone (DevTools protocol); screenshots and
 #                       the site stay in build/bboard-artifacts/ (in make test)
 
 .PHONY: bboard-test

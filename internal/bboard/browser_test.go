@@ -16,6 +16,7 @@ package bboard
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,29 +169,83 @@ func checkSearchForm(t *testing.T, dom string) {
 }
 
 // Screenshots of the main pages, for a person to look at, and a check that
-// every page renders.
+// every page renders (the phone's are TestBrowserPhoneLayout's).
 func TestBrowserScreenshots(t *testing.T) {
 	site := browserSite(t)
 	dir := artifacts(t)
 	for name, page := range map[string]string{
-		"index.png":         "index.html",
-		"ballots.png":       "ballots-0001.html",
-		"search.png":        "search.html?q=" + ballotN(0).BallotHash,
-		"verify.png":        "verify.html",
-		"index-phone.png":   "index.html",
-		"ballots-phone.png": "ballots-0001.html",
+		"index.png":   "index.html",
+		"ballots.png": "ballots-0001.html",
+		"search.png":  "search.html?q=" + ballotN(0).BallotHash,
+		"verify.png":  "verify.html",
 	} {
 		out := filepath.Join(dir, name)
 		os.Remove(out)
-		size := "--window-size=1280,900"
-		if strings.HasSuffix(name, "-phone.png") { // a 390 px wide phone
-			size = "--window-size=390,844"
-		}
-		runChromium(t, "--screenshot="+out, size, "--hide-scrollbars", fileURL(site, page))
+		runChromium(t, "--screenshot="+out, "--window-size=1280,900", "--hide-scrollbars", fileURL(site, page))
 		b, err := os.ReadFile(out)
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || len(b) < 10000 {
 			t.Errorf("%s: no real screenshot (%d bytes, %v)", name, len(b), err)
 		}
 	}
 	t.Logf("screenshots in %s", dir)
+}
+
+// phoneProbe runs in a page after it loaded: it returns what overflows the
+// screen's width, as JSON. An element that a box of its own clips or
+// scrolls (a pre, an overflow:auto wrapper) does not widen the page and is
+// not counted.
+const phoneProbe = `(function () {
+  var w = document.documentElement.clientWidth, bad = [];
+  function clipped(el) {
+    for (var p = el.parentElement; p; p = p.parentElement) {
+      var o = getComputedStyle(p).overflowX;
+      if (o === "auto" || o === "scroll" || o === "hidden") return true;
+    }
+    return false;
+  }
+  document.querySelectorAll("body *").forEach(function (el) {
+    var r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 0.5 && !clipped(el))
+      bad.push(el.tagName.toLowerCase() + (el.className ? "." + el.className : "") + " right=" + Math.round(r.right));
+  });
+  var tallest = 0;
+  document.querySelectorAll("table.ballots tbody tr").forEach(function (r) {
+    tallest = Math.max(tallest, r.getBoundingClientRect().height);
+  });
+  return JSON.stringify({width: w, scrollWidth: document.documentElement.scrollWidth,
+    overflow: bad.slice(0, 5), tallestBallotRow: tallest});
+})()`
+
+// TestBrowserPhoneLayout opens the main pages in Chromium's mobile
+// emulation of a 390 × 844 phone (DevTools' device mode, over the DevTools
+// protocol: a headless window cannot be narrower than 500 px) and asserts
+// that nothing widens a page beyond the screen and that a row of the
+// ballot list stays about one line high (a full hash wrapped onto a dozen
+// lines made the list hundreds of thousands of pixels long).
+func TestBrowserPhoneLayout(t *testing.T) {
+	site := browserSite(t)
+	b := startDevTools(t)
+	for _, page := range []string{"index.html", "ballots-0001.html", "verify.html", "search.html?q=" + ballotN(0).BallotHash} {
+		t.Run(strings.SplitN(page, "?", 2)[0], func(t *testing.T) {
+			raw := b.phonePage(t, fileURL(site, page), phoneProbe)
+			var got struct {
+				Width, ScrollWidth int
+				Overflow           []string
+				TallestBallotRow   float64
+			}
+			if err := json.Unmarshal([]byte(raw), &got); err != nil {
+				t.Fatalf("probe output %q: %v", raw, err)
+			}
+			if got.Width != phoneWidth {
+				t.Fatalf("the page is %d px wide, not the emulated phone's %d px", got.Width, phoneWidth)
+			}
+			if got.ScrollWidth > got.Width || len(got.Overflow) > 0 {
+				t.Errorf("the page is %d px wide on a %d px screen; past its edge: %v", got.ScrollWidth, got.Width, got.Overflow)
+			}
+			if got.TallestBallotRow > 80 {
+				t.Errorf("a row of the ballot list is %.0f px high on a phone (a hash wrapped over several lines)", got.TallestBallotRow)
+			}
+			b.screenshot(t, filepath.Join(artifacts(t), strings.TrimSuffix(strings.SplitN(page, ".", 2)[0], "-0001")+"-phone.png"))
+		})
+	}
 }
