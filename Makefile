@@ -14,8 +14,13 @@ RUN         := $(ROOT)/run
 export GOFLAGS ?= -buildvcs=false
 export CGO_ENABLED ?= 1
 
-# Fragments append their test targets to TEST_TARGETS.
+# Fragments append their test targets to TEST_TARGETS (unit, fuzz and
+# upstream tests, which keep the cores busy) or TEST_NET_TARGETS (tests on
+# real networks, which wait much of the time), and what those share to
+# TEST_BUILD, built once before the two lists run side by side.
 TEST_TARGETS :=
+TEST_NET_TARGETS :=
+TEST_BUILD := go-modules
 
 -include fabric/fabric.mk
 -include network/network.mk
@@ -30,7 +35,11 @@ TEST_TARGETS :=
 -include deploy/helm/helm.mk
 
 .DEFAULT_GOAL := help
-.PHONY: help test test-go vet fmt-check
+.PHONY: help test test-go vet fmt-check go-modules
+
+# The root module's modules, into the cache (before make test's lanes).
+go-modules:
+	$(GO) mod download
 
 help:
 	@echo "make demo   - build the fork, start a single-host network, run a full election"
@@ -51,16 +60,11 @@ test-go: fmt-check vet
 	FABVOTE_PROMTOOL_TEST=1 $(GO) test -count=1 ./...
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
-# Each part runs in turn and its time is printed at the end (also after a
-# failure), with the share of the machine's CPU time it kept busy, so that a
-# change sees what it costs and where cores idle.
+# The two lists run side by side, each part of a list after the one before
+# (scripts/test-lanes.sh; TEST_LANES=1 runs them one after another). Each
+# part's time is printed at the end, also after a failure, so that a change
+# sees what it costs; the network parts' ports come from the port plan,
+# whose test (TestPlanHasNoClash) covers every pair that runs side by side.
 test:
-	@times=(); rc=0; \
-	for t in test-go $(TEST_TARGETS); do \
-		t0=$$(date +%s); c0=$$($(ROOT)/scripts/cpu-busy.sh); \
-		$(MAKE) --no-print-directory $$t || { rc=$$?; times+=("$$(printf '%-24s FAILED after %d s' $$t $$(( $$(date +%s) - t0 )))"); break; }; \
-		times+=("$$(printf '%-24s %6d s  CPU %s' $$t $$(( $$(date +%s) - t0 )) "$$($(ROOT)/scripts/cpu-busy.sh $$c0)")"); \
-	done; \
-	echo "make test: time of each part"; printf '  %s\n' "$${times[@]}"; \
-	[ $$rc = 0 ] || exit $$rc
-	@echo "make test: all passed"
+	@$(MAKE) --no-print-directory $(TEST_BUILD)
+	@MAKE="$(MAKE)" $(ROOT)/scripts/test-lanes.sh $(BUILD)/test-logs "test-go $(TEST_TARGETS)" "$(TEST_NET_TARGETS)"

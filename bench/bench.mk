@@ -49,6 +49,8 @@ bench-gate: fabric fabvote
 bench-smoke: fabric fabvote caliper-install
 	$(BENCH_ENV) $(ROOT)/bench/smoke.sh
 
-TEST_TARGETS += bench-smoke bench-report-unit caliper-unit
+TEST_NET_TARGETS += bench-smoke
+TEST_TARGETS += bench-report-unit caliper-unit
+TEST_BUILD += caliper-install
 
 endif

@@ -6,6 +6,7 @@
 #   build.sh verify          check the pinned module's hash (download it if missing)
 #   build.sh stock           unpatched upstream          -> $BIN/stock/{peer,orderer,...}
 #   build.sh fork            upstream + ext + patches    -> $BIN/{peer,orderer,...}
+#   build.sh modules         the modules both trees build and test with, into the cache
 #   build.sh check-patches   the series applies cleanly to a fresh copy
 #   build.sh test            upstream unit tests of the packages the patches touch,
 #                            in every mode of every switch, on the patched tree
@@ -277,6 +278,16 @@ cmd_fork() {
 	locked eval 'prepare_fork_unlocked; build_bins "$BUILD/fabric" "$BIN" "$RELEASE"'
 }
 
+# cmd_modules: every module the patched and the stock tree build and test
+# with, into the module cache, so that their tests then run with no network
+# (make test runs its unit lane in a network namespace of its own).
+cmd_modules() {
+	prepare_fork
+	locked prepare_stock
+	(cd "$BUILD/fabric" && GOFLAGS=-mod=mod "$GO" mod download)
+	(cd "$BUILD/fabric-stock" && GOFLAGS=-mod=mod "$GO" mod download)
+}
+
 cmd_check_patches() {
 	local tmp n
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabvote-check.XXXXXX")
@@ -308,7 +319,7 @@ cmd_check_patches() {
 }
 
 case "${1:-}" in
-verify | stock | fork | check-patches | test | bench) check_go ;;
+verify | stock | fork | modules | check-patches | test | bench) check_go ;;
 esac
 
 case "${1:-}" in
@@ -316,6 +327,7 @@ patch-level) patch_level ;;
 verify) moddir >/dev/null && log "$MODULE@$VERSION matches $SUM" ;;
 stock) cmd_stock ;;
 fork) cmd_fork ;;
+modules) cmd_modules ;;
 check-patches) cmd_check_patches ;;
 test) . "$HERE/test.sh" && cmd_test ;;
 bench) . "$HERE/test.sh" && cmd_bench ;;

@@ -2,6 +2,8 @@
 #
 #   make fabric                 pinned upstream + patches -> bin/peer, bin/orderer, ...
 #   make fabric-stock           pinned upstream, unpatched -> bin/stock/...
+#   make fabric-modules         every module the patched and stock trees build and
+#                               test with, into the module cache (before make test's lanes)
 #   make fabric-check-patches   the series applies cleanly to a fresh copy (in make test)
 #   make fabric-test            upstream unit tests of the touched packages, every
 #                               switch mode, on the patched tree (in make test)
@@ -13,13 +15,16 @@
 FABRIC_SH := $(ROOT)/fabric/build.sh
 FABRIC_ENV = ROOT=$(ROOT) BUILD=$(BUILD) BIN=$(BIN) GO=$(GO)
 
-.PHONY: fabric fabric-stock fabric-check-patches fabric-test fabric-bench fabric-verify deps-floor-check
+.PHONY: fabric fabric-stock fabric-modules fabric-check-patches fabric-test fabric-bench fabric-verify deps-floor-check
 
 fabric:
 	$(FABRIC_ENV) $(FABRIC_SH) fork
 
 fabric-stock:
 	$(FABRIC_ENV) $(FABRIC_SH) stock
+
+fabric-modules:
+	$(FABRIC_ENV) $(FABRIC_SH) modules
 
 fabric-check-patches:
 	$(FABRIC_ENV) $(FABRIC_SH) check-patches
@@ -37,3 +42,4 @@ deps-floor-check: fabric fabvote
 	GO=$(GO) $(GO) run ./fabric/floors/depsfloor $(BIN)/peer $(BIN)/orderer $(BIN)/fabvote
 
 TEST_TARGETS += fabric-check-patches fabric-test deps-floor-check
+TEST_BUILD += fabric-modules

@@ -8,7 +8,8 @@
 # empty>;<race or empty>[;<flags for the test binary>]". "race" runs the
 # package with -race: the packages where simulations and commits of the
 # commit gate (O-III) meet.
-# docs/FORK.md explains what is left out and why.
+# docs/FORK.md explains what is left out and why. The packages of a switch
+# mode that share their flags run in one go test, two at a time.
 FABRIC_TEST_PKGS=(
 	"./bccsp/sw;;;"
 	"./protoutil;;;"
@@ -104,36 +105,73 @@ run_pkg_test() {
 	(cd "$tree" && env $envs "$GO" test "$@")
 }
 
+# test_args ENTRY: the go test flags of a FABRIC_TEST_PKGS entry (before
+# the packages), one per line.
+test_args() {
+	local pkg run skip race extra
+	IFS=";" read -r pkg run skip race extra <<<"$1"
+	printf '%s\n' -count=1 -timeout "$FABRIC_TEST_TIMEOUT"
+	[ -z "$run" ] || printf '%s\n' -run "$run"
+	[ -z "$skip" ] || printf '%s\n' -skip "$skip"
+	[ -z "$race" ] || printf '%s\n' -race
+}
+
+# run_group TREE ENVS KEY PKGS...: the packages that share the flags KEY
+# ("run;skip;race;extra") in one go test, which builds and runs two at a
+# time on two cores; a package that fails runs once more on its own.
+# Appends to the caller's flaky array and sets its failed.
+run_group() {
+	local tree=$1 envs=$2 key=$3 out p again=() args extra
+	shift 3
+	mapfile -t args < <(test_args "pkg;$key")
+	IFS=";" read -r _ _ _ extra <<<"$key"
+	out=$(mktemp "${TMPDIR:-/tmp}/fabvote-fabric-test.XXXXXX")
+	log "test [$envs] $*$(tr -d ';' <<<"$key" | grep -q . && printf ' (run;skip;race;extra: %s)' "$key")"
+	# Flags for the test binary go after the packages.
+	if run_pkg_test "$tree" "$envs" "${args[@]}" "$@" ${extra:+"$extra"} 2>&1 | tee "$out"; then
+		rm -f "$out"
+		return 0
+	fi
+	# go test ends each failed package's output with "FAIL<tab><import path>".
+	mapfile -t again < <(sed -n "s|^FAIL[[:space:]]\{1,\}$MODULE/\([^[:space:]]*\).*|./\1|p" "$out" | sort -u)
+	rm -f "$out"
+	[ ${#again[@]} -gt 0 ] || again=("$@")
+	for p in "${again[@]}"; do
+		if [ "$FABRIC_TEST_RETRY" = 1 ] && log "failed once, running again: [$envs] $p" &&
+			run_pkg_test "$tree" "$envs" "${args[@]}" "$p" ${extra:+"$extra"}; then
+			flaky+=("[$envs] $p")
+		else
+			log "FAILED: [$envs] $p"
+			failed=1
+		fi
+	done
+}
+
 cmd_test() {
-	local tree=$BUILD/fabric entry pkg run skip race extra mode envs pkgs args failed=0 start t0 flaky=()
+	local tree=$BUILD/fabric entry pkg rest mode envs pkgs failed=0 start t0 flaky=() key keys
+	declare -A group
 	prepare_fork
 	start=$(date +%s)
 	for mode in "${FABRIC_TEST_MODES[@]}"; do
 		envs=${mode%%|*}
 		pkgs=${mode#*|}
+		group=()
+		keys=()
 		for entry in "${FABRIC_TEST_PKGS[@]}"; do
-			IFS=";" read -r pkg run skip race extra <<<"$entry"
+			pkg=${entry%%;*}
+			rest=${entry#*;}
 			if [ "$pkgs" != all ] && [[ " $pkgs " != *" $pkg "* ]]; then
 				continue
 			fi
-			args=(-count=1 -timeout "$FABRIC_TEST_TIMEOUT")
-			[ -z "$run" ] || args+=(-run "$run")
-			[ -z "$skip" ] || args+=(-skip "$skip")
-			[ -z "$race" ] || args+=(-race)
-			log "test [$envs] $pkg ${run:+-run $run }${skip:+-skip $skip }${race:+-race }$extra"
-			t0=$(date +%s)
-			# Flags for the test binary go after the package.
-			if ! run_pkg_test "$tree" "$envs" "${args[@]}" "$pkg" ${extra:+"$extra"}; then
-				if [ "$FABRIC_TEST_RETRY" = 1 ] && log "failed once, running again: [$envs] $pkg" &&
-					run_pkg_test "$tree" "$envs" "${args[@]}" "$pkg" ${extra:+"$extra"}; then
-					flaky+=("[$envs] $pkg")
-				else
-					log "FAILED: [$envs] $pkg"
-					failed=1
-				fi
-			fi
-			log "took $(($(date +%s) - t0)) s: [$envs] $pkg"
+			[ -n "${group[$rest]+set}" ] || keys+=("$rest")
+			group[$rest]+=" $pkg"
 		done
+		t0=$(date +%s)
+		for key in "${keys[@]}"; do
+			# shellcheck disable=SC2086
+			run_group "$tree" "$envs" "$key" ${group[$key]}
+		done
+		log "took $(($(date +%s) - t0)) s: [$envs]"
 	done
 	cmd_stock_semantics || failed=1
 	log "upstream tests took $(($(date +%s) - start)) s"

@@ -62,7 +62,8 @@ fabric-ca:
 fabca-test: fabric-ca
 	FABVOTE_FABRIC_CA_BIN=$(BIN) $(GO) test -count=1 -v -run . ./network/fabca/
 
-TEST_TARGETS += fabca-test
+TEST_NET_TARGETS += fabca-test
+TEST_BUILD += fabric fabric-ca fabnet
 
 # Unit tests of the network tools and the kvtransfer chaincode (also part of test-go).
 network-unit:
@@ -72,7 +73,7 @@ network-unit:
 network-test: $(NETWORK_TEST_DEPS) fabric-ca
 	$(ROOT)/network/test.sh
 
-TEST_TARGETS += network-test
+TEST_NET_TARGETS += network-test
 
 # fabnet and the peers' external builder, into bin/ (docs/MULTIHOST.md).
 .PHONY: fabnet
@@ -90,7 +91,7 @@ MULTIHOST_GOTEST = $(GO) test -count=1 -v -timeout 30m ./network/multihost/
 multihost-test: fabric fabric-ca fabvote
 	$(MULTIHOST_ENV) $(MULTIHOST_GOTEST) -run '^TestElectionOnSeparateHosts$$'
 
-TEST_TARGETS += multihost-test
+TEST_NET_TARGETS += multihost-test
 
 # One host cut off for PARTITION_CUT in the middle of a fixed-rate run of
 # PARTITION_BALLOTS ballots (docs/RELIABILITY.md); PARTITION_HOST=party2

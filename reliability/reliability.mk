@@ -52,4 +52,5 @@ reliability-overload: $(RELIABILITY_DEPS)
 reliability: $(RELIABILITY_DEPS)
 	$(REL_GOTEST) -run '^(TestIsolation|TestAccess|TestLimits|TestCrash)$$'
 
-TEST_TARGETS += fuzz-smoke reliability
+TEST_TARGETS += fuzz-smoke
+TEST_NET_TARGETS += reliability

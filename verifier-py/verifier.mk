@@ -26,6 +26,7 @@ verifier-py-test: $(VERIFIER_PY_STAMP)
 	cd $(ROOT)/verifier-py && $(VERIFIER_PY_VENV)/bin/python -m pytest -q
 
 TEST_TARGETS += verifier-py-test
+TEST_BUILD += $(VERIFIER_PY_STAMP)
 
 # `make demo` verifies the exported record with this verifier too.
 demo: $(VERIFIER_PY_STAMP)

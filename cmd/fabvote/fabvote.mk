@@ -54,4 +54,5 @@ e2e-test-o4: fabric fabric-ca fabvote
 		E2E_RUN=$(BUILD)/e2e-o4-run E2E_STACK=e2e-o4 E2E_BASE_PORT=$(E2E_O4_BASE_PORT) \
 		E2E_RUN_FLAGS="-run TestElection" $(ROOT)/scripts/e2e.sh
 
-TEST_TARGETS += e2e-test e2e-test-o4 readme-test demo-refusal-test
+TEST_NET_TARGETS += e2e-test e2e-test-o4 readme-test demo-refusal-test
+TEST_BUILD += fabvote
