@@ -10,12 +10,13 @@
 # their time waiting on block cuts, elections, restarts and timeouts.
 #
 # Every lane but the last runs each part in a network namespace of its own
-# (unshare -n, loopback only), so that no port of one lane can meet a port
-# of another: upstream Fabric's unit tests bind fixed ports (127.0.0.1:9053,
-# 0.0.0.0:6051, …) that the port plan does not own, and the network lane's
-# stacks are the plan's. Such a lane has no network beyond its loopback:
-# make test fetches every module first (TEST_BUILD). Where no namespace can
-# be made (not root), the parts run in one lane, one after another.
+# (scripts/own-netns.sh: loopback and a private address), so that no port
+# of one lane can meet a port of another: upstream Fabric's unit tests bind
+# fixed ports (127.0.0.1:9053, 0.0.0.0:6051, …) that the port plan does not
+# own, and the network lane's stacks are the plan's. Such a lane reaches no
+# network beyond its own: make test fetches every module first
+# (TEST_BUILD). Where no namespace can be made (not root), the parts run in
+# one lane, one after another.
 #
 # Each part's output is shown as it comes, each line prefixed with
 # "[part] ", and kept whole in LOG_DIR/PART.log. When a part fails, no lane
@@ -29,8 +30,8 @@ MAKE=${MAKE:-make}
 log_dir=${1:?usage: test-lanes.sh LOG_DIR "PARTS" ["PARTS"]}
 shift
 lanes=("$@")
-if [ "${TEST_LANES:-2}" != 1 ] && [ ${#lanes[@]} -gt 1 ] && ! unshare -n true 2>/dev/null; then
-	echo "make test: cannot make a network namespace (unshare -n needs root): the parts run one after another"
+if [ "${TEST_LANES:-2}" != 1 ] && [ ${#lanes[@]} -gt 1 ] && ! "$ROOT/scripts/own-netns.sh" true 2>/dev/null; then
+	echo "make test: cannot make a network namespace of its own for the unit lane (scripts/own-netns.sh needs root): the parts run one after another"
 	TEST_LANES=1
 fi
 if [ "${TEST_LANES:-2}" = 1 ]; then
@@ -46,7 +47,7 @@ rm -f "$log_dir"/*.log "$log_dir/results" "$log_dir/failed"
 run_lane() {
 	local n=$1 part t0 rc isolate=()
 	if [ "$n" -lt ${#lanes[@]} ]; then
-		isolate=(unshare -n -- sh -c 'ip link set lo up && exec "$@"' sh)
+		isolate=("$ROOT/scripts/own-netns.sh")
 	fi
 	for part in $2; do
 		if [ -e "$log_dir/failed" ]; then

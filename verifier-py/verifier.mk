@@ -5,6 +5,8 @@
 #   make verifier-py-test   create build/verifier-py-venv if needed, install
 #                           the verifier into it (editable, with the test
 #                           extras) and run its tests (in make test)
+#   make verifier-diff-test the Go and the Python verifier on tampered and
+#                           mutated records: the same reports (in make test)
 #
 # The venv sees the system's site packages, so an installed cryptography,
 # pytest and jsonschema are used as they are and no network is needed when
@@ -26,6 +28,18 @@ verifier-py-test: $(VERIFIER_PY_STAMP)
 	cd $(ROOT)/verifier-py && $(VERIFIER_PY_VENV)/bin/python -m pytest -q
 
 TEST_TARGETS += verifier-py-test
+
+# Both verifiers on the same records, which must give the same report
+# (docs/RECORD.md 7): every tampered record of TestTamper, the committed
+# mutants that once made them differ, then new mutants of a real record for
+# VERIFIER_DIFF_BUDGET (in make test).
+VERIFIER_DIFF_BUDGET ?= 60s
+.PHONY: verifier-diff-test
+verifier-diff-test: $(VERIFIER_PY_STAMP)
+	FABVOTE_DIFFERENTIAL=1 FABVOTE_PYVERIFY=$(VERIFIER_PY_VENV)/bin/python FABVOTE_DIFF_BUDGET=$(VERIFIER_DIFF_BUDGET) \
+		$(GO) test -count=1 -timeout 20m -v -run '^(TestTamper|TestDifferential)$$' ./internal/record/ | grep -v '^=== RUN'
+
+TEST_TARGETS += verifier-diff-test
 TEST_BUILD += $(VERIFIER_PY_STAMP)
 
 # `make demo` verifies the exported record with this verifier too.

@@ -525,7 +525,7 @@ func (o *verifyOptions) auditLedger(ctx context.Context, lc *ballotclient.Client
 func checkExpectedCounts(rep *audit.Report, spec string) {
 	parts := splitList(spec)
 	fail := func(msg string) {
-		rep.Failures = append(rep.Failures, audit.Failure{Kind: "EXPECTED_COUNTS", Subject: "result", Err: msg})
+		rep.Failures = append(rep.Failures, audit.Failure{Kind: audit.KindExpectedCounts, Subject: "result", Err: msg})
 	}
 	if rep.Result == nil {
 		fail("no result to compare with --expect-counts")

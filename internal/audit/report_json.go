@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"slices"
+	"strings"
 )
 
 // Sources of a report (docs/RECORD.md section 7).
@@ -51,6 +54,30 @@ func StepOf(kind string) string {
 	default:
 		return StepResult
 	}
+}
+
+// ReportKinds are the failure kinds in the order of the table of RECORD.md
+// 7, step by step: the order a report lists its failures in.
+var ReportKinds = []string{KindRecord, KindSource, KindBlockChain, KindBlockSignature, KindRecordBallots,
+	KindManifest, KindBallotDecode, KindBallotKey, KindBallotInvalid, KindDuplicate, KindOrder,
+	KindResultMissing, KindResultDecode, KindResultCount, KindResultProduct, KindResult, KindExpectedCounts}
+
+// SortFailures puts failures in the order of RECORD.md 7, which both
+// verifiers follow so that their reports are the same list: by kind in
+// ReportKinds' order (a step's causes before what they explain in later
+// steps), then by subject, pseudonym and code, byte by byte; failures
+// equal in all of these keep the order they were found in.
+func SortFailures(fs []Failure) {
+	rank := func(kind string) int {
+		if i := slices.Index(ReportKinds, kind); i >= 0 {
+			return i
+		}
+		return len(ReportKinds)
+	}
+	slices.SortStableFunc(fs, func(a, b Failure) int {
+		return cmp.Or(cmp.Compare(rank(a.Kind), rank(b.Kind)), strings.Compare(a.Subject, b.Subject),
+			strings.Compare(a.Pseudonym, b.Pseudonym), strings.Compare(a.Code, b.Code))
+	})
 }
 
 // The JSON report's shape (docs/record/report.schema.json). Field order is

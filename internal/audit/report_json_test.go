@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -58,5 +59,33 @@ func TestReportJSONLive(t *testing.T) {
 		if _, has := got.Failures[0]["code"]; has {
 			t.Errorf("%s: an empty code is not omitted: %s", tc.name, b)
 		}
+	}
+}
+
+// TestSortFailures: kinds in the steps' order, then subject, pseudonym and
+// code byte by byte; equal ones keep their order (RECORD.md 7).
+func TestSortFailures(t *testing.T) {
+	fs := []Failure{
+		{Kind: KindResult, Subject: "result", Err: "1"},
+		{Kind: KindBallotInvalid, Subject: "ballot b", Code: "TOKEN"},
+		{Kind: KindOrder, Subject: "manifest (tx 1)"},
+		{Kind: KindBallotInvalid, Subject: "ballot b", Code: "PROOF"},
+		{Kind: KindRecordBallots, Subject: "ballot a"},
+		{Kind: "SOMETHING_NEW", Subject: "x"},
+		{Kind: KindBlockChain, Subject: "block 10"},
+		{Kind: KindBlockChain, Subject: "block 2"},
+		{Kind: KindResult, Subject: "result", Err: "2"},
+		{Kind: KindManifest, Subject: "manifest"},
+	}
+	SortFailures(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Kind+" "+f.Subject+" "+f.Code+f.Err)
+	}
+	want := []string{"BLOCK_CHAIN block 10 ", "BLOCK_CHAIN block 2 ", "RECORD_BALLOTS ballot a ", "MANIFEST manifest ",
+		"BALLOT_INVALID ballot b PROOF", "BALLOT_INVALID ballot b TOKEN", "COMMIT_ORDER manifest (tx 1) ",
+		"RESULT result 1", "RESULT result 2", "SOMETHING_NEW x "}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sorted:\n%q\nwant\n%q", got, want)
 	}
 }

@@ -20,6 +20,7 @@ type indexer struct {
 	ns, manifestKey, prefix string
 	opened                  bool
 	manifest                []byte          // the value of the opening's manifest write
+	openingTx               string          // the opening transaction's id
 	seen                    map[string]bool // ballot keys written since the opening
 	entries                 []Entry
 	bad                     []string // writes under the prefix that are no ballot key
@@ -38,7 +39,7 @@ func (x *indexer) block(b *chain.Block) {
 		}
 		for _, w := range tx.Writes {
 			if w.Namespace == x.ns && w.Key == x.manifestKey && !x.opened {
-				x.opened, x.manifest = true, w.Value
+				x.opened, x.manifest, x.openingTx = true, w.Value, tx.ID
 			}
 		}
 		if !x.opened {

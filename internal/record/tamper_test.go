@@ -294,6 +294,7 @@ func TestTamper(t *testing.T) {
 			if got := kinds(rep); !reflect.DeepEqual(got, tc.kinds) {
 				t.Fatalf("kinds %v, want %v; failures: %v", got, tc.kinds, rep.Failures)
 			}
+			agreeWithPython(t, dir, tc.opts, rep)
 		})
 	}
 }

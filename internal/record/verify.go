@@ -47,6 +47,7 @@ func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error
 	}
 	rep := &audit.Report{Source: audit.SourceRecord, Steps: []string{audit.StepRecord}, Anchors: opts.anchors()}
 	v := &verifier{dir: dir, opts: opts, rep: rep}
+	defer func() { audit.SortFailures(rep.Failures) }()
 	// Read only a regular file of the record, and not without bound: a
 	// link out of it or a pipe in its place is refused unread.
 	if !fi.Mode().IsRegular() || fi.Size() > maxRecordJSONSize {

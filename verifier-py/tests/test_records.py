@@ -445,3 +445,23 @@ def test_json_read_alike(good, name, old, new):
     with open(p, "w") as f:
         f.write(text.replace(old, new, 1))
     assert _kinds(good) == (False, ["RECORD"])
+
+
+def test_failures_sorted_as_the_go_verifier_sorts_them():
+    """RECORD.md 7: kinds in the steps' order, then subject, pseudonym and
+    code byte by byte; equal ones keep their order (the Go verifier's
+    TestSortFailures, the same vector)."""
+    from fabvote_verifier.report import Report
+    rep = Report()
+    for kind, subject, code, err in [
+            ("RESULT", "result", None, "1"), ("BALLOT_INVALID", "ballot b", "TOKEN", ""),
+            ("COMMIT_ORDER", "manifest (tx 1)", None, ""), ("BALLOT_INVALID", "ballot b", "PROOF", ""),
+            ("RECORD_BALLOTS", "ballot a", None, ""), ("SOMETHING_NEW", "x", None, ""),
+            ("BLOCK_CHAIN", "block 10", None, ""), ("BLOCK_CHAIN", "block 2", None, ""),
+            ("RESULT", "result", None, "2"), ("MANIFEST", "manifest", None, "")]:
+        rep.fail(kind, subject, err, code=code)
+    rep.sort_failures()
+    got = [f"{f['kind']} {f['subject']} {f.get('code') or ''}{f['error']}" for f in rep.failures]
+    assert got == ["BLOCK_CHAIN block 10 ", "BLOCK_CHAIN block 2 ", "RECORD_BALLOTS ballot a ", "MANIFEST manifest ",
+                   "BALLOT_INVALID ballot b PROOF", "BALLOT_INVALID ballot b TOKEN", "COMMIT_ORDER manifest (tx 1) ",
+                   "RESULT result 1", "RESULT result 2", "SOMETHING_NEW x "]

@@ -7,26 +7,10 @@ from __future__ import annotations
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from .fabric import (HEADER_TYPE_CONFIG, Block, BlockError, ChannelConfig, parse_creator,
-                     parse_signatures_metadata, transactions_filter)
+from .fabric import (Block, BlockError, ChannelConfig, channel_headers, parse_block, parse_config,
+                     parse_creator, parse_signatures_metadata, parse_transactions, transactions_filter)
 from .protowire import WireError
 from .sigs import SigError, chains_to, load_pem_certs, verify_der_low_s
-
-
-def check_links(blocks: list, fail) -> None:
-    """Rules 1–4 of 5.2 for every block; fail(kind, subject, msg)."""
-    for i, b in enumerate(blocks):
-        subj = f"block {i}"
-        if b is None:  # unreadable: already reported
-            continue
-        if b.number != i:
-            fail("BLOCK_CHAIN", subj, f"header number is {b.number}, file is for block {i}")
-        if b.computed_data_hash() != b.data_hash:
-            fail("BLOCK_CHAIN", subj, "data_hash is not SHA-256 of the block's data")
-        if i > 0 and blocks[i - 1] is not None and b.previous_hash != blocks[i - 1].header_hash:
-            fail("BLOCK_CHAIN", subj, f"previous_hash is not the header hash of block {i - 1}")
-        if len(transactions_filter(b)) != b.ndata:
-            fail("BLOCK_CHAIN", subj, f"transactions filter has {len(transactions_filter(b))} entries for {b.ndata} transactions")
 
 
 def _org_material(cfg: ChannelConfig) -> dict:
@@ -39,13 +23,16 @@ def _org_material(cfg: ChannelConfig) -> dict:
     return out
 
 
-def check_signature(block: Block, orgs: dict) -> str | None:
-    """None if one of the block's signatures verifies under orgs
-    ({mspid: (roots, intermediates)}), else the reason."""
+def check_signature(block: Block, orgs: dict, last_config: int) -> str | None:
+    """None if the block's last_config is last_config and one of its
+    signatures verifies under orgs ({mspid: (roots, intermediates)}), else
+    the reason."""
     try:
         md = parse_signatures_metadata(block)
     except BlockError as e:
         return str(e)
+    if md.last_config != last_config:
+        return f"last_config names block {md.last_config}, but the configuration in force is block {last_config}"
     if not md.signatures:
         return "no orderer signature"
     reasons = []
@@ -81,32 +68,93 @@ def check_signature(block: Block, orgs: dict) -> str | None:
     return "; ".join(reasons)
 
 
-def check_signatures_and_config(blocks: list, txs: list, fail) -> None:
-    """5.2 rule 5 and 5.3.  txs[i] is the decoded transaction list of block i."""
-    if not txs or txs[0] is None:
-        return  # block 0 unreadable: already reported; nothing to check against
-    if len(txs[0]) != 1 or txs[0][0].type != HEADER_TYPE_CONFIG or txs[0][0].config is None:
-        fail("BLOCK_CHAIN", "block 0", "the genesis block is not a configuration block with one CONFIG transaction")
-        return
-    cfg = _org_material(txs[0][0].config)
-    last_cfg_block = 0
-    for i in range(1, len(blocks)):
-        b = blocks[i]
-        if b is None:
-            continue
-        reason = check_signature(b, cfg)
-        if reason:
-            fail("BLOCK_SIGNATURE", f"block {i}", reason)
-        is_config = any(t.type == HEADER_TYPE_CONFIG for t in txs[i])
-        if is_config:
-            if len(txs[i]) != 1 or txs[i][0].config is None:
-                fail("BLOCK_CHAIN", f"block {i}", "a configuration block must hold exactly one CONFIG transaction")
-            else:
-                cfg = _org_material(txs[i][0].config)
-                last_cfg_block = i
+class BlockScan:
+    """RECORD.md 5.2 and 6 step 2, one block after another, as the Go
+    verifier applies them: a block file that cannot be read or does not
+    decode as a block (with a header and data) is one BLOCK_CHAIN failure
+    and nothing else of it is checked, and the next block's previous hash
+    is then not checked; otherwise each chain rule it breaks is one
+    BLOCK_CHAIN failure (number, data hash, previous hash, filter, its
+    transactions' channel headers), and a block that breaks none is checked
+    for its signature under the configuration in force: at most one
+    BLOCK_SIGNATURE failure, and a configuration block whose signature
+    fails does not change the configuration. fail(kind, subject, msg)."""
+
+    def __init__(self, channel: str, fail):
+        self.channel, self.fail = channel, fail
+        self.prev = None  # the previous block's header hash, when known
+        self.orgs = None  # the orderer organisations in force
+        self.last_config = 0
+        self.genesis = None
+
+    def block(self, n: int, raw: bytes | None, read_error: str | None = None):
+        """Check block n (raw, or the reason it could not be read); returns
+        its transactions, or None when it could not be decoded."""
+        subj = f"block {n}"
+        if raw is None:
+            self.fail("BLOCK_CHAIN", subj, f"cannot be read: {read_error}")
+            self.prev = None
+            return None
         try:
-            lc = parse_signatures_metadata(b).last_config
-        except BlockError:
-            continue  # already reported
-        if lc != last_cfg_block:
-            fail("BLOCK_SIGNATURE", f"block {i}", f"last_config.index is {lc}, want {last_cfg_block}")
+            b = parse_block(raw)
+        except BlockError as e:
+            self.fail("BLOCK_CHAIN", subj, f"does not decode as a block: {e}")
+            self.prev = None
+            return None
+        prev, self.prev = self.prev, b.header_hash
+        if n == 0:
+            self.genesis = b.header_hash
+        config, ok = self._chain_rules(n, b, prev)
+        if not ok:
+            return None
+        self._signature(n, b, config)
+        try:
+            return parse_transactions(b)
+        except BlockError as e:
+            self.fail("BLOCK_CHAIN", subj, str(e))
+            return None
+
+    def _chain_rules(self, n: int, b: Block, prev: bytes | None):
+        failures = []
+        if b.number != n:
+            failures.append(f"its header's number is {b.number}")
+        if b.computed_data_hash() != b.data_hash:
+            failures.append("the header's data hash is not the SHA-256 of the block's transactions")
+        if n > 0 and prev is not None and b.previous_hash != prev:
+            failures.append(f"the previous hash is not the header hash of block {n - 1}")
+        if len(transactions_filter(b)) != b.ndata:
+            failures.append(f"the transactions filter has {len(transactions_filter(b))} entries for {b.ndata} transactions")
+        config = None
+        try:
+            config = channel_headers(b, self.channel)
+        except BlockError as e:
+            failures.append(str(e))
+        for f in failures:
+            self.fail("BLOCK_CHAIN", f"block {n}", f)
+        return config, not failures
+
+    def _signature(self, n: int, b: Block, config: bytes | None) -> None:
+        def bad(msg):
+            self.fail("BLOCK_SIGNATURE", f"block {n}", msg)
+        if n == 0:
+            if config is None:
+                bad("the genesis block is not a configuration block: no orderer organisations to check signatures against")
+                return
+            try:
+                self.orgs = _org_material(parse_config(config))
+            except BlockError as e:
+                bad(f"the genesis configuration: {e}")
+            return
+        want = n if config is not None else self.last_config
+        if self.orgs is None:
+            bad("no configuration in force to check the signature against")
+        else:
+            reason = check_signature(b, self.orgs, want)
+            if reason:
+                bad(reason)
+                return
+        if config is not None:
+            try:
+                self.orgs, self.last_config = _org_material(parse_config(config)), n
+            except BlockError as e:
+                bad(f"the configuration it sets: {e}")

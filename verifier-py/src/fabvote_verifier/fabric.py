@@ -61,7 +61,6 @@ class Tx:
     valid: bool
     filter_code: int
     writes: list = field(default_factory=list)
-    config: "ChannelConfig | None" = None
     error: str | None = None  # the transaction could not be decoded
 
 
@@ -93,10 +92,12 @@ def parse_block(raw: bytes) -> Block:
         wellformed(raw, "Block")
         top = parse(raw)
         for num, what in ((1, "header"), (2, "data"), (3, "metadata")):
-            if len(top.get(num, ())) > 1:
+            if sum(1 for wt, _ in top.get(num, ()) if wt == 2) > 1:
                 # two marshalled messages concatenate into one: refuse it
                 raise BlockError(f"Block: {what} occurs more than once")
         b = Message(raw, "Block")
+        if not b.has_bytes(1) or not b.has_bytes(2):
+            raise BlockError("Block: no header or no data")
         h = b.message(1, "BlockHeader")
         d = b.message(2, "BlockData")
         m = b.message(3, "BlockMetadata")
@@ -125,7 +126,7 @@ class MetadataSignature:
 class SignaturesMetadata:
     value: bytes
     signatures: list
-    last_config: int
+    last_config: int | None
 
 
 def parse_signatures_metadata(block: Block) -> SignaturesMetadata:
@@ -138,8 +139,8 @@ def parse_signatures_metadata(block: Block) -> SignaturesMetadata:
         wellformed(value, "OrdererBlockMetadata")
         sigs = [MetadataSignature(s.bytes_(1), s.bytes_(2)) for s in md.messages(2, "MetadataSignature")]
         obm = Message(value, "OrdererBlockMetadata")
-        lc = obm.message(1, "LastConfig")
-        last_config = lc.uint(1)
+        # None: no LastConfig message, which names no configuration.
+        last_config = obm.message(1, "LastConfig").uint(1) if obm.has_bytes(1) else None
     except WireError as e:
         raise BlockError(str(e)) from None
     return SignaturesMetadata(value, sigs, last_config)
@@ -158,6 +159,50 @@ def transactions_filter(block: Block) -> bytes:
     if len(block.metadata) <= META_TRANSACTIONS_FILTER:
         return b""
     return block.metadata[META_TRANSACTIONS_FILTER]
+
+
+def channel_headers(block: Block, channel: str) -> bytes | None:
+    """RECORD.md 5.2's transaction rules, as far as each envelope's channel
+    header: it decodes, names channel, and a CONFIG transaction is alone in
+    its block. Returns the ConfigEnvelope bytes of a configuration block,
+    else None; raises BlockError for the first transaction that breaks a
+    rule."""
+    config = None
+    for i, env_bytes in enumerate(block.data):
+        try:
+            wellformed(env_bytes, "Envelope")
+            top = parse(env_bytes)
+            if any(sum(1 for wt, _ in top.get(n, ()) if wt == 2) > 1 for n in (1, 2)):
+                raise BlockError("Envelope: payload or signature occurs more than once: not one message but several run together")
+            env = Message(env_bytes, "Envelope")
+            wellformed(env.bytes_(1), "Payload")
+            payload = env.message(1, "Payload")
+            if not payload.has_bytes(1):
+                raise BlockError("payload has no header")
+            hdr = payload.message(1, "Header")
+            wellformed(hdr.bytes_(1), "ChannelHeader")
+            ch = hdr.message(1, "ChannelHeader")
+            channel_id, typ = ch.string(4), ch.int32(1)
+        except (WireError, BlockError) as e:
+            raise BlockError(f"transaction {i}: {e}") from None
+        if channel_id != channel:
+            raise BlockError(f"transaction {i} names channel {channel_id!r}, not the record's {channel!r}")
+        if typ == HEADER_TYPE_CONFIG:
+            if len(block.data) != 1:
+                raise BlockError(f"a CONFIG transaction shares its block with {len(block.data) - 1} others")
+            config = payload.bytes_(2)
+    return config
+
+
+def parse_config(config_envelope: bytes) -> "ChannelConfig":
+    """The orderer organisations of a ConfigEnvelope; raises BlockError."""
+    try:
+        wellformed(config_envelope, "ConfigEnvelope")
+        ce = Message(config_envelope, "ConfigEnvelope")
+        cfg = ce.message(1, "Config")
+        return parse_channel_config(cfg.message(2, "ConfigGroup"))
+    except WireError as e:
+        raise BlockError(str(e)) from None
 
 
 def parse_transactions(block: Block) -> list[Tx]:
@@ -193,11 +238,7 @@ def parse_transactions(block: Block) -> list[Tx]:
                     if code == 0:
                         raise
                     tx.error = str(e)
-            elif tx.type == HEADER_TYPE_CONFIG:
-                wellformed(pdata, "ConfigEnvelope")
-                ce = Message(pdata, "ConfigEnvelope")
-                cfg = ce.message(1, "Config")
-                tx.config = parse_channel_config(cfg.message(2, "ConfigGroup"))
+
         except (WireError, BlockError) as e:
             raise BlockError(f"block {block.number} transaction {i}: {e}") from None
         txs.append(tx)

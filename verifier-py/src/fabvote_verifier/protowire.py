@@ -166,6 +166,11 @@ class Message:
     def has(self, num: int) -> bool:
         return num in self._f
 
+    def has_bytes(self, num: int) -> bool:
+        """Whether a length-delimited occurrence of num is present (a
+        message field that is set, if empty)."""
+        return bool(self._vals(num, 2))
+
     def message(self, num: int, name: str) -> "Message":
         # A singular embedded message that occurs more than once is merged
         # (proto semantics): parsing the concatenation does exactly that.

@@ -15,6 +15,15 @@ STEP_KINDS = {
     "result": {"RESULT_MISSING", "RESULT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT", "RESULT"},
 }
 KIND_STEP = {k: s for s, ks in STEP_KINDS.items() for k in ks}
+# The kinds in the order of RECORD.md 7's table, which orders a report's
+# failures (sort_failures).
+REPORT_KINDS = ["RECORD", "SOURCE", "BLOCK_CHAIN", "BLOCK_SIGNATURE", "RECORD_BALLOTS",
+                "MANIFEST", "BALLOT_DECODE", "BALLOT_KEY", "BALLOT_INVALID", "DUPLICATE", "COMMIT_ORDER",
+                "RESULT_MISSING", "RESULT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT", "RESULT", "EXPECTED_COUNTS"]
+
+
+def _utf8(s) -> bytes:
+    return (s or "").encode("utf-8", "surrogatepass")
 
 
 class Report:
@@ -45,6 +54,16 @@ class Report:
             f["pseudonym"] = pseudonym
         f["error"] = error
         self.failures.append(f)
+
+    def sort_failures(self) -> None:
+        """RECORD.md 7: by kind in REPORT_KINDS' order, then by subject,
+        pseudonym and code compared byte by byte (UTF-8), as the Go
+        verifier sorts them; equal ones keep the order they were found in."""
+        def key(f):
+            k = f["kind"]
+            rank = REPORT_KINDS.index(k) if k in REPORT_KINDS else len(REPORT_KINDS)
+            return (rank, _utf8(f["subject"]), _utf8(f.get("pseudonym")), _utf8(f.get("code")))
+        self.failures.sort(key=key)
 
     def failed_steps(self) -> set:
         return {KIND_STEP[f["kind"]] for f in self.failures}

@@ -14,8 +14,7 @@ from . import ballots as ballotcheck
 from . import gzipread
 from .election import (ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
                        parse_record, prepare_manifest)
-from .fabric import BlockError, parse_block, parse_transactions
-from .chain import check_links, check_signatures_and_config
+from .chain import BlockScan
 from .paillier import KeyError_, combine, parse_partial, verify_decryption, verify_partial
 from .report import Report
 
@@ -91,8 +90,15 @@ def _nat(v, bound: int = 1 << 64) -> bool:
 def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
                   manifest: bytes | None = None) -> Report:
     """manifest: the election's published manifest (--manifest FILE); when
-    given, manifest.json must be exactly these bytes (MANIFEST otherwise)."""
+    given, manifest.json must be exactly these bytes (MANIFEST otherwise).
+    The report's failures are in the order of RECORD.md 7."""
     rep = Report(source="record")
+    _verify_record(path, genesis_hash, workers, manifest, rep)
+    rep.sort_failures()
+    return rep
+
+
+def _verify_record(path: str, genesis_hash: str | None, workers: int, manifest: bytes | None, rep: Report) -> Report:
     rep.anchors = {"genesisHash": genesis_hash.lower() if genesis_hash is not None else None,
                    "manifestSHA256": hashlib.sha256(manifest).hexdigest() if manifest is not None else None}
     rj = os.path.join(path, "record.json")
@@ -108,7 +114,6 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
     rec = _check_record(path, rep)
     if rec is None or rep.failed_steps():
         return rep
-    rep.election_id = rec["electionID"]
     try:
         rep.record_digest = record_digest(path, rec["lastBlock"])
     except OSError as e:
@@ -117,48 +122,19 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
     # ---------------------------------------------------------------- 2. blocks
     rep.step("blocks")
     rep.step("block-signatures")
-    blocks, txs = [], []
+    scan = BlockScan(rec["channel"], rep.fail)
+    txs = []
     for n in range(rec["lastBlock"] + 1):
-        fn = os.path.join(path, "blocks", "%010d.block.gz" % n)
-        try:
-            with open(fn, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size > gzipread.MAX_FILE:
-                    raise gzipread.GzipError(f"{size} bytes, more than the {gzipread.MAX_FILE >> 20} MiB a block file may have")
-                gz = f.read()
-            raw = gzipread.decompress(gz)
-        except (OSError, gzipread.GzipError, zlib.error) as e:
-            rep.fail("BLOCK_CHAIN", f"block {n}", f"cannot read {fn}: {e}")
-            blocks.append(None)  # every other block is still checked
-            txs.append(None)
-            continue
-        try:
-            b = parse_block(raw)
-            t = parse_transactions(b)
-        except BlockError as e:
-            rep.fail("BLOCK_CHAIN", f"block {n}", f"does not decode: {e}")
-            blocks.append(None)
-            txs.append(None)
-            continue
-        b.drop_data()
-        for tx in t:  # keep only the writes a verifier reads
-            tx.writes = [w for w in tx.writes if w.namespace == rec["chaincode"]]
-        blocks.append(b)
+        raw, err = _read_block(path, n)
+        t = scan.block(n, raw, err)
+        if t is not None:
+            for tx in t:  # keep only the writes a verifier reads
+                tx.writes = [w for w in tx.writes if w.namespace == rec["chaincode"]]
         txs.append(t)
-    if blocks[0] is not None:
-        rep.genesis_hash = blocks[0].header_hash.hex()
+    if scan.genesis is not None:
+        rep.genesis_hash = scan.genesis.hex()
     if genesis_hash is not None and genesis_hash.lower() != rep.genesis_hash:
         rep.fail("BLOCK_CHAIN", "block 0", f"genesis hash is {rep.genesis_hash}, want {genesis_hash.lower()}")
-    check_links(blocks, rep.fail)
-    for n, tl in enumerate(txs):
-        # RECORD.md 5.2: one failure per block, its first transaction of
-        # another channel, as the Go verifier reports it.
-        for t in tl or ():
-            if t.channel_id != rec["channel"]:
-                rep.fail("BLOCK_CHAIN", f"block {n}",
-                         f"transaction {t.index} names channel {t.channel_id!r}, not the record's {rec['channel']!r}")
-                break
-    check_signatures_and_config(blocks, txs, rep.fail)
     if rep.failed_steps():
         return rep
     # ---------------------------------------------------------------- 3 and 4
@@ -166,9 +142,26 @@ def verify_record(path: str, genesis_hash: str | None = None, workers: int = 1,
     return rep
 
 
+def _read_block(path: str, n: int):
+    """Block n's bytes and None, or None and why they cannot be read."""
+    fn = os.path.join(path, "blocks", "%010d.block.gz" % n)
+    try:
+        with open(fn, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > gzipread.MAX_FILE:
+                raise gzipread.GzipError(f"{size} bytes, more than the {gzipread.MAX_FILE >> 20} MiB a block file may have")
+            gz = f.read()
+        return gzipread.decompress(gz), None
+    except (OSError, gzipread.GzipError, zlib.error) as e:
+        return None, f"{fn}: {e}"
+
+
 def _check_record(path: str, rep: Report):
-    def bad(msg):
-        rep.fail("RECORD", "record", msg)
+    """Step 1. Its first failure stops it (RECORD.md 6), with the file it is
+    about as its subject: record.json, files (the set of files and their
+    types), ballots.json."""
+    def bad(msg, subject="record.json"):
+        rep.fail("RECORD", subject, msg)
 
     try:
         with open(os.path.join(path, "record.json"), "rb") as f:
@@ -189,34 +182,10 @@ def _check_record(path: str, rep: Report):
             or not _nat(rec["lastBlock"]):
         bad("record.json has a field of the wrong type")
         return None
-    # files
-    want = {"record.json", "manifest.json", "ballots.json", "blocks"}
-    have = set(os.listdir(path))
-    for extra in sorted(have - want - {"result.json"}):
-        bad(f"unknown file {extra}")
-    for missing in sorted(want - have):
-        bad(f"missing {missing}")
-    if "result.json" in have and not _regular(os.path.join(path, "result.json")):
-        bad("result.json is not a regular file (a symbolic link or a special file is refused)")
-    for name in ("record.json", "manifest.json", "ballots.json"):
-        if name in have and not _regular(os.path.join(path, name)):
-            bad(f"{name} is not a regular file (a symbolic link or a special file is refused)")
-    bdir = os.path.join(path, "blocks")
-    if _directory(bdir):
-        names = set(os.listdir(bdir))
-        last = rec["lastBlock"]
-        present = {nm for nm in names if _BLOCK_NAME.fullmatch(nm) and int(nm[:10]) <= last}
-        for extra in sorted(names - present):
-            bad(f"unknown file blocks/{extra}")
-        if len(present) != last + 1:  # (lastBlock may be huge: never list every name)
-            missing = next(k for k in range(last + 1) if "%010d.block.gz" % k not in present)
-            bad(f"missing blocks/{missing:010d}.block.gz ({last + 1 - len(present)} block file(s) missing)")
-        for nm in sorted(present):
-            if not _regular(os.path.join(bdir, nm)):
-                bad(f"blocks/{nm} is not a regular file (a symbolic link or a special file is refused)")
-    elif "blocks" in have:
-        bad("blocks is not a directory (a symbolic link is refused)")
-    if rep.failed_steps():
+    rep.election_id = rec["electionID"]
+    problem = _files_problem(path, rec["lastBlock"])
+    if problem is not None:
+        bad(problem, "files")
         return None
     # ballots.json
     try:
@@ -224,28 +193,55 @@ def _check_record(path: str, rep: Report):
             raw = f.read()
         idx = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_key_twice)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
-        bad(f"ballots.json does not decode: {e}")
+        bad(f"ballots.json does not decode: {e}", "ballots.json")
         return None
     if not isinstance(idx, list):
-        bad("ballots.json is not an array")
+        bad("ballots.json is not an array", "ballots.json")
         return None
     prev = None
     for i, e in enumerate(idx):
         if not isinstance(e, dict) or set(e) != BALLOT_FIELDS:
-            bad(f"ballots.json entry {i} does not have exactly the fields pseudonym, ballotHash, txID, block, index")
+            bad(f"ballots.json entry {i} does not have exactly the fields pseudonym, ballotHash, txID, block, index", "ballots.json")
             return None
         if not (isinstance(e["pseudonym"], str) and _HEX64.fullmatch(e["pseudonym"])
                 and isinstance(e["ballotHash"], str) and _HEX64.fullmatch(e["ballotHash"])
                 and isinstance(e["txID"], str) and e["txID"]
                 and _nat(e["block"]) and _nat(e["index"], 1 << 63)):
-            bad(f"ballots.json entry {i} has a field of the wrong form")
+            bad(f"ballots.json entry {i} has a field of the wrong form", "ballots.json")
             return None
         if prev is not None and not prev < e["pseudonym"]:
-            bad(f"ballots.json is not sorted by pseudonym or names {e['pseudonym']} twice")
+            bad(f"ballots.json is not sorted by pseudonym or names {e['pseudonym']} twice", "ballots.json")
             return None
         prev = e["pseudonym"]
     rec["_index"] = idx
     return rec
+
+
+def _files_problem(path: str, last: int):
+    """The first thing wrong with the record's set of files, or None."""
+    want = {"record.json", "manifest.json", "ballots.json", "blocks"}
+    have = set(os.listdir(path))
+    for extra in sorted(have - want - {"result.json"}):
+        return f"unknown file {extra}"
+    for missing in sorted(want - have):
+        return f"missing {missing}"
+    for name in ("record.json", "manifest.json", "ballots.json", "result.json"):
+        if name in have and not _regular(os.path.join(path, name)):
+            return f"{name} is not a regular file (a symbolic link or a special file is refused)"
+    bdir = os.path.join(path, "blocks")
+    if not _directory(bdir):
+        return "blocks is not a directory (a symbolic link is refused)"
+    names = set(os.listdir(bdir))
+    present = {nm for nm in names if _BLOCK_NAME.fullmatch(nm) and int(nm[:10]) <= last}
+    for extra in sorted(names - present):
+        return f"unknown file blocks/{extra}"
+    if len(present) != last + 1:  # (lastBlock may be huge: never list every name)
+        missing = next(k for k in range(last + 1) if "%010d.block.gz" % k not in present)
+        return f"missing blocks/{missing:010d}.block.gz ({last + 1 - len(present)} block file(s) missing)"
+    for nm in sorted(present):
+        if not _regular(os.path.join(bdir, nm)):
+            return f"blocks/{nm} is not a regular file (a symbolic link or a special file is refused)"
+    return None
 
 
 @dataclass
@@ -299,10 +295,10 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
         rep.fail("COMMIT_ORDER", "manifest", f"no valid transaction in the blocks writes election {eid!r}'s manifest")
     else:
         for pos, txid, w in mwrites:
-            rep.fail("COMMIT_ORDER", f"manifest key (tx {txid}, block {pos[0]})",
+            rep.fail("COMMIT_ORDER", f"manifest (tx {txid})",
                      "the manifest key is deleted" if w.is_delete else "the manifest key is written again")
         if opening[2] != manifest_raw:
-            rep.fail("COMMIT_ORDER", f"manifest (tx {opening[1]}, block {opening[0][0]})",
+            rep.fail("COMMIT_ORDER", f"manifest (tx {opening[1]})",
                      "the election's opening deletes the manifest key" if opening[2] is None
                      else "the election's opening did not write manifest.json")
     if published_manifest is not None and published_manifest != manifest_raw:
@@ -323,12 +319,12 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
     result_value = None
     for pos, txid, w in rwrites:
         if w.is_delete:
-            rep.fail("COMMIT_ORDER", f"result key (tx {txid}, block {pos[0]})", "the result key is deleted")
+            rep.fail("COMMIT_ORDER", f"result (tx {txid})", f"the result key is deleted (block {pos[0]})")
         elif result_pos is None:
             result_pos, result_value = pos, w.value
         else:
             same = ", with the same bytes," if w.value == result_value else ""
-            rep.fail("COMMIT_ORDER", f"result key (tx {txid}, block {pos[0]})", f"the result key is written again{same}")
+            rep.fail("COMMIT_ORDER", f"result (tx {txid})", f"the result key is written again{same} (block {pos[0]})")
 
     # 3. The ballot index.
     index = {e["pseudonym"]: e for e in rec["_index"]}
@@ -355,20 +351,21 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
         rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {txid})", f"written in block {pos[0]} but not in ballots.json", pseudonym=_ph(p))
     for p in sorted(set(index) - set(keys)):
         rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {index[p]['txID']})", "in ballots.json but no valid transaction writes it", pseudonym=_ph(p))
+    for p in sorted(set(index) & set(keys)):  # one failure per entry that is not the blocks'
+        pos, txid, value = keys[p]
+        e = index[p]
+        if (e["block"], e["index"]) != pos or e["txID"] != txid or e["ballotHash"] != _ballot_hash(value):
+            rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {txid})",
+                     f"ballots.json says block {e['block']} index {e['index']} tx {e['txID']} ballotHash {e['ballotHash']}, "
+                     f"the blocks block {pos[0]} index {pos[1]} tx {txid} ballotHash {_ballot_hash(value)}", pseudonym=_ph(p))
 
-    import hashlib
     items = []
     meta = {}
     # Every ballot key the blocks write is checked, whether or not the index
     # lists it: the blocks, not the index, are what the orderers signed.
     for seq, p in enumerate(sorted(keys)):
         pos, txid, value = keys[p]
-        e = index.get(p)
         subj = f"ballot {p} (tx {txid})"
-        if e is not None and ((e["block"], e["index"]) != pos or e["txID"] != txid):
-            rep.fail("RECORD_BALLOTS", subj,
-                     f"ballots.json places it at block {e['block']} index {e['index']} tx {e['txID']}, "
-                     f"the blocks at block {pos[0]} index {pos[1]} tx {txid}", pseudonym=_ph(p))
         late = result_pos is not None and pos > result_pos
         meta[seq] = (p, txid, pos, late)
         try:
@@ -376,8 +373,6 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
         except ElectionError as err:
             rep.fail("BALLOT_DECODE", subj, f"record: {err}", code=err.code, pseudonym=_ph(p))
             continue
-        if e is not None and hashlib.sha256(ballot).hexdigest() != e["ballotHash"]:
-            rep.fail("RECORD_BALLOTS", subj, "ballotHash is not the hash of the ballot in the blocks", pseudonym=_ph(p))
         if rtx != txid:
             rep.fail("COMMIT_ORDER", subj, f"the stored record names transaction {rtx!r}, not the one that wrote it", pseudonym=_ph(p))
         items.append((seq, p, ballot))
@@ -420,6 +415,7 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
         with open(rpath, "rb") as f:
             result_raw = f.read()
     if result_raw is None:
+        rep.ballots["counted"] = 0  # RECORD.md 7: the count a result must carry, 0 with none
         rep.fail("RESULT_MISSING", "result", "no result is published" if result_pos is None else
                  "the blocks write the result key but the record has no result.json")
         rep.result = None
@@ -432,11 +428,25 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
     _check_result(prep, result_raw, product, counted, rep)
 
 
+def _ballot_hash(value: bytes) -> str:
+    """An index entry's ballotHash of a ballot key's value: the SHA-256 of
+    the ballot inside the record encoding, or of the whole value when it is
+    no record encoding (RECORD.md 4)."""
+    try:
+        _, ballot = parse_record(value)
+    except ElectionError:
+        ballot = value
+    return hashlib.sha256(ballot).hexdigest()
+
+
 def _ph(p):
     return p if _HEX64.fullmatch(p) else None
 
 
 def _check_result(prep, raw: bytes, product: int, counted: int, rep: Report) -> None:
+    """RECORD.md 6 step 4: RESULT_COUNT and RESULT_PRODUCT against the
+    ballots, then at most one RESULT failure, the result's first own check
+    that fails, as the Go verifier reports them."""
     try:
         r = decode_result(raw)
     except ElectionError as e:
@@ -446,71 +456,74 @@ def _check_result(prep, raw: bytes, product: int, counted: int, rep: Report) -> 
     m = prep.manifest
     pk = prep.pk
     rep.result = {"ballotCount": r.ballot_count, "candidates": list(m.candidates), "counts": list(r.counts)}
-
-    def bad(msg):
-        rep.fail("RESULT", "result", msg, code="RESULT")
-
-    if r.election_id != m.election_id:
-        bad(f"result is for election {r.election_id!r}")
-    if len(r.product) != pk.ciphertext_len or int.from_bytes(r.product, "big") != product:
-        rep.fail("RESULT_PRODUCT", "result", "the product is not the product of the ballots committed before the result")
     if r.ballot_count != counted:
         rep.fail("RESULT_COUNT", "result", f"ballotCount is {r.ballot_count}, but {counted} valid ballot(s) committed before the result")
+    if len(r.product) != pk.ciphertext_len or int.from_bytes(r.product, "big") != product:
+        rep.fail("RESULT_PRODUCT", "result", "the product is not the product of the ballots committed before the result")
+    problem = _result_problem(prep, r)
+    if problem is not None:
+        rep.fail("RESULT", "result", problem, code="RESULT")
+
+
+def _result_problem(prep, r):
+    """The first of the result's own checks that fails, in the Go
+    verifier's order (election.VerifyResult), or None."""
+    m, pk = prep.manifest, prep.pk
+    if r.election_id != m.election_id:
+        return f"result is for election {r.election_id!r}"
+    p = len(m.candidates)
+    mm = 1 << m.encoding_bits
+    if len(r.counts) != p:
+        return f"{len(r.counts)} counts for {p} candidates"
+    if sum(r.counts) != r.ballot_count:
+        return "the counts do not sum to ballotCount"
+    if r.ballot_count * mm ** (p - 1) >= pk.n:
+        return "ballotCount · M^(p-1) is not below N"
+    c = int.from_bytes(r.product, "big")
+    if len(r.product) != pk.ciphertext_len or not pk.in_zstar_n2(c):
+        return "product is not a ciphertext in Z*_{N²}"
     try:
         t = decode_minimal(r.tally, "tally")
         nonce = decode_minimal(r.decryption_nonce, "decryptionNonce")
     except ElectionError as e:
-        bad(str(e))
-        return
-    c = int.from_bytes(r.product, "big")
-    if len(r.product) != pk.ciphertext_len or not pk.in_zstar_n2(c):
-        bad("product is not a ciphertext in Z*_{N²}")
-        return
-    tp = prep.threshold
-    if tp is None:
-        if r.partials:
-            bad("partial decryptions with a single key")
-        elif not verify_decryption(pk, c, t, nonce):
-            bad("the decryption proof does not verify")
-    else:
-        if r.decryption_nonce:
-            bad("a decryption nonce with threshold keys")
-        elif not tp.k <= len(r.partials) <= tp.l:
-            bad(f"{len(r.partials)} partial decryptions, want {tp.k}..{tp.l}")
-        else:
-            parts = []
-            ok = True
-            for i, pb in enumerate(r.partials):
-                try:
-                    pd = parse_partial(pb, tp)
-                except KeyError_ as e:
-                    bad(f"partial {i}: {e}")
-                    ok = False
-                    continue
-                if any(q.index == pd.index for q in parts):
-                    bad(f"partial {i}: trustee {pd.index} twice")
-                    ok = False
-                    continue
-                parts.append(pd)
-            if ok:
-                for pd in parts:
-                    if not verify_partial(tp, c, pd):
-                        bad(f"trustee {pd.index}'s partial decryption proof does not verify")
-                        ok = False
-            if ok and combine(tp, parts) != t:
-                bad("the partial decryptions combine to another tally")
-    # counts
-    p = len(m.candidates)
-    mm = 1 << m.encoding_bits
-    if len(r.counts) != p:
-        bad(f"{len(r.counts)} counts for {p} candidates")
-        return
-    if sum(r.counts) != r.ballot_count:
-        bad("the counts do not sum to ballotCount")
-    if r.ballot_count * mm ** (p - 1) >= pk.n:
-        bad("ballotCount · M^(p-1) is not below N")
+        return str(e)
+    problem = _decryption_problem(prep, r, c, t, nonce)
+    if problem is not None:
+        return problem
     if t >= mm ** p:
-        bad("the tally is not below M^p")
+        return "the tally is not below M^p"
     digits = [(t >> (m.encoding_bits * j)) & (mm - 1) for j in range(p)]
     if digits != list(r.counts):
-        bad("the counts are not the base-M digits of the tally")
+        return "the counts are not the base-M digits of the tally"
+    return None
+
+
+def _decryption_problem(prep, r, c: int, t: int, nonce: int):
+    """What is wrong with the result's decryption of the product c to the
+    tally t, or None."""
+    pk, tp = prep.pk, prep.threshold
+    if tp is None:
+        if r.partials:
+            return "partial decryptions with a single key"
+        if not verify_decryption(pk, c, t, nonce):
+            return "the decryption proof does not verify"
+        return None
+    if r.decryption_nonce:
+        return "a decryption nonce with threshold keys"
+    if not tp.k <= len(r.partials) <= tp.l:
+        return f"{len(r.partials)} partial decryptions, want {tp.k}..{tp.l}"
+    parts = []
+    for i, pb in enumerate(r.partials):
+        try:
+            pd = parse_partial(pb, tp)
+        except KeyError_ as e:
+            return f"partial {i}: {e}"
+        if any(q.index == pd.index for q in parts):
+            return f"partial {i}: trustee {pd.index} twice"
+        parts.append(pd)
+    for pd in parts:
+        if not verify_partial(tp, c, pd):
+            return f"trustee {pd.index}'s partial decryption proof does not verify"
+    if combine(tp, parts) != t:
+        return "the partial decryptions combine to another tally"
+    return None
