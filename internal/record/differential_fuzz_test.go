@@ -25,7 +25,7 @@ const differentialCorpus = "testdata/differential"
 // fields, JSON structure, file types) and runs both verifiers on each
 // mutant: it fails on any disagreement (RECORD.md 7: the same report,
 // messages aside, and the exit status it calls for), any crash, and any
-// run over 10 times the untouched record's time (at least 2 s, above a
+// run over 10 times the untouched record's time (at least 5 s, above a
 // loaded machine's scheduling noise). The committed corpus runs first;
 // then new mutants for FABVOTE_DIFF_BUDGET (default 60s) from the seed
 // FABVOTE_DIFF_SEED (default: the clock, printed). A failing new mutant is
@@ -90,7 +90,7 @@ func untouchedLimits(t *testing.T, py string) (goLimit, pyLimit time.Duration) {
 	if d := disagreement(goJSON(t, rep), run); d != "" || !rep.OK() {
 		t.Fatalf("the untouched record: ok %v, %s", rep.OK(), d)
 	}
-	limit := func(d time.Duration) time.Duration { return max(10*d, 2*time.Second) }
+	limit := func(d time.Duration) time.Duration { return max(10*d, 5*time.Second) }
 	return limit(goTook), limit(run.elapsed)
 }
 

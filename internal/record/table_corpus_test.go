@@ -1,8 +1,6 @@
 package record_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -26,7 +24,7 @@ import (
 func tableCases(t *testing.T) map[string]Mutant {
 	t.Helper()
 	block2 := rawBlock(t, goodFixture, 2)
-	empty := gzipOf(nil)
+	empty := gzipMember(nil)
 	blockFile := record.BlockFile(2)
 	text := func(path string) string {
 		b, err := os.ReadFile(filepath.Join(goodFixture, path))
@@ -49,13 +47,13 @@ func tableCases(t *testing.T) map[string]Mutant {
 		"block-sparse-tail": {What: "a block file with a 2 GiB sparse tail",
 			Changes: []Change{{Path: blockFile, Op: "truncate", Size: 2 << 30}}},
 		"block-symlink": {What: "a block file a symbolic link to an identical copy outside the record",
-			Changes: []Change{{Path: blockFile, Op: "symlink", Data: b64(gzipOf(block2))}}},
+			Changes: []Change{{Path: blockFile, Op: "symlink", Data: b64(gzipMember(block2))}}},
 		"record-json-symlink": {What: "record.json a symbolic link to an identical copy outside the record",
 			Changes: []Change{{Path: record.RecordFile, Op: "symlink", Data: b64([]byte(rec))}}},
 		"gzip-fhcrc-wrong": {What: "a gzip header with FHCRC and a wrong CRC16",
 			Changes: []Change{w(blockFile, gzipHeaderCRC(block2, 0x1234))}},
 		"empty-group-3": {What: "an empty group numbered 3 after a block (RECORD.md 5.1: an unknown field)",
-			Changes: []Change{w(blockFile, gzipOf(append(append([]byte(nil), block2...), 0x1b, 0x1c)))}},
+			Changes: []Change{w(blockFile, gzipMember(append(append([]byte(nil), block2...), 0x1b, 0x1c)))}},
 		"manifest-json-not-canonical": {What: "manifest.json with a space added: not the bytes the opening wrote",
 			Changes: []Change{w(record.ManifestFile, []byte(" "+manifest))}},
 		"another-channel": {What: "record.json names another channel: one BLOCK_CHAIN failure per block",
@@ -73,17 +71,9 @@ func tableCases(t *testing.T) map[string]Mutant {
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
-func gzipOf(raw []byte) []byte {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write(raw)
-	zw.Close()
-	return b.Bytes()
-}
-
 // gzipHeaderCRC is raw gzip'd with FHCRC set and crc16 as the header CRC.
 func gzipHeaderCRC(raw []byte, crc16 uint16) []byte {
-	gz := gzipOf(raw)
+	gz := gzipMember(raw)
 	hdr := append([]byte(nil), gz[:10]...)
 	hdr[3] |= 0x02
 	if crc16 == uint16(crc32.ChecksumIEEE(hdr)) {
