@@ -12,14 +12,14 @@
 #   FUZZ_MATCH=election reliability/fuzz-smoke.sh     # only packages matching a regexp
 #
 # Environment: GO (go), FUZZ_BUDGET (seconds of fuzzing shared by every
-# target, 170; at least FUZZ_MIN, 3 s, each), FUZZTIME (a time per target
+# target, 102; at least FUZZ_MIN, 3 s, each), FUZZTIME (a time per target
 # instead of the shared budget, e.g. 30s), FUZZMINIMIZE (200x: minimising a new
 # input may otherwise take 60 s), FUZZ_MATCH (regexp on the import path),
 # FUZZ_LOG_DIR (run/fuzz-smoke: one log per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-FUZZ_BUDGET=${FUZZ_BUDGET:-170}
+FUZZ_BUDGET=${FUZZ_BUDGET:-102}
 FUZZ_MIN=${FUZZ_MIN:-3}
 FUZZTIME=${FUZZTIME:-}
 FUZZMINIMIZE=${FUZZMINIMIZE:-200x}

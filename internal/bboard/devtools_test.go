@@ -44,8 +44,15 @@ func startDevTools(t *testing.T) *devTools {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The profile is removed once the browser has exited with its helper
+	// processes, which write to it until then (t.TempDir's cleanup could
+	// run first and fail on a directory not yet empty).
+	profile, err := os.MkdirTemp("", "fabvote-devtools-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, chromium(t), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "about:blank")
+		"--user-data-dir="+profile, "--remote-debugging-pipe", "about:blank")
 	cmd.ExtraFiles = []*os.File{toBrowser, browserEnd} // fds 3 and 4
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -53,10 +60,20 @@ func startDevTools(t *testing.T) *devTools {
 	toBrowser.Close()
 	browserEnd.Close()
 	t.Cleanup(func() {
+		// Closing its pipe asks the browser to quit; it is killed only if
+		// it has not within 20 s.
 		ourEnd.Close()
-		cancel()
+		stop := time.AfterFunc(20*time.Second, cancel)
 		cmd.Wait()
+		stop.Stop()
+		cancel()
 		fromBrowser.Close()
+		for range 10 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	})
 	b := &devTools{in: ourEnd, out: bufio.NewReader(fromBrowser)}
 	var target struct{ TargetID string }
