@@ -354,13 +354,8 @@ func TestCrash(t *testing.T) {
 		t.Fatalf("RELIABILITY_CRASH=%q selects no scenario (peer, chaincode, leader)", pick)
 	}
 	set := crashBallots(t, fabvoteBin(t), most*per)
-	// The profiles run side by side, each on its own network (its own slot
-	// of the port plan) and its own ledger; the ballots are only read.
 	for _, p := range plans {
-		t.Run(p.profile, func(t *testing.T) {
-			t.Parallel()
-			p.run(t, set, per, rate)
-		})
+		t.Run(p.profile, func(t *testing.T) { p.run(t, set, per, rate) })
 	}
 }
 

@@ -88,7 +88,7 @@ func (k tallyKeys) args(t *testing.T, cli nettest.CLI, netJSON, manifest string)
 	}
 	args := share(k.trustees[0])
 	for _, i := range k.trustees[1:] {
-		// One file per network: TestCrash tallies on two networks at once.
+		// One file per network: a test may tally on several.
 		out := filepath.Join(cli.Dir, fmt.Sprintf("partial-%s-%d.bin", filepath.Base(filepath.Dir(netJSON)), i))
 		cli.Must(t, append([]string{"trustee", "decrypt", "--network", netJSON, "--manifest", manifest,
 			"--out", out, "--wait", "--quiet"}, share(i)...)...)

@@ -2,8 +2,8 @@
 # cpu-busy.sh: the machine's CPU busy share, from /proc/stat.
 #   cpu-busy.sh          prints a mark: "BUSY TOTAL" jiffies since boot
 #   cpu-busy.sh MARK     prints the busy share since MARK, e.g. "73 % of 2 cores"
-# make test prints it beside each part's time: a part far below 100 % leaves
-# cores idle (network waits) and could run beside another.
+# make test prints it for all its parts together (scripts/test-lanes.sh):
+# far below 100 %, the lanes leave cores idle.
 set -euo pipefail
 read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
 busy=$((user + nice + system + irq + softirq + steal))

@@ -73,7 +73,8 @@ for i in "${!lanes[@]}"; do
 	run_lane $((i + 1)) "${lanes[$i]}" &
 	pids+=($!)
 done
-for p in "${pids[@]}"; do wait "$p"; done
+lane_failed=0
+for p in "${pids[@]}"; do wait "$p" || lane_failed=1; done
 
 echo "make test: time of each part (${#lanes[@]} lane(s) side by side)"
 for i in "${!lanes[@]}"; do
@@ -82,16 +83,22 @@ for i in "${!lanes[@]}"; do
 		case $status in
 		passed) printf '  %-24s %6d s  %s\n' "$part" "$secs" "$lane" ;;
 		FAILED) printf '  %-24s FAILED after %d s  %s\n' "$part" "$secs" "$lane" ;;
-		*) printf '  %-24s not run (a part failed)\n' "$part" ;;
+		*)
+			printf '  %-24s not run\n' "$part"
+			# A part with no result while none failed: its lane died.
+			[ -e "$log_dir/failed" ] || echo "$part (its lane ended without running it)" >>"$log_dir/failed"
+			;;
 		esac
 	done
 done
 printf '  %-24s %6d s  CPU %s\n' "all" $((SECONDS - t_all)) "$("$ROOT/scripts/cpu-busy.sh" "$mark")"
 
+[ "$lane_failed" = 0 ] || [ -e "$log_dir/failed" ] || echo "a lane (it ended with an error)" >>"$log_dir/failed"
+[ "$lane_failed" = 0 ] || [ -e "$log_dir/failed" ] || echo "a lane (it ended with an error)" >>"$log_dir/failed"
 if [ -e "$log_dir/failed" ]; then
 	while read -r part; do
 		printf '\nmake test: %s FAILED; the end of its log (all of it in %s):\n' "$part" "$log_dir/$part.log"
-		tail -n 80 "$log_dir/$part.log"
+		tail -n 80 "$log_dir/${part%% *}.log" 2>/dev/null || true
 	done <"$log_dir/failed"
 	exit 1
 fi

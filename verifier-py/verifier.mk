@@ -44,8 +44,7 @@ verifier-diff-test: $(VERIFIER_PY_STAMP)
 		FABVOTE_DIFF_SEED=$(VERIFIER_DIFF_SEED) \
 		$(GO) test -count=1 -timeout 20m -v -run '^(TestTamper|TestDifferential)$$' ./internal/record/ | grep -v '^=== RUN'
 
-# It opens no port: it runs beside the unit lane, in the network lane.
-TEST_NET_TARGETS += verifier-diff-test
+TEST_TARGETS += verifier-diff-test
 TEST_BUILD += $(VERIFIER_PY_STAMP)
 
 # `make demo` verifies the exported record with this verifier too.

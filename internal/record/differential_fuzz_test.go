@@ -103,7 +103,7 @@ func runMutant(t *testing.T, py string, m Mutant, goLimit, pyLimit time.Duration
 	recordtest.CopyDir(t, goodFixture, dir)
 	m.apply(t, dir)
 	start := time.Now()
-	rep, err := verifyNoPanic(dir)
+	rep, err := verifyNoPanic(dir, goLimit)
 	goTook := time.Since(start)
 	var unreadable bool
 	switch {
@@ -127,13 +127,17 @@ func runMutant(t *testing.T, py string, m Mutant, goLimit, pyLimit time.Duration
 }
 
 // verifyNoPanic turns a panic of the Go verifier into an error.
-func verifyNoPanic(dir string) (rep *audit.Report, err error) {
+// A run is bounded by limit, so that a hang fails the test instead of
+// stalling it.
+func verifyNoPanic(dir string, limit time.Duration) (rep *audit.Report, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 		}
 	}()
-	return record.Verify(context.Background(), dir, record.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	return record.Verify(ctx, dir, record.Options{})
 }
 
 // keepFound writes a failing mutant where it can be committed from.

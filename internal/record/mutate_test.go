@@ -398,7 +398,8 @@ func (m *mutator) mutateField(fs []wireField, i int) string {
 }
 
 // jsonStructure changes one JSON file's text: a key twice, a number as
-// 20.0 or 2e1, a value of another type, nesting, a BOM, escapes.
+// 2.0 or 2e0 (or 20: a digit appended), a value of another type, nesting,
+// a BOM, escapes.
 func (m *mutator) jsonStructure() Mutant {
 	var jsons []string
 	for _, f := range m.files {

@@ -62,7 +62,7 @@ func tableCases(t *testing.T) map[string]Mutant {
 			Changes: []Change{w(record.BallotsFile, []byte(replaceField(ballots, `"index":`, "9223372036854775808")))}},
 		"empty-block-content": {What: "a block file whose gzip member holds no bytes",
 			Changes: []Change{w(blockFile, empty)}},
-		"block-number-float": {What: `a block number written as 20.0 in ballots.json`,
+		"block-number-float": {What: `a block number written as 2.0 in ballots.json (an integer written as a float)`,
 			Changes: []Change{w(record.BallotsFile, []byte(strings.Replace(ballots, `"block":2,`, `"block":2.0,`, 1)))}},
 		"record-json-key-twice": {What: "record.json with a key twice",
 			Changes: []Change{w(record.RecordFile, []byte(strings.Replace(rec, `"channel":"fabvote"`, `"channel":"fabvote","channel":"fabvote"`, 1)))}},

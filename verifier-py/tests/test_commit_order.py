@@ -188,7 +188,7 @@ def test_no_result(tmp_path):
     txs = good_txs()[:4]
     rep = run(tmp_path, txs, result=False)
     assert rep.kinds() == ["RESULT_MISSING"]
-    assert rep.ballots["counted"] == 5
+    assert rep.ballots["counted"] == 0  # RECORD.md 7: 0 when there is no result
 
 
 def test_no_manifest_write(tmp_path):
