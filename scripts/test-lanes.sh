@@ -22,7 +22,9 @@
 # "[part] ", and kept whole in LOG_DIR/PART.log. When a part fails, no lane
 # starts another part; the lanes finish the part they are in, and the
 # failed part's log ends the output. TEST_LANES=1 runs every part in one
-# lane, in the order given. MAKE is the make to run the parts with.
+# lane, in the order given; TEST_LANES_NETNS=0 runs every lane on the host's
+# network (.ci/run's lanes after make test); TEST_LANES_WHAT names the run in
+# the output (make test). MAKE is the make to run the parts with.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,8 +32,10 @@ MAKE=${MAKE:-make}
 log_dir=${1:?usage: test-lanes.sh LOG_DIR "PARTS" ["PARTS"]}
 shift
 lanes=("$@")
-if [ "${TEST_LANES:-2}" != 1 ] && [ ${#lanes[@]} -gt 1 ] && ! "$ROOT/scripts/own-netns.sh" true 2>/dev/null; then
-	echo "make test: cannot make a network namespace of its own for the unit lane (scripts/own-netns.sh needs root): the parts run one after another"
+what=${TEST_LANES_WHAT:-make test}
+netns=${TEST_LANES_NETNS:-1}
+if [ "$netns" = 1 ] && [ "${TEST_LANES:-2}" != 1 ] && [ ${#lanes[@]} -gt 1 ] && ! "$ROOT/scripts/own-netns.sh" true 2>/dev/null; then
+	echo "$what: cannot make a network namespace of its own for the unit lane (scripts/own-netns.sh needs root): the parts run one after another"
 	TEST_LANES=1
 fi
 if [ "${TEST_LANES:-2}" = 1 ]; then
@@ -46,7 +50,7 @@ rm -f "$log_dir"/*.log "$log_dir/results" "$log_dir/failed"
 # "PART SECONDS STATUS LANE" in LOG_DIR/results.
 run_lane() {
 	local n=$1 part t0 rc isolate=()
-	if [ "$n" -lt ${#lanes[@]} ]; then
+	if [ "$netns" = 1 ] && [ "$n" -lt ${#lanes[@]} ]; then
 		isolate=("$ROOT/scripts/own-netns.sh")
 	fi
 	for part in $2; do
@@ -76,7 +80,7 @@ done
 lane_failed=0
 for p in "${pids[@]}"; do wait "$p" || lane_failed=1; done
 
-echo "make test: time of each part (${#lanes[@]} lane(s) side by side)"
+echo "$what: time of each part (${#lanes[@]} lane(s) side by side)"
 for i in "${!lanes[@]}"; do
 	for part in ${lanes[$i]}; do
 		read -r _ secs status lane < <(grep "^$part " "$log_dir/results" || echo "$part - not-run")
@@ -94,12 +98,11 @@ done
 printf '  %-24s %6d s  CPU %s\n' "all" $((SECONDS - t_all)) "$("$ROOT/scripts/cpu-busy.sh" "$mark")"
 
 [ "$lane_failed" = 0 ] || [ -e "$log_dir/failed" ] || echo "a lane (it ended with an error)" >>"$log_dir/failed"
-[ "$lane_failed" = 0 ] || [ -e "$log_dir/failed" ] || echo "a lane (it ended with an error)" >>"$log_dir/failed"
 if [ -e "$log_dir/failed" ]; then
 	while read -r part; do
-		printf '\nmake test: %s FAILED; the end of its log (all of it in %s):\n' "$part" "$log_dir/$part.log"
+		printf '\n%s: %s FAILED; the end of its log (all of it in %s):\n' "$what" "$part" "$log_dir/${part%% *}.log"
 		tail -n 80 "$log_dir/${part%% *}.log" 2>/dev/null || true
 	done <"$log_dir/failed"
 	exit 1
 fi
-echo "make test: all passed"
+echo "$what: all passed"

@@ -68,14 +68,13 @@ var ReportKinds = []string{KindRecord, KindSource, KindBlockChain, KindBlockSign
 // steps), then by subject, pseudonym and code, byte by byte; failures
 // equal in all of these keep the order they were found in.
 func SortFailures(fs []Failure) {
-	rank := func(kind string) int {
-		if i := slices.Index(ReportKinds, kind); i >= 0 {
-			return i
-		}
-		return len(ReportKinds)
+	rank := make(map[string]int, len(ReportKinds))
+	for i, k := range ReportKinds {
+		rank[k] = i + 1 // an unknown kind (0) goes last
 	}
+	order := func(kind string) int { return cmp.Or(rank[kind], len(ReportKinds)+1) }
 	slices.SortStableFunc(fs, func(a, b Failure) int {
-		return cmp.Or(cmp.Compare(rank(a.Kind), rank(b.Kind)), strings.Compare(a.Subject, b.Subject),
+		return cmp.Or(cmp.Compare(order(a.Kind), order(b.Kind)), strings.Compare(a.Subject, b.Subject),
 			strings.Compare(a.Pseudonym, b.Pseudonym), strings.Compare(a.Code, b.Code))
 	})
 }

@@ -43,13 +43,9 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range corpus {
-		var m Mutant
-		b, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(b, &m)
-		}
+		m, err := readMutant(path)
 		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+			t.Fatal(err)
 		}
 		goRep, d := runMutant(t, py, m, goLimit, pyLimit)
 		if d == "" && m.Expect != nil {

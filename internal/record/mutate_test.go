@@ -11,6 +11,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
@@ -44,6 +45,19 @@ type Mutant struct {
 	What    string         `json:"what"`
 	Changes []Change       `json:"changes"`
 	Expect  map[string]any `json:"expect,omitempty"`
+}
+
+// readMutant reads a corpus file.
+func readMutant(path string) (Mutant, error) {
+	var m Mutant
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
 }
 
 // apply makes the mutant's changes to the record in dir.

@@ -112,13 +112,9 @@ func TestTableCorpus(t *testing.T) {
 			}
 			continue
 		}
-		var got Mutant
-		b, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(b, &got)
-		}
+		got, err := readMutant(path)
 		if err != nil {
-			t.Fatalf("%s: %v (regenerate with -update)", path, err)
+			t.Fatalf("%v (regenerate with -update)", err)
 		}
 		if got.What != m.What || !reflect.DeepEqual(got.Changes, m.Changes) || got.Expect == nil {
 			t.Errorf("%s is not what tableCases makes: regenerate with -update", path)

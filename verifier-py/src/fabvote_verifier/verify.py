@@ -353,11 +353,11 @@ def _check_election(path: str, rec: dict, txs: list, rep: Report, workers: int,
         rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {index[p]['txID']})", "in ballots.json but no valid transaction writes it", pseudonym=_ph(p))
     for p in sorted(set(index) & set(keys)):  # one failure per entry that is not the blocks'
         pos, txid, value = keys[p]
-        e = index[p]
-        if (e["block"], e["index"]) != pos or e["txID"] != txid or e["ballotHash"] != _ballot_hash(value):
+        e, h = index[p], _ballot_hash(value)
+        if (e["block"], e["index"]) != pos or e["txID"] != txid or e["ballotHash"] != h:
             rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {txid})",
                      f"ballots.json says block {e['block']} index {e['index']} tx {e['txID']} ballotHash {e['ballotHash']}, "
-                     f"the blocks block {pos[0]} index {pos[1]} tx {txid} ballotHash {_ballot_hash(value)}", pseudonym=_ph(p))
+                     f"the blocks block {pos[0]} index {pos[1]} tx {txid} ballotHash {h}", pseudonym=_ph(p))
 
     items = []
     meta = {}
