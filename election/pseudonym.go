@@ -124,6 +124,20 @@ func PseudonymHex(token []byte) string {
 	return hex.EncodeToString(token[:PseudonymLen])
 }
 
+// IsPseudonymHex reports whether s is a ballot key's attribute: a
+// pseudonym as PseudonymHex writes it, 2·PseudonymLen lower-case hex digits.
+func IsPseudonymHex(s string) bool {
+	if len(s) != 2*PseudonymLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrRollFull is returned by Minter.Mint once MaxVoters tokens are issued.
 var ErrRollFull = errors.New("election: the manifest's maxVoters tokens are already issued")
 

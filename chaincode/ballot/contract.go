@@ -421,13 +421,11 @@ func receiptJSON(id, voterHash string, ballot []byte, txID string) (string, erro
 }
 
 func checkPseudonymHex(s string) error {
-	if len(s) != 2*election.PseudonymLen {
+	switch {
+	case len(s) != 2*election.PseudonymLen:
 		return election.Errorf(election.CodeArgument, "pseudonym must be %d lower-case hex digits, got %d characters", 2*election.PseudonymLen, len(s))
-	}
-	for _, ch := range s {
-		if (ch < '0' || ch > '9') && (ch < 'a' || ch > 'f') {
-			return election.Errorf(election.CodeArgument, "pseudonym must be %d lower-case hex digits", 2*election.PseudonymLen)
-		}
+	case !election.IsPseudonymHex(s):
+		return election.Errorf(election.CodeArgument, "pseudonym must be %d lower-case hex digits", 2*election.PseudonymLen)
 	}
 	return nil
 }

@@ -317,6 +317,9 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 		ls := listed[key]
 		bw, ok := seen[key]
 		switch {
+		case !election.IsPseudonymHex(key):
+			// No ballot key: its ballot check reported it (BALLOT_KEY),
+			// and the commit order does not read such keys.
 		case !ok:
 			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(election.BallotEntry{Pseudonym: key, TxID: ls.txID}), Pseudonym: key,
 				Err: "the state holds a ballot under this key that no valid transaction since the election opened wrote"})
@@ -337,9 +340,14 @@ func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing
 		*fs = append(*fs, checkChunk(p, []election.BallotEntry{bw.Entry}).failures...)
 		return product
 	}
-	if ls.txID != bw.Entry.TxID || ls.hash != sha256.Sum256(bw.Entry.Ballot) {
+	if ls.hash != sha256.Sum256(bw.Entry.Ballot) {
 		tampered(bw, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
 		return product
+	}
+	if ls.txID != bw.Entry.TxID {
+		// The same ballot, stored with another transaction's id: still
+		// the ballot this late write committed, so still not counted.
+		tampered(bw, "the ballot written after the result is stored with another transaction's id (tx %s)", ls.txID)
 	}
 	r := checkChunk(p, []election.BallotEntry{bw.Entry})
 	if len(r.cts) != 1 {
@@ -420,6 +428,28 @@ type CommitOrder struct {
 	ResultRewrites []KeyWrite    // every later valid write of the result key, deletions included, oldest first
 	Earlier        []BallotWrite // writes to ballot keys from the opening to the result, oldest first
 	Late           []BallotWrite // writes to ballot keys after the result, oldest first
+}
+
+// LateBallots are the ballots committed after the result: each late write
+// that is its key's first write since the opening and no deletion. Another
+// write of a key is no ballot but tampering, reported as such. Nil for a
+// nil o (the commit order was not read).
+func (o *CommitOrder) LateBallots() []BallotWrite {
+	if o == nil {
+		return nil
+	}
+	written := make(map[string]bool, len(o.Late))
+	for _, bw := range o.Earlier {
+		written[bw.Entry.Pseudonym] = true
+	}
+	var out []BallotWrite
+	for _, bw := range o.Late {
+		if !written[bw.Entry.Pseudonym] && !bw.Deleted {
+			out = append(out, bw)
+		}
+		written[bw.Entry.Pseudonym] = true
+	}
+	return out
 }
 
 // BallotWrite is one valid write to a ballot key, as the blocks hold it.
@@ -549,12 +579,13 @@ func (r *Report) prepareManifest(manifest []byte) (*election.Prepared, bool) {
 		r.Failures = append(r.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
 		return nil, false
 	}
-	r.Manifest, r.ElectionID = m, m.ElectionID
+	r.ElectionID = m.ElectionID
 	p, err := election.Prepare(m)
 	if err != nil {
 		r.Failures = append(r.Failures, Failure{Kind: KindManifest, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
 		return nil, false
 	}
+	r.Manifest = m // only a manifest that prepares is one the report describes
 	return p, true
 }
 

@@ -41,12 +41,8 @@ func ReadCommitOrder(ctx context.Context, r chain.Reader, ns, electionID string)
 	for _, w := range ws.MarkerRewrites {
 		o.ResultRewrites = append(o.ResultRewrites, keyWrite(w))
 	}
-	if o.Earlier, err = ballotWrites(ws.Before, prefix, electionID, false); err != nil {
-		return nil, err
-	}
-	if o.Late, err = ballotWrites(ws.After, prefix, electionID, true); err != nil {
-		return nil, err
-	}
+	o.Earlier = ballotWrites(ws.Before, prefix, false)
+	o.Late = ballotWrites(ws.After, prefix, true)
 	return o, nil
 }
 
@@ -62,13 +58,16 @@ func keyWrite(w chain.Located) KeyWrite {
 // BallotWrites. keepBallot keeps the ballot bytes (late writes are
 // checked in full); earlier writes keep only their hash, so that memory
 // does not grow with the election.
-func ballotWrites(ws []chain.Located, prefix, electionID string, keepBallot bool) ([]BallotWrite, error) {
+func ballotWrites(ws []chain.Located, prefix string, keepBallot bool) []BallotWrite {
 	out := make([]BallotWrite, 0, len(ws))
 	for _, w := range ws {
-		// Ballot keys have exactly one attribute after the election id.
+		// A ballot key has one attribute, a pseudonym. A write of any
+		// other key under the prefix is no ballot: a record's index
+		// (RECORD_BALLOTS) and a live listing's ballot checks (BALLOT_KEY)
+		// report it, and it takes no part in the commit order.
 		key, ok := strings.CutSuffix(strings.TrimPrefix(w.Key, prefix), "\x00")
-		if !ok || strings.Contains(key, "\x00") {
-			return nil, fmt.Errorf("block %d, tx %s writes key %q under election %q's ballots, which is not a ballot key", w.Block, w.TxID, w.Key, electionID)
+		if !ok || !election.IsPseudonymHex(key) {
+			continue
 		}
 		bw := BallotWrite{Entry: election.BallotEntry{Pseudonym: key, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
 		if !w.IsDelete {
@@ -84,5 +83,5 @@ func ballotWrites(ws []chain.Located, prefix, electionID string, keepBallot bool
 		}
 		out = append(out, bw)
 	}
-	return out, nil
+	return out
 }

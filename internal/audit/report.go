@@ -85,11 +85,12 @@ func (r *Report) writeOrder(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "  opening:         manifest first written in block %d (tx %s); the blocks are read from there (the manifest key must never be written again)\n", o.Opening.Block, o.Opening.TxID)
-	fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(o.Late))
+	late := o.LateBallots()
+	fmt.Fprintf(w, "  commit order:    result committed in block %d (tx %s); %d ballot(s) committed after it\n", o.ResultBlock, o.ResultTxID, len(late))
 	fmt.Fprintf(w, "  ballot writes:   %d before the result and %d after it in the blocks since the election opened (each key must be written once, never deleted)\n", len(o.Earlier), len(o.Late))
-	if len(o.Late) > 0 {
+	if len(late) > 0 {
 		fmt.Fprintf(w, "  late ballots:    committed after the result, so not counted (a ballot counts if it committed before the result); each is checked like any other\n")
-		for _, lb := range o.Late {
+		for _, lb := range late {
 			fmt.Fprintf(w, "  LATE %s, block %d\n", subject(lb.Entry), lb.Block)
 		}
 	}
@@ -127,9 +128,9 @@ func (r *Report) failureKinds() string {
 // writePass prints the checks that passed and the PASS verdict, which
 // names the late ballots left out of the count.
 func (r *Report) writePass(w io.Writer) {
-	if r.Order != nil && len(r.Order.Late) > 0 {
+	if late := r.Order.LateBallots(); len(late) > 0 {
 		fmt.Fprintf(w, "  checks:          every ballot, the product of the %d committed before the result, the decryption and the counts verify\n", r.Counted)
-		fmt.Fprintf(w, "RESULT: PASS (%d ballot(s) committed after the result, not counted)\n", len(r.Order.Late))
+		fmt.Fprintf(w, "RESULT: PASS (%d ballot(s) committed after the result, not counted)\n", len(late))
 		return
 	}
 	fmt.Fprintln(w, "  checks:          every ballot, the product, the decryption and the counts verify")

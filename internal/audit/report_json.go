@@ -166,10 +166,8 @@ func (r *Report) JSON() ([]byte, error) {
 		out.Anchors = r.Anchors.json()
 		out.Digest = hex.EncodeToString(r.RecordDigest)
 	}
-	if r.Order != nil {
-		for _, lb := range r.Order.Late {
-			out.LateBallots = append(out.LateBallots, jsonLate{Pseudonym: lb.Entry.Pseudonym, TxID: lb.Entry.TxID, Block: lb.Block})
-		}
+	for _, lb := range r.Order.LateBallots() {
+		out.LateBallots = append(out.LateBallots, jsonLate{Pseudonym: lb.Entry.Pseudonym, TxID: lb.Entry.TxID, Block: lb.Block})
 	}
 	for _, f := range r.Failures {
 		out.Failures = append(out.Failures, jsonFailure{Kind: f.Kind, Code: f.Code, Subject: f.Subject, Pseudonym: f.Pseudonym, Error: f.Err})
@@ -212,9 +210,7 @@ func (r *Report) jsonBallots() *jsonBallots {
 		return nil
 	}
 	b := &jsonBallots{Recorded: r.Tally.Entries, Valid: r.Tally.Valid, Counted: r.Counted}
-	if r.Order != nil {
-		b.Late = len(r.Order.Late)
-	}
+	b.Late = len(r.Order.LateBallots())
 	return b
 }
 

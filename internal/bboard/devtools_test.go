@@ -29,6 +29,7 @@ type devTools struct {
 	out     *bufio.Reader
 	next    int
 	session string
+	events  []devToolsMessage // events read while waiting for an answer, oldest first
 }
 
 // startDevTools starts the browser with one page attached and stops it when
@@ -110,6 +111,9 @@ func (b *devTools) call(t *testing.T, session, method string, params any, into a
 	for {
 		m := b.read(t, method)
 		if m.ID != id {
+			if m.Method != "" {
+				b.events = append(b.events, m) // an event may come before the answer it follows from
+			}
 			continue
 		}
 		if m.Error != nil {
@@ -148,9 +152,9 @@ func (b *devTools) read(t *testing.T, waitingFor string) devToolsMessage {
 // returns the string that expression evaluates to there.
 func (b *devTools) phonePage(t *testing.T, url, expression string) string {
 	t.Helper()
+	b.events = nil // nothing before this navigation is about this page
 	b.call(t, b.session, "Page.navigate", map[string]any{"url": url}, nil)
-	for b.read(t, "Page.loadEventFired").Method != "Page.loadEventFired" {
-	}
+	b.waitEvent(t, "Page.loadEventFired")
 	var res struct {
 		Result struct {
 			Type  string
@@ -167,6 +171,22 @@ func (b *devTools) phonePage(t *testing.T, url, expression string) string {
 		t.Fatalf("%s: the probe returned %s, not a string", url, res.Result.Type)
 	}
 	return s
+}
+
+// waitEvent returns once an event named method has come, whether it came
+// while call waited for an answer or comes now. The browser is killed when
+// the test's deadline passes, which ends the wait with a failure.
+func (b *devTools) waitEvent(t *testing.T, method string) {
+	t.Helper()
+	for i, m := range b.events {
+		if m.Method == method {
+			b.events = b.events[i+1:]
+			return
+		}
+	}
+	b.events = nil
+	for b.read(t, method).Method != method {
+	}
 }
 
 // screenshot writes what the emulated phone shows to path (PNG), for a

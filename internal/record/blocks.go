@@ -174,8 +174,12 @@ func (s *scan) checkSignature(n uint64, b *common.Block, config []byte) {
 		want = n // a configuration block names itself
 	}
 	if s.cfg == nil {
+		// Nor is a configuration it sets taken: no unchecked signature
+		// changes the configuration in force (RECORD.md 6 step 2).
 		s.fail(audit.KindBlockSignature, n, "no configuration in force to check the signature against")
-	} else if err := checkBlockSignature(b, s.cfg, want); err != nil {
+		return
+	}
+	if err := checkBlockSignature(b, s.cfg, want); err != nil {
 		s.fail(audit.KindBlockSignature, n, "%v", err)
 		return
 	}

@@ -55,7 +55,7 @@ func (x *indexer) block(b *chain.Block) {
 
 func (x *indexer) write(w chain.Write, txID string, block uint64, index int) {
 	p, ok := strings.CutSuffix(strings.TrimPrefix(w.Key, x.prefix), "\x00")
-	if !ok || !lowerHex64.MatchString(p) {
+	if !ok || !election.IsPseudonymHex(p) {
 		x.bad = append(x.bad, fmt.Sprintf("block %d, tx %s writes key %q, which is not a ballot key", block, txID, w.Key))
 		return
 	}

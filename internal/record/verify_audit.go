@@ -35,9 +35,10 @@ func (v *verifier) audit(ctx context.Context) {
 	if want := v.opts.Manifest; want != nil && !bytes.Equal(want, v.manifest) {
 		v.fail(audit.KindManifest, "manifest", fmt.Errorf("%s is not the published manifest given to the verifier: this record is of another election", ManifestFile))
 	}
-	// The commit order checks the opening when it was read: with a result
-	// and a manifest that decodes (audit.Run stops at one that does not).
-	if v.result == nil || !v.built.opened || r.Manifest == nil {
+	// The commit order checks the opening when it was read: with a result,
+	// a manifest that prepares (audit.Run stops at one that does not) and
+	// a write of the result in the blocks.
+	if r.Order == nil {
 		v.checkOpening()
 	}
 }

@@ -6,7 +6,6 @@ import copy
 import gzip
 import hashlib
 import os
-import shutil
 
 import pytest
 
@@ -14,7 +13,7 @@ from conftest import RECORDS
 from fabvote_verifier.election import parse_record
 from fabvote_verifier.fabric import Tx, Write, parse_block, parse_transactions
 from fabvote_verifier.report import Report
-from fabvote_verifier.verify import _check_election
+from fabvote_verifier.electioncheck import check_election
 
 GOOD = os.path.join(RECORDS, "good")
 pytestmark = pytest.mark.skipif(not os.path.isdir(GOOD), reason="no good fixture")
@@ -47,15 +46,14 @@ def index_of(txs, ns="ballot"):
 
 
 def run(tmp_path, txs, index=None, result=True):
-    d = tmp_path / "r"
-    d.mkdir(exist_ok=True)
-    shutil.copy(os.path.join(GOOD, "manifest.json"), d / "manifest.json")
-    if result:
-        shutil.copy(os.path.join(GOOD, "result.json"), d / "result.json")
+    with open(os.path.join(GOOD, "manifest.json"), "rb") as f:
+        manifest = f.read()
+    with open(os.path.join(GOOD, "result.json"), "rb") as f:
+        result_json = f.read() if result else None
     rec = {"electionID": EID, "channel": "fabvote", "chaincode": "ballot", "lastBlock": len(txs) - 1,
-           "_index": index_of(txs) if index is None else index}
+           "_index": index_of(txs) if index is None else index, "_manifest": manifest, "_result": result_json}
     rep = Report()
-    _check_election(str(d), rec, txs, rep, 1)
+    check_election(rec, txs, rep, 1)
     return rep
 
 
@@ -164,12 +162,16 @@ def test_record_names_another_transaction(tmp_path):
     assert rep.kinds() == ["COMMIT_ORDER"], rep.human()
 
 
-def test_ballot_under_wrong_key(tmp_path):
+def test_not_a_ballot_key(tmp_path):
+    """A key under the ballot prefix that is no pseudonym (upper-case hex)
+    is no ballot: one RECORD_BALLOTS failure for the write, one for the
+    entry the index then lacks the write of."""
     txs = good_txs()
     n, t, w = ballot_writes(txs)[0]
     w.key = BPREFIX + w.key[len(BPREFIX):-1].upper() + "\0"
     rep = run(tmp_path, txs, index=[e for e in index_of(good_txs())])
-    assert "BALLOT_KEY" in rep.kinds()
+    subjects = sorted(f["subject"] for f in rep.failures if f["kind"] == "RECORD_BALLOTS")
+    assert len(subjects) == 2 and subjects[1] == "ballots.json", rep.human()
 
 
 def test_invalid_ballot_named(tmp_path):

@@ -6,7 +6,7 @@ cheap to make; their secrecy is nil).
 
     python tools/gen_record.py OUT --ballots 4000 [--per-block 500]
         [--bad-proof K] [--bad-token K] [--late K] [--rewrite-ballot]
-        [--variant NAME ...]
+        [--variant NAME ...] [--nonce-pool K]
 
 Variants (for the cases the specification leaves open): txid-mismatch (a
 ballot record names another transaction), foreign-ballot (a ballot of
@@ -16,6 +16,18 @@ last_config names block 1), ballot-before-opening, manifest-delete-first
 upper-case hex), ca-signs (the CA certificate signs block 2), multi-gzip
 (a block file of two gzip members), result-delete-first (the result key
 deleted before the result).
+
+Writes the contract never makes, for the commit order (RECORD.md 6): ballot-
+delete (a counted ballot's key deleted before the result), delete-then-write
+(a ballot key deleted, then written), late-rewrite (a counted ballot's key
+written again after the result), result-rewrite (the result written again,
+same bytes), result-delete (the result key deleted after the result),
+manifest-rewrite and manifest-delete (the manifest key written again or
+deleted after the opening), two-attr-key (a key of two attributes under the
+ballot prefix); and the result's presence: no-result (neither a result write
+nor result.json), result-file-only (result.json but no result write),
+result-write-only (a result write but no result.json). late-config: block 0
+is no configuration block, block 1 is one.
 """
 
 import argparse
@@ -243,6 +255,7 @@ def main():
     ap.add_argument("--rewrite-ballot", action="store_true")
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--nonce-pool", type=int, default=48, help="nonces r^N drawn once and reused (each costs a 4096-bit power)")
     a = ap.parse_args()
     p, q = read_test_key()
     n = p * q
@@ -259,7 +272,7 @@ def main():
         max_clock_skew_seconds=120, challenge_bits=128)
     mraw = m.marshal()
     prep = election.prepare_manifest(mraw)
-    pool = [secrets.randbelow(n - 2) + 2 for _ in range(48)]
+    pool = [secrets.randbelow(n - 2) + 2 for _ in range(a.nonce_pool)]
     pooln = [pow(x, n, n2) for x in pool]
     state = {"n": n, "n2": n2, "t": 128, "msgs": msgs, "pool": pool, "pooln": pooln, "digest": prep.digest,
              "ea": ea.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
@@ -280,6 +293,8 @@ def main():
     ca_pem, leaf_pem, okey, ca_key = ca_and_leaf()
     V = set(a.variant)
     chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
+    if "late-config" in V:  # block 0 sets no configuration; block 1 would
+        chain.write([endorser_tx(secrets.token_hex(32), [])])
     chain.write([config_tx(ca_pem)])
     pre = []
     if "manifest-delete-first" in V:
@@ -291,7 +306,17 @@ def main():
         pre.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, "ee" * 32), False, rec)]))
     if pre:
         chain.write(pre)
-    chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("manifest", EID), False, mraw)])])
+    mkey, rkey = election.ledger_key("manifest", EID), election.ledger_key("result", EID)
+    chain.write([endorser_tx(secrets.token_hex(32), [(mkey, False, mraw)])])
+    tamper_tx = lambda key, delete, value=b"": chain.write([endorser_tx(secrets.token_hex(32), [(key, delete, value)])])  # noqa: E731
+    if "manifest-rewrite" in V:
+        tamper_tx(mkey, False, mraw)
+    if "manifest-delete" in V:
+        tamper_tx(mkey, True)
+    if "delete-then-write" in V:
+        tamper_tx(election.ledger_key("ballot", EID, made[-1][2]), True)
+    if "two-attr-key" in V:
+        tamper_tx(election.ledger_key("ballot", EID, "ee" * 32, "x"), False, b"\x01")
     index = []
     bad = a.bad_proof + a.bad_token
     counted = made[:len(made) - a.late]
@@ -324,7 +349,13 @@ def main():
         txid = secrets.token_hex(32)
         rec = b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw
         chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, rec)])])
-    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot"})]
+    if "ballot-delete" in V:
+        tamper_tx(election.ledger_key("ballot", EID, counted[0][2]), True)
+    # A key whose first write deletes it has no ballot (RECORD.md 4).
+    unwritten = {made[-1][2]} if "delete-then-write" in V else set()
+    index = [e for e in index if e["pseudonym"] not in unwritten]
+    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot"})
+            and x[2] not in unwritten]
     prod, tally, nonce = 1, 0, 1
     for i, choice, ph, braw, r, c in good:
         prod = prod * c % n2
@@ -337,13 +368,24 @@ def main():
     rraw = res.marshal()
     if "result-delete-first" in V:
         chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("result", EID), True, b"")])])
-    chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("result", EID), False, rraw)])])
+    if not V & {"no-result", "result-file-only"}:
+        tamper_tx(rkey, False, rraw)
+    if "result-rewrite" in V:
+        tamper_tx(rkey, False, rraw)
+    if "result-delete" in V:
+        tamper_tx(rkey, True)
+    if "late-rewrite" in V:
+        i, choice, ph, braw, r, c = counted[1]
+        txid = secrets.token_hex(32)
+        tamper_tx(election.ledger_key("ballot", EID, ph), False,
+                  b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw)
     ballot_blocks(late)
     index.sort(key=lambda e: e["pseudonym"])
     with open(os.path.join(a.out, "manifest.json"), "wb") as f:
         f.write(mraw)
-    with open(os.path.join(a.out, "result.json"), "wb") as f:
-        f.write(rraw)
+    if not V & {"no-result", "result-write-only"}:
+        with open(os.path.join(a.out, "result.json"), "wb") as f:
+            f.write(rraw)
     with open(os.path.join(a.out, "ballots.json"), "w") as f:
         json.dump(index, f, separators=(",", ":"))
     with open(os.path.join(a.out, "record.json"), "w") as f:

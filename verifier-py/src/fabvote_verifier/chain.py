@@ -147,12 +147,14 @@ class BlockScan:
             return
         want = n if config is not None else self.last_config
         if self.orgs is None:
+            # Nor is a configuration it sets taken: no unchecked signature
+            # changes the configuration in force (RECORD.md 6 step 2).
             bad("no configuration in force to check the signature against")
-        else:
-            reason = check_signature(b, self.orgs, want)
-            if reason:
-                bad(reason)
-                return
+            return
+        reason = check_signature(b, self.orgs, want)
+        if reason:
+            bad(reason)
+            return
         if config is not None:
             try:
                 self.orgs, self.last_config = _org_material(parse_config(config)), n

@@ -1,0 +1,354 @@
+"""Steps 3 and 4 of a record's verification (docs/RECORD.md section 6): the
+ballot index and the election, read from the blocks that steps 1 and 2
+accepted. Every decision here is the Go verifier's (internal/record,
+internal/audit), so that both print the same report."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from . import ballots as ballotcheck
+from .election import (ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
+                       parse_record, prepare_manifest)
+from .paillier import KeyError_, combine, parse_partial, verify_decryption, verify_partial
+from .report import Report
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+# A ballot key's one attribute: the pseudonym, 64 lower-case hex digits.
+_BALLOT_ATTR = re.compile(r"([0-9a-f]{64})\0")
+
+
+@dataclass
+class Writes:
+    """The election's valid writes in the chaincode's namespace, in commit
+    order; a position is (block, transaction index). A transaction's writes
+    are all at its position, and the opening transaction's are the
+    election's."""
+    opening: tuple | None = None  # (pos, txid, value; None for a deletion)
+    manifest_rewrites: list = field(default_factory=list)  # (pos, txid, Write)
+    result_writes: list = field(default_factory=list)  # (pos, txid, Write)
+    ballot_writes: dict = field(default_factory=dict)  # pseudonym -> [(pos, txid, Write)]
+    not_ballot_keys: list = field(default_factory=list)  # why each write under the prefix is no ballot key
+
+    def index(self) -> dict:
+        """RECORD.md 4: each ballot key's first write, a deletion included,
+        when it is no deletion: pseudonym -> (pos, txid, value)."""
+        out = {}
+        for p, ws in self.ballot_writes.items():
+            pos, txid, w = ws[0]
+            if not w.is_delete:
+                out[p] = (pos, txid, w.value)
+        return out
+
+
+def collect_writes(txs: list, ns: str, eid: str) -> Writes:
+    """The election's writes in chaincode namespace ns."""
+    mkey, rkey, bprefix = ledger_key("manifest", eid), ledger_key("result", eid), ballot_prefix(eid)
+    ws = Writes()
+    for n, tl in enumerate(txs):
+        for t in tl or ():
+            if not t.valid:
+                continue
+            pos = (n, t.index)
+            writes = [w for w in t.writes if w.namespace == ns]
+            if ws.opening is None:
+                first = next((w for w in writes if w.key == mkey), None)
+                if first is None:
+                    continue
+                ws.opening = (pos, t.tx_id, None if first.is_delete else first.value)
+            for w in writes:
+                if w.key == mkey:
+                    if pos != ws.opening[0]:
+                        ws.manifest_rewrites.append((pos, t.tx_id, w))
+                elif w.key == rkey:
+                    ws.result_writes.append((pos, t.tx_id, w))
+                elif w.key.startswith(bprefix):
+                    m = _BALLOT_ATTR.fullmatch(w.key[len(bprefix):])
+                    if m is None:
+                        ws.not_ballot_keys.append(f"block {n}, tx {t.tx_id} writes key {w.key!r}, which is not a ballot key")
+                    else:
+                        ws.ballot_writes.setdefault(m.group(1), []).append((pos, t.tx_id, w))
+    return ws
+
+
+def check_election(rec: dict, txs: list, rep: Report, workers: int, published_manifest: bytes | None = None) -> None:
+    """Steps 3 and 4. rec is record.json with what step 1 read: _index (the
+    entries of ballots.json), _manifest and _result (None: no result.json)."""
+    for s in ("ballot-index", "ballots", "commit-order", "result"):
+        rep.step(s)
+    rep.ballots = {"recorded": 0, "valid": 0, "counted": 0, "late": 0}
+    ws = collect_writes(txs, rec["chaincode"], rec["electionID"])
+    keys = ws.index()
+    _check_index(ws, keys, rec["_index"], rep)
+    prep = _check_manifest(rec, published_manifest, rep)
+    result_raw = rec["_result"]
+    # The commit order is read (RECORD.md 6 step 4) with a result, a
+    # manifest that prepares and an opening in the blocks; with no write of
+    # the result since the opening, the blocks cannot say which ballots the
+    # result counts.
+    ordered = result_raw is not None and prep is not None and ws.opening is not None
+    unordered = ordered and not ws.result_writes
+    if unordered:
+        rep.fail("SOURCE", "blocks", "result.json is present but no valid transaction since the opening writes the result key")
+    _check_opening(ws, rec["electionID"], rec["_manifest"], rep)
+    result_pos = None
+    if ordered and not unordered:
+        _check_manifest_writes(ws, rep)
+        result_pos = _check_result_writes(ws, result_raw, rep)
+        _check_ballot_writes(ws, result_pos, rep)
+    rep.ballots["recorded"] = len(keys)
+    if prep is None:
+        rep.ballots = None
+        rep.result = None
+        return
+    product, counted = _check_ballots(prep, rec["_manifest"], keys, result_pos, ordered, workers, rep)
+    # Without the result's place in the blocks, nothing can be counted
+    # against it: the result is only decoded.
+    _result_step(prep, result_raw, not unordered, ws, product, counted, rep)
+
+
+def _check_index(ws: Writes, keys: dict, index: list, rep: Report) -> None:
+    """Step 3: ballots.json is the first writes of the ballot keys, one
+    RECORD_BALLOTS failure per pseudonym that is not the blocks'."""
+    for msg in ws.not_ballot_keys:
+        rep.fail("RECORD_BALLOTS", "ballots.json", msg)
+    entries = {e["pseudonym"]: e for e in index}
+    for p in sorted(set(keys) - set(entries)):
+        pos, txid, _ = keys[p]
+        rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {txid})", f"written in block {pos[0]} but not in ballots.json", pseudonym=p)
+    for p in sorted(set(entries) - set(keys)):
+        rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {entries[p]['txID']})", "in ballots.json but no valid transaction writes it", pseudonym=p)
+    for p in sorted(set(entries) & set(keys)):
+        pos, txid, value = keys[p]
+        e, h = entries[p], ballot_hash(value)
+        if (e["block"], e["index"]) != pos or e["txID"] != txid or e["ballotHash"] != h:
+            rep.fail("RECORD_BALLOTS", f"ballot {p} (tx {txid})",
+                     f"ballots.json says block {e['block']} index {e['index']} tx {e['txID']} ballotHash {e['ballotHash']}, "
+                     f"the blocks block {pos[0]} index {pos[1]} tx {txid} ballotHash {h}", pseudonym=p)
+
+
+def _check_manifest(rec: dict, published: bytes | None, rep: Report):
+    """The manifest's own checks; its prepared form, or None."""
+    raw = rec["_manifest"]
+    if published is not None and published != raw:
+        rep.fail("MANIFEST", "manifest", "manifest.json is not the published manifest (--manifest)")
+    try:
+        prep = prepare_manifest(raw)
+    except ElectionError as e:
+        rep.fail("MANIFEST", "manifest", str(e), code=e.code)
+        return None
+    if prep.manifest.election_id != rec["electionID"]:
+        rep.fail("MANIFEST", "manifest", f"manifest is for election {prep.manifest.election_id!r}, record for {rec['electionID']!r}")
+    if prep.manifest.channel != rec["channel"]:
+        rep.fail("MANIFEST", "manifest", f"manifest names channel {prep.manifest.channel!r}, the blocks {rec['channel']!r}")
+    return prep
+
+
+def _check_opening(ws: Writes, eid: str, manifest: bytes, rep: Report) -> None:
+    """manifest.json is what the election's opening wrote."""
+    if ws.opening is None:
+        rep.fail("COMMIT_ORDER", "manifest", f"no valid transaction in the blocks writes election {eid!r}'s manifest")
+    elif ws.opening[2] != manifest:
+        rep.fail("COMMIT_ORDER", f"manifest (tx {ws.opening[1]})", "manifest.json is not the manifest the election's opening wrote")
+
+
+def _check_manifest_writes(ws: Writes, rep: Report) -> None:
+    """The contract writes the manifest key once, at the opening."""
+    for pos, txid, w in ws.manifest_rewrites:
+        what = "deleted" if w.is_delete else "written again"
+        if not w.is_delete and w.value == ws.opening[2]:
+            what += ", with the same bytes,"
+        rep.fail("COMMIT_ORDER", f"manifest (tx {txid})", f"the manifest key is {what} after the opening (block {pos[0]})")
+
+
+def _check_result_writes(ws: Writes, result_raw: bytes, rep: Report):
+    """The result's first write since the opening, a deletion included,
+    orders the ballots; every later write is tampering. Its position."""
+    (pos, txid, first), rest = ws.result_writes[0], ws.result_writes[1:]
+    if first.is_delete:
+        rep.fail("COMMIT_ORDER", f"result (tx {txid})", f"the result key's first write (block {pos[0]}) deletes it")
+    elif first.value != result_raw:
+        rep.fail("COMMIT_ORDER", "result", f"the result written in block {pos[0]} is not result.json")
+    for p, t, w in rest:
+        what = "deleted" if w.is_delete else "written again"
+        if not first.is_delete and not w.is_delete and w.value == first.value:
+            what += ", with the same bytes,"
+        rep.fail("COMMIT_ORDER", f"result (tx {t})", f"the result key is {what} after its first write (block {p[0]})")
+    return pos
+
+
+def _check_ballot_writes(ws: Writes, result_pos: tuple, rep: Report) -> None:
+    """A ballot key is written once and never deleted, and the transaction
+    stored with a ballot is the one that wrote it. As the Go verifier does,
+    the stored transaction is compared for a key written once before the
+    result, and for a key first written after it."""
+    for p, writes in sorted(ws.ballot_writes.items()):
+        for k, (pos, txid, w) in enumerate(writes):
+            if w.is_delete or k > 0:
+                what = "deleted" if w.is_delete else "written again"
+                rep.fail("COMMIT_ORDER", f"ballot {p} (tx {txid})", f"the ballot key is {what} (block {pos[0]})", pseudonym=p)
+        pos, txid, w = writes[0]
+        late = pos > result_pos
+        if w.is_delete or (not late and len(writes) > 1):
+            continue
+        try:
+            rtx, _ = parse_record(w.value)
+        except ElectionError:
+            continue  # BALLOT_DECODE
+        if rtx != txid:
+            rep.fail("COMMIT_ORDER", f"ballot {p} (tx {txid})", f"the stored record names transaction {rtx!r}, not the one that wrote it",
+                     pseudonym=p)
+
+
+def _check_ballots(prep, manifest_raw: bytes, keys: dict, result_pos, ordered: bool, workers: int, rep: Report):
+    """Every ballot of the index, as a listing gives it: each failure names
+    the transaction stored with the ballot. The product and number of the
+    valid ballots committed before the result."""
+    items, meta = [], {}
+    for seq, p in enumerate(sorted(keys)):
+        pos, txid, value = keys[p]
+        late = result_pos is not None and pos > result_pos
+        try:
+            rtx, ballot = parse_record(value)
+        except ElectionError as err:
+            rep.fail("BALLOT_DECODE", f"ballot {p} (tx {txid})", f"record: {err}", code=err.code, pseudonym=p)
+            _note_late(rep, late, p, txid, pos)
+            continue
+        meta[seq] = (p, rtx, txid, pos, late)
+        items.append((seq, p, ballot))
+    product, counted, seen = 1, 0, {}
+    for v in ballotcheck.check_all(manifest_raw, prep, items, workers):
+        p, rtx, txid, pos, late = meta[v.seq]
+        _note_late(rep, late, p, txid, pos)
+        subj = f"ballot {p} (tx {rtx})"
+        if v.kind:
+            rep.fail(v.kind, subj, v.error, code=v.code, pseudonym=p)
+            continue
+        if v.pseudonym_hex in seen:
+            rep.fail("DUPLICATE", subj, f"pseudonym already has ballot {seen[v.pseudonym_hex]}", code="DUPLICATE", pseudonym=p)
+            continue
+        seen[v.pseudonym_hex] = p
+        rep.ballots["valid"] += 1
+        if not late:
+            counted += 1
+            product = product * v.ciphertext % prep.pk.n2
+    rep.late_ballots.sort(key=lambda lb: lb.pop("_pos"))  # commit order, as the blocks list them
+    return product, counted
+
+
+def _note_late(rep: Report, late: bool, p: str, txid: str, pos: tuple) -> None:
+    if late:
+        rep.ballots["late"] += 1
+        rep.late_ballots.append({"pseudonym": p, "txID": txid, "block": pos[0], "_pos": pos})
+
+
+def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counted: int, rep: Report) -> None:
+    """The result: missing, or decoded and, when check, checked against the
+    ballots committed before it."""
+    if result_raw is None:
+        rep.ballots["counted"] = 0  # RECORD.md 7: the count a result must carry, 0 with none
+        rep.fail("RESULT_MISSING", "result", "the blocks write the result key but the record has no result.json"
+                 if ws.result_writes else "no result is published")
+        rep.result = None
+        return
+    rep.ballots["counted"] = counted
+    try:
+        r = decode_result(result_raw)
+    except ElectionError as e:
+        rep.fail("RESULT_DECODE", "result", str(e), code=e.code)
+        rep.result = None
+        return
+    rep.result = {"ballotCount": r.ballot_count, "candidates": list(prep.manifest.candidates), "counts": list(r.counts)}
+    if check:
+        _check_result(prep, r, product, counted, rep)
+
+
+def ballot_hash(value: bytes) -> str:
+    """An index entry's ballotHash of a ballot key's value: the SHA-256 of
+    the ballot inside the record encoding, or of the whole value when it is
+    no record encoding (RECORD.md 4)."""
+    try:
+        _, ballot = parse_record(value)
+    except ElectionError:
+        ballot = value
+    return hashlib.sha256(ballot).hexdigest()
+
+
+def _check_result(prep, r, product: int, counted: int, rep: Report) -> None:
+    """RECORD.md 6 step 4: RESULT_COUNT and RESULT_PRODUCT against the
+    ballots, then at most one RESULT failure, the result's first own check
+    that fails, as the Go verifier reports them."""
+    pk = prep.pk
+    if r.ballot_count != counted:
+        rep.fail("RESULT_COUNT", "result", f"ballotCount is {r.ballot_count}, but {counted} valid ballot(s) committed before the result")
+    if len(r.product) != pk.ciphertext_len or int.from_bytes(r.product, "big") != product:
+        rep.fail("RESULT_PRODUCT", "result", "the product is not the product of the ballots committed before the result")
+    problem = _result_problem(prep, r)
+    if problem is not None:
+        rep.fail("RESULT", "result", problem, code="RESULT")
+
+
+def _result_problem(prep, r):
+    """The first of the result's own checks that fails, in the Go
+    verifier's order (election.VerifyResult), or None."""
+    m, pk = prep.manifest, prep.pk
+    if r.election_id != m.election_id:
+        return f"result is for election {r.election_id!r}"
+    p = len(m.candidates)
+    mm = 1 << m.encoding_bits
+    if len(r.counts) != p:
+        return f"{len(r.counts)} counts for {p} candidates"
+    if sum(r.counts) != r.ballot_count:
+        return "the counts do not sum to ballotCount"
+    if r.ballot_count * mm ** (p - 1) >= pk.n:
+        return "ballotCount · M^(p-1) is not below N"
+    c = int.from_bytes(r.product, "big")
+    if len(r.product) != pk.ciphertext_len or not pk.in_zstar_n2(c):
+        return "product is not a ciphertext in Z*_{N²}"
+    try:
+        t = decode_minimal(r.tally, "tally")
+        nonce = decode_minimal(r.decryption_nonce, "decryptionNonce")
+    except ElectionError as e:
+        return str(e)
+    problem = _decryption_problem(prep, r, c, t, nonce)
+    if problem is not None:
+        return problem
+    if t >= mm ** p:
+        return "the tally is not below M^p"
+    digits = [(t >> (m.encoding_bits * j)) & (mm - 1) for j in range(p)]
+    if digits != list(r.counts):
+        return "the counts are not the base-M digits of the tally"
+    return None
+
+
+def _decryption_problem(prep, r, c: int, t: int, nonce: int):
+    """What is wrong with the result's decryption of the product c to the
+    tally t, or None."""
+    pk, tp = prep.pk, prep.threshold
+    if tp is None:
+        if r.partials:
+            return "partial decryptions with a single key"
+        if not verify_decryption(pk, c, t, nonce):
+            return "the decryption proof does not verify"
+        return None
+    if r.decryption_nonce:
+        return "a decryption nonce with threshold keys"
+    if not tp.k <= len(r.partials) <= tp.l:
+        return f"{len(r.partials)} partial decryptions, want {tp.k}..{tp.l}"
+    parts = []
+    for i, pb in enumerate(r.partials):
+        try:
+            pd = parse_partial(pb, tp)
+        except KeyError_ as e:
+            return f"partial {i}: {e}"
+        if any(q.index == pd.index for q in parts):
+            return f"partial {i}: trustee {pd.index} twice"
+        parts.append(pd)
+    for pd in parts:
+        if not verify_partial(tp, c, pd):
+            return f"trustee {pd.index}'s partial decryption proof does not verify"
+    if combine(tp, parts) != t:
+        return "the partial decryptions combine to another tally"
+    return None
