@@ -146,8 +146,9 @@ var ErrRollFull = errors.New("election: the manifest's maxVoters tokens are alre
 // func(voterID string, voterPub []byte) ([]byte, error).
 //
 // A Minter counts the tokens it issues and refuses more than the manifest's
-// MaxVoters. That bound is only per Minter (per process); a registrar that
-// persists its roll must enforce it against its store as well. A caller
+// MaxVoters. That count is only per Minter (per process); the bound for the
+// whole election is an IssuedPseudonyms store (BindIssued), which every
+// issuing command binds. A caller
 // that stores each token durably before handing it out uses MintCancelable,
 // so that a token whose store fails gives its slot back.
 type Minter struct {
@@ -156,6 +157,71 @@ type Minter struct {
 	key    []byte
 	issued atomic.Uint64
 	random io.Reader
+
+	// The election-wide bound (BindIssued): the store, and the
+	// pseudonyms it has admitted for this Minter.
+	store    IssuedPseudonyms
+	mu       sync.Mutex
+	admitted map[[PseudonymLen]byte]bool
+}
+
+// IssuedPseudonyms is an election's record of the pseudonyms its tokens
+// were issued to, shared by every process that issues them (ea serve,
+// register --offline and ballot --bulk, on any roll): the one bound of
+// MaxVoters per election. Package registrar keeps it in a file.
+type IssuedPseudonyms interface {
+	// Admit records pseuds as issued. It records none and fails,
+	// wrapping ErrRollFull, when that would make more than max distinct
+	// pseudonyms; a pseudonym recorded before takes no new slot.
+	Admit(pseuds [][PseudonymLen]byte, max uint64) error
+}
+
+// BindIssued makes every later token count against store: Mint admits
+// its pseudonym there first, unless Admit already did.
+func (mt *Minter) BindIssued(store IssuedPseudonyms) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	mt.store, mt.admitted = store, make(map[[PseudonymLen]byte]bool)
+}
+
+// Admit admits the pseudonyms of voterIDs to the bound store in one step,
+// as a caller that mints many tokens does before minting them; without a
+// store it does nothing. It fails, admitting none, when they do not fit
+// under MaxVoters.
+func (mt *Minter) Admit(voterIDs []string) error {
+	pseuds := make([][PseudonymLen]byte, 0, len(voterIDs))
+	for _, id := range voterIDs {
+		ps, err := Pseudonym(mt.key, mt.p.Manifest.ElectionID, id)
+		if err != nil {
+			return err
+		}
+		pseuds = append(pseuds, ps)
+	}
+	return mt.admit(pseuds)
+}
+
+func (mt *Minter) admit(pseuds [][PseudonymLen]byte) error {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if mt.store == nil {
+		return nil
+	}
+	var fresh [][PseudonymLen]byte
+	for _, ps := range pseuds {
+		if !mt.admitted[ps] {
+			fresh = append(fresh, ps)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := mt.store.Admit(fresh, mt.p.Manifest.MaxVoters); err != nil {
+		return err
+	}
+	for _, ps := range fresh {
+		mt.admitted[ps] = true
+	}
+	return nil
 }
 
 // NewMinter checks that ea is the manifest's token key and that pseudKey is
@@ -196,6 +262,12 @@ func (mt *Minter) Mint(voterID string, voterPub []byte) ([]byte, error) {
 func (mt *Minter) MintCancelable(voterID string, voterPub []byte) (tok []byte, cancel func(), err error) {
 	pseud, err := Pseudonym(mt.key, mt.p.Manifest.ElectionID, voterID)
 	if err != nil {
+		return nil, nil, err
+	}
+	// The election-wide bound first: a pseudonym it admits stays admitted
+	// even if this token is cancelled, and costs no slot when its voter
+	// comes back.
+	if err := mt.admit([][PseudonymLen]byte{pseud}); err != nil {
 		return nil, nil, err
 	}
 	if n := mt.issued.Add(1); n > mt.p.Manifest.MaxVoters {

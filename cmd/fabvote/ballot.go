@@ -235,6 +235,15 @@ func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource
 		if err != nil {
 			return nil, err
 		}
+		ids := make([]string, cfg.voters)
+		for i := range ids {
+			ids[i] = offlineVoterID(i + 1)
+		}
+		// All of them against the election's bound at once, before any ballot.
+		if err := mt.Admit(ids); err != nil {
+			closeSigner()
+			return nil, err
+		}
 		feed := func(jobs chan<- genJob) error {
 			for i := 0; i < cfg.voters; i++ {
 				jobs <- genJob{index: i, id: offlineVoterID(i + 1)}

@@ -446,6 +446,10 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 	if uint64(len(ids)) > m.MaxVoters {
 		return fmt.Errorf("%d voters, but election %q allows at most maxVoters = %d tokens", len(ids), m.ElectionID, m.MaxVoters)
 	}
+	// All of them against the election's bound at once, before any file.
+	if err := mint.Admit(ids); err != nil {
+		return err
+	}
 	f, err := atomicfile.Create(out, 0o600)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
+	"github.com/fabvote/fabvote/internal/registrar"
 )
 
 // required is a usage error naming the first flag of names left empty.
@@ -189,7 +190,15 @@ func (e *eaFlags) newMinter(signer crypto.Signer, m *election.Manifest) (*electi
 	if err != nil {
 		return nil, err
 	}
-	return election.NewMinter(nil, p, signer, key)
+	mt, err := election.NewMinter(nil, p, signer, key)
+	if err != nil {
+		return nil, err
+	}
+	// Every issuing command finds the pseudonym key, so the store beside it
+	// is the one bound of maxVoters for the election.
+	mt.BindIssued(&registrar.IssuedLog{Path: registrar.IssuedLogPath(path, m.ElectionID), ElectionID: m.ElectionID,
+		Commitment: m.PseudonymKeyCommitment})
+	return mt, nil
 }
 
 func (e *eaFlags) registerPIN(fs *pflag.FlagSet) {
