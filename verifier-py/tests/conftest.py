@@ -16,6 +16,14 @@ ZKP_DATA = os.path.join(ROOT, "crypto", "zkp", "testdata")
 RECORDS = os.path.join(ROOT, "internal", "record", "testdata", "records")
 
 
+def pytest_sessionstart(session):
+    """The committed fixtures are the tests' inputs: without them the run
+    fails at once, so that no test passes for want of its input."""
+    for d in (os.path.join(RECORDS, "good"), ZKP_DATA):
+        if not os.path.isdir(d):
+            pytest.exit(f"missing test fixtures: {d}", returncode=1)
+
+
 def read_test_key(name):
     """N from a FIXED TEST KEY file: "FVSK" 0x01 ‖ u16 len ‖ p ‖ u16 len ‖ q."""
     lines = open(os.path.join(ZKP_DATA, name)).read().splitlines()

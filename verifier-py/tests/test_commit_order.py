@@ -16,7 +16,6 @@ from fabvote_verifier.report import Report
 from fabvote_verifier.electioncheck import check_election
 
 GOOD = os.path.join(RECORDS, "good")
-pytestmark = pytest.mark.skipif(not os.path.isdir(GOOD), reason="no good fixture")
 EID = "record-e1"
 MKEY = "\0manifest\0record-e1\0"
 RKEY = "\0result\0record-e1\0"

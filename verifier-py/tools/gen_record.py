@@ -244,7 +244,7 @@ def config_tx(root_pem):
     return fb(1, payload)
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--ballots", type=int, default=1000)
@@ -256,12 +256,15 @@ def main():
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--nonce-pool", type=int, default=48, help="nonces r^N drawn once and reused (each costs a 4096-bit power)")
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def make_election(a):
+    """The manifest (raw) and the state the ballot workers share."""
     p, q = read_test_key()
     n = p * q
     n2 = n * n
     bits = 20
-    msgs = [1 << (bits * k) for k in range(len(CANDIDATES))]
     ea = ec.generate_private_key(ec.SECP256R1())
     m = election.Manifest(
         version=3, election_id=EID, channel=CHANNEL, title="Benchmark election", candidates=tuple(CANDIDATES),
@@ -274,9 +277,15 @@ def main():
     prep = election.prepare_manifest(mraw)
     pool = [secrets.randbelow(n - 2) + 2 for _ in range(a.nonce_pool)]
     pooln = [pow(x, n, n2) for x in pool]
-    state = {"n": n, "n2": n2, "t": 128, "msgs": msgs, "pool": pool, "pooln": pooln, "digest": prep.digest,
+    state = {"n": n, "n2": n2, "t": 128, "msgs": [1 << (bits * k) for k in range(len(CANDIDATES))], "pool": pool,
+             "pooln": pooln, "digest": prep.digest,
              "ea": ea.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
                                     serialization.NoEncryption())}
+    return mraw, state
+
+
+def make_ballots(a, state):
+    """(index, choice, pseudonym hex, ballot, nonce, ciphertext) per voter."""
     jobs = []
     for i in range(a.ballots):
         flags = set()
@@ -290,72 +299,69 @@ def main():
     if "foreign-ballot" in a.variant:
         init_worker(state)
         G["foreign"] = make_ballot((0, 0, {"other-election"}))[3]
-    ca_pem, leaf_pem, okey, ca_key = ca_and_leaf()
-    V = set(a.variant)
-    chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
-    if "late-config" in V:  # block 0 sets no configuration; block 1 would
-        chain.write([endorser_tx(secrets.token_hex(32), [])])
-    chain.write([config_tx(ca_pem)])
+    return made
+
+
+def record_value(txid, ballot):
+    """The ballot key's value: 0x01 ‖ u16 len(txID) ‖ txID ‖ ballot."""
+    return b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + ballot
+
+
+class Writes:
+    """The election's transactions on a chain, and the index of its ballots."""
+
+    def __init__(self, chain, variants, per_block):
+        self.chain, self.V, self.per_block = chain, variants, per_block
+        self.index = []
+
+    def one(self, key, delete, value=b""):
+        """A block of one transaction writing (or deleting) key."""
+        return self.chain.write([endorser_tx(secrets.token_hex(32), [(key, delete, value)])])
+
+    def ballot_blocks(self, items):
+        for s in range(0, len(items), self.per_block):
+            envs, pos = [], []
+            for j, (i, choice, ph, braw, r, c) in enumerate(items[s:s + self.per_block]):
+                txid = secrets.token_hex(32)
+                rtx = secrets.token_hex(32) if "txid-mismatch" in self.V and i == 0 else txid
+                if "upper-key" in self.V and i == 0:
+                    ph = ph.upper()
+                if "foreign-ballot" in self.V and i == 0:
+                    braw = G["foreign"]
+                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(rtx, braw))]))
+                pos.append((ph, braw, txid, j))
+            bn = self.chain.write(envs)
+            for ph, braw, txid, j in pos:
+                self.index.append({"pseudonym": ph, "ballotHash": hashlib.sha256(braw).hexdigest(), "txID": txid,
+                                   "block": bn, "index": j})
+
+
+def open_election(w, made, mraw):
+    """The blocks up to the opening and the tampering right after it."""
+    V = w.V
+    mkey = election.ledger_key("manifest", EID)
     pre = []
     if "manifest-delete-first" in V:
-        pre.append(endorser_tx(secrets.token_hex(32), [(election.ledger_key("manifest", EID), True, b"")]))
+        pre.append(endorser_tx(secrets.token_hex(32), [(mkey, True, b"")]))
     if "ballot-before-opening" in V:
-        i, choice, ph, braw, r, c = made[0]
         txid = secrets.token_hex(32)
-        rec = b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw
-        pre.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, "ee" * 32), False, rec)]))
+        pre.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, "ee" * 32), False, record_value(txid, made[0][3]))]))
     if pre:
-        chain.write(pre)
-    mkey, rkey = election.ledger_key("manifest", EID), election.ledger_key("result", EID)
-    chain.write([endorser_tx(secrets.token_hex(32), [(mkey, False, mraw)])])
-    tamper_tx = lambda key, delete, value=b"": chain.write([endorser_tx(secrets.token_hex(32), [(key, delete, value)])])  # noqa: E731
+        w.chain.write(pre)
+    w.one(mkey, False, mraw)
     if "manifest-rewrite" in V:
-        tamper_tx(mkey, False, mraw)
+        w.one(mkey, False, mraw)
     if "manifest-delete" in V:
-        tamper_tx(mkey, True)
+        w.one(mkey, True)
     if "delete-then-write" in V:
-        tamper_tx(election.ledger_key("ballot", EID, made[-1][2]), True)
+        w.one(election.ledger_key("ballot", EID, made[-1][2]), True)
     if "two-attr-key" in V:
-        tamper_tx(election.ledger_key("ballot", EID, "ee" * 32, "x"), False, b"\x01")
-    index = []
-    bad = a.bad_proof + a.bad_token
-    counted = made[:len(made) - a.late]
-    late = made[len(made) - a.late:]
+        w.one(election.ledger_key("ballot", EID, "ee" * 32, "x"), False, b"\x01")
 
-    def ballot_blocks(items):
-        for s in range(0, len(items), a.per_block):
-            envs = []
-            pos = []
-            for j, (i, choice, ph, braw, r, c) in enumerate(items[s:s + a.per_block]):
-                txid = secrets.token_hex(32)
-                rtx = txid
-                if "txid-mismatch" in V and i == 0:
-                    rtx = secrets.token_hex(32)
-                if "upper-key" in V and i == 0:
-                    ph = ph.upper()
-                if "foreign-ballot" in V and i == 0:
-                    braw = G["foreign"]
-                rec = b"\x01" + len(rtx).to_bytes(2, "big") + rtx.encode() + braw
-                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, rec)]))
-                pos.append((ph, braw, txid, j))
-            bn = chain.write(envs)
-            for ph, braw, txid, j in pos:
-                index.append({"pseudonym": ph, "ballotHash": hashlib.sha256(braw).hexdigest(), "txID": txid,
-                              "block": bn, "index": j})
 
-    ballot_blocks(counted)
-    if a.rewrite_ballot:
-        i, choice, ph, braw, r, c = counted[-1]
-        txid = secrets.token_hex(32)
-        rec = b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw
-        chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, rec)])])
-    if "ballot-delete" in V:
-        tamper_tx(election.ledger_key("ballot", EID, counted[0][2]), True)
-    # A key whose first write deletes it has no ballot (RECORD.md 4).
-    unwritten = {made[-1][2]} if "delete-then-write" in V else set()
-    index = [e for e in index if e["pseudonym"] not in unwritten]
-    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot"})
-            and x[2] not in unwritten]
+def make_result(good, state):
+    """The single-key result over the ballots good, and its counts."""
+    n, n2, msgs = state["n"], state["n2"], state["msgs"]
     prod, tally, nonce = 1, 0, 1
     for i, choice, ph, braw, r, c in good:
         prod = prod * c % n2
@@ -365,32 +371,69 @@ def main():
     res = election.Result(EID, len(good), prod.to_bytes((n2.bit_length() + 7) // 8, "big"),
                           tally.to_bytes((tally.bit_length() + 7) // 8, "big"), tuple(counts),
                           nonce.to_bytes((nonce.bit_length() + 7) // 8, "big"), ())
-    rraw = res.marshal()
+    return res.marshal(), counts
+
+
+def publish_result(w, counted, rraw):
+    """The result's writes and the tampering around them."""
+    V, rkey = w.V, election.ledger_key("result", EID)
     if "result-delete-first" in V:
-        chain.write([endorser_tx(secrets.token_hex(32), [(election.ledger_key("result", EID), True, b"")])])
+        w.one(rkey, True)
     if not V & {"no-result", "result-file-only"}:
-        tamper_tx(rkey, False, rraw)
+        w.one(rkey, False, rraw)
     if "result-rewrite" in V:
-        tamper_tx(rkey, False, rraw)
+        w.one(rkey, False, rraw)
     if "result-delete" in V:
-        tamper_tx(rkey, True)
+        w.one(rkey, True)
     if "late-rewrite" in V:
         i, choice, ph, braw, r, c = counted[1]
         txid = secrets.token_hex(32)
-        tamper_tx(election.ledger_key("ballot", EID, ph), False,
-                  b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + braw)
-    ballot_blocks(late)
-    index.sort(key=lambda e: e["pseudonym"])
-    with open(os.path.join(a.out, "manifest.json"), "wb") as f:
+        w.chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(txid, braw))])])
+
+
+def write_files(out, mraw, rraw, index, last_block, V):
+    with open(os.path.join(out, "manifest.json"), "wb") as f:
         f.write(mraw)
     if not V & {"no-result", "result-write-only"}:
-        with open(os.path.join(a.out, "result.json"), "wb") as f:
+        with open(os.path.join(out, "result.json"), "wb") as f:
             f.write(rraw)
-    with open(os.path.join(a.out, "ballots.json"), "w") as f:
-        json.dump(index, f, separators=(",", ":"))
-    with open(os.path.join(a.out, "record.json"), "w") as f:
+    with open(os.path.join(out, "ballots.json"), "w") as f:
+        json.dump(sorted(index, key=lambda e: e["pseudonym"]), f, separators=(",", ":"))
+    with open(os.path.join(out, "record.json"), "w") as f:
         json.dump({"format": "fabvote-election-record", "version": 1, "electionID": EID, "channel": CHANNEL,
-                   "chaincode": CC, "lastBlock": chain.n - 1}, f, separators=(",", ":"))
+                   "chaincode": CC, "lastBlock": last_block}, f, separators=(",", ":"))
+
+
+def main():
+    a = parse_args()
+    mraw, state = make_election(a)
+    made = make_ballots(a, state)
+    ca_pem, leaf_pem, okey, ca_key = ca_and_leaf()
+    V = set(a.variant)
+    chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
+    if "late-config" in V:  # block 0 sets no configuration; block 1 would
+        chain.write([endorser_tx(secrets.token_hex(32), [])])
+    chain.write([config_tx(ca_pem)])
+    w = Writes(chain, V, a.per_block)
+    open_election(w, made, mraw)
+    counted, late = made[:len(made) - a.late], made[len(made) - a.late:]
+    w.ballot_blocks(counted)
+    if a.rewrite_ballot:
+        i, choice, ph, braw, r, c = counted[-1]
+        txid = secrets.token_hex(32)
+        chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(txid, braw))])])
+    if "ballot-delete" in V:
+        w.one(election.ledger_key("ballot", EID, counted[0][2]), True)
+    # A key whose first write deletes it has no ballot (RECORD.md 4).
+    unwritten = {made[-1][2]} if "delete-then-write" in V else set()
+    bad = a.bad_proof + a.bad_token
+    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot"})
+            and x[2] not in unwritten]
+    rraw, counts = make_result(good, state)
+    publish_result(w, counted, rraw)
+    w.ballot_blocks(late)
+    index = [e for e in w.index if e["pseudonym"] not in unwritten]
+    write_files(a.out, mraw, rraw, index, chain.n - 1, V)
     print(f"wrote {a.out}: {a.ballots} ballots, blocks 0..{chain.n - 1}, counts {counts}")
 
 

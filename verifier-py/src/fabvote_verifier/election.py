@@ -208,72 +208,89 @@ def _int(v, field):
     return v
 
 
+def _bad(field, why):
+    raise ElectionError("MANIFEST", f"manifest field {field}: {why}")
+
+
 def prepare_manifest(raw: bytes) -> Prepared:
-    """Decode and validate every field (MANIFEST, naming the field)."""
+    """Decode and validate every field (MANIFEST, naming the field), in the
+    Go verifier's order: the election's names, the ballot's shape, the keys,
+    the parties, the window and the proof's parameters."""
     m = decode_manifest(raw)
+    _check_names(m)
+    pk, tp, tk = _check_keys(m)
+    _check_parties_and_window(m)
+    t = m.challenge_bits
+    if t % 8 or not 128 <= t <= 256:
+        _bad("challengeBits", "not a multiple of 8 in 128..256")
+    if t + RHO_BITS + 2 >= pk.n.bit_length() // 2:
+        _bad("challengeBits", "too long for the modulus")
+    msgs = [1 << (m.encoding_bits * k) for k in range(len(m.candidates))]
+    return Prepared(m, raw, pk, tp, tk, m.digest(), msgs)
 
-    def bad(field, why):
-        raise ElectionError("MANIFEST", f"manifest field {field}: {why}")
 
+def _check_names(m) -> None:
+    """The version, the election's names and the ballot's shape."""
     if m.version != 3:
-        bad("version", f"{m.version}, want 3")
+        _bad("version", f"{m.version}, want 3")
     if not valid_election_id(m.election_id):
-        bad("electionID", "not 1..64 of [A-Za-z0-9._-] starting with a letter or digit")
+        _bad("electionID", "not 1..64 of [A-Za-z0-9._-] starting with a letter or digit")
     if not _CHANNEL.fullmatch(m.channel):
-        bad("channel", "not 1..249 of [a-z0-9.-] starting with a letter")
+        _bad("channel", "not 1..249 of [a-z0-9.-] starting with a letter")
     if not _name_ok(m.title):
-        bad("title", "not 1..200 bytes of UTF-8 without control characters")
+        _bad("title", "not 1..200 bytes of UTF-8 without control characters")
     if not 2 <= len(m.candidates) <= 64:
-        bad("candidates", f"{len(m.candidates)} candidates, want 2..64")
+        _bad("candidates", f"{len(m.candidates)} candidates, want 2..64")
     for i, c in enumerate(m.candidates):
         if not _name_ok(c):
-            bad(f"candidates[{i}]", "not 1..200 bytes of UTF-8 without control characters")
+            _bad(f"candidates[{i}]", "not 1..200 bytes of UTF-8 without control characters")
     if len(set(m.candidates)) != len(m.candidates):
-        bad("candidates", "names are not pairwise distinct")
+        _bad("candidates", "names are not pairwise distinct")
     if m.max_voters < 1:
-        bad("maxVoters", "must be at least 1")
+        _bad("maxVoters", "must be at least 1")
     if not (m.max_voters.bit_length() <= m.encoding_bits <= 64):
-        bad("encodingBits", "need 2^encodingBits > maxVoters and encodingBits ≤ 64")
+        _bad("encodingBits", "need 2^encodingBits > maxVoters and encodingBits ≤ 64")
+
+
+def _check_keys(m):
+    """The Paillier key (and threshold parameters) and the token key."""
     try:
         pk = parse_public_key(m.paillier_key)
     except KeyError_ as e:
-        bad("paillierKey", str(e))
+        _bad("paillierKey", str(e))
     if m.encoding_bits * len(m.candidates) >= pk.n.bit_length():
-        bad("encodingBits", "encodingBits · candidates does not fit below N")
+        _bad("encodingBits", "encodingBits · candidates does not fit below N")
     tp = None
     if m.threshold:
         try:
             tp = parse_threshold_params(m.threshold, pk)
         except KeyError_ as e:
-            bad("threshold", str(e))
+            _bad("threshold", str(e))
     try:
         tk = load_der_public_key(m.token_key)
     except (ValueError, TypeError):
-        bad("tokenKey", "not a PKIX DER public key")
+        _bad("tokenKey", "not a PKIX DER public key")
     if not isinstance(tk, ec.EllipticCurvePublicKey) or not isinstance(tk.curve, ec.SECP256R1):
-        bad("tokenKey", "not an ECDSA P-256 key")
+        _bad("tokenKey", "not an ECDSA P-256 key")
     if len(m.pseudonym_key_commitment) != 32:
-        bad("pseudonymKeyCommitment", "not 32 bytes")
+        _bad("pseudonymKeyCommitment", "not 32 bytes")
+    return pk, tp, tk
+
+
+def _check_parties_and_window(m) -> None:
     if not _MSPID.fullmatch(m.authority_msp):
-        bad("authorityMSP", "not 1..128 of [A-Za-z0-9._-]")
+        _bad("authorityMSP", "not 1..128 of [A-Za-z0-9._-]")
     if len(m.trustee_msps) > 64:
-        bad("trusteeMSPs", "more than 64")
+        _bad("trusteeMSPs", "more than 64")
     for i, t in enumerate(m.trustee_msps):
         if not _MSPID.fullmatch(t):
-            bad(f"trusteeMSPs[{i}]", "not 1..128 of [A-Za-z0-9._-]")
+            _bad(f"trusteeMSPs[{i}]", "not 1..128 of [A-Za-z0-9._-]")
     if len(set(m.trustee_msps)) != len(m.trustee_msps):
-        bad("trusteeMSPs", "not distinct")
+        _bad("trusteeMSPs", "not distinct")
     if not m.start < m.end:
-        bad("end", "not after start")
+        _bad("end", "not after start")
     if not 1 <= m.max_clock_skew_seconds <= 3600:
-        bad("maxClockSkewSeconds", "not in 1..3600")
-    t = m.challenge_bits
-    if t % 8 or not 128 <= t <= 256:
-        bad("challengeBits", "not a multiple of 8 in 128..256")
-    if t + RHO_BITS + 2 >= pk.n.bit_length() // 2:
-        bad("challengeBits", "too long for the modulus")
-    msgs = [1 << (m.encoding_bits * k) for k in range(len(m.candidates))]
-    return Prepared(m, raw, pk, tp, tk, m.digest(), msgs)
+        _bad("maxClockSkewSeconds", "not in 1..3600")
 
 
 # ---------------------------------------------------------------- 3.2 ballot
