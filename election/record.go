@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"strings"
+	"unicode/utf8"
 )
 
 // Ledger object types (the first attribute of fabvote's composite keys):
@@ -65,6 +66,11 @@ func ParseRecord(b []byte) (*Record, error) {
 	n := int(binary.BigEndian.Uint16(b[1:3]))
 	if n > MaxTxIDLen || len(b) < 3+n {
 		return nil, errorf(CodeDecode, "ballot record: bad txID length %d", n)
+	}
+	// A transaction id is text: one that is not UTF-8 is no record, so
+	// that every reader (and a JSON report naming it) sees the same id.
+	if !utf8.Valid(b[3 : 3+n]) {
+		return nil, errorf(CodeDecode, "ballot record: txID is not UTF-8")
 	}
 	return &Record{TxID: string(b[3 : 3+n]), Ballot: append([]byte(nil), b[3+n:]...)}, nil
 }

@@ -70,6 +70,9 @@ type Failure struct {
 	// that the JSON report names which ballots were not counted.
 	Pseudonym string
 	Err       string
+	// Check is the docs/VERIFY.md check, where kind, code and subject do
+	// not tell it (CheckOf gives every failure's).
+	Check string
 }
 
 func (f Failure) String() string {
@@ -281,9 +284,15 @@ type listing struct {
 // that no write put there).
 func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listing, product *big.Int, counted *int) (*big.Int, []Failure) {
 	var fs []Failure
-	tampered := func(bw BallotWrite, format string, args ...any) {
-		fs = append(fs, Failure{Kind: KindOrder, Subject: subject(bw.Entry), Pseudonym: bw.Entry.Pseudonym, Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", bw.Block)})
+	failure := func(check string) func(BallotWrite, string, ...any) {
+		return func(bw BallotWrite, format string, args ...any) {
+			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(bw.Entry), Pseudonym: bw.Entry.Pseudonym, Check: check,
+				Err: fmt.Sprintf(format, args...) + fmt.Sprintf(" (block %d)", bw.Block)})
+		}
 	}
+	// tampered reports a write the contract never makes; storedElse a
+	// stored ballot that is not the one its write put there.
+	tampered, storedElse := failure(""), failure(CheckStoredTxID)
 	seen := make(map[string]BallotWrite)
 	// once records bw as its key's first write; it reports a deletion or a
 	// second write and returns false for them.
@@ -310,7 +319,7 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 	for _, bw := range o.Late {
 		earlyOnly[bw.Entry.Pseudonym] = false
 		if once(bw, "after the result") {
-			product = subtractOne(p, bw, listed, product, counted, tampered, &fs)
+			product = subtractOne(p, bw, listed, product, counted, storedElse, &fs)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(listed)) {
@@ -321,10 +330,10 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 			// No ballot key: its ballot check reported it (BALLOT_KEY),
 			// and the commit order does not read such keys.
 		case !ok:
-			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(election.BallotEntry{Pseudonym: key, TxID: ls.txID}), Pseudonym: key,
+			fs = append(fs, Failure{Kind: KindOrder, Subject: subject(election.BallotEntry{Pseudonym: key, TxID: ls.txID}), Pseudonym: key, Check: CheckStoredTxID,
 				Err: "the state holds a ballot under this key that no valid transaction since the election opened wrote"})
 		case earlyOnly[key] && (ls.txID != bw.Entry.TxID || ls.hash != bw.Hash):
-			tampered(bw, "the state holds another ballot (tx %s) under this key than the one written before the result", ls.txID)
+			storedElse(bw, "the state holds another ballot (tx %s) under this key than the one written before the result", ls.txID)
 		}
 	}
 	return product, fs
@@ -332,7 +341,7 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 
 // subtractOne handles one late write that is its key's only write.
 func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing, product *big.Int, counted *int,
-	tampered func(BallotWrite, string, ...any), fs *[]Failure) *big.Int {
+	storedElse func(BallotWrite, string, ...any), fs *[]Failure) *big.Int {
 	ls, ok := listed[bw.Entry.Pseudonym]
 	if !ok {
 		// Committed after the listing was read: never multiplied in,
@@ -341,13 +350,13 @@ func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing
 		return product
 	}
 	if ls.hash != sha256.Sum256(bw.Entry.Ballot) {
-		tampered(bw, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
+		storedElse(bw, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
 		return product
 	}
 	if ls.txID != bw.Entry.TxID {
 		// The same ballot, stored with another transaction's id: still
 		// the ballot this late write committed, so still not counted.
-		tampered(bw, "the ballot written after the result is stored with another transaction's id (tx %s)", ls.txID)
+		storedElse(bw, "the ballot written after the result is stored with another transaction's id (tx %s)", ls.txID)
 	}
 	r := checkChunk(p, []election.BallotEntry{bw.Entry})
 	if len(r.cts) != 1 {
@@ -380,6 +389,9 @@ type Report struct {
 	// RecordDigest is the digest of the record's files (RECORD.md 7.1),
 	// once step 1 found them all: it ties a report to the record it is of.
 	RecordDigest []byte
+	// Optional are the optional checks asked for (Check.Optional): an
+	// anchor given, --expect-counts.
+	Optional []string
 }
 
 // Anchors are what an observer takes from outside a record and gives its
@@ -473,7 +485,7 @@ type KeyWrite struct {
 func checkManifestWrites(o *CommitOrder, manifest []byte) []Failure {
 	var fs []Failure
 	if o.Opening.Deleted || o.Opening.Hash != sha256.Sum256(manifest) {
-		fs = append(fs, Failure{Kind: KindOrder, Subject: "manifest (tx " + o.Opening.TxID + ")",
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "manifest (tx " + o.Opening.TxID + ")", Check: CheckOpening,
 			Err: fmt.Sprintf("the election's opening (block %d) did not write the manifest the state holds", o.Opening.Block)})
 	}
 	for _, mw := range o.ManifestRewrites {
@@ -497,10 +509,10 @@ func checkResultWrites(o *CommitOrder, result []byte) []Failure {
 	var fs []Failure
 	switch {
 	case o.ResultDeleted:
-		fs = append(fs, Failure{Kind: KindOrder, Subject: "result (tx " + o.ResultTxID + ")",
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "result (tx " + o.ResultTxID + ")", Check: CheckResultWrite,
 			Err: fmt.Sprintf("the result key's first write since the election opened (block %d) deletes it; the contract writes a result once", o.ResultBlock)})
 	case !bytes.Equal(o.ResultValue, result):
-		fs = append(fs, Failure{Kind: KindOrder, Subject: "result",
+		fs = append(fs, Failure{Kind: KindOrder, Subject: "result", Check: CheckResultWrite,
 			Err: fmt.Sprintf("the result written in block %d (tx %s) is not the published result", o.ResultBlock, o.ResultTxID)})
 	}
 	first := sha256.Sum256(o.ResultValue)
@@ -635,7 +647,11 @@ func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[st
 	}
 	o, err := l.Order()
 	if err != nil {
-		r.Failures = append(r.Failures, Failure{Kind: KindSource, Subject: "blocks", Err: "reading the commit order: " + err.Error()})
+		f := Failure{Kind: KindSource, Subject: "blocks", Err: "reading the commit order: " + err.Error()}
+		if errors.Is(err, ErrNoResultWrite) {
+			f.Check = CheckResultWrite // the blocks hold no place for the published result
+		}
+		r.Failures = append(r.Failures, f)
 		return nil, false
 	}
 	r.Order = o

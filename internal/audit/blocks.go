@@ -24,7 +24,7 @@ func ReadCommitOrder(ctx context.Context, r chain.Reader, ns, electionID string)
 	ws, err := chain.WritesSince(ctx, r, ns, election.LedgerKey(election.ObjResult, electionID), prefix,
 		election.LedgerKey(election.ObjManifest, electionID))
 	if errors.Is(err, chain.ErrNotFound) {
-		return nil, fmt.Errorf("no block after election %q's manifest holds a valid write of its result", electionID)
+		return nil, fmt.Errorf("%w: none after election %q's manifest", ErrNoResultWrite, electionID)
 	}
 	if err != nil {
 		return nil, err
@@ -45,6 +45,10 @@ func ReadCommitOrder(ctx context.Context, r chain.Reader, ns, electionID string)
 	o.Late = ballotWrites(ws.After, prefix, true)
 	return o, nil
 }
+
+// ErrNoResultWrite is ReadCommitOrder's error when the blocks hold no valid
+// write of the result key since the opening.
+var ErrNoResultWrite = errors.New("no block holds a valid write of the election's result")
 
 func keyWrite(w chain.Located) KeyWrite {
 	mw := KeyWrite{TxID: w.TxID, Block: w.Block, Deleted: w.IsDelete}
@@ -71,14 +75,16 @@ func ballotWrites(ws []chain.Located, prefix string, keepBallot bool) []BallotWr
 		}
 		bw := BallotWrite{Entry: election.BallotEntry{Pseudonym: key, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
 		if !w.IsDelete {
-			// An undecodable record leaves Ballot empty and Hash zero: the
-			// audit then reports it as not decoding, or as not the ballot
-			// the state holds.
+			// An undecodable record stands for itself, as a listing gives
+			// it: its ballot is the whole value, which the ballot checks
+			// then report as not decoding (RECORD.md 4).
+			ballot := w.Value
 			if rec, err := election.ParseRecord(w.Value); err == nil {
-				bw.Hash = sha256.Sum256(rec.Ballot)
-				if keepBallot {
-					bw.Entry.Ballot = rec.Ballot
-				}
+				ballot = rec.Ballot
+			}
+			bw.Hash = sha256.Sum256(ballot)
+			if keepBallot {
+				bw.Entry.Ballot = ballot
 			}
 		}
 		out = append(out, bw)

@@ -101,7 +101,7 @@ func (r *Report) writeOrder(w io.Writer) {
 func (r *Report) writeFailures(w io.Writer) {
 	fmt.Fprintf(w, "  failures:        %d (%s)\n", len(r.Failures), r.failureKinds())
 	for _, f := range r.Failures {
-		fmt.Fprintf(w, "  FAIL %s\n", f)
+		fmt.Fprintf(w, "  FAIL %s %s\n", CheckOf(f), f)
 	}
 	fmt.Fprintln(w, "RESULT: FAIL")
 }

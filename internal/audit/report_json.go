@@ -91,6 +91,7 @@ type jsonReport struct {
 	Anchors     *jsonAnchors  `json:"anchors,omitempty"`
 	Digest      string        `json:"recordDigest,omitempty"`
 	Steps       []jsonStep    `json:"steps"`
+	Checks      []jsonCheck   `json:"checks"`
 	Ballots     *jsonBallots  `json:"ballots"`
 	Result      *jsonResult   `json:"result"`
 	LateBallots []jsonLate    `json:"lateBallots"`
@@ -123,6 +124,11 @@ type jsonStep struct {
 	OK   bool   `json:"ok"`
 }
 
+type jsonCheck struct {
+	Check string `json:"check"`
+	OK    bool   `json:"ok"`
+}
+
 type jsonBallots struct {
 	Recorded int `json:"recorded"`
 	Valid    int `json:"valid"`
@@ -144,6 +150,7 @@ type jsonLate struct {
 
 type jsonFailure struct {
 	Kind      string `json:"kind"`
+	Check     string `json:"check,omitempty"`
 	Code      string `json:"code,omitempty"`
 	Subject   string `json:"subject"`
 	Pseudonym string `json:"pseudonym,omitempty"`
@@ -154,7 +161,7 @@ type jsonFailure struct {
 // live verification and a record alike.
 func (r *Report) JSON() ([]byte, error) {
 	out := jsonReport{Format: "fabvote-verify-report", Version: 1, ElectionID: r.ElectionID, Source: r.Source, OK: r.OK(),
-		Steps: r.jsonSteps(), Ballots: r.jsonBallots(), Result: r.jsonResult(),
+		Steps: r.jsonSteps(), Checks: r.jsonChecks(), Ballots: r.jsonBallots(), Result: r.jsonResult(),
 		LateBallots: []jsonLate{}, Failures: []jsonFailure{}}
 	if out.Source == "" {
 		out.Source = SourceNetwork
@@ -170,7 +177,7 @@ func (r *Report) JSON() ([]byte, error) {
 		out.LateBallots = append(out.LateBallots, jsonLate{Pseudonym: lb.Entry.Pseudonym, TxID: lb.Entry.TxID, Block: lb.Block})
 	}
 	for _, f := range r.Failures {
-		out.Failures = append(out.Failures, jsonFailure{Kind: f.Kind, Code: f.Code, Subject: f.Subject, Pseudonym: f.Pseudonym, Error: f.Err})
+		out.Failures = append(out.Failures, jsonFailure{Kind: f.Kind, Check: CheckOf(f), Code: f.Code, Subject: f.Subject, Pseudonym: f.Pseudonym, Error: f.Err})
 	}
 	return json.MarshalIndent(out, "", "  ")
 }
@@ -201,6 +208,42 @@ func (r *Report) jsonSteps() []jsonStep {
 		steps[i] = jsonStep{Step: n, OK: !failed[n]}
 	}
 	return steps
+}
+
+// jsonChecks lists the outcome of every check of docs/VERIFY.md that ran:
+// those of the steps reached that apply to the source.
+func (r *Report) jsonChecks() []jsonCheck {
+	out := []jsonCheck{}
+	for _, c := range r.ChecksRun() {
+		out = append(out, jsonCheck{Check: c.ID, OK: c.OK})
+	}
+	return out
+}
+
+// CheckOutcome is a check that ran and whether it passed.
+type CheckOutcome struct {
+	Check
+	OK bool
+}
+
+// ChecksRun are the checks of the steps reached that apply to the report's
+// source, each with its outcome, in docs/VERIFY.md's order.
+func (r *Report) ChecksRun() []CheckOutcome {
+	steps := r.Steps
+	if steps == nil {
+		steps = NetworkSteps
+	}
+	failed := make(map[string]bool)
+	for _, f := range r.Failures {
+		failed[CheckOf(f)] = true
+	}
+	var out []CheckOutcome
+	for _, c := range Checks {
+		if slices.Contains(steps, c.Step) && (r.Source == SourceRecord || !c.RecordOnly) && (!c.Optional || slices.Contains(r.Optional, c.ID)) {
+			out = append(out, CheckOutcome{c, !failed[c.ID]})
+		}
+	}
+	return out
 }
 
 // jsonBallots is null when the ballots were not reached. Recorded counts

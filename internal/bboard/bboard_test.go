@@ -42,8 +42,12 @@ func readTree(t testing.TB, dir string) map[string]string {
 	return files
 }
 
-// stepRow matches a row of the verification table.
-var stepRow = regexp.MustCompile(`<tr><th scope="row"><code>([a-z-]+)</code></th><td>[^<]*</td><td><span class="status \w+">([a-z ]+)</span></td></tr>`)
+// stepRow matches a row of the verification table, checkRow one of the
+// numbered checks.
+var (
+	stepRow  = regexp.MustCompile(`<tr><th scope="row"><code>([a-z-]+)</code></th><td>[^<]*</td><td><span class="status \w+">([a-z ]+)</span></td></tr>`)
+	checkRow = regexp.MustCompile(`<tr><th scope="row"><code>(V[0-9]+)</code></th><td>([^<]*)</td><td><span class="status \w+">([a-z ]+)</span></td></tr>`)
+)
 
 // squash removes the markup so that assertions can read the page's text.
 var tags = regexp.MustCompile(`<[^>]*>`)
@@ -52,6 +56,7 @@ var tags = regexp.MustCompile(`<[^>]*>`)
 // as "step NAME OUTCOME" so that a test can assert it.
 func text(html string) string {
 	html = stepRow.ReplaceAllString(html, "step $1 $2")
+	html = checkRow.ReplaceAllString(html, "check $1 $2 $3")
 	return strings.Join(strings.Fields(tags.ReplaceAllString(html, " ")), " ")
 }
 
@@ -65,7 +70,8 @@ func TestBuildPages(t *testing.T) {
 	}{
 		{"single key, failed verification", func() *fixture { return newFixture("single") }, map[string][]string{
 			"index.html": {"Test election e-single", "Verification failed", "Alice 3 60.0 %", "Bob 1 20.0 %",
-				"Carol 0 0.0 %", "Ballots counted 5", "step ballots failed", "step result passed", "BALLOT_INVALID PROOF",
+				"Carol 0 0.0 %", "Ballots counted 5", "step ballots failed", "step result passed", "V19 BALLOT_INVALID PROOF",
+				"check V1 record.json passed", "validity proof failed",
 				"validity proof does not verify", genesis, "A single key", "2026-11-01 08:00:00 UTC",
 				"7 ballots recorded", "5 counted", "1 late: not counted", "1 invalid: not counted", "Manifest hash"},
 			"ballots.html":      {"Page 1", "7"},
@@ -76,7 +82,8 @@ func TestBuildPages(t *testing.T) {
 		}, map[string][]string{"index.html": {"Verification passed"}}},
 		{"threshold, passed", func() *fixture { return newFixture("threshold").passing() }, map[string][]string{
 			"index.html": {"Verification passed", "Shared among 3 trustees: any 2", "Alice 2 40.0 %", "Dave 0 0.0 %",
-				"The verifier reported no failure", "6 ballots recorded", "step record passed", "step commit-order passed"},
+				"The verifier reported no failure", "6 ballots recorded", "step record passed", "step commit-order passed",
+				"validity proof passed"},
 		}, map[string][]string{"index.html": {"Verification failed", "invalid: not counted"}}},
 		{"no result yet", func() *fixture {
 			f := newFixture("single").passing()

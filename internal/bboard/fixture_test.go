@@ -154,10 +154,11 @@ func newFixture(kind string) *fixture {
 	f.report = map[string]any{
 		"format": reportFormat, "version": 1, "electionID": f.id, "source": "record", "ok": false,
 		"genesisHash": genesis, "steps": stepList("ballots"),
+		"checks":      []any{map[string]any{"check": "V1", "ok": true}, map[string]any{"check": "V19", "ok": false}},
 		"ballots":     map[string]any{"recorded": 7, "valid": 6, "counted": 5, "late": 1},
 		"result":      map[string]any{"ballotCount": r.BallotCount, "candidates": m.Candidates, "counts": r.Counts},
 		"lateBallots": []any{map[string]any{"pseudonym": late.Pseudonym, "txID": late.TxID, "block": late.Block}},
-		"failures": []any{map[string]any{"kind": "BALLOT_INVALID", "code": "PROOF", "pseudonym": bad.Pseudonym,
+		"failures": []any{map[string]any{"kind": "BALLOT_INVALID", "check": "V19", "code": "PROOF", "pseudonym": bad.Pseudonym,
 			"subject": "ballot " + bad.Pseudonym + " (tx " + bad.TxID + ")", "error": "validity proof does not verify"}},
 	}
 	return f
@@ -171,6 +172,7 @@ func (f *fixture) passing() *fixture {
 	f.report["ok"] = true
 	f.report["steps"] = stepList()
 	f.report["failures"] = []any{}
+	f.report["checks"] = []any{map[string]any{"check": "V1", "ok": true}, map[string]any{"check": "V19", "ok": true}}
 	f.report["ballots"] = map[string]any{"recorded": 6, "valid": 6, "counted": 5, "late": 1}
 	return f
 }

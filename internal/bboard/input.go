@@ -47,6 +47,7 @@ type report struct {
 	GenesisHash string          `json:"genesisHash"`
 	Anchors     *reportAnchors  `json:"anchors"`
 	Steps       []reportStep    `json:"steps"`
+	Checks      []reportStep    `json:"checks"` // each with Check set, not Step
 	Ballots     *reportBallots  `json:"ballots"`
 	Result      *reportResult   `json:"result"`
 	LateBallots []reportLate    `json:"lateBallots"`
@@ -61,8 +62,9 @@ type reportAnchors struct {
 }
 
 type reportStep struct {
-	Step string `json:"step"`
-	OK   bool   `json:"ok"`
+	Step  string `json:"step"`
+	Check string `json:"check"`
+	OK    bool   `json:"ok"`
 }
 
 type reportBallots struct {
@@ -86,6 +88,7 @@ type reportLate struct {
 
 type reportFailure struct {
 	Kind      string `json:"kind"`
+	Check     string `json:"check"`
 	Code      string `json:"code"`
 	Subject   string `json:"subject"`
 	Pseudonym string `json:"pseudonym"`

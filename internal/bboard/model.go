@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fabvote/fabvote/internal/audit"
 )
 
 // status is what the report says about one ballot of the index.
@@ -60,8 +62,14 @@ type stepView struct {
 	OK         bool
 }
 
+// checkView is one numbered check of docs/VERIFY.md that the verifier ran.
+type checkView struct {
+	ID, Title string
+	OK        bool
+}
+
 // failureView is one failure of the report.
-type failureView struct{ Kind, Code, Subject, Error string }
+type failureView struct{ Check, Kind, Code, Subject, Error string }
 
 // candidateCount is one line of the result table.
 type candidateCount struct {
@@ -122,6 +130,7 @@ type model struct {
 	VerifiedBy, VerifiedAt, Refused string
 	Other                           *OtherReport
 	Steps                           []stepView
+	Checks                          []checkView
 	Failures                        []failureView
 	MoreFail                        int
 	Counts                          *reportBallots
@@ -177,6 +186,7 @@ func newModel(in *input) (*model, error) {
 		v.AnchorManifest = a.ManifestSHA256 != nil && *a.ManifestSHA256 == in.manifestHash
 	}
 	v.Steps = steps(in.report.Steps)
+	v.Checks = checks(in.report.Checks)
 	sorted, sum := byCause(in.report.Failures)
 	v.Failures, v.MoreFail = failures(sorted)
 	v.FailureSum = sum
@@ -219,13 +229,26 @@ func steps(got []reportStep) []stepView {
 	return out
 }
 
+// checks lists the checks the report ran, with their titles.
+func checks(got []reportStep) []checkView {
+	title := map[string]string{}
+	for _, c := range audit.Checks {
+		title[c.ID] = c.Title
+	}
+	out := make([]checkView, 0, len(got))
+	for _, c := range got {
+		out = append(out, checkView{ID: c.Check, Title: cmp.Or(title[c.Check], "(a check this bulletin board does not describe)"), OK: c.OK})
+	}
+	return out
+}
+
 func failures(fs []reportFailure) ([]failureView, int) {
 	var out []failureView
 	for i, f := range fs {
 		if i == maxIndexFailures {
 			return out, len(fs) - i
 		}
-		out = append(out, failureView{f.Kind, f.Code, f.Subject, f.Error})
+		out = append(out, failureView{f.Check, f.Kind, f.Code, f.Subject, f.Error})
 	}
 	return out, 0
 }

@@ -56,6 +56,20 @@ func TestDifferentialCommitOrder(t *testing.T) {
 		{[]string{"--variant", "no-result", "--rewrite-ballot"}, []string{missing}},
 		{[]string{"--variant", "no-result", "--variant", "manifest-rewrite"}, []string{missing}},
 		{[]string{"--variant", "no-result", "--variant", "txid-mismatch"}, []string{missing}},
+		// A value that is no record encoding stands for itself: one
+		// BALLOT_DECODE, before the result or after it.
+		{[]string{"--variant", "junk-ballot"}, []string{"BALLOT_DECODE"}},
+		{[]string{"--variant", "late-junk"}, []string{"BALLOT_DECODE"}},
+		// The opening's own second write of the manifest key is a rewrite;
+		// an opening that deletes the key wrote no manifest.
+		{[]string{"--variant", "open-dup-manifest"}, []string{order}},
+		{[]string{"--variant", "open-delete", "--variant", "no-result"}, []string{order, missing}},
+		// A stored transaction id that is empty is left out of the subject;
+		// one that is not UTF-8 makes no record encoding.
+		{[]string{"--variant", "empty-txid", "--bad-proof", "1"}, []string{"BALLOT_INVALID", order}},
+		{[]string{"--variant", "nonutf8-txid"}, []string{"RECORD_BALLOTS", "BALLOT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT"}},
+		// Late ballots in one transaction are listed in its write order.
+		{[]string{"--variant", "late-one-tx", "--late", "3"}, nil},
 		// No configuration in force from block 0: no signature can be
 		// checked, so block 1's configuration is not taken either, and
 		// each of the 7 blocks fails.

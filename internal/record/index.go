@@ -19,6 +19,7 @@ import (
 type indexer struct {
 	ns, manifestKey, prefix string
 	opened                  bool
+	openingDeletes          bool            // the opening deletes the manifest key
 	manifest                []byte          // the value of the opening's manifest write
 	openingTx               string          // the opening transaction's id
 	seen                    map[string]bool // ballot keys written since the opening
@@ -39,7 +40,7 @@ func (x *indexer) block(b *chain.Block) {
 		}
 		for _, w := range tx.Writes {
 			if w.Namespace == x.ns && w.Key == x.manifestKey && !x.opened {
-				x.opened, x.manifest, x.openingTx = true, w.Value, tx.ID
+				x.opened, x.manifest, x.openingTx, x.openingDeletes = true, w.Value, tx.ID, w.IsDelete
 			}
 		}
 		if !x.opened {

@@ -45,7 +45,7 @@ func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 	}
-	rep := &audit.Report{Source: audit.SourceRecord, Steps: []string{audit.StepRecord}, Anchors: opts.anchors()}
+	rep := &audit.Report{Source: audit.SourceRecord, Steps: []string{audit.StepRecord}, Anchors: opts.anchors(), Optional: opts.anchorChecks()}
 	v := &verifier{dir: dir, opts: opts, rep: rep}
 	defer func() { audit.SortFailures(rep.Failures) }()
 	// Read only a regular file of the record, and not without bound: a
@@ -75,6 +75,18 @@ func Verify(ctx context.Context, dir string, opts Options) (*audit.Report, error
 	return rep, nil
 }
 
+// anchorChecks are the optional checks of the anchors given.
+func (o Options) anchorChecks() []string {
+	var out []string
+	if o.GenesisHash != nil {
+		out = append(out, audit.CheckGenesisAnchor)
+	}
+	if o.Manifest != nil {
+		out = append(out, audit.CheckPublishedAnchor)
+	}
+	return out
+}
+
 // anchors is what the report says of the anchors given.
 func (o Options) anchors() *audit.Anchors {
 	a := &audit.Anchors{GenesisHash: o.GenesisHash}
@@ -97,8 +109,11 @@ type verifier struct {
 	built    *indexer
 }
 
-func (v *verifier) fail(kind, subject string, err error) {
-	v.rep.Failures = append(v.rep.Failures, audit.Failure{Kind: kind, Subject: subject, Err: err.Error()})
+func (v *verifier) fail(kind, subject string, err error) { v.failCheck(kind, "", subject, err) }
+
+// failCheck is fail for a failure that names its check (audit.CheckOf).
+func (v *verifier) failCheck(kind, check, subject string, err error) {
+	v.rep.Failures = append(v.rep.Failures, audit.Failure{Kind: kind, Check: check, Subject: subject, Err: err.Error()})
 }
 
 // checkRecord is step 1: record.json, the files present, ballots.json.
@@ -142,7 +157,7 @@ func (v *verifier) checkBlocks(ctx context.Context) bool {
 	v.rep.GenesisHash, v.built = s.genesis, s.index
 	v.rep.Failures = append(v.rep.Failures, s.failures...)
 	if want := v.opts.GenesisHash; want != nil && !bytes.Equal(want, s.genesis) {
-		v.fail(audit.KindBlockChain, "block 0", fmt.Errorf("its header hash is %x, not the --genesis-hash %x: this record is of another channel",
+		v.failCheck(audit.KindBlockChain, audit.CheckGenesisAnchor, "block 0", fmt.Errorf("its header hash is %x, not the --genesis-hash %x: this record is of another channel",
 			s.genesis, want))
 	}
 	if len(v.rep.Failures) > 0 {

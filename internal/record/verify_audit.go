@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -29,11 +30,11 @@ func (v *verifier) audit(ctx context.Context) {
 	rep.Manifest, rep.Tally, rep.Result, rep.Order, rep.Counted = r.Manifest, r.Tally, r.Result, r.Order, r.Counted
 	rep.Failures = append(rep.Failures, r.Failures...)
 	if m := r.Manifest; m != nil && (m.ElectionID != v.info.ElectionID || m.Channel != v.info.Channel) {
-		v.fail(audit.KindManifest, "manifest", fmt.Errorf("the manifest is of election %q on channel %q, %s says election %q on channel %q",
+		v.failCheck(audit.KindManifest, audit.CheckManifestIsOwn, "manifest", fmt.Errorf("the manifest is of election %q on channel %q, %s says election %q on channel %q",
 			m.ElectionID, m.Channel, RecordFile, v.info.ElectionID, v.info.Channel))
 	}
 	if want := v.opts.Manifest; want != nil && !bytes.Equal(want, v.manifest) {
-		v.fail(audit.KindManifest, "manifest", fmt.Errorf("%s is not the published manifest given to the verifier: this record is of another election", ManifestFile))
+		v.failCheck(audit.KindManifest, audit.CheckPublishedAnchor, "manifest", fmt.Errorf("%s is not the published manifest given to the verifier: this record is of another election", ManifestFile))
 	}
 	// The commit order checks the opening when it was read: with a result,
 	// a manifest that prepares (audit.Run stops at one that does not) and
@@ -48,9 +49,11 @@ func (v *verifier) audit(ctx context.Context) {
 func (v *verifier) checkOpening() {
 	switch {
 	case !v.built.opened:
-		v.fail(audit.KindOrder, "manifest", fmt.Errorf("no valid transaction in the blocks writes election %q's manifest", v.info.ElectionID))
+		v.failCheck(audit.KindOrder, audit.CheckOpening, "manifest", fmt.Errorf("no valid transaction in the blocks writes election %q's manifest", v.info.ElectionID))
+	case v.built.openingDeletes:
+		v.failCheck(audit.KindOrder, audit.CheckOpening, "manifest (tx "+v.built.openingTx+")", errors.New("the election's opening deletes the manifest key"))
 	case !bytes.Equal(v.built.manifest, v.manifest):
-		v.fail(audit.KindOrder, "manifest (tx "+v.built.openingTx+")", fmt.Errorf("%s is not the manifest the election's opening wrote", ManifestFile))
+		v.failCheck(audit.KindOrder, audit.CheckOpening, "manifest (tx "+v.built.openingTx+")", fmt.Errorf("%s is not the manifest the election's opening wrote", ManifestFile))
 	}
 }
 

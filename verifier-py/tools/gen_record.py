@@ -27,7 +27,13 @@ deleted after the opening), two-attr-key (a key of two attributes under the
 ballot prefix); and the result's presence: no-result (neither a result write
 nor result.json), result-file-only (result.json but no result write),
 result-write-only (a result write but no result.json). late-config: block 0
-is no configuration block, block 1 is one.
+is no configuration block, block 1 is one. open-dup-manifest: the opening
+writes the manifest key twice; open-delete: the opening deletes the manifest
+key (its delete carrying the manifest's bytes). junk-ballot, late-junk: a
+ballot key whose value is no record encoding, before or after the result.
+empty-txid, nonutf8-txid: ballot 0's record names an empty or a non-UTF-8
+transaction id. late-one-tx: the late ballots in one transaction, in
+descending pseudonym order.
 """
 
 import argparse
@@ -303,8 +309,10 @@ def make_ballots(a, state):
 
 
 def record_value(txid, ballot):
-    """The ballot key's value: 0x01 ‖ u16 len(txID) ‖ txID ‖ ballot."""
-    return b"\x01" + len(txid).to_bytes(2, "big") + txid.encode() + ballot
+    """The ballot key's value: 0x01 ‖ u16 len(txID) ‖ txID ‖ ballot (txid
+    str, or bytes for one that is no text)."""
+    t = txid if isinstance(txid, bytes) else txid.encode()
+    return b"\x01" + len(t).to_bytes(2, "big") + t + ballot
 
 
 class Writes:
@@ -318,12 +326,26 @@ class Writes:
         """A block of one transaction writing (or deleting) key."""
         return self.chain.write([endorser_tx(secrets.token_hex(32), [(key, delete, value)])])
 
+    def indexed(self, txid, writes):
+        """A block of one transaction writing the ballot keys of writes
+        [(pseudonym hex, value)], each indexed (a value that is no record
+        encoding hashed whole, RECORD.md 4)."""
+        bn = self.chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, v) for ph, v in writes])])
+        for ph, v in writes:
+            ballot = v[3 + int.from_bytes(v[1:3], "big"):] if v[:1] == b"\x01" else v
+            self.index.append({"pseudonym": ph, "ballotHash": hashlib.sha256(ballot).hexdigest(), "txID": txid,
+                               "block": bn, "index": 0})
+
     def ballot_blocks(self, items):
         for s in range(0, len(items), self.per_block):
             envs, pos = [], []
             for j, (i, choice, ph, braw, r, c) in enumerate(items[s:s + self.per_block]):
                 txid = secrets.token_hex(32)
                 rtx = secrets.token_hex(32) if "txid-mismatch" in self.V and i == 0 else txid
+                if i == 0 and "empty-txid" in self.V:
+                    rtx = ""
+                if i == 0 and "nonutf8-txid" in self.V:
+                    rtx = b"\xff\xfe" + txid.encode()[2:]
                 if "upper-key" in self.V and i == 0:
                     ph = ph.upper()
                 if "foreign-ballot" in self.V and i == 0:
@@ -348,7 +370,12 @@ def open_election(w, made, mraw):
         pre.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, "ee" * 32), False, record_value(txid, made[0][3]))]))
     if pre:
         w.chain.write(pre)
-    w.one(mkey, False, mraw)
+    if "open-dup-manifest" in V:
+        w.chain.write([endorser_tx(secrets.token_hex(32), [(mkey, False, mraw), (mkey, False, mraw)])])
+    elif "open-delete" in V:
+        w.one(mkey, True, mraw)
+    else:
+        w.one(mkey, False, mraw)
     if "manifest-rewrite" in V:
         w.one(mkey, False, mraw)
     if "manifest-delete" in V:
@@ -424,6 +451,8 @@ def main():
         chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(txid, braw))])])
     if "ballot-delete" in V:
         w.one(election.ledger_key("ballot", EID, counted[0][2]), True)
+    if "junk-ballot" in V:
+        w.indexed(secrets.token_hex(32), [("ab" * 32, b"\x02junk")])
     # A key whose first write deletes it has no ballot (RECORD.md 4).
     unwritten = {made[-1][2]} if "delete-then-write" in V else set()
     bad = a.bad_proof + a.bad_token
@@ -431,7 +460,13 @@ def main():
             and x[2] not in unwritten]
     rraw, counts = make_result(good, state)
     publish_result(w, counted, rraw)
-    w.ballot_blocks(late)
+    if "late-one-tx" in V and late:
+        txid = secrets.token_hex(32)
+        w.indexed(txid, [(x[2], record_value(txid, x[3])) for x in sorted(late, key=lambda x: x[2], reverse=True)])
+    else:
+        w.ballot_blocks(late)
+    if "late-junk" in V:
+        w.indexed(secrets.token_hex(32), [("ab" * 32, b"\x02junk")])
     index = [e for e in w.index if e["pseudonym"] not in unwritten]
     write_files(a.out, mraw, rraw, index, chain.n - 1, V)
     print(f"wrote {a.out}: {a.ballots} ballots, blocks 0..{chain.n - 1}, counts {counts}")

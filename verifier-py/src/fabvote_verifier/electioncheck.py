@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import ballots as ballotcheck
+from . import checks
 from .election import (ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
                        parse_record, prepare_manifest)
 from .paillier import KeyError_, combine, parse_partial, verify_decryption, verify_partial
@@ -30,6 +31,7 @@ class Writes:
     manifest_rewrites: list = field(default_factory=list)  # (pos, txid, Write)
     result_writes: list = field(default_factory=list)  # (pos, txid, Write)
     ballot_writes: dict = field(default_factory=dict)  # pseudonym -> [(pos, txid, Write)]
+    first_seq: dict = field(default_factory=dict)  # pseudonym -> its first write's place among all writes
     not_ballot_keys: list = field(default_factory=list)  # why each write under the prefix is no ballot key
 
     def index(self) -> dict:
@@ -53,14 +55,15 @@ def collect_writes(txs: list, ns: str, eid: str) -> Writes:
                 continue
             pos = (n, t.index)
             writes = [w for w in t.writes if w.namespace == ns]
+            opening = None
             if ws.opening is None:
-                first = next((w for w in writes if w.key == mkey), None)
-                if first is None:
+                opening = next((w for w in writes if w.key == mkey), None)
+                if opening is None:
                     continue
-                ws.opening = (pos, t.tx_id, None if first.is_delete else first.value)
+                ws.opening = (pos, t.tx_id, None if opening.is_delete else opening.value)
             for w in writes:
                 if w.key == mkey:
-                    if pos != ws.opening[0]:
+                    if w is not opening:  # a second write in the opening's own transaction too
                         ws.manifest_rewrites.append((pos, t.tx_id, w))
                 elif w.key == rkey:
                     ws.result_writes.append((pos, t.tx_id, w))
@@ -69,6 +72,7 @@ def collect_writes(txs: list, ns: str, eid: str) -> Writes:
                     if m is None:
                         ws.not_ballot_keys.append(f"block {n}, tx {t.tx_id} writes key {w.key!r}, which is not a ballot key")
                     else:
+                        ws.first_seq.setdefault(m.group(1), len(ws.first_seq))
                         ws.ballot_writes.setdefault(m.group(1), []).append((pos, t.tx_id, w))
     return ws
 
@@ -91,7 +95,8 @@ def check_election(rec: dict, txs: list, rep: Report, workers: int, published_ma
     ordered = result_raw is not None and prep is not None and ws.opening is not None
     unordered = ordered and not ws.result_writes
     if unordered:
-        rep.fail("SOURCE", "blocks", "result.json is present but no valid transaction since the opening writes the result key")
+        rep.fail("SOURCE", "blocks", "result.json is present but no valid transaction since the opening writes the result key",
+                 check=checks.RESULT_WRITE)
     _check_opening(ws, rec["electionID"], rec["_manifest"], rep)
     result_pos = None
     if ordered and not unordered:
@@ -103,10 +108,16 @@ def check_election(rec: dict, txs: list, rep: Report, workers: int, published_ma
         rep.ballots = None
         rep.result = None
         return
-    product, counted = _check_ballots(prep, rec["_manifest"], keys, result_pos, ordered, workers, rep)
+    product, counted = _check_ballots(prep, rec["_manifest"], ws, keys, result_pos, workers, rep)
     # Without the result's place in the blocks, nothing can be counted
     # against it: the result is only decoded.
     _result_step(prep, result_raw, not unordered, ws, product, counted, rep)
+
+
+def _subject(p: str, txid: str) -> str:
+    """A ballot failure's subject: `ballot P (tx T)`, or `ballot P` when the
+    transaction id is empty (as the Go verifier's)."""
+    return f"ballot {p} (tx {txid})" if txid else f"ballot {p}"
 
 
 def _check_index(ws: Writes, keys: dict, index: list, rep: Report) -> None:
@@ -133,25 +144,26 @@ def _check_manifest(rec: dict, published: bytes | None, rep: Report):
     """The manifest's own checks; its prepared form, or None."""
     raw = rec["_manifest"]
     if published is not None and published != raw:
-        rep.fail("MANIFEST", "manifest", "manifest.json is not the published manifest (--manifest)")
+        rep.fail("MANIFEST", "manifest", "manifest.json is not the published manifest (--manifest)", check=checks.PUBLISHED_ANCHOR)
     try:
         prep = prepare_manifest(raw)
     except ElectionError as e:
         rep.fail("MANIFEST", "manifest", str(e), code=e.code)
         return None
-    if prep.manifest.election_id != rec["electionID"]:
-        rep.fail("MANIFEST", "manifest", f"manifest is for election {prep.manifest.election_id!r}, record for {rec['electionID']!r}")
-    if prep.manifest.channel != rec["channel"]:
-        rep.fail("MANIFEST", "manifest", f"manifest names channel {prep.manifest.channel!r}, the blocks {rec['channel']!r}")
+    m = prep.manifest
+    if m.election_id != rec["electionID"] or m.channel != rec["channel"]:
+        rep.fail("MANIFEST", "manifest", f"the manifest is of election {m.election_id!r} on channel {m.channel!r}, "
+                 f"record.json says election {rec['electionID']!r} on channel {rec['channel']!r}", check=checks.MANIFEST_IS_OWN)
     return prep
 
 
 def _check_opening(ws: Writes, eid: str, manifest: bytes, rep: Report) -> None:
     """manifest.json is what the election's opening wrote."""
     if ws.opening is None:
-        rep.fail("COMMIT_ORDER", "manifest", f"no valid transaction in the blocks writes election {eid!r}'s manifest")
+        rep.fail("COMMIT_ORDER", "manifest", f"no valid transaction in the blocks writes election {eid!r}'s manifest", check=checks.OPENING)
     elif ws.opening[2] != manifest:
-        rep.fail("COMMIT_ORDER", f"manifest (tx {ws.opening[1]})", "manifest.json is not the manifest the election's opening wrote")
+        rep.fail("COMMIT_ORDER", f"manifest (tx {ws.opening[1]})", "manifest.json is not the manifest the election's opening wrote",
+                 check=checks.OPENING)
 
 
 def _check_manifest_writes(ws: Writes, rep: Report) -> None:
@@ -168,9 +180,9 @@ def _check_result_writes(ws: Writes, result_raw: bytes, rep: Report):
     orders the ballots; every later write is tampering. Its position."""
     (pos, txid, first), rest = ws.result_writes[0], ws.result_writes[1:]
     if first.is_delete:
-        rep.fail("COMMIT_ORDER", f"result (tx {txid})", f"the result key's first write (block {pos[0]}) deletes it")
+        rep.fail("COMMIT_ORDER", f"result (tx {txid})", f"the result key's first write (block {pos[0]}) deletes it", check=checks.RESULT_WRITE)
     elif first.value != result_raw:
-        rep.fail("COMMIT_ORDER", "result", f"the result written in block {pos[0]} is not result.json")
+        rep.fail("COMMIT_ORDER", "result", f"the result written in block {pos[0]} is not result.json", check=checks.RESULT_WRITE)
     for p, t, w in rest:
         what = "deleted" if w.is_delete else "written again"
         if not first.is_delete and not w.is_delete and w.value == first.value:
@@ -188,7 +200,7 @@ def _check_ballot_writes(ws: Writes, result_pos: tuple, rep: Report) -> None:
         for k, (pos, txid, w) in enumerate(writes):
             if w.is_delete or k > 0:
                 what = "deleted" if w.is_delete else "written again"
-                rep.fail("COMMIT_ORDER", f"ballot {p} (tx {txid})", f"the ballot key is {what} (block {pos[0]})", pseudonym=p)
+                rep.fail("COMMIT_ORDER", _subject(p, txid), f"the ballot key is {what} (block {pos[0]})", pseudonym=p)
         pos, txid, w = writes[0]
         late = pos > result_pos
         if w.is_delete or (not late and len(writes) > 1):
@@ -198,11 +210,11 @@ def _check_ballot_writes(ws: Writes, result_pos: tuple, rep: Report) -> None:
         except ElectionError:
             continue  # BALLOT_DECODE
         if rtx != txid:
-            rep.fail("COMMIT_ORDER", f"ballot {p} (tx {txid})", f"the stored record names transaction {rtx!r}, not the one that wrote it",
-                     pseudonym=p)
+            rep.fail("COMMIT_ORDER", _subject(p, txid), f"the stored record names transaction {rtx!r}, not the one that wrote it",
+                     pseudonym=p, check=checks.STORED_TXID)
 
 
-def _check_ballots(prep, manifest_raw: bytes, keys: dict, result_pos, ordered: bool, workers: int, rep: Report):
+def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos, workers: int, rep: Report):
     """Every ballot of the index, as a listing gives it: each failure names
     the transaction stored with the ballot. The product and number of the
     valid ballots committed before the result."""
@@ -213,16 +225,16 @@ def _check_ballots(prep, manifest_raw: bytes, keys: dict, result_pos, ordered: b
         try:
             rtx, ballot = parse_record(value)
         except ElectionError as err:
-            rep.fail("BALLOT_DECODE", f"ballot {p} (tx {txid})", f"record: {err}", code=err.code, pseudonym=p)
-            _note_late(rep, late, p, txid, pos)
+            rep.fail("BALLOT_DECODE", _subject(p, txid), f"record: {err}", code=err.code, pseudonym=p)
+            _note_late(rep, late, p, txid, pos[0], ws.first_seq[p])
             continue
         meta[seq] = (p, rtx, txid, pos, late)
         items.append((seq, p, ballot))
     product, counted, seen = 1, 0, {}
     for v in ballotcheck.check_all(manifest_raw, prep, items, workers):
         p, rtx, txid, pos, late = meta[v.seq]
-        _note_late(rep, late, p, txid, pos)
-        subj = f"ballot {p} (tx {rtx})"
+        _note_late(rep, late, p, txid, pos[0], ws.first_seq[p])
+        subj = _subject(p, rtx)
         if v.kind:
             rep.fail(v.kind, subj, v.error, code=v.code, pseudonym=p)
             continue
@@ -234,14 +246,16 @@ def _check_ballots(prep, manifest_raw: bytes, keys: dict, result_pos, ordered: b
         if not late:
             counted += 1
             product = product * v.ciphertext % prep.pk.n2
-    rep.late_ballots.sort(key=lambda lb: lb.pop("_pos"))  # commit order, as the blocks list them
+    rep.late_ballots.sort(key=lambda lb: lb.pop("_seq"))  # commit order, as the blocks list them
     return product, counted
 
 
-def _note_late(rep: Report, late: bool, p: str, txid: str, pos: tuple) -> None:
+def _note_late(rep: Report, late: bool, p: str, txid: str, block: int, seq: int) -> None:
+    """A late ballot, listed in commit order (seq: its key's first write's
+    place among the writes, within a transaction too)."""
     if late:
         rep.ballots["late"] += 1
-        rep.late_ballots.append({"pseudonym": p, "txID": txid, "block": pos[0], "_pos": pos})
+        rep.late_ballots.append({"pseudonym": p, "txID": txid, "block": block, "_seq": seq})
 
 
 def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counted: int, rep: Report) -> None:

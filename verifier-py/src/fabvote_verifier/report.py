@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from .checks import check_of, checks_run
+
 STEPS = ["record", "blocks", "block-signatures", "ballot-index", "ballots", "commit-order", "result"]
 STEP_KINDS = {
     "record": {"RECORD", "SOURCE"},
@@ -41,12 +43,22 @@ class Report:
         self.result = None
         self.late_ballots = []
 
+    def optional_checks(self) -> list:
+        """The optional checks asked for: the anchors given."""
+        a = self.anchors or {}
+        return [cid for cid, key in (("V6", "genesisHash"), ("V13", "manifestSHA256")) if a.get(key)]
+
     def step(self, name: str) -> None:
         if name not in self.steps:
             self.steps.append(name)
 
-    def fail(self, kind, subject, error, code=None, pseudonym=None):
+    def fail(self, kind, subject, error, code=None, pseudonym=None, check=None):
+        """check: the docs/VERIFY.md check, where kind, code and subject do
+        not tell it (checks.check_of)."""
         f = {"kind": kind}
+        check = check or check_of(kind, code, subject)
+        if check:
+            f["check"] = check
         if code:
             f["code"] = code
         f["subject"] = subject
@@ -86,6 +98,7 @@ class Report:
         if self.source == "record" and self.record_digest:
             out["recordDigest"] = self.record_digest
         out["steps"] = [{"step": s, "ok": s not in bad} for s in STEPS if s in self.steps]
+        out["checks"] = checks_run(self.steps, self.failures, self.optional_checks())
         out["ballots"] = self.ballots
         out["result"] = self.result
         out["lateBallots"] = self.late_ballots
@@ -128,9 +141,15 @@ class Report:
                 lines.append(f"  {n:>10}  {name}")
         for lb in self.late_ballots:
             lines.append(f"LATE {lb['pseudonym']} (tx {lb['txID']}, block {lb['block']}): committed after the result, not counted")
+        run = checks_run(self.steps, self.failures, self.optional_checks())
+        failed = [c["check"] for c in run if not c["ok"]]
+        if self.steps:
+            ran = len(run)
+            lines.append(f"checks (docs/VERIFY.md): {ran - len(failed)} of {ran} passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
         for f in self.failures:
             code = f" {f['code']}" if "code" in f else ""
-            lines.append(f"{f['kind']}{code} {f['subject']}: {f['error']}")
+            check = f"{f['check']} " if "check" in f else ""
+            lines.append(f"{check}{f['kind']}{code} {f['subject']}: {f['error']}")
         if self.ok:
             late = len(self.late_ballots)
             tail = f" ({late} ballot(s) committed after the result, not counted)" if late else ""

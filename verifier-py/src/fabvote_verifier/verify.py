@@ -9,7 +9,7 @@ import stat
 import re
 import zlib
 
-from . import gzipread
+from . import checks, gzipread
 from .chain import BlockScan
 from .electioncheck import check_election
 from .report import Report
@@ -130,7 +130,7 @@ def _verify_record(path: str, genesis_hash: str | None, workers: int, manifest: 
     if scan.genesis is not None:
         rep.genesis_hash = scan.genesis.hex()
     if genesis_hash is not None and genesis_hash.lower() != rep.genesis_hash:
-        rep.fail("BLOCK_CHAIN", "block 0", f"genesis hash is {rep.genesis_hash}, want {genesis_hash.lower()}")
+        rep.fail("BLOCK_CHAIN", "block 0", f"genesis hash is {rep.genesis_hash}, want {genesis_hash.lower()}", check=checks.GENESIS_ANCHOR)
     if rep.failed_steps():
         return rep
     # ---------------------------------------------------------------- 3 and 4
