@@ -92,6 +92,10 @@ type BallotEntry struct {
 	Pseudonym string `json:"pseudonym"`
 	TxID      string `json:"txID"`
 	Ballot    []byte `json:"ballot"` // canonical encoding (base64 in JSON)
+	// NotRecord is why the stored value is no record encoding, set by a
+	// reader of the blocks (ParseRecord's error); the audit reports such
+	// an entry as not decoding, whatever Ballot holds.
+	NotRecord error `json:"-"`
 }
 
 // BallotPage is what ListBallots returns (JSON). An empty Bookmark means the

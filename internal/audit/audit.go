@@ -192,7 +192,7 @@ func collect(p *election.Prepared, t *Tally, results <-chan partial, progress fu
 			t.Failures = append(t.Failures, r.failures...)
 			for i, k := range r.keys {
 				if _, dup := seen[k]; dup {
-					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Subject: subject(r.entries[i]), Pseudonym: r.entries[i].Pseudonym,
+					t.Failures = append(t.Failures, Failure{Kind: KindDuplicate, Code: election.CodeDuplicate, Subject: subject(r.entries[i]), Pseudonym: r.entries[i].Pseudonym,
 						Err: "a second ballot for this pseudonym is on the ledger; only the first is counted"})
 					continue
 				}
@@ -231,6 +231,10 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 	var items []zkp.BatchItem
 	var pend []pending
 	for _, e := range entries {
+		if e.NotRecord != nil {
+			out.failures = append(out.failures, ballotFailure(e, KindBallotDecode, e.NotRecord))
+			continue
+		}
 		b, err := election.ParseBallot(e.Ballot)
 		if err != nil {
 			out.failures = append(out.failures, ballotFailure(e, KindBallotDecode, err))
@@ -392,6 +396,9 @@ type Report struct {
 	// Optional are the optional checks asked for (Check.Optional): an
 	// anchor given, --expect-counts.
 	Optional []string
+	// ResultRead is set once the result was looked for (a sound manifest),
+	// ResultChecked once it was checked against the ballots.
+	ResultRead, ResultChecked bool
 }
 
 // Anchors are what an observer takes from outside a record and gives its
@@ -569,6 +576,7 @@ func Run(l *Ledger, opts Options) *Report {
 		rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "ballots", Err: err.Error()})
 		return rep
 	}
+	rep.ResultRead = true
 	res, decoded := rep.parseResult(l.Result)
 	if l.Result == nil {
 		return rep
@@ -578,6 +586,7 @@ func Run(l *Ledger, opts Options) *Report {
 	rep.Counted = t.Valid
 	product, ok := rep.checkCommitOrder(p, l, listed, t.Product)
 	if ok && decoded {
+		rep.ResultChecked = true
 		rep.checkResult(p, res, product)
 	}
 	return rep

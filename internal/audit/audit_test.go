@@ -192,7 +192,7 @@ func TestAuditBallotFailures(t *testing.T) {
 		{"ballot of another election", func() election.BallotEntry {
 			return entry(mutate(w.ballots[0], w.voters[0], func(b *election.Ballot) { b.ElectionID = "audit-other" }))
 		}, KindBallotInvalid, election.CodeNoElection},
-		{"duplicate voter key", func() election.BallotEntry { return entry(w.ballots[2]) }, KindDuplicate, ""},
+		{"duplicate voter key", func() election.BallotEntry { return entry(w.ballots[2]) }, KindDuplicate, election.CodeDuplicate},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

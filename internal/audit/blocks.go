@@ -79,12 +79,13 @@ func ballotWrites(ws []chain.Located, prefix string, keepBallot bool) []BallotWr
 			// it: its ballot is the whole value, which the ballot checks
 			// then report as not decoding (RECORD.md 4).
 			ballot := w.Value
-			if rec, err := election.ParseRecord(w.Value); err == nil {
+			rec, err := election.ParseRecord(w.Value)
+			if err == nil {
 				ballot = rec.Ballot
 			}
 			bw.Hash = sha256.Sum256(ballot)
 			if keepBallot {
-				bw.Entry.Ballot = ballot
+				bw.Entry.Ballot, bw.Entry.NotRecord = ballot, err
 			}
 		}
 		out = append(out, bw)

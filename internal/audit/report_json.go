@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -239,11 +240,40 @@ func (r *Report) ChecksRun() []CheckOutcome {
 	}
 	var out []CheckOutcome
 	for _, c := range Checks {
-		if slices.Contains(steps, c.Step) && (r.Source == SourceRecord || !c.RecordOnly) && (!c.Optional || slices.Contains(r.Optional, c.ID)) {
+		if slices.Contains(steps, c.Step) && (r.Source == SourceRecord || !c.RecordOnly) && (!c.Optional || slices.Contains(r.Optional, c.ID)) &&
+			(failed[c.ID] || r.evaluated(c.ID)) {
 			out = append(out, CheckOutcome{c, !failed[c.ID]})
 		}
 	}
 	return out
+}
+
+// evaluated says whether the verification had the input check id needs:
+// a sound manifest for the ballots, the commit order for the writes, a
+// result, the result's place for the count (docs/VERIFY.md). A check that
+// failed was evaluated.
+func (r *Report) evaluated(id string) bool {
+	switch n, _ := strconv.Atoi(strings.TrimPrefix(id, "V")); {
+	case n == 12:
+		return r.Manifest != nil
+	case n >= 14 && n <= 20:
+		return r.Tally != nil
+	case n == 21:
+		return r.Source == SourceRecord || r.Order != nil
+	case n >= 22 && n <= 24:
+		return r.Order != nil
+	case n == 25:
+		return r.ResultRead
+	case n == 26:
+		return r.ResultRead && !r.failedKind(KindResultMissing)
+	case n >= 27 && n <= 29:
+		return r.ResultChecked
+	}
+	return true
+}
+
+func (r *Report) failedKind(kind string) bool {
+	return slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Kind == kind })
 }
 
 // jsonBallots is null when the ballots were not reached. Recorded counts

@@ -60,6 +60,8 @@ func TestDifferentialCommitOrder(t *testing.T) {
 		// BALLOT_DECODE, before the result or after it.
 		{[]string{"--variant", "junk-ballot"}, []string{"BALLOT_DECODE"}},
 		{[]string{"--variant", "late-junk"}, []string{"BALLOT_DECODE"}},
+		// A valid ballot stored without its record encoding is no ballot.
+		{[]string{"--variant", "bare-ballot"}, []string{"BALLOT_DECODE"}},
 		// The opening's own second write of the manifest key is a rewrite;
 		// an opening that deletes the key wrote no manifest.
 		{[]string{"--variant", "open-dup-manifest"}, []string{order}},
@@ -74,6 +76,11 @@ func TestDifferentialCommitOrder(t *testing.T) {
 		// checked, so block 1's configuration is not taken either, and
 		// each of the 7 blocks fails.
 		{[]string{"--variant", "late-config"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 7)},
+		// A genesis configuration RECORD.md 5.3 refuses: nothing to check
+		// the 6 blocks' signatures against.
+		{[]string{"--variant", "no-orderer-orgs"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
+		{[]string{"--variant", "rootless-org"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
+		{[]string{"--variant", "bad-root-cert"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
 	} {
 		name := strings.Join(tc.args, " ")
 		t.Run(name, func(t *testing.T) {

@@ -28,6 +28,7 @@ func (v *verifier) audit(ctx context.Context) {
 	r := audit.Run(l, v.opts.Audit)
 	rep := v.rep
 	rep.Manifest, rep.Tally, rep.Result, rep.Order, rep.Counted = r.Manifest, r.Tally, r.Result, r.Order, r.Counted
+	rep.ResultRead, rep.ResultChecked = r.ResultRead, r.ResultChecked
 	rep.Failures = append(rep.Failures, r.Failures...)
 	if m := r.Manifest; m != nil && (m.ElectionID != v.info.ElectionID || m.Channel != v.info.Channel) {
 		v.failCheck(audit.KindManifest, audit.CheckManifestIsOwn, "manifest", fmt.Errorf("the manifest is of election %q on channel %q, %s says election %q on channel %q",
@@ -98,10 +99,11 @@ func ballotAt(blk *chain.Block, e Entry, ns, key string) (election.BallotEntry, 
 		}
 		// As a live listing does: the transaction id stored with the
 		// ballot, which the commit order compares with the writer's.
-		if rec, err := election.ParseRecord(w.Value); err == nil {
-			return election.BallotEntry{Pseudonym: e.Pseudonym, TxID: rec.TxID, Ballot: rec.Ballot}, nil
+		rec, err := election.ParseRecord(w.Value)
+		if err != nil {
+			return election.BallotEntry{Pseudonym: e.Pseudonym, TxID: e.TxID, Ballot: w.Value, NotRecord: err}, nil
 		}
-		return election.BallotEntry{Pseudonym: e.Pseudonym, TxID: e.TxID, Ballot: w.Value}, nil
+		return election.BallotEntry{Pseudonym: e.Pseudonym, TxID: rec.TxID, Ballot: rec.Ballot}, nil
 	}
 	return election.BallotEntry{}, fmt.Errorf("block %d, transaction %d writes no ballot %s", e.Block, e.Index, e.Pseudonym)
 }

@@ -333,6 +333,8 @@ def _replace_field(raw, i, new):
     ("signature high S", lambda r: _replace_field(r, 5, _high_s(election.parse_ballot(r).signature))),
     ("signature length", lambda r: _replace_field(r, 5, b"\x01" * 63)),
     ("oversize", lambda r: _replace_field(r, 4, b"\x00" * (105 * 1024))),
+    ("ciphertext empty", lambda r: _replace_field(r, 3, b"")),
+    ("proof empty", lambda r: _replace_field(r, 4, b"")),
 ])
 def test_ballot_rejects(name, mut):
     raw = _ballot()[0].marshal()

@@ -33,7 +33,10 @@ key (its delete carrying the manifest's bytes). junk-ballot, late-junk: a
 ballot key whose value is no record encoding, before or after the result.
 empty-txid, nonutf8-txid: ballot 0's record names an empty or a non-UTF-8
 transaction id. late-one-tx: the late ballots in one transaction, in
-descending pseudonym order.
+descending pseudonym order. bare-ballot: ballot 0 stored without the record
+encoding around it. no-orderer-orgs, rootless-org, bad-root-cert: the
+genesis configuration has no orderer organisation, one without a root
+certificate, or one whose root does not parse.
 """
 
 import argparse
@@ -238,11 +241,16 @@ def endorser_tx(txid, writes):
     return fb(1, payload) + fb(2, b"sig")
 
 
-def config_tx(root_pem):
-    fmsp = fb(1, b"OrdererMSP") + fb(2, root_pem)
+def config_tx(root_pem, variants=()):
+    """A CONFIG transaction whose one orderer organisation's root is
+    root_pem; variants no-orderer-orgs, rootless-org and bad-root-cert
+    make a configuration RECORD.md 5.3 refuses."""
+    fmsp = fb(1, b"OrdererMSP") + fb(2, b"not a certificate" if "bad-root-cert" in variants else root_pem)
+    if "rootless-org" in variants:
+        fmsp = fb(1, b"OrdererMSP")
     mspc = fb(2, fmsp)  # type 0 (FABRIC) is the default
     org = fb(3, entry("MSP", fb(2, mspc)))
-    orderer = fb(2, entry("OrdererOrg", org))
+    orderer = b"" if "no-orderer-orgs" in variants else fb(2, entry("OrdererOrg", org))
     chgroup = fb(2, entry("Orderer", orderer))
     cfgenv = fb(1, fb(2, chgroup))
     ch = fv(1, 1) + fb(4, CHANNEL.encode())
@@ -350,7 +358,8 @@ class Writes:
                     ph = ph.upper()
                 if "foreign-ballot" in self.V and i == 0:
                     braw = G["foreign"]
-                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(rtx, braw))]))
+                value = braw if i == 0 and "bare-ballot" in self.V else record_value(rtx, braw)
+                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, value)]))
                 pos.append((ph, braw, txid, j))
             bn = self.chain.write(envs)
             for ph, braw, txid, j in pos:
@@ -440,7 +449,7 @@ def main():
     chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
     if "late-config" in V:  # block 0 sets no configuration; block 1 would
         chain.write([endorser_tx(secrets.token_hex(32), [])])
-    chain.write([config_tx(ca_pem)])
+    chain.write([config_tx(ca_pem, V)])
     w = Writes(chain, V, a.per_block)
     open_election(w, made, mraw)
     counted, late = made[:len(made) - a.late], made[len(made) - a.late:]
@@ -456,7 +465,7 @@ def main():
     # A key whose first write deletes it has no ballot (RECORD.md 4).
     unwritten = {made[-1][2]} if "delete-then-write" in V else set()
     bad = a.bad_proof + a.bad_token
-    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot"})
+    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot", "bare-ballot"})
             and x[2] not in unwritten]
     rraw, counts = make_result(good, state)
     publish_result(w, counted, rraw)

@@ -49,13 +49,14 @@ def check_chunk(items: list, prep: Prepared | None = None) -> list:
             continue
         ph = b.pseudonym.hex()
         v.pseudonym_hex = ph
+        # The order of docs/VERIFY.md's ballot step: the key, then the shape.
+        if key_attr != ph:
+            v.kind, v.error = "BALLOT_KEY", f"stored under {key_attr!r}, but its token's pseudonym is {ph}"
+            continue
         if b.election_id != m.election_id:
             # as the contract answers a ballot for an election it does not hold
             v.kind, v.code = "BALLOT_INVALID", "NO_ELECTION"
             v.error = f"ballot is for election {b.election_id!r}, not {m.election_id!r}"
-            continue
-        if key_attr != ph:
-            v.kind, v.error = "BALLOT_KEY", f"stored under {key_attr!r}, but its token's pseudonym is {ph}"
             continue
         if len(b.ciphertext) != prep.pk.ciphertext_len:
             v.kind, v.code, v.error = "BALLOT_INVALID", "CIPHERTEXT", f"ciphertext has {len(b.ciphertext)} bytes, want {prep.pk.ciphertext_len}"

@@ -14,12 +14,19 @@ from .sigs import SigError, chains_to, load_pem_certs, verify_der_low_s
 
 
 def _org_material(cfg: ChannelConfig) -> dict:
+    """mspid -> (roots, intermediates). RECORD.md 5.3: at least one orderer
+    organisation, each with a name, a root certificate and every
+    certificate parsing (BlockError otherwise, as the Go verifier)."""
+    if not cfg.orderer_orgs:
+        raise BlockError('the configuration has no "Orderer" group with organisations')
     out = {}
     for mspid, org in cfg.orderer_orgs.items():
         try:
             out[mspid] = (load_pem_certs(org.root_certs), load_pem_certs(org.intermediate_certs))
-        except SigError:
-            out[mspid] = ([], [])
+        except SigError as e:
+            raise BlockError(f"orderer MSP {mspid!r}: {e}") from None
+        if not mspid or not out[mspid][0]:
+            raise BlockError("an orderer MSP has no name or no root certificate")
     return out
 
 

@@ -66,9 +66,9 @@ def check_of(kind: str, code: str | None, subject: str) -> str | None:
     return _BY_KIND.get(kind)
 
 
-def checks_run(steps: list, failures: list, optional: list) -> list:
-    """The outcome of every check of the steps reached (a record's), the
-    optional ones asked for among them."""
+def checks_run(steps: list, failures: list, optional: list, not_evaluated: set) -> list:
+    """The outcome of every check of the steps reached (a record's) that
+    had its input, or failed; the optional ones only when asked for."""
     failed = {f.get("check") for f in failures}
     return [{"check": cid, "ok": cid not in failed} for cid, _, step, _, opt in CHECKS
-            if step in steps and (not opt or cid in optional)]
+            if step in steps and (not opt or cid in optional) and (cid in failed or cid not in not_evaluated)]

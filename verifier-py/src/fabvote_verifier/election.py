@@ -345,6 +345,8 @@ def parse_ballot(raw: bytes) -> Ballot:
     eid = fields[0].decode("ascii", "replace")
     if not valid_election_id(eid) or eid.encode() != fields[0]:
         raise ElectionError("DECODE", "ballot: malformed election id")
+    if not fields[3] or not fields[4]:
+        raise ElectionError("DECODE", "ballot: empty ciphertext or proof")
     try:
         p256_point(fields[1])
         canonical_rs(fields[2][PSEUDONYM_LEN:])

@@ -104,9 +104,12 @@ def check_election(rec: dict, txs: list, rep: Report, workers: int, published_ma
         result_pos = _check_result_writes(ws, result_raw, rep)
         _check_ballot_writes(ws, result_pos, rep)
     rep.ballots["recorded"] = len(keys)
+    if not (ordered and not unordered):
+        rep.not_evaluated |= {"V22", "V23", "V24"}  # the commit order was not read
     if prep is None:
         rep.ballots = None
         rep.result = None
+        rep.not_evaluated |= {"V12"} | {f"V{n}" for n in range(14, 21)} | {f"V{n}" for n in range(25, 30)}
         return
     product, counted = _check_ballots(prep, rec["_manifest"], ws, keys, result_pos, workers, rep)
     # Without the result's place in the blocks, nothing can be counted
@@ -261,7 +264,10 @@ def _note_late(rep: Report, late: bool, p: str, txid: str, block: int, seq: int)
 def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counted: int, rep: Report) -> None:
     """The result: missing, or decoded and, when check, checked against the
     ballots committed before it."""
+    if result_raw is None or not check:
+        rep.not_evaluated |= {"V27", "V28", "V29"}  # nothing to count against
     if result_raw is None:
+        rep.not_evaluated.add("V26")
         rep.ballots["counted"] = 0  # RECORD.md 7: the count a result must carry, 0 with none
         rep.fail("RESULT_MISSING", "result", "the blocks write the result key but the record has no result.json"
                  if ws.result_writes else "no result is published")
@@ -273,6 +279,7 @@ def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counte
     except ElectionError as e:
         rep.fail("RESULT_DECODE", "result", str(e), code=e.code)
         rep.result = None
+        rep.not_evaluated |= {"V27", "V28", "V29"}
         return
     rep.result = {"ballotCount": r.ballot_count, "candidates": list(prep.manifest.candidates), "counts": list(r.counts)}
     if check:

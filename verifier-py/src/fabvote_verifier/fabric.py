@@ -106,8 +106,6 @@ def parse_block(raw: bytes) -> Block:
         dh = h.bytes_(3)
         data = d.repeated_bytes(1)
         metadata = m.repeated_bytes(1)
-        if len(metadata) > META_COMMIT_HASH and metadata[META_COMMIT_HASH]:
-            wellformed(metadata[META_COMMIT_HASH], "Metadata")
     except WireError as e:
         raise BlockError(f"{e}") from None
     h = hashlib.sha256()
@@ -242,6 +240,13 @@ def parse_transactions(block: Block) -> list[Tx]:
         except (WireError, BlockError) as e:
             raise BlockError(f"block {block.number} transaction {i}: {e}") from None
         txs.append(tx)
+    # RECORD.md 5.1: the committing peer's COMMIT_HASH is not used, but must
+    # decode; a fault of it is the block's last check, as its transactions'.
+    if len(block.metadata) > META_COMMIT_HASH and block.metadata[META_COMMIT_HASH]:
+        try:
+            wellformed(block.metadata[META_COMMIT_HASH], "Metadata")
+        except WireError as e:
+            raise BlockError(f"block {block.number}: commit hash metadata: {e}") from None
     return txs
 
 

@@ -71,10 +71,12 @@ def verify_der_low_s(pub, message: bytes, der: bytes) -> bool:
 
 
 def load_pem_certs(pems: list) -> list:
+    """One certificate per entry: its first PEM certificate (as an MSP
+    reads it)."""
     out = []
     for p in pems:
         try:
-            out.extend(x509.load_pem_x509_certificates(p))
+            out.append(x509.load_pem_x509_certificates(p)[0])
         except ValueError as e:
             raise SigError(f"MSP certificate does not parse: {e}") from None
     return out
