@@ -75,6 +75,19 @@ func ParseRecord(b []byte) (*Record, error) {
 	return &Record{TxID: string(b[3 : 3+n]), Ballot: append([]byte(nil), b[3+n:]...)}, nil
 }
 
+// StoredBallot is the ballot a ballot key's value holds, as a reader of the
+// blocks takes it: the ballot inside the record encoding, or, with
+// ParseRecord's error, the whole value when it is no record encoding (the
+// ballot checks then report it as not decoding; RECORD.md 4 hashes it
+// whole).
+func StoredBallot(value []byte) ([]byte, error) {
+	rec, err := ParseRecord(value)
+	if err != nil {
+		return value, err
+	}
+	return rec.Ballot, nil
+}
+
 // BallotHash is the hash on a receipt: SHA-256 of the canonical ballot bytes.
 func BallotHash(ballot []byte) [32]byte { return sha256.Sum256(ballot) }
 

@@ -245,8 +245,8 @@ func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource
 			return nil, err
 		}
 		feed := func(jobs chan<- genJob) error {
-			for i := 0; i < cfg.voters; i++ {
-				jobs <- genJob{index: i, id: offlineVoterID(i + 1)}
+			for i, id := range ids {
+				jobs <- genJob{index: i, id: id}
 			}
 			return nil
 		}

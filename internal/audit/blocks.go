@@ -75,14 +75,7 @@ func ballotWrites(ws []chain.Located, prefix string, keepBallot bool) []BallotWr
 		}
 		bw := BallotWrite{Entry: election.BallotEntry{Pseudonym: key, TxID: w.TxID}, Block: w.Block, Deleted: w.IsDelete}
 		if !w.IsDelete {
-			// An undecodable record stands for itself, as a listing gives
-			// it: its ballot is the whole value, which the ballot checks
-			// then report as not decoding (RECORD.md 4).
-			ballot := w.Value
-			rec, err := election.ParseRecord(w.Value)
-			if err == nil {
-				ballot = rec.Ballot
-			}
+			ballot, err := election.StoredBallot(w.Value)
 			bw.Hash = sha256.Sum256(ballot)
 			if keepBallot {
 				bw.Entry.Ballot, bw.Entry.NotRecord = ballot, err

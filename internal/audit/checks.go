@@ -18,7 +18,24 @@ type Check struct {
 	// Optional is a check made only when asked for (an anchor,
 	// --expect-counts): Report.Optional lists those asked for.
 	Optional bool
+	// Needs is the input the check runs on, beyond its step being reached.
+	Needs Input
 }
+
+// Input is what a check needs to run (docs/VERIFY.md): a check whose input
+// the verification did not have is not listed, unless it failed.
+type Input int
+
+const (
+	InputStep          Input = iota // its step reached
+	InputManifest                   // a sound manifest (V11)
+	InputBallots                    // the ballots checked
+	InputOpening                    // the opening read (a record: always; live: with the commit order)
+	InputOrder                      // the commit order read
+	InputResultRead                 // the result looked for
+	InputResult                     // a result present
+	InputResultChecked              // the result checked against the ballots
+)
 
 // The checks whose failures share a kind and subject with another check's,
 // named where they are found; every other failure's check follows from its
@@ -36,36 +53,36 @@ const (
 // Checks are docs/VERIFY.md's checks, in its order (TestVerifySpec keeps
 // the two the same).
 var Checks = []Check{
-	{"V1", "record.json", StepRecord, true, false},
-	{"V2", "The record's files", StepRecord, true, false},
-	{"V3", "ballots.json", StepRecord, true, false},
-	{"V4", "manifest.json and result.json readable", StepRecord, true, false},
-	{"V5", "The blocks form one chain of the record's channel", StepBlocks, true, false},
-	{"V6", "The genesis hash anchor", StepBlocks, true, true},
-	{"V7", "The genesis configuration", StepBlockSignatures, true, false},
-	{"V8", "Every block signed by an orderer of the configuration in force", StepBlockSignatures, true, false},
-	{"V9", "Only ballot keys under the ballot prefix", StepBallotIndex, true, false},
-	{"V10", "The index is the ballot keys' first writes", StepBallotIndex, true, false},
-	{"V11", "The manifest is sound", StepBallots, false, false},
-	{"V12", "The manifest is the record's election and channel", StepBallots, true, false},
-	{"V13", "The published manifest anchor", StepBallots, false, true},
-	{"V14", "Each ballot decodes", StepBallots, false, false},
-	{"V15", "Each ballot is stored under its pseudonym", StepBallots, false, false},
-	{"V16", "Each ballot is of this election, with a ciphertext in range", StepBallots, false, false},
-	{"V17", "Each ballot's token", StepBallots, false, false},
-	{"V18", "Each ballot's voter signature", StepBallots, false, false},
-	{"V19", "Each ballot's validity proof", StepBallots, false, false},
-	{"V20", "One ballot per pseudonym", StepBallots, false, false},
-	{"V21", "The opening wrote the manifest", StepCommitOrder, false, false},
-	{"V22", "Each key written once, never deleted", StepCommitOrder, false, false},
-	{"V23", "Each ballot stored with the transaction that wrote it", StepCommitOrder, false, false},
-	{"V24", "The result's first write is the published result", StepCommitOrder, false, false},
-	{"V25", "A result is published", StepResult, false, false},
-	{"V26", "The result decodes", StepResult, false, false},
-	{"V27", "The result counts the ballots committed before it", StepResult, false, false},
-	{"V28", "The result's product is theirs", StepResult, false, false},
-	{"V29", "The result's decryption and counts", StepResult, false, false},
-	{"V30", "The counts expected", StepResult, false, true},
+	{"V1", "record.json", StepRecord, true, false, InputStep},
+	{"V2", "The record's files", StepRecord, true, false, InputStep},
+	{"V3", "ballots.json", StepRecord, true, false, InputStep},
+	{"V4", "manifest.json and result.json readable", StepRecord, true, false, InputStep},
+	{"V5", "The blocks form one chain of the record's channel", StepBlocks, true, false, InputStep},
+	{"V6", "The genesis hash anchor", StepBlocks, true, true, InputStep},
+	{"V7", "The genesis configuration", StepBlockSignatures, true, false, InputStep},
+	{"V8", "Every block signed by an orderer of the configuration in force", StepBlockSignatures, true, false, InputStep},
+	{"V9", "Only ballot keys under the ballot prefix", StepBallotIndex, true, false, InputStep},
+	{"V10", "The index is the ballot keys' first writes", StepBallotIndex, true, false, InputStep},
+	{"V11", "The manifest is sound", StepBallots, false, false, InputStep},
+	{"V12", "The manifest is the record's election and channel", StepBallots, true, false, InputManifest},
+	{"V13", "The published manifest anchor", StepBallots, false, true, InputStep},
+	{"V14", "Each ballot decodes", StepBallots, false, false, InputBallots},
+	{"V15", "Each ballot is stored under its pseudonym", StepBallots, false, false, InputBallots},
+	{"V16", "Each ballot is of this election, with a ciphertext in range", StepBallots, false, false, InputBallots},
+	{"V17", "Each ballot's token", StepBallots, false, false, InputBallots},
+	{"V18", "Each ballot's voter signature", StepBallots, false, false, InputBallots},
+	{"V19", "Each ballot's validity proof", StepBallots, false, false, InputBallots},
+	{"V20", "One ballot per pseudonym", StepBallots, false, false, InputBallots},
+	{"V21", "The opening wrote the manifest", StepCommitOrder, false, false, InputOpening},
+	{"V22", "Each key written once, never deleted", StepCommitOrder, false, false, InputOrder},
+	{"V23", "Each ballot stored with the transaction that wrote it", StepCommitOrder, false, false, InputOrder},
+	{"V24", "The result's first write is the published result", StepCommitOrder, false, false, InputOrder},
+	{"V25", "A result is published", StepResult, false, false, InputResultRead},
+	{"V26", "The result decodes", StepResult, false, false, InputResult},
+	{"V27", "The result counts the ballots committed before it", StepResult, false, false, InputResultChecked},
+	{"V28", "The result's product is theirs", StepResult, false, false, InputResultChecked},
+	{"V29", "The result's decryption and counts", StepResult, false, false, InputResultChecked},
+	{"V30", "The counts expected", StepResult, false, true, InputStep},
 }
 
 // CheckOf is the check a failure belongs to: the one its finder named, or

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -241,32 +240,29 @@ func (r *Report) ChecksRun() []CheckOutcome {
 	var out []CheckOutcome
 	for _, c := range Checks {
 		if slices.Contains(steps, c.Step) && (r.Source == SourceRecord || !c.RecordOnly) && (!c.Optional || slices.Contains(r.Optional, c.ID)) &&
-			(failed[c.ID] || r.evaluated(c.ID)) {
+			(failed[c.ID] || r.had(c.Needs)) {
 			out = append(out, CheckOutcome{c, !failed[c.ID]})
 		}
 	}
 	return out
 }
 
-// evaluated says whether the verification had the input check id needs:
-// a sound manifest for the ballots, the commit order for the writes, a
-// result, the result's place for the count (docs/VERIFY.md). A check that
-// failed was evaluated.
-func (r *Report) evaluated(id string) bool {
-	switch n, _ := strconv.Atoi(strings.TrimPrefix(id, "V")); {
-	case n == 12:
+// had says whether the verification had input (Check.Needs).
+func (r *Report) had(input Input) bool {
+	switch input {
+	case InputManifest:
 		return r.Manifest != nil
-	case n >= 14 && n <= 20:
+	case InputBallots:
 		return r.Tally != nil
-	case n == 21:
+	case InputOpening:
 		return r.Source == SourceRecord || r.Order != nil
-	case n >= 22 && n <= 24:
+	case InputOrder:
 		return r.Order != nil
-	case n == 25:
+	case InputResultRead:
 		return r.ResultRead
-	case n == 26:
+	case InputResult:
 		return r.ResultRead && !r.failedKind(KindResultMissing)
-	case n >= 27 && n <= 29:
+	case InputResultChecked:
 		return r.ResultChecked
 	}
 	return true

@@ -83,8 +83,6 @@ func (x *indexer) sorted() []Entry {
 // receipt), or of the whole value when it is no record encoding (the audit
 // then reports the ballot as not decoding).
 func BallotHash(value []byte) [32]byte {
-	if rec, err := election.ParseRecord(value); err == nil {
-		return sha256.Sum256(rec.Ballot)
-	}
-	return sha256.Sum256(value)
+	ballot, _ := election.StoredBallot(value)
+	return sha256.Sum256(ballot)
 }

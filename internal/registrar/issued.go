@@ -19,7 +19,6 @@ import (
 // moment it admits pseudonyms: bbolt's exclusive flock then makes the
 // issuers take turns instead of refusing one another.
 var (
-	bucketIssuedMeta = []byte("meta")
 	bucketPseudonyms = []byte("pseudonyms")
 	keyCommitment    = []byte("pseudonymKeyCommitment")
 	keyCount         = []byte("count")
@@ -92,9 +91,9 @@ func (l *IssuedLog) admit(tx *bolt.Tx, pseuds [][election.PseudonymLen]byte, max
 // buckets returns the file's buckets, making them in a new file, and
 // refuses a file of another election.
 func (l *IssuedLog) buckets(tx *bolt.Tx) (meta, set *bolt.Bucket, err error) {
-	meta = tx.Bucket(bucketIssuedMeta)
+	meta = tx.Bucket(bucketMeta)
 	if meta == nil {
-		if meta, err = tx.CreateBucket(bucketIssuedMeta); err != nil {
+		if meta, err = tx.CreateBucket(bucketMeta); err != nil {
 			return nil, nil, err
 		}
 		for k, v := range map[string][]byte{string(keyFormat): []byte(issuedFormat), string(keyElection): []byte(l.ElectionID),

@@ -334,6 +334,13 @@ class Writes:
         """A block of one transaction writing (or deleting) key."""
         return self.chain.write([endorser_tx(secrets.token_hex(32), [(key, delete, value)])])
 
+    def rewrite(self, item):
+        """A block of one transaction writing item's ballot key again, its
+        record naming that transaction."""
+        i, choice, ph, braw, r, c = item
+        txid = secrets.token_hex(32)
+        self.chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(txid, braw))])])
+
     def indexed(self, txid, writes):
         """A block of one transaction writing the ballot keys of writes
         [(pseudonym hex, value)], each indexed (a value that is no record
@@ -422,9 +429,7 @@ def publish_result(w, counted, rraw):
     if "result-delete" in V:
         w.one(rkey, True)
     if "late-rewrite" in V:
-        i, choice, ph, braw, r, c = counted[1]
-        txid = secrets.token_hex(32)
-        w.chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(txid, braw))])])
+        w.rewrite(counted[1])
 
 
 def write_files(out, mraw, rraw, index, last_block, V):
@@ -455,9 +460,7 @@ def main():
     counted, late = made[:len(made) - a.late], made[len(made) - a.late:]
     w.ballot_blocks(counted)
     if a.rewrite_ballot:
-        i, choice, ph, braw, r, c = counted[-1]
-        txid = secrets.token_hex(32)
-        chain.write([endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, record_value(txid, braw))])])
+        w.rewrite(counted[-1])
     if "ballot-delete" in V:
         w.one(election.ledger_key("ballot", EID, counted[0][2]), True)
     if "junk-ballot" in V:

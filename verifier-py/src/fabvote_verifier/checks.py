@@ -40,6 +40,14 @@ CHECKS = [
     ("V30", "The counts expected", "result", False, True),
 ]
 
+# The input a check runs on beyond its step (docs/VERIFY.md): a sound
+# manifest, the ballots checked, the commit order, the result looked for,
+# present, checked against the ballots. Every other check needs its step.
+MANIFEST, BALLOTS, ORDER = "manifest", "ballots", "order"
+RESULT_READ, RESULT, RESULT_CHECKED = "result-read", "result", "result-checked"
+NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in range(14, 21)}, **{f"V{n}": ORDER for n in range(22, 25)},
+         "V25": RESULT_READ, "V26": RESULT, **{f"V{n}": RESULT_CHECKED for n in range(27, 30)}}
+
 # The checks whose failures share a kind and subject with another's: the
 # finder names them.
 GENESIS_ANCHOR, MANIFEST_IS_OWN, PUBLISHED_ANCHOR = "V6", "V12", "V13"
@@ -66,9 +74,9 @@ def check_of(kind: str, code: str | None, subject: str) -> str | None:
     return _BY_KIND.get(kind)
 
 
-def checks_run(steps: list, failures: list, optional: list, not_evaluated: set) -> list:
+def checks_run(steps: list, failures: list, optional: list, inputs: set) -> list:
     """The outcome of every check of the steps reached (a record's) that
-    had its input, or failed; the optional ones only when asked for."""
+    had its input (NEEDS), or failed; the optional ones only when asked for."""
     failed = {f.get("check") for f in failures}
     return [{"check": cid, "ok": cid not in failed} for cid, _, step, _, opt in CHECKS
-            if step in steps and (not opt or cid in optional) and (cid in failed or cid not in not_evaluated)]
+            if step in steps and (not opt or cid in optional) and (cid in failed or NEEDS.get(cid, "step") in inputs | {"step"})]

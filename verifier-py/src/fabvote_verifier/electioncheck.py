@@ -100,17 +100,16 @@ def check_election(rec: dict, txs: list, rep: Report, workers: int, published_ma
     _check_opening(ws, rec["electionID"], rec["_manifest"], rep)
     result_pos = None
     if ordered and not unordered:
+        rep.inputs.add(checks.ORDER)
         _check_manifest_writes(ws, rep)
         result_pos = _check_result_writes(ws, result_raw, rep)
         _check_ballot_writes(ws, result_pos, rep)
     rep.ballots["recorded"] = len(keys)
-    if not (ordered and not unordered):
-        rep.not_evaluated |= {"V22", "V23", "V24"}  # the commit order was not read
     if prep is None:
         rep.ballots = None
         rep.result = None
-        rep.not_evaluated |= {"V12"} | {f"V{n}" for n in range(14, 21)} | {f"V{n}" for n in range(25, 30)}
         return
+    rep.inputs |= {checks.MANIFEST, checks.BALLOTS, checks.RESULT_READ}
     product, counted = _check_ballots(prep, rec["_manifest"], ws, keys, result_pos, workers, rep)
     # Without the result's place in the blocks, nothing can be counted
     # against it: the result is only decoded.
@@ -264,25 +263,23 @@ def _note_late(rep: Report, late: bool, p: str, txid: str, block: int, seq: int)
 def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counted: int, rep: Report) -> None:
     """The result: missing, or decoded and, when check, checked against the
     ballots committed before it."""
-    if result_raw is None or not check:
-        rep.not_evaluated |= {"V27", "V28", "V29"}  # nothing to count against
     if result_raw is None:
-        rep.not_evaluated.add("V26")
         rep.ballots["counted"] = 0  # RECORD.md 7: the count a result must carry, 0 with none
         rep.fail("RESULT_MISSING", "result", "the blocks write the result key but the record has no result.json"
                  if ws.result_writes else "no result is published")
         rep.result = None
         return
+    rep.inputs.add(checks.RESULT)
     rep.ballots["counted"] = counted
     try:
         r = decode_result(result_raw)
     except ElectionError as e:
         rep.fail("RESULT_DECODE", "result", str(e), code=e.code)
         rep.result = None
-        rep.not_evaluated |= {"V27", "V28", "V29"}
         return
     rep.result = {"ballotCount": r.ballot_count, "candidates": list(prep.manifest.candidates), "counts": list(r.counts)}
     if check:
+        rep.inputs.add(checks.RESULT_CHECKED)
         _check_result(prep, r, product, counted, rep)
 
 

@@ -42,9 +42,9 @@ class Report:
         self.ballots = None
         self.result = None
         self.late_ballots = []
-        # The checks whose input the verification did not have (a sound
-        # manifest, the commit order, a result): not listed unless failed.
-        self.not_evaluated = set()
+        # The inputs the verification had (checks.NEEDS): a check whose
+        # input is missing is not listed unless it failed.
+        self.inputs = set()
 
     def optional_checks(self) -> list:
         """The optional checks asked for: the anchors given."""
@@ -101,7 +101,7 @@ class Report:
         if self.source == "record" and self.record_digest:
             out["recordDigest"] = self.record_digest
         out["steps"] = [{"step": s, "ok": s not in bad} for s in STEPS if s in self.steps]
-        out["checks"] = checks_run(self.steps, self.failures, self.optional_checks(), self.not_evaluated)
+        out["checks"] = checks_run(self.steps, self.failures, self.optional_checks(), self.inputs)
         out["ballots"] = self.ballots
         out["result"] = self.result
         out["lateBallots"] = self.late_ballots
@@ -144,7 +144,7 @@ class Report:
                 lines.append(f"  {n:>10}  {name}")
         for lb in self.late_ballots:
             lines.append(f"LATE {lb['pseudonym']} (tx {lb['txID']}, block {lb['block']}): committed after the result, not counted")
-        run = checks_run(self.steps, self.failures, self.optional_checks(), self.not_evaluated)
+        run = checks_run(self.steps, self.failures, self.optional_checks(), self.inputs)
         failed = [c["check"] for c in run if not c["ok"]]
         if self.steps:
             ran = len(run)
