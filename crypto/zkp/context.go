@@ -56,7 +56,7 @@ func (ctx *Context) challengeBits() int {
 	return ctx.ChallengeBits
 }
 
-// Check validates the context: a usable key, 2..MaxCandidates distinct messages
+// Check validates the context: a usable key, 1..MaxCandidates distinct messages
 // in [0, N), and t a multiple of 8 in [80, 256].
 func (ctx *Context) Check() error {
 	if ctx == nil {
@@ -78,8 +78,10 @@ func (ctx *Context) Check() error {
 		return fmt.Errorf("%w: field ChallengeBits: %d is too long for a %d-bit modulus", ErrInvalidContext, t, pk.N.BitLen())
 	}
 	p := len(ctx.Messages)
-	if p < 2 || p > MaxCandidates {
-		return fmt.Errorf("%w: field Messages: %d candidates, want 2..%d", ErrInvalidContext, p, MaxCandidates)
+	// One message is allowed: the proof then shows that c encrypts exactly
+	// it (a contest's selection count when Min = Max).
+	if p < 1 || p > MaxCandidates {
+		return fmt.Errorf("%w: field Messages: %d messages, want 1..%d", ErrInvalidContext, p, MaxCandidates)
 	}
 	seen := make(map[string]int, p)
 	for k, m := range ctx.Messages {

@@ -257,7 +257,8 @@ func TestContextCheck(t *testing.T) {
 		{"NSquared wrong", func(c *Context) {
 			c.PublicKey = &paillier.PublicKey{N: sk.N, NSquared: new(big.Int).Add(sk.NSquared, big.NewInt(1))}
 		}},
-		{"one candidate", func(c *Context) { c.Messages = c.Messages[:1] }},
+		{"no message", func(c *Context) { c.Messages = nil }},
+		{"too many messages", func(c *Context) { c.Messages = make([]*big.Int, MaxCandidates+1) }},
 		{"duplicate message", func(c *Context) { c.Messages = []*big.Int{c.Messages[0], c.Messages[0]} }},
 		{"message ≥ N", func(c *Context) { c.Messages = []*big.Int{c.Messages[0], sk.N} }},
 		{"nil message", func(c *Context) { c.Messages = []*big.Int{c.Messages[0], nil} }},
@@ -275,6 +276,38 @@ func TestContextCheck(t *testing.T) {
 	}
 	if _, err := ProveValidity(nil, base, big.NewInt(1), 0, big.NewInt(0)); !errors.Is(err, ErrInvalidWitness) {
 		t.Fatalf("nonce 0: err = %v", err)
+	}
+}
+
+// TestOneMessage: with one message the proof shows that c encrypts exactly
+// it, and a ciphertext of anything else has no proof that verifies.
+func TestOneMessage(t *testing.T) {
+	ctx := testContext(t, testKey(t, 2048), "gina")
+	ctx.Messages = []*big.Int{big.NewInt(3)}
+	c, r, err := ctx.PublicKey.Encrypt(nil, big.NewInt(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := ProveValidity(nil, ctx, c, 0, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyValidity(ctx, c, pr); err != nil {
+		t.Fatalf("proof of the one message: %v", err)
+	}
+	if err := VerifyValidityNaive(ctx, c, pr); err != nil {
+		t.Fatalf("naive check of the one message: %v", err)
+	}
+	other, r4, err := ctx.PublicKey.Encrypt(nil, big.NewInt(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := ProveValidity(nil, ctx, other, 0, r4) // the witness does not match
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyValidity(ctx, other, forged); !errors.Is(err, ErrInvalidProof) {
+		t.Fatalf("proof for a ciphertext of 4 under message 3: err = %v, want ErrInvalidProof", err)
 	}
 }
 
