@@ -115,10 +115,11 @@ func foreignPartial(t *testing.T, e *env, m *election.Manifest, i int) string {
 	if !errors.Is(err, errStop) {
 		t.Fatalf("reading one ballot: %v", err)
 	}
-	c, err := p.CheckShape(first)
+	cs, err := p.CheckShape(first)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := cs[0]
 	zero, _, err := p.PublicKey.Encrypt(rand.Reader, big.NewInt(0))
 	if err != nil {
 		t.Fatal(err)

@@ -376,26 +376,30 @@ func TestCheckBallotRejects(t *testing.T) {
 // A batching verifier and the direct one agree on valid and invalid proofs.
 func TestProofVerifierBatchAgrees(t *testing.T) {
 	_, p, ballots := fixtures(t)
-	var items []zkp.BatchItem
+	var perBallot [][]zkp.BatchItem
 	for i, b := range ballots {
-		c, err := p.CheckShape(b)
+		cs, err := p.CheckShape(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, proof, err := p.ParseProof(b)
+		if i == 2 { // bind the proofs to another voter: invalid
+			other := *b
+			other.VoterPub, other.Token = ballots[3].VoterPub, ballots[3].Token
+			b = &other
+		}
+		items, err := p.ProofItems(b, cs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 2 { // bind to the wrong voter: invalid
-			ctx = p.ProofContext(ballots[3].VoterPub, ballots[3].Pseudonym())
-		}
-		items = append(items, zkp.BatchItem{Ctx: ctx, C: c, Proof: proof})
+		perBallot = append(perBallot, items)
 	}
-	errs := zkp.VerifyBatch(rand.Reader, items)
-	for i, err := range errs {
-		direct := election.DirectVerifier{}.Verify(items[i].Ctx, items[i].C, items[i].Proof)
+	for i, err := range election.VerifyBallotProofs(rand.Reader, perBallot) {
+		direct := election.DirectVerifier{}.Verify(perBallot[i])
 		if (err == nil) != (direct == nil) || (i == 2) != (err != nil) {
-			t.Fatalf("item %d: batch %v, direct %v", i, err, direct)
+			t.Fatalf("ballot %d: batch %v, direct %v", i, err, direct)
+		}
+		if err != nil {
+			wantCode(t, err, election.CodeProof)
 		}
 	}
 }

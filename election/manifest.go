@@ -386,6 +386,10 @@ func (m *Manifest) newPrepared(pk *paillier.PublicKey, pp *threshold.PublicParam
 	if err != nil {
 		return nil, err
 	}
+	layout, err := votecode.NewLayout(m.EncodingBits, m.shapes())
+	if err != nil {
+		return nil, manifestErr("contests: %v", err)
+	}
 	p := &Prepared{
 		Manifest:       m,
 		ManifestDigest: ManifestDigest(ident),
@@ -393,15 +397,18 @@ func (m *Manifest) newPrepared(pk *paillier.PublicKey, pp *threshold.PublicParam
 		Threshold:      pp,
 		Encoding:       enc,
 		TokenKey:       tokenKey,
-		Messages:       enc.Messages(),
+		Layout:         layout,
 	}
-	// Let zkp check the context it will be handed (key size vs challenge length, …).
-	if err := p.ProofContext(make([]byte, VoterPubLen), [PseudonymLen]byte{}).Check(); err != nil {
-		return nil, manifestErr("proof context: %v", err)
+	if err := p.prepareStatements(); err != nil {
+		return nil, err
 	}
-	// zkp's fixed proof length: p · (|N²| + t/8 + |N|) bytes.
-	p.proofLen = len(p.Messages) * (pk.CiphertextLen() + m.ChallengeBits/8 + pk.ModulusLen())
 	return p, nil
+}
+
+// shapes are the shapes of the manifest's contests: one, choose one of the
+// candidates.
+func (m *Manifest) shapes() []votecode.Shape {
+	return []votecode.Shape{{Options: len(m.Candidates), Min: 1, Max: 1}}
 }
 
 // PublicKey parses the manifest's Paillier key.

@@ -40,7 +40,7 @@ func TestManifestRoundTrip(t *testing.T) {
 		t.Fatal("time zone leaks into the canonical encoding")
 	}
 	p, err := election.Prepare(got)
-	if err != nil || len(p.Messages) != 4 {
+	if err != nil || p.Ciphertexts() != 1 || len(p.Layout.Contests) != 1 || len(p.Layout.Contests[0].Statements()[0].Messages) != 4 {
 		t.Fatalf("Prepare: %v", err)
 	}
 	if e := got.Encoding(); e.Bits != 10 || e.Candidates != 4 {

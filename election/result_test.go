@@ -14,7 +14,7 @@ import (
 // productOf multiplies the ballots' ciphertexts.
 func productOf(t *testing.T, p *election.Prepared, ballots []*election.Ballot) *big.Int {
 	t.Helper()
-	var cs []*big.Int
+	var cs [][]*big.Int
 	for _, b := range ballots {
 		c, err := p.CheckShape(b)
 		if err != nil {
@@ -22,7 +22,7 @@ func productOf(t *testing.T, p *election.Prepared, ballots []*election.Ballot) *
 		}
 		cs = append(cs, c)
 	}
-	return p.PublicKey.Product(cs)
+	return p.ProductOf(cs)
 }
 
 func singleKeyResult(t *testing.T) (*election.Manifest, *election.Result) {

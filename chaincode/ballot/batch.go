@@ -3,7 +3,6 @@ package ballot
 import (
 	"crypto/rand"
 	"fmt"
-	"math/big"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +49,7 @@ type Batcher struct {
 
 type batch struct {
 	items   []zkp.BatchItem
+	ballots int // the casts whose items are in the batch
 	errs    []error
 	release chan struct{} // closed when the leader should stop waiting
 	gone    bool          // no longer accepting items
@@ -91,7 +91,7 @@ func (b *Batcher) leave() {
 
 // releaseLocked closes the current batch if waiting cannot make it larger.
 func (b *Batcher) releaseLocked() {
-	if bt := b.cur; bt != nil && (len(bt.items) >= b.max || b.active <= len(bt.items)) {
+	if bt := b.cur; bt != nil && (bt.ballots >= b.max || b.active <= bt.ballots) {
 		b.closeLocked(bt)
 	}
 }
@@ -106,8 +106,9 @@ func (b *Batcher) closeLocked(bt *batch) {
 	}
 }
 
-// Verify implements election.ProofVerifier.
-func (b *Batcher) Verify(ctx *zkp.Context, c *big.Int, proof *zkp.ValidityProof) error {
+// Verify implements election.ProofVerifier: it adds a ballot's proofs to
+// the batch and returns the first of their verdicts that is an error.
+func (b *Batcher) Verify(items []zkp.BatchItem) error {
 	defer b.leave()
 	b.mu.Lock()
 	bt := b.cur
@@ -116,14 +117,16 @@ func (b *Batcher) Verify(ctx *zkp.Context, c *big.Int, proof *zkp.ValidityProof)
 		bt = &batch{release: make(chan struct{}), done: make(chan struct{})}
 		b.cur = bt
 	}
-	i := len(bt.items)
-	bt.items = append(bt.items, zkp.BatchItem{Ctx: ctx, C: c, Proof: proof})
+	first := len(bt.items)
+	bt.items = append(bt.items, items...)
+	bt.ballots++
 	b.releaseLocked()
 	b.mu.Unlock()
+	verdict := func() error { return election.BallotVerdict(bt.errs[first : first+len(items)]) }
 
 	if !leader {
 		<-bt.done
-		return bt.errs[i]
+		return verdict()
 	}
 	if b.wait > 0 {
 		t := time.NewTimer(b.wait)
@@ -157,7 +160,7 @@ func (b *Batcher) Verify(ctx *zkp.Context, c *big.Int, proof *zkp.ValidityProof)
 	b.idle = make(chan struct{})
 	b.mu.Unlock()
 	close(bt.done)
-	return bt.errs[i]
+	return verdict()
 }
 
 // run verifies a batch and never leaves a waiter without a verdict: a panic

@@ -29,6 +29,9 @@ func fakeVerify(calls *atomic.Int64, sizes *sync.Map) func([]zkp.BatchItem) []er
 	}
 }
 
+// oneItem is a ballot of one proof whose ciphertext is c (fakeVerify's verdict).
+func oneItem(c *big.Int) []zkp.BatchItem { return []zkp.BatchItem{{C: c}} }
+
 // waitAll fails the test instead of hanging if a caller never gets a verdict.
 func waitAll(t *testing.T, wg *sync.WaitGroup) {
 	t.Helper()
@@ -67,7 +70,7 @@ func TestBatcherVerdicts(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					errs[i] = b.Verify(nil, big.NewInt(int64(i)), nil)
+					errs[i] = b.Verify(oneItem(big.NewInt(int64(i))))
 				}()
 			}
 			waitAll(t, &wg)
@@ -104,7 +107,7 @@ func TestBatcherAbandonReleasesLeader(t *testing.T) {
 	var wg sync.WaitGroup
 	var err error
 	wg.Add(1)
-	go func() { defer wg.Done(); err = b.Verify(nil, big.NewInt(2), nil) }()
+	go func() { defer wg.Done(); err = b.Verify(oneItem(big.NewInt(2))) }()
 	for i := 0; i < 4; i++ {
 		b.Abandon()
 	}
@@ -132,7 +135,7 @@ func TestBatcherVerifierFailures(t *testing.T) {
 			}
 			for i := range errs {
 				wg.Add(1)
-				go func() { defer wg.Done(); errs[i] = b.Verify(nil, big.NewInt(0), nil) }()
+				go func() { defer wg.Done(); errs[i] = b.Verify(oneItem(big.NewInt(0))) }()
 			}
 			waitAll(t, &wg)
 			for i, err := range errs {
@@ -233,7 +236,7 @@ func TestBatcherCollectsWhileVerifying(t *testing.T) {
 			var wg sync.WaitGroup
 			cast := func(i int) {
 				wg.Add(1)
-				go func() { defer wg.Done(); errs[i] = b.Verify(nil, big.NewInt(int64(i)), nil) }()
+				go func() { defer wg.Done(); errs[i] = b.Verify(oneItem(big.NewInt(int64(i)))) }()
 			}
 			verified := func() int { mu.Lock(); defer mu.Unlock(); return len(sizes) }
 			cast(0)

@@ -3,7 +3,6 @@ package ballot
 import (
 	"encoding/base64"
 	"fmt"
-	"math/big"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,7 +141,7 @@ func BenchmarkCastBallotCheapChecks(b *testing.B) {
 // Benchmarks only: it isolates what a cast costs besides the proof math.
 type acceptProofs struct{}
 
-func (acceptProofs) Verify(*zkp.Context, *big.Int, *zkp.ValidityProof) error { return nil }
+func (acceptProofs) Verify([]zkp.BatchItem) error { return nil }
 
 // BenchmarkInvokeCastBallotNoProof drives a successful CastBallot the way the
 // peer does — the shim's Invoke with a serialized creator and the ballot as a

@@ -1,7 +1,6 @@
 package ballot
 
 import (
-	"math/big"
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/zkp"
@@ -12,7 +11,7 @@ import (
 // noVerify fails the test if endorsement verifies a proof.
 type noVerify struct{ t *testing.T }
 
-func (v noVerify) Verify(*zkp.Context, *big.Int, *zkp.ValidityProof) error {
+func (v noVerify) Verify([]zkp.BatchItem) error {
 	v.t.Error("cheap endorsement verified a proof")
 	return nil
 }

@@ -311,7 +311,7 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
-	ct, err := p.CheckAuthorised(b)
+	cs, err := p.CheckAuthorised(b)
 	if err != nil {
 		return "", err
 	}
@@ -319,7 +319,7 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
-	if err := e.checkProof(p, b, ct, &joined); err != nil {
+	if err := e.checkProof(p, b, cs, &joined); err != nil {
 		return "", err
 	}
 	return storeBallot(ctx, key, b.ElectionID, voterHash, raw)
@@ -388,8 +388,8 @@ func storeBallot(ctx contractapi.TransactionContextInterface, key, electionID, v
 	return receiptJSON(electionID, voterHash, raw, txID)
 }
 
-func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, c *big.Int, joined *bool) error {
-	pctx, proof, err := p.ParseProof(b)
+func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, cs []*big.Int, joined *bool) error {
+	items, err := p.ProofItems(b, cs)
 	if err != nil {
 		return err
 	}
@@ -400,7 +400,7 @@ func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, c *big.Int
 	}
 	*joined = true
 	e.proofsChecked.Add(1)
-	if err := e.verifier.Verify(pctx, c, proof); err != nil {
+	if err := e.verifier.Verify(items); err != nil {
 		return &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + err.Error(), Err: err}
 	}
 	return nil
@@ -677,7 +677,7 @@ func ledgerProduct(ctx contractapi.TransactionContextInterface, p *election.Prep
 		return nil, 0, internal(err, "range query")
 	}
 	defer it.Close()
-	var cs []*big.Int
+	var ballots [][]*big.Int
 	for it.HasNext() {
 		kv, err := it.Next()
 		if err != nil {
@@ -691,16 +691,13 @@ func ledgerProduct(ctx contractapi.TransactionContextInterface, p *election.Prep
 		if err != nil {
 			return nil, 0, internal(err, "stored ballot "+kv.Key)
 		}
-		c, err := p.PublicKey.DecodeCiphertext(b.Ciphertext)
+		cs, err := p.CheckShape(b)
 		if err != nil {
 			return nil, 0, internal(err, "stored ciphertext "+kv.Key)
 		}
-		cs = append(cs, c)
+		ballots = append(ballots, cs)
 	}
-	if len(cs) == 0 {
-		return big.NewInt(1), 0, nil
-	}
-	return p.PublicKey.Product(cs), uint64(len(cs)), nil
+	return p.ProductOf(ballots), uint64(len(ballots)), nil
 }
 
 // Stats is what GetStats returns: counters of this chaincode process (not

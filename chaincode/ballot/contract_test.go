@@ -468,7 +468,7 @@ func singleResult(t *testing.T, m *election.Manifest, ballots []*election.Ballot
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cs []*big.Int
+	var cs [][]*big.Int
 	counts := make([]uint64, len(m.Candidates))
 	for _, b := range ballots {
 		c, err := p.CheckShape(b)
@@ -476,14 +476,14 @@ func singleResult(t *testing.T, m *election.Manifest, ballots []*election.Ballot
 			t.Fatal(err)
 		}
 		cs = append(cs, c)
-		pt, _ := fx.Paillier.Decrypt(c)
+		pt, _ := fx.Paillier.Decrypt(c[0])
 		for j := range counts {
 			if x, _ := p.Encoding.Encode(j); x.Cmp(pt) == 0 {
 				counts[j]++
 			}
 		}
 	}
-	prod := p.PublicKey.Product(cs)
+	prod := p.ProductOf(cs)
 	tally, nonce, err := zkp.ProveDecryption(fx.Paillier, prod)
 	if err != nil {
 		t.Fatal(err)
@@ -640,7 +640,7 @@ func TestPublishThresholdResult(t *testing.T) {
 	e.open(m)
 	p, _ := election.Prepare(m)
 	choices := []int{2, 0, 2}
-	var cs []*big.Int
+	var cs [][]*big.Int
 	for i, ch := range choices {
 		b := fx.Ballot(m, fx.Voters[i], ch)
 		if _, _, err := e.cast(b.Marshal(), during); err != nil {
@@ -649,7 +649,7 @@ func TestPublishThresholdResult(t *testing.T) {
 		c, _ := p.CheckShape(b)
 		cs = append(cs, c)
 	}
-	prod := p.PublicKey.Product(cs)
+	prod := p.ProductOf(cs)
 	var parts [][]byte
 	for _, i := range []int{2, 0} {
 		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, prod)
@@ -746,7 +746,7 @@ func TestConcurrentCastsBatched(t *testing.T) {
 
 type panicky struct{}
 
-func (panicky) Verify(*zkp.Context, *big.Int, *zkp.ValidityProof) error { panic("verifier bug") }
+func (panicky) Verify([]zkp.BatchItem) error { panic("verifier bug") }
 
 // A bug that panics costs one transaction (INTERNAL), not the chaincode process.
 func TestPanicBecomesInternalError(t *testing.T) {

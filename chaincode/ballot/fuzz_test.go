@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -100,7 +99,7 @@ func TestFuzzBallotsValid(t *testing.T) {
 // in crypto/zkp.
 type unreachable struct{ hit *atomic.Bool }
 
-func (u unreachable) Verify(*zkp.Context, *big.Int, *zkp.ValidityProof) error {
+func (u unreachable) Verify([]zkp.BatchItem) error {
 	u.hit.Store(true)
 	return errors.New("the fuzz harness's proof verifier was reached")
 }

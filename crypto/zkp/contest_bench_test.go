@@ -120,8 +120,22 @@ func layoutCases() []layoutCase {
 	return append(cs, layoutCase{"3-contests/chosen", three, kinds})
 }
 
-// firstSelection is the first valid selection of a contest: Min options
-// from the first, or blank when Min is 0 and blank is allowed.
+// layout lays the case out, with a valid selection per contest.
+func (lc layoutCase) layout(tb testing.TB) (*votecode.Layout, []votecode.Selection) {
+	tb.Helper()
+	l, err := votecode.NewLayoutKinds(20, lc.shapes, lc.kinds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sels := make([]votecode.Selection, len(lc.shapes))
+	for i, s := range lc.shapes {
+		sels[i] = firstSelection(s)
+	}
+	return l, sels
+}
+
+// firstSelection is a valid selection of every contest: its first Min
+// options (none when Min is 0).
 func firstSelection(s votecode.Shape) votecode.Selection {
 	sel := votecode.Selection{}
 	for j := 0; j < s.Min; j++ {
@@ -143,14 +157,7 @@ func BenchmarkContestLayouts(b *testing.B) {
 	base := testContext(b, testKey(b, 2048), "voter")
 	for _, lc := range layoutCases() {
 		b.Run(lc.name, func(b *testing.B) {
-			l, err := votecode.NewLayoutKinds(20, lc.shapes, lc.kinds)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sels := make([]votecode.Selection, len(lc.shapes))
-			for i, s := range lc.shapes {
-				sels[i] = firstSelection(s)
-			}
+			l, sels := lc.layout(b)
 			pool := make([]*contestBallot, distinct)
 			for i := range pool {
 				ctx := *base
@@ -190,14 +197,7 @@ func TestContestBallotsVerify(t *testing.T) {
 	base := testContext(t, testKey(t, 2048), "harriet")
 	for _, lc := range layoutCases() {
 		t.Run(lc.name, func(t *testing.T) {
-			l, err := votecode.NewLayoutKinds(20, lc.shapes, lc.kinds)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sels := make([]votecode.Selection, len(lc.shapes))
-			for i, s := range lc.shapes {
-				sels[i] = firstSelection(s)
-			}
+			l, sels := lc.layout(t)
 			items := newContestBallot(t, base, l, sels).items(l, nil)
 			for i, err := range VerifyBatch(nil, items) {
 				if err != nil {

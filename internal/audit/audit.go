@@ -91,8 +91,9 @@ type BallotSource func(fn func(election.BallotEntry) error) error
 type Tally struct {
 	Entries  int      // ballot entries read
 	Valid    int      // ballots that pass every check
-	Product  *big.Int // product of the valid ciphertexts mod N² (1 if none)
+	Product  *big.Int // the packed product of the valid ballots mod N² (1 if none)
 	Failures []Failure
+	slots    *election.Product // the product of the valid ballots, slot by slot
 }
 
 // Options tune CheckBallots.
@@ -113,7 +114,7 @@ type partial struct {
 	seq      int
 	keys     [][32]byte
 	entries  []election.BallotEntry
-	cts      []*big.Int
+	cts      [][]*big.Int // per ballot, its ciphertexts
 	failures []Failure
 }
 
@@ -143,7 +144,7 @@ func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally,
 			}
 		}()
 	}
-	t := &Tally{Product: big.NewInt(1)}
+	t := &Tally{slots: p.NewProduct()}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -166,6 +167,7 @@ func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally,
 	wg.Wait()
 	close(results)
 	<-done
+	t.Product = t.slots.Packed()
 	if srcErr != nil {
 		return t, fmt.Errorf("reading ballots from the ledger: %w", srcErr)
 	}
@@ -197,7 +199,7 @@ func collect(p *election.Prepared, t *Tally, results <-chan partial, progress fu
 					continue
 				}
 				seen[k] = struct{}{}
-				t.Product = p.PublicKey.Add(t.Product, r.cts[i])
+				t.slots.Add(r.cts[i])
 				t.Valid++
 			}
 			t.Entries += len(r.keys) + len(r.failures)
@@ -226,9 +228,9 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 	type pending struct {
 		e   election.BallotEntry
 		key [32]byte
-		c   *big.Int
+		cs  []*big.Int
 	}
-	var items []zkp.BatchItem
+	var proofs [][]zkp.BatchItem
 	var pend []pending
 	for _, e := range entries {
 		if e.NotRecord != nil {
@@ -246,29 +248,27 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 				fmt.Errorf("stored under key %s, but its token's pseudonym is %s", e.Pseudonym, hex.EncodeToString(key[:]))))
 			continue
 		}
-		c, err := p.CheckAuthorised(b)
-		var ctx *zkp.Context
-		var proof *zkp.ValidityProof
+		cs, err := p.CheckAuthorised(b)
+		var items []zkp.BatchItem
 		if err == nil {
-			ctx, proof, err = p.ParseProof(b)
+			items, err = p.ProofItems(b, cs)
 		}
 		if err != nil {
 			out.failures = append(out.failures, ballotFailure(e, KindBallotInvalid, err))
 			continue
 		}
-		items = append(items, zkp.BatchItem{Ctx: ctx, C: c, Proof: proof})
-		pend = append(pend, pending{e: e, key: key, c: c})
+		proofs = append(proofs, items)
+		pend = append(pend, pending{e: e, key: key, cs: cs})
 	}
-	errs := zkp.VerifyBatch(rand.Reader, items)
+	errs := election.VerifyBallotProofs(rand.Reader, proofs)
 	for i, pd := range pend {
 		if errs[i] != nil {
-			err := &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + errs[i].Error(), Err: errs[i]}
-			out.failures = append(out.failures, ballotFailure(pd.e, KindBallotInvalid, err))
+			out.failures = append(out.failures, ballotFailure(pd.e, KindBallotInvalid, errs[i]))
 			continue
 		}
 		out.keys = append(out.keys, pd.key)
 		out.entries = append(out.entries, election.BallotEntry{Pseudonym: pd.e.Pseudonym, TxID: pd.e.TxID})
-		out.cts = append(out.cts, pd.c)
+		out.cts = append(out.cts, pd.cs)
 	}
 	return out
 }
@@ -286,7 +286,7 @@ type listing struct {
 // contract never makes, wherever it happened: a deletion, a key written
 // twice, and a stored ballot that is not the one its write put there (or
 // that no write put there).
-func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listing, product *big.Int, counted *int) (*big.Int, []Failure) {
+func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listing, product *election.Product, counted *int) []Failure {
 	var fs []Failure
 	failure := func(check string) func(BallotWrite, string, ...any) {
 		return func(bw BallotWrite, format string, args ...any) {
@@ -323,7 +323,7 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 	for _, bw := range o.Late {
 		earlyOnly[bw.Entry.Pseudonym] = false
 		if once(bw, "after the result") {
-			product = subtractOne(p, bw, listed, product, counted, storedElse, &fs)
+			subtractOne(p, bw, listed, product, counted, storedElse, &fs)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(listed)) {
@@ -340,22 +340,22 @@ func subtractLate(p *election.Prepared, o *CommitOrder, listed map[string]listin
 			storedElse(bw, "the state holds another ballot (tx %s) under this key than the one written before the result", ls.txID)
 		}
 	}
-	return product, fs
+	return fs
 }
 
 // subtractOne handles one late write that is its key's only write.
-func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing, product *big.Int, counted *int,
-	storedElse func(BallotWrite, string, ...any), fs *[]Failure) *big.Int {
+func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing, product *election.Product, counted *int,
+	storedElse func(BallotWrite, string, ...any), fs *[]Failure) {
 	ls, ok := listed[bw.Entry.Pseudonym]
 	if !ok {
 		// Committed after the listing was read: never multiplied in,
 		// and never checked. Check it now.
 		*fs = append(*fs, checkChunk(p, []election.BallotEntry{bw.Entry}).failures...)
-		return product
+		return
 	}
 	if ls.hash != sha256.Sum256(bw.Entry.Ballot) {
 		storedElse(bw, "the state holds another ballot (tx %s) under this key than the one written after the result", ls.txID)
-		return product
+		return
 	}
 	if ls.txID != bw.Entry.TxID {
 		// The same ballot, stored with another transaction's id: still
@@ -364,13 +364,10 @@ func subtractOne(p *election.Prepared, bw BallotWrite, listed map[string]listing
 	}
 	r := checkChunk(p, []election.BallotEntry{bw.Entry})
 	if len(r.cts) != 1 {
-		return product // the listing already reported it, and did not count it
+		return // the listing already reported it, and did not count it
 	}
-	// Valid ciphertexts are units mod N² (DecodeCiphertext checks
-	// gcd(c, N) = 1), so the inverse exists.
-	inv := new(big.Int).ModInverse(r.cts[0], p.PublicKey.NSquared)
+	product.Remove(r.cts[0])
 	*counted--
-	return new(big.Int).Mod(new(big.Int).Mul(product, inv), p.PublicKey.NSquared)
 }
 
 // Report is the outcome of a full audit.
@@ -584,7 +581,7 @@ func Run(l *Ledger, opts Options) *Report {
 	// A result that does not decode is still checked against the blocks:
 	// its first write must be these bytes (RECORD.md 6 step 4).
 	rep.Counted = t.Valid
-	product, ok := rep.checkCommitOrder(p, l, listed, t.Product)
+	product, ok := rep.checkCommitOrder(p, l, listed, t)
 	if ok && decoded {
 		rep.ResultChecked = true
 		rep.checkResult(p, res, product)
@@ -650,9 +647,9 @@ func (r *Report) parseResult(result []byte) (*election.Result, bool) {
 // takes the late ballots out of product and r.Counted. It returns the
 // product the result must carry; false means the blocks could not be read,
 // and the failure is recorded.
-func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[string]listing, product *big.Int) (*big.Int, bool) {
+func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[string]listing, t *Tally) (*big.Int, bool) {
 	if l.Order == nil {
-		return product, true
+		return t.Product, true
 	}
 	o, err := l.Order()
 	if err != nil {
@@ -665,11 +662,9 @@ func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[st
 	}
 	r.Order = o
 	r.Failures = append(r.Failures, checkManifestWrites(o, l.Manifest)...)
-	var fs []Failure
-	product, fs = subtractLate(p, o, listed, product, &r.Counted)
-	r.Failures = append(r.Failures, fs...)
+	r.Failures = append(r.Failures, subtractLate(p, o, listed, t.slots, &r.Counted)...)
 	r.Failures = append(r.Failures, checkResultWrites(o, l.Result)...)
-	return product, true
+	return t.slots.Packed(), true
 }
 
 // checkResult checks the published result against the audit's own count

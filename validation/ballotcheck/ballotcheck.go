@@ -80,10 +80,10 @@ type Tx struct {
 // state; a missing election is an *election.Error with CodeNoElection.
 type Manifests func(electionID string) (*election.Prepared, error)
 
-// pending is a ballot whose cheap checks passed: its proof goes to the batch.
+// pending is a ballot whose cheap checks passed: its proofs go to the batch.
 type pending struct {
-	tx   int
-	item zkp.BatchItem
+	tx    int
+	items []zkp.BatchItem
 }
 
 var ballotPrefix = election.LedgerKey(election.ObjBallot)
@@ -99,25 +99,25 @@ func CheckBlock(random io.Reader, manifests Manifests, txs []*Tx) []error {
 		if tx == nil {
 			continue
 		}
-		items, err := checkTx(manifests, tx)
+		ballots, err := checkTx(manifests, tx)
 		if err != nil {
 			errs[i] = err
 			continue
 		}
-		for _, it := range items {
-			queue = append(queue, pending{tx: i, item: it})
+		for _, items := range ballots {
+			queue = append(queue, pending{tx: i, items: items})
 		}
 	}
 	if len(queue) == 0 {
 		return errs
 	}
-	items := make([]zkp.BatchItem, len(queue))
+	ballots := make([][]zkp.BatchItem, len(queue))
 	for j, p := range queue {
-		items[j] = p.item
+		ballots[j] = p.items
 	}
-	for j, err := range zkp.VerifyBatch(random, items) {
+	for j, err := range election.VerifyBallotProofs(random, ballots) {
 		if err != nil && errs[queue[j].tx] == nil {
-			errs[queue[j].tx] = &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + err.Error(), Err: err}
+			errs[queue[j].tx] = err
 		}
 	}
 	return errs
@@ -143,14 +143,14 @@ func onePerBlock(m Manifests) Manifests {
 	}
 }
 
-// checkTx runs every check but the proof on tx and returns the proofs to
-// verify.
-func checkTx(manifests Manifests, tx *Tx) ([]zkp.BatchItem, error) {
+// checkTx runs every check but the proofs on tx and returns the proofs to
+// verify, one list per ballot it writes.
+func checkTx(manifests Manifests, tx *Tx) ([][]zkp.BatchItem, error) {
 	cast := isCast(tx.Function)
 	if cast && len(tx.Writes) != 1 {
 		return nil, election.Errorf(CodeWriteSet, "CastBallot writes %d keys, want exactly its ballot key", len(tx.Writes))
 	}
-	var items []zkp.BatchItem
+	var ballots [][]zkp.BatchItem
 	for _, w := range tx.Writes {
 		if !strings.HasPrefix(w.Key, ballotPrefix) {
 			if cast {
@@ -158,7 +158,7 @@ func checkTx(manifests Manifests, tx *Tx) ([]zkp.BatchItem, error) {
 			}
 			continue
 		}
-		raw, item, err := checkWrite(manifests, tx, w)
+		raw, items, err := checkWrite(manifests, tx, w)
 		if err != nil {
 			return nil, err
 		}
@@ -167,9 +167,9 @@ func checkTx(manifests Manifests, tx *Tx) ([]zkp.BatchItem, error) {
 				return nil, err
 			}
 		}
-		items = append(items, item)
+		ballots = append(ballots, items)
 	}
-	return items, nil
+	return ballots, nil
 }
 
 func isCast(fn string) bool {
@@ -202,9 +202,9 @@ func checkArgument(args [][]byte, written []byte) error {
 }
 
 // checkWrite checks one write of a ballot key and returns the ballot's
-// encoding and its proof for the batch.
-func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, zkp.BatchItem, error) {
-	var none zkp.BatchItem
+// encoding and its proofs for the batch.
+func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, []zkp.BatchItem, error) {
+	var none []zkp.BatchItem
 	if w.IsDelete {
 		return nil, none, election.Errorf(CodeKey, "the transaction deletes ballot key %q", w.Key)
 	}
@@ -229,15 +229,15 @@ func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, zkp.BatchItem, er
 	if !readAbsent(tx.Reads, w.Key) {
 		return nil, none, election.Errorf(election.CodeDuplicate, "the transaction does not read ballot key %q as absent, so a second ballot of the voter could replace the first", w.Key)
 	}
-	c, err := p.CheckAuthorised(b)
+	cs, err := p.CheckAuthorised(b)
 	if err != nil {
 		return nil, none, err
 	}
-	pctx, proof, err := p.ParseProof(b)
+	items, err := p.ProofItems(b, cs)
 	if err != nil {
 		return nil, none, err
 	}
-	return rec.Ballot, zkp.BatchItem{Ctx: pctx, C: c, Proof: proof}, nil
+	return rec.Ballot, items, nil
 }
 
 func readAbsent(reads []Read, key string) bool {

@@ -283,13 +283,15 @@ func TestVerdictsIndependentOfRandomnessAndWorkers(t *testing.T) {
 
 // individual checks tx with the single-proof verifier.
 func individual(t *testing.T, m Manifests, tx *Tx) string {
-	items, err := checkTx(m, tx)
+	ballots, err := checkTx(m, tx)
 	if err != nil {
 		return Code(err)
 	}
-	for _, it := range items {
-		if zkp.VerifyValidity(it.Ctx, it.C, it.Proof) != nil {
-			return election.CodeProof
+	for _, items := range ballots {
+		for _, it := range items {
+			if zkp.VerifyValidity(it.Ctx, it.C, it.Proof) != nil {
+				return election.CodeProof
+			}
 		}
 	}
 	return ""

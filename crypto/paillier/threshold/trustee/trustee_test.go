@@ -200,10 +200,11 @@ func TestNoDecryptionOfForeignCiphertext(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := tally.Prepared()
-	c, err := p.CheckShape(w.ballots[0])
+	cs, err := p.CheckShape(w.ballots[0])
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := cs[0]
 	zero, _, err := p.PublicKey.Encrypt(rand.Reader, big.NewInt(0))
 	if err != nil {
 		t.Fatal(err)
