@@ -569,8 +569,8 @@ def main():
             why = " ".join(open(os.path.join(ex, "README")).read().split())
             L += [f"- **Excluded** from `{os.path.basename(d)}`: {n} reports moved to its `excluded/` directory. {why}", ""]
     L += ["Definitions: latency is from building the proposal to the commit event of the transaction's block",
-          "(client clock); steady TPS counts the transactions committed between the commit of the 10th and the 90th",
-          "percentile transaction, divided by that interval (ramp-up and drain excluded); overall TPS is",
+          "(client clock); steady TPS counts the transactions of the blocks committed after the commit of the 10th",
+          "percentile transaction up to that of the 90th, divided by that interval (ramp-up and drain excluded); overall TPS is",
           "successes / (first send → last commit), Caliper's definition. Values are mean ± sample standard deviation",
           "[min–max] over trials.", ""]
     if mains:

@@ -103,19 +103,23 @@ func SteadyWindow(samples []Sample, runStart time.Time, trim float64) Window {
 	sort.Slice(ok, func(i, j int) bool { return ok[i].Done.Before(ok[j].Done) })
 	k := int(trim * float64(len(ok)))
 	lo, hi := k, len(ok)-1-k
-	var from, to time.Time
 	// Commits arrive a block at a time, so completion instants repeat; a
 	// window without at least two distinct instants (or too few samples) is
 	// no window: fall back to the whole run.
-	if hi-lo < 2 || !ok[hi].Done.After(ok[lo].Done) {
+	from, to := ok[lo].Done, ok[hi].Done
+	whole := hi-lo < 2 || !to.After(from)
+	if whole {
 		from, to = runStart, ok[len(ok)-1].Done
-		lo, hi = -1, len(ok)-1
-	} else {
-		from, to = ok[lo].Done, ok[hi].Done
 	}
+	// The window holds the transactions completing in (from, to]: whole
+	// blocks, since a block's transactions share its commit instant. The
+	// block that completes at from opens the window and is not in it, even
+	// where the trim cut it in the middle.
 	var lat []time.Duration
-	for i := lo + 1; i <= hi; i++ {
-		lat = append(lat, ok[i].Latency())
+	for _, s := range ok {
+		if (whole || s.Done.After(from)) && !s.Done.After(to) {
+			lat = append(lat, s.Latency())
+		}
 	}
 	w.From = round3(from.Sub(runStart).Seconds())
 	w.To = round3(to.Sub(runStart).Seconds())

@@ -92,6 +92,46 @@ func TestSteadyWindow(t *testing.T) {
 	}
 }
 
+// TestSteadyWindowWholeBlocks: with transactions committed a block at a
+// time, the window counts whole blocks completing in (from, to], never the
+// block that opens it, wherever the trim cuts.
+func TestSteadyWindowWholeBlocks(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	blocks := func(n, size int) []Sample {
+		var ss []Sample
+		for b := 1; b <= n; b++ {
+			done := t0.Add(time.Duration(b) * time.Second)
+			for i := 0; i < size; i++ {
+				ss = append(ss, Sample{Start: done.Add(-time.Second), Done: done, OK: true})
+			}
+		}
+		return ss
+	}
+	tests := []struct {
+		name     string
+		ss       []Sample
+		trim     float64
+		from, to float64
+		txs      int
+	}{
+		// 10 blocks of 100 at 1..10 s; trim 0.1 cuts at the first
+		// transaction of block 2 and the last of block 9: blocks 3..9.
+		{"cut at block edges", blocks(10, 100), 0.1, 2, 9, 700},
+		// 10 blocks of 10; trim 0.15 cuts inside blocks 2 and 9: the
+		// window is still (2 s, 9 s], blocks 3..9 whole.
+		{"cut inside blocks", blocks(10, 10), 0.15, 2, 9, 70},
+	}
+	for _, tc := range tests {
+		w := SteadyWindow(tc.ss, t0, tc.trim)
+		if w.From != tc.from || w.To != tc.to || w.Txs != tc.txs {
+			t.Errorf("%s: window %+v, want (%v s, %v s] with %d tx", tc.name, w, tc.from, tc.to, tc.txs)
+		}
+		if want := float64(tc.txs) / (tc.to - tc.from); w.TPS != round3(want) {
+			t.Errorf("%s: TPS %v, want %v", tc.name, w.TPS, round3(want))
+		}
+	}
+}
+
 func TestTimeline(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ss := []Sample{
