@@ -1,6 +1,7 @@
 package election
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -25,8 +26,12 @@ type statement struct {
 // prepareStatements lists the statements of the layout in ballot order
 // (contest by contest), with the offsets of their ciphertexts and proofs,
 // and lets zkp check each statement's context (key size against challenge
-// length, the messages).
+// length, the messages). Every packed tally must fit below N, and every
+// ballot within MaxBallotSize.
 func (p *Prepared) prepareStatements() error {
+	if err := p.Layout.FitsModulus(p.PublicKey.N); err != nil {
+		return manifestErr("contests: %v (N has %d bits)", err, p.PublicKey.N.BitLen())
+	}
 	branch := p.PublicKey.CiphertextLen() + p.Manifest.ChallengeBits/8 + p.PublicKey.ModulusLen()
 	for ci := range p.Layout.Contests {
 		c := &p.Layout.Contests[ci]
@@ -40,7 +45,16 @@ func (p *Prepared) prepareStatements() error {
 		}
 		p.slots += c.Ciphertexts()
 	}
+	if n := p.ballotLen(); n > MaxBallotSize {
+		return manifestErr("contests: a ballot would have %d bytes, more than the %d a ballot may have", n, MaxBallotSize)
+	}
 	return nil
+}
+
+// ballotLen is the length of every encoded ballot of the election.
+func (p *Prepared) ballotLen() int {
+	n := 1 + 6*4 + len(p.Manifest.ElectionID) + VoterPubLen + TokenLen + SignatureLen
+	return n + p.slots*p.PublicKey.CiphertextLen() + p.proofLen
 }
 
 // statementContext is the zkp context of st for a voter: it binds the
@@ -76,8 +90,11 @@ func statementErr(n, i int, err error) error {
 
 // BallotVerdict is the verdict on a ballot from the verdicts on its proofs,
 // one per statement in order: nil, or the first error, naming its proof
-// when the ballot has several.
+// when the ballot has several. A ballot with no proof is no valid ballot.
 func BallotVerdict(errs []error) error {
+	if len(errs) == 0 {
+		return errors.New("the ballot carries no proof")
+	}
 	for i, err := range errs {
 		if err != nil {
 			return statementErr(len(errs), i, err)

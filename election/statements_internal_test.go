@@ -212,3 +212,37 @@ func TestProofItemsRefusesMismatch(t *testing.T) {
 		t.Fatalf("ciphertext 5 zero: %v, want CIPHERTEXT naming ciphertext 5", err)
 	}
 }
+
+// TestLayoutLimits: a layout whose ballots would exceed MaxBallotSize, or
+// whose packed tally would not fit below N, is refused, and a ballot with
+// no proof is no valid ballot.
+func TestLayoutLimits(t *testing.T) {
+	p, _ := multiContest(t)
+	for _, tc := range []struct {
+		name   string
+		bits   uint
+		shapes []votecode.Shape
+		want   string
+	}{
+		{"approval of 64", 10, []votecode.Shape{{Options: 64, Min: 0, Max: 64}}, "more than the"},
+		{"digits past N", 64, []votecode.Shape{{Options: 32, Min: 1, Max: 1}, {Options: 32, Min: 1, Max: 1}}, "does not fit below the modulus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := votecode.NewLayout(tc.bits, tc.shapes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := &Prepared{Manifest: p.Manifest, PublicKey: p.PublicKey, Layout: l}
+			err = q.prepareStatements()
+			if CodeOf(err) != CodeManifest || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
+				t.Fatalf("prepareStatements = %v, want MANIFEST containing %q", err, tc.want)
+			}
+		})
+	}
+	if err := VerifyBallotProofs(nil, [][]zkp.BatchItem{nil})[0]; CodeOf(err) != CodeProof {
+		t.Fatalf("a ballot of no proof: %v, want PROOF", err)
+	}
+	if err := (DirectVerifier{}).Verify(nil); err == nil {
+		t.Fatal("DirectVerifier accepted a ballot of no proof")
+	}
+}

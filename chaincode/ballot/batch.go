@@ -56,8 +56,8 @@ type batch struct {
 	done    chan struct{} // closed when errs is set
 }
 
-// NewBatcher returns a batcher of at most max proofs per batch, waiting at
-// most wait for a batch to fill.
+// NewBatcher returns a batcher of the proofs of at most max ballots per
+// batch, waiting at most wait for a batch to fill.
 func NewBatcher(max int, wait time.Duration) *Batcher {
 	if max < 1 {
 		max = 1
@@ -188,7 +188,8 @@ func fill(n int, err error) []error {
 	return out
 }
 
-// BatchStats reports how many batches and proofs the batcher has verified.
+// BatchStats reports how many batches and proofs (all ballots' statements)
+// the batcher has verified.
 func (b *Batcher) BatchStats() (batches, items uint64) { return b.batches.Load(), b.items.Load() }
 
 var _ election.ProofVerifier = (*Batcher)(nil)

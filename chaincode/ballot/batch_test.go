@@ -94,6 +94,54 @@ func TestBatcherVerdicts(t *testing.T) {
 	}
 }
 
+// TestBatcherBallotsOfSeveralProofs: the limit counts ballots, not proofs,
+// and each caller gets the verdict on its own proofs, naming the first that
+// fails.
+func TestBatcherBallotsOfSeveralProofs(t *testing.T) {
+	var calls atomic.Int64
+	var sizes sync.Map
+	const callers, perBallot, max = 12, 3, 4
+	b := NewBatcher(max, time.Hour)
+	b.verify = fakeVerify(&calls, &sizes)
+	for i := 0; i < callers; i++ {
+		b.Enter()
+	}
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for i := 0; i < callers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			items := make([]zkp.BatchItem, perBallot)
+			for k := range items {
+				v := int64(2 * (i*perBallot + k)) // even: valid
+				if i%3 == 1 && k == 2 {
+					v++ // ballot i's third proof is invalid
+				}
+				items[k] = zkp.BatchItem{C: big.NewInt(v)}
+			}
+			errs[i] = b.Verify(items)
+		}()
+	}
+	waitAll(t, &wg)
+	for i, err := range errs {
+		want := fmt.Sprintf("proof 2: invalid %d", 2*(i*perBallot+2)+1)
+		if (i%3 == 1) != (err != nil) || (err != nil && err.Error() != want) {
+			t.Fatalf("ballot %d: err %v, want an error only for every third, %q", i, err, want)
+		}
+	}
+	_, proofs := b.BatchStats()
+	if proofs != callers*perBallot {
+		t.Fatalf("the batcher saw %d proofs, want %d", proofs, callers*perBallot)
+	}
+	sizes.Range(func(k, _ any) bool {
+		if k.(int) > max*perBallot {
+			t.Errorf("a batch of %d proofs holds more than %d ballots", k.(int), max)
+		}
+		return true
+	})
+}
+
 // A leader waiting for announced casts is released when they abandon, even
 // with an unbounded wait.
 func TestBatcherAbandonReleasesLeader(t *testing.T) {

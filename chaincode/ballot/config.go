@@ -12,7 +12,8 @@ import (
 // Environment variables read by ConfigFromEnv.
 const (
 	// EnvProofBatch selects the proof verifier: "off" (or "0", "1") checks
-	// each proof on its own; a number n ≥ 2 batches up to n concurrent proofs.
+	// each proof on its own; a number n ≥ 2 batches the proofs of up to n
+	// concurrent ballots.
 	// Default DefaultBatchMax.
 	EnvProofBatch = "FABVOTE_PROOF_BATCH"
 	// EnvProofBatchWait bounds how long a batch waits to fill while no other

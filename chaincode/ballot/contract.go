@@ -399,7 +399,7 @@ func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, cs []*big.
 		return nil
 	}
 	*joined = true
-	e.proofsChecked.Add(1)
+	e.proofsChecked.Add(uint64(len(items)))
 	if err := e.verifier.Verify(items); err != nil {
 		return &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + err.Error(), Err: err}
 	}

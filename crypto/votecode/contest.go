@@ -75,7 +75,7 @@ func (s Shape) Selections() int {
 }
 
 // sumValues is the number of values the per-option layout's sum statement
-// allows: Min..Max, and Max+1 for a blank vote. It is 0 when the statement
+// allows: Min..Max, and Options+1 for a blank vote. It is 0 when the statement
 // is left out because every count is allowed (Min = 0, Max = Options, no
 // blank: approval voting).
 func (s Shape) sumValues() int {
@@ -128,7 +128,10 @@ func (s Shape) Cost(k Kind) int {
 
 // Kind is the cheaper layout for s, Packed on a tie (fewer ciphertexts to
 // store and to multiply into the tally). A contest with more valid
-// selections than MaxPackedSelections is always PerOption.
+// selections than MaxPackedSelections is always PerOption. A 1-of-p
+// contest, the only one a manifest carries today, is always Packed
+// (p+3 < 5p+4), whatever StatementCost is: re-measuring the constant does
+// not change its ballots.
 func (s Shape) Kind() Kind {
 	if s.Selections() > MaxPackedSelections || s.Cost(PerOption) < s.Cost(Packed) {
 		return PerOption

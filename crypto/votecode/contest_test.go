@@ -112,7 +112,7 @@ func statementHolds(st Statement, plaintexts []*big.Int) (int, bool) {
 // that the statements hold for exactly the valid selections: every vector
 // of 0/1 digits (options, then blank) passes all of them iff it is a valid
 // selection, and Encode's choices name the messages that hold. It is the
-// soundness of the layout, blank's weight Max+1 included; the proofs then
+// soundness of the layout, blank's weight Options+1 included; the proofs then
 // show the statements.
 func TestStatementsAreSound(t *testing.T) {
 	for _, s := range smallShapes() {
@@ -333,5 +333,34 @@ func TestSingleContestIsEncoding(t *testing.T) {
 				t.Fatalf("p = %d, candidate %d: message %v, plaintext %v, choice %d; want M^%d = %v", p, j, got[j], plaintexts[0], choices[0], j, want[j])
 			}
 		}
+	}
+}
+
+// TestDecodeBounds: a tally at M^digits or above, or negative, is refused
+// (a one-digit layout too), and each contest's counts are its own slice.
+func TestDecodeBounds(t *testing.T) {
+	l, err := NewLayout(4, []Shape{{Options: 1, Min: 0, Max: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := l.Decode(big.NewInt(15)); err != nil || c[0][0] != 15 {
+		t.Fatalf("Decode(15) = %v, %v; want [[15]]", c, err)
+	}
+	for _, bad := range []*big.Int{big.NewInt(16), big.NewInt(16 + 3), big.NewInt(-1), nil} {
+		if _, err := l.Decode(bad); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("Decode(%v) = %v, want ErrInvalid", bad, err)
+		}
+	}
+	two, err := NewLayout(4, []Shape{{Options: 2, Min: 1, Max: 1}, {Options: 2, Min: 1, Max: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := two.Decode(big.NewInt(0x4321))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c[0] = append(c[0], 9)
+	if c[1][0] != 3 || c[1][1] != 4 || c[0][0] != 1 || c[0][1] != 2 {
+		t.Fatalf("Decode(0x4321) = %v, want [[1 2 9] [3 4]] after appending to the first", c)
 	}
 }

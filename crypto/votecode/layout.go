@@ -81,13 +81,19 @@ func (l *Layout) FitsModulus(n *big.Int) error {
 // Decode splits a packed tally into every contest's counts: one per
 // option, then the blank votes where the contest allows them.
 func (l *Layout) Decode(t *big.Int) ([][]uint64, error) {
-	digits, err := Encoding{Bits: l.Bits, Candidates: max(l.Digits(), 2)}.Decode(t)
-	if err != nil {
-		return nil, err
+	total := uint(l.Digits())
+	if t == nil || t.Sign() < 0 || t.BitLen() > int(l.Bits*total) {
+		return nil, fmt.Errorf("%w: tally is missing, negative or not below M^%d = 2^%d", ErrInvalid, total, l.Bits*total)
 	}
+	mask := new(big.Int).Sub(new(big.Int).Lsh(one, l.Bits), one)
+	x, d := new(big.Int).Set(t), new(big.Int)
 	counts := make([][]uint64, len(l.Contests))
 	for i, c := range l.Contests {
-		counts[i] = digits[c.Offset : c.Offset+c.Digits()]
+		counts[i] = make([]uint64, c.Digits())
+		for j := range counts[i] {
+			counts[i][j] = d.And(x, mask).Uint64()
+			x.Rsh(x, l.Bits)
+		}
 	}
 	return counts, nil
 }
