@@ -6,7 +6,10 @@
 # warming machine): start a fresh benchmark network for it (bench/lib.sh), open
 # the benchmark election, cast the same cached ballots with `fabvote bench`,
 # keep the JSON report, stop the network. Every configuration therefore casts
-# exactly the same ballots onto an empty ledger.
+# exactly the same ballots onto an empty ledger. Before and after each main
+# run, `fabvote calibrate` times a fixed exponentiation and verification and
+# reads the CPU steal (probe/), so that the report can read each trial
+# against the machine's state at the time.
 #
 # Variables (defaults in brackets):
 #   BENCH_CONFIGS   configurations [stock fork-off o1 o2 o3 o4 o5 o6 o7 all all-o4 fork stock-nobatch all-nobatch];
@@ -123,8 +126,16 @@ print(json.dumps({k: round((b[k] - a.get(k, 0)) / tck, 2) for k in b}, indent=1)
 PY
 }
 
+# probe WHEN C T: the calibration probe (fabvote calibrate) beside trial T of
+# configuration C, into probe/C-tT-WHEN.json: report.py normalises the paired
+# ratios by the machine's speed around each trial and shows the steal.
+probe() {
+	"$FV" calibrate --json "$OUT/probe/$2-t$3-$1.json" >>"$OUT/logs/probe.log" 2>&1 ||
+		bench_log "  $2 trial $3: the calibration probe failed (see $OUT/logs/probe.log)"
+}
+
 n=${#CONFIGS[@]}
-mkdir -p "$OUT/cpu"
+mkdir -p "$OUT/cpu" "$OUT/probe"
 for ((t = 1; t <= TRIALS; t++)); do
 	for ((k = 0; k < n; k++)); do
 		c=${CONFIGS[$(((k + t - 1) % n))]}
@@ -141,6 +152,7 @@ for ((t = 1; t <= TRIALS; t++)); do
 			ppid=$!
 		fi
 		bench_log "trial $t/$TRIALS: $c, $COUNT ballots, $MODE, $(bench_load_flags "$RATE")"
+		probe before "$c" "$t"
 		cpu0=$(cpu_snapshot)
 		# shellcheck disable=SC2046
 		"$FV" bench --network "$BENCH_NETWORK" --ballots "$BALLOTS" $(bench_load_flags "$RATE") --count "$COUNT" \
@@ -150,6 +162,7 @@ for ((t = 1; t <= TRIALS; t++)); do
 		cpu_delta "$cpu0" "$(cpu_snapshot)" "$OUT/cpu/$c-t$t.json"
 		sed -n '/loop):/,$p' "$OUT/logs/main-$c-t$t.log" | grep -v '^report written' | sed 's/^/    /' >&2 || true
 		if ((profiling)); then wait "$ppid" || true; fi
+		probe after "$c" "$t"
 		bench_net_down
 	done
 done

@@ -9,6 +9,7 @@ profile there); nothing is typed in by hand. The section sits between the
 BEGIN/END markers below; the rest of the document is left as it is.
 """
 import argparse
+from datetime import datetime
 import glob
 import json
 import math
@@ -101,6 +102,24 @@ def process_cpu(run, c, t):
         if kind:
             per[kind] += sec
     return per
+
+
+def probe_state(run, c, t, cpus):
+    """The machine's state around trial t of configuration c, from the calibration probes before and after its main
+    run (bench/run-matrix.sh probe/C-tT-before.json and -after.json, `fabvote calibrate`): the speed index (the
+    geometric mean of the probe's exponentiation and verification times, both probes; higher is slower) and the
+    share of the cores' time the hypervisor stole between the probes, in %. None without both probes."""
+    probes = []
+    for when in ("before", "after"):
+        p = os.path.join(run, "probe", f"{c}-t{t}-{when}.json")
+        if not os.path.exists(p):
+            return None
+        with open(p) as f:
+            probes.append(json.load(f))
+    index = math.prod(x["expNsPerOp"] * x["verifyNsPerOp"] for x in probes) ** 0.25
+    seconds = (datetime.fromisoformat(probes[1]["time"]) - datetime.fromisoformat(probes[0]["time"])).total_seconds()
+    steal = probes[1]["stealTicks"] - probes[0]["stealTicks"]
+    return index, (100.0 * steal / (100.0 * seconds * cpus) if seconds > 0 else 0.0)
 
 
 def load(pattern):
@@ -272,8 +291,8 @@ def paired_table(reps):
         key = (r.get("mode", "full"), r.get("loop", ""), r["sent"])
         # A trial is paired only within its own results directory: pooled runs reuse trial numbers.
         by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[(run_dir(r), r.get("trial", 0))] = r
-    lines = ["| mode | ballots | configuration | baseline | pairs | steady TPS / baseline [95 % CI] | p50 / baseline [95 % CI] | verdict |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| mode | ballots | configuration | baseline | pairs | steady TPS / baseline [95 % CI] | calibrated [95 % CI] | steal, most | p50 / baseline [95 % CI] | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for (mode, loop, n), cfgs in sorted(by.items()):
         for c in sorted(cfgs, key=order_key):
             b = baseline(c, cfgs)
@@ -286,8 +305,27 @@ def paired_table(reps):
             if tps is None:
                 continue
             verdict = "inside the noise" if tps[1] <= 1.0 <= tps[2] else ("faster" if tps[1] > 1.0 else "slower")
-            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {ratio_cell(tps)} | {ratio_cell(p50)} | {verdict} |")
+            cal, steal = calibrated_pairs(cfgs[c], base, trials)
+            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {ratio_cell(tps)} | {cal} | {steal} | {ratio_cell(p50)} | {verdict} |")
     return lines if len(lines) > 2 else []
+
+
+def calibrated_pairs(runs, base, trials):
+    """The paired steady-TPS ratios of runs over base, each scaled by the ratio of the two trials' speed indices
+    (probe_state: a trial on a machine slowed by 10 % has its TPS scaled up by 10 %), and the most steal of any of
+    their trials; "–" for both where a trial has no probes."""
+    ratios, steals = [], []
+    for t in trials:
+        r, b = runs[t], base[t]
+        cpus = r.get("host", {}).get("cpus", 2)
+        pr = probe_state(run_dir(r), r.get("_config", r.get("label")), t[1], cpus)
+        pb = probe_state(run_dir(b), b.get("_config", b.get("label")), t[1], cpus)
+        if pr is None or pb is None:
+            return "–", "–"
+        ratios.append(r["steady"]["tps"] * pr[0] / (b["steady"]["tps"] * pb[0]))
+        steals += [pr[1], pb[1]]
+    cal = paired_ratio(ratios)
+    return (ratio_cell(cal) if cal else "–"), f"{max(steals):.1f} %"
 
 
 def sweep_points(reps):

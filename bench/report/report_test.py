@@ -55,6 +55,42 @@ class PairedRatio(unittest.TestCase):
         self.assertEqual(report.paired_table(reps), [])
 
 
+class Calibration(unittest.TestCase):
+    def write_probes(self, run, label, t, slow, steal):
+        os.makedirs(os.path.join(run, "probe"), exist_ok=True)
+        for when, ticks, time in (("before", 100, "2026-11-29T04:00:00Z"), ("after", 100 + steal, "2026-11-29T04:00:10Z")):
+            with open(os.path.join(run, "probe", f"{label}-t{t}-{when}.json"), "w") as f:
+                json.dump({"time": time, "expNsPerOp": 1e6 * slow, "verifyNsPerOp": 1e5 * slow, "stealTicks": ticks}, f)
+
+    def test_calibrated_ratio_and_steal(self):
+        with tempfile.TemporaryDirectory() as run:
+            reps = []
+            for t in (1, 2, 3):
+                for label, slow, steal in (("stock", 1.0, 0), ("o1", 1.1, 20 * t)):
+                    r = rep(label, t, 400.0, 1000)  # the same TPS: the raw ratio is ×1.00
+                    r["_file"] = os.path.join(run, "main", f"{label}-t{t}.json")
+                    r["_config"] = label
+                    reps.append(r)
+                    self.write_probes(run, label, t, slow, steal)
+            row = report.paired_table(reps)[2]
+            # o1 ran on a machine 10 % slower in every trial: calibrated, it is 10 % faster.
+            self.assertIn("| ×1.00 [1.00–1.00] | ×1.10 [1.10–1.10] |", row)
+            # 60 ticks over 10 s on 2 cores: 3 % of the cores' time.
+            self.assertIn("| 3.0 % |", row)
+
+    def test_missing_probe_leaves_the_column_empty(self):
+        with tempfile.TemporaryDirectory() as run:
+            reps = []
+            for t in (1, 2):
+                for label in ("stock", "o1"):
+                    r = rep(label, t, 400.0, 1000)
+                    r["_file"] = os.path.join(run, "main", f"{label}-t{t}.json")
+                    reps.append(r)
+                    if (label, t) != ("o1", 2):
+                        self.write_probes(run, label, t, 1.0, 0)
+            self.assertIn("| ×1.00 [1.00–1.00] | – | – |", report.paired_table(reps)[2])
+
+
 class Baseline(unittest.TestCase):
     def test_tuned_configurations_compare_with_tuned_stock(self):
         present = {"stock", "stock+tuned", "fork+tuned", "fork", "o1+gogc200"}
@@ -80,7 +116,7 @@ class Baseline(unittest.TestCase):
         reps = [rep("stock+tuned", t, 400, 1000) for t in range(1, 4)] + [rep("fork+tuned", t, 600, 800) for t in range(1, 4)]
         rows = report.paired_table(reps)
         self.assertEqual(len(rows), 3)
-        self.assertIn("| `fork+tuned` | `stock+tuned` | 3 | ×1.50 [1.50–1.50] | ×0.80 [0.80–0.80] | faster |", rows[2])
+        self.assertIn("| `fork+tuned` | `stock+tuned` | 3 | ×1.50 [1.50–1.50] | – | – | ×0.80 [0.80–0.80] | faster |", rows[2])
 
 
 class BlockTable(unittest.TestCase):

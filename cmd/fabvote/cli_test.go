@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,7 @@ func TestEveryCommand(t *testing.T) {
 		{"record site", "--record is required", nil, ""},
 		{"bench", "--ballots (or --work-delay) is required", []string{"--rate", "fast"}, "--rate"},
 		{"version", "", []string{"--patches=maybe"}, "--patches"},
+		{"calibrate", "", []string{"--exp-ops", "x"}, "--exp-ops"},
 	}
 	// Every command of the CLI is in the table, so a new one cannot skip these checks.
 	covered := map[string]bool{}
@@ -240,4 +242,31 @@ func expectReport(counts []uint64) *audit.Report {
 		rep.Result = &election.Result{ElectionID: "x", Counts: counts}
 	}
 	return rep
+}
+
+// TestCalibrate: the probe writes its JSON whole, and refuses to time
+// nothing without writing a file.
+func TestCalibrate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "probe.json")
+	if code, msg := fv(t, "calibrate", "--exp-ops", "1", "--verify-ops", "1", "--json", out); code != 0 {
+		t.Fatalf("calibrate: exit %d: %s", code, msg)
+	}
+	var r struct {
+		ExpNs    float64 `json:"expNsPerOp"`
+		VerifyNs float64 `json:"verifyNsPerOp"`
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.ExpNs <= 0 || r.VerifyNs <= 0 {
+		t.Fatalf("probe %s: %+v, %v", b, r, err)
+	}
+	none := filepath.Join(t.TempDir(), "none.json")
+	if code, _ := fv(t, "calibrate", "--exp-ops", "0", "--json", none); code != 1 {
+		t.Fatalf("calibrate --exp-ops 0: exit %d, want 1", code)
+	}
+	if _, err := os.Stat(none); !os.IsNotExist(err) {
+		t.Fatalf("a refused calibrate left %s behind", none)
+	}
 }
