@@ -254,12 +254,14 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 
 
 def paired_ratio(xs):
-    """Mean of per-trial ratios with a 95 % t-interval; None under 2 pairs."""
+    """The geometric mean of per-trial ratios with a 95 % t-interval, both computed on the ratios' logarithms (a
+    ratio and its inverse then have mirrored intervals); None under 2 pairs."""
     if len(xs) < 2:
         return None
-    m = statistics.fmean(xs)
-    half = T975.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / math.sqrt(len(xs))
-    return m, m - half, m + half
+    logs = [math.log(x) for x in xs]
+    m = statistics.fmean(logs)
+    half = T975.get(len(logs) - 1, 1.96) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(m), math.exp(m - half), math.exp(m + half)
 
 
 def ratio_cell(r):
@@ -291,8 +293,8 @@ def paired_table(reps):
         key = (r.get("mode", "full"), r.get("loop", ""), r["sent"])
         # A trial is paired only within its own results directory: pooled runs reuse trial numbers.
         by.setdefault(key, {}).setdefault(r.get("label") or "unlabelled", {})[(run_dir(r), r.get("trial", 0))] = r
-    lines = ["| mode | ballots | configuration | baseline | pairs | steady TPS / baseline [95 % CI] | calibrated [95 % CI] | steal, most | p50 / baseline [95 % CI] | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| mode | ballots | configuration | baseline | pairs | steady TPS / baseline [95 % CI] | calibrated [95 % CI] | steal, most | network CPU per ballot / baseline [95 % CI] | p50 / baseline [95 % CI] | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for (mode, loop, n), cfgs in sorted(by.items()):
         for c in sorted(cfgs, key=order_key):
             b = baseline(c, cfgs)
@@ -306,8 +308,29 @@ def paired_table(reps):
                 continue
             verdict = "inside the noise" if tps[1] <= 1.0 <= tps[2] else ("faster" if tps[1] > 1.0 else "slower")
             cal, steal = calibrated_pairs(cfgs[c], base, trials)
-            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {ratio_cell(tps)} | {cal} | {steal} | {ratio_cell(p50)} | {verdict} |")
+            cpu = paired_network_cpu(cfgs[c], base, trials)
+            lines.append(f"| {mode} ({loop or 'closed'}) | {n} | `{c}` | `{b}` | {len(trials)} | {ratio_cell(tps)} | {cal} | {steal} | {ratio_cell(cpu)} | {ratio_cell(p50)} | {verdict} |")
     return lines if len(lines) > 2 else []
+
+
+def network_cpu_per_ballot(r):
+    """CPU seconds of the peer, orderer and chaincode processes per committed transaction in run r, or None."""
+    per = process_cpu(run_dir(r), r.get("_config", r.get("label")), r.get("trial", 0))
+    if per is None or not r.get("succeeded"):
+        return None
+    return sum(per.values()) / r["succeeded"]
+
+
+def paired_network_cpu(runs, base, trials):
+    """The paired ratios of network CPU per committed ballot, runs over base (lower is better), or None where a
+    trial has no CPU snapshot."""
+    ratios = []
+    for t in trials:
+        a, b = network_cpu_per_ballot(runs[t]), network_cpu_per_ballot(base[t])
+        if not a or not b:
+            return None
+        ratios.append(a / b)
+    return paired_ratio(ratios)
 
 
 def calibrated_pairs(runs, base, trials):
@@ -622,8 +645,10 @@ def main():
         if pt:
             L += ["### Ratios to the baseline, trial by trial", "",
                   "Each trial's ratio to the baseline's run of the same trial (same ballots, adjacent in the alternating order);",
-                  "mean and 95 % confidence interval (Student's t over the pairs). *Inside the noise* means the interval",
-                  "contains ×1.00.", ""] + pt + [""]
+                  "geometric mean and 95 % confidence interval (Student's t over the pairs' logarithms). *Inside the noise*",
+                  "means the interval contains ×1.00. *Calibrated* scales each pair by the two trials' calibration probes",
+                  "(`fabvote calibrate`), *steal, most* is the largest steal of any trial of the pairs, and *network CPU per",
+                  "ballot* pairs the peer's, orderer's and chaincode's CPU seconds per committed transaction.", ""] + pt + [""]
         bt = block_table(mains)
         if bt:
             L += ["### Transactions per block", "",

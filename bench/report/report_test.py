@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Unit tests of report.py's statistics (run by `make bench-report-unit`)."""
 import json
+import math
 import os
 import sys
 import tempfile
@@ -18,10 +19,15 @@ def rep(label, trial, tps, p50, n=40000):
 class PairedRatio(unittest.TestCase):
     def test_interval_of_known_ratios(self):
         m, lo, hi = report.paired_ratio([1.0, 1.2, 1.1, 1.3, 0.9])
-        self.assertAlmostEqual(m, 1.1)
-        # sd = 0.1581, t(4) = 2.776: half-width 0.1963
-        self.assertAlmostEqual(hi - m, 2.776 * 0.158113883 / 5 ** 0.5, places=4)
-        self.assertAlmostEqual(m - lo, hi - m)
+        # On logarithms: mean 0.08693, sd 0.14533, t(4) = 2.776.
+        self.assertAlmostEqual(m, 1.0908, places=4)
+        self.assertAlmostEqual(math.log(hi / m), 2.776 * 0.145327 / 5 ** 0.5, places=4)
+        self.assertAlmostEqual(math.log(m / lo), math.log(hi / m))
+
+    def test_inverse_ratios_mirror(self):
+        a, b = report.paired_ratio([1.5, 2.0, 1.2]), report.paired_ratio([1 / 1.5, 1 / 2.0, 1 / 1.2])
+        self.assertAlmostEqual(a[0] * b[0], 1.0)
+        self.assertAlmostEqual(a[1] * b[2], 1.0)
 
     def test_one_pair_has_no_interval(self):
         self.assertIsNone(report.paired_ratio([1.3]))
@@ -48,7 +54,7 @@ class PairedRatio(unittest.TestCase):
                     r["_file"] = f"{run}/main/{label}-t{t}.json"
                     reps.append(r)
         rows = report.paired_table(reps)
-        self.assertIn("| `o1` | `stock` | 4 | ×1.00 [", rows[2])  # four pairs: 1.2, 1.2, 0.8, 0.8
+        self.assertIn("| `o1` | `stock` | 4 | ×0.98 [", rows[2])  # four pairs: 1.2, 1.2, 0.8, 0.8; √0.96 = 0.98
 
     def test_unpaired_trials_are_left_out(self):
         reps = [rep("stock", 1, 400, 1000), rep("stock", 2, 400, 1000), rep("o1", 2, 440, 1000), rep("o1", 3, 440, 1000)]
@@ -69,14 +75,19 @@ class Calibration(unittest.TestCase):
                 for label, slow, steal in (("stock", 1.0, 0), ("o1", 1.1, 20 * t)):
                     r = rep(label, t, 400.0, 1000)  # the same TPS: the raw ratio is ×1.00
                     r["_file"] = os.path.join(run, "main", f"{label}-t{t}.json")
-                    r["_config"] = label
+                    r["_config"], r["succeeded"] = label, 1000
                     reps.append(r)
                     self.write_probes(run, label, t, slow, steal)
+                    os.makedirs(os.path.join(run, "cpu"), exist_ok=True)
+                    with open(os.path.join(run, "cpu", f"{label}-t{t}.json"), "w") as f:
+                        json.dump({"peer0.org1": 8.0 if label == "o1" else 10.0, "orderer0": 2.0, "cc.ballot": 0.0}, f)
             row = report.paired_table(reps)[2]
             # o1 ran on a machine 10 % slower in every trial: calibrated, it is 10 % faster.
             self.assertIn("| ×1.00 [1.00–1.00] | ×1.10 [1.10–1.10] |", row)
             # 60 ticks over 10 s on 2 cores: 3 % of the cores' time.
             self.assertIn("| 3.0 % |", row)
+            # Network CPU per ballot: (8 + 2) / (10 + 2) in every pair.
+            self.assertIn("| 3.0 % | ×0.83 [0.83–0.83] |", row)
 
     def test_missing_probe_leaves_the_column_empty(self):
         with tempfile.TemporaryDirectory() as run:
@@ -116,7 +127,7 @@ class Baseline(unittest.TestCase):
         reps = [rep("stock+tuned", t, 400, 1000) for t in range(1, 4)] + [rep("fork+tuned", t, 600, 800) for t in range(1, 4)]
         rows = report.paired_table(reps)
         self.assertEqual(len(rows), 3)
-        self.assertIn("| `fork+tuned` | `stock+tuned` | 3 | ×1.50 [1.50–1.50] | – | – | ×0.80 [0.80–0.80] | faster |", rows[2])
+        self.assertIn("| `fork+tuned` | `stock+tuned` | 3 | ×1.50 [1.50–1.50] | – | – | – | ×0.80 [0.80–0.80] | faster |", rows[2])
 
 
 class BlockTable(unittest.TestCase):
