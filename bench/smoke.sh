@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # smoke.sh — `make bench-smoke`: both load generators on a short run, so that
 # neither rots. On one fresh benchmark network (configuration SMOKE_CONFIG,
-# default "all": every fork switch on), 500 cached ballots through
+# default "all+writers": every fork switch on, and the channel's Writers the
+# signature policy of the tuned baseline), 500 cached ballots through
 # `fabvote bench` (fixed rate), then the next 500 through Caliper; asserts that
 # every transaction committed, that both JSON summaries parse and say so, and
 # that the ledger holds exactly 1000 ballots afterwards. On the same network,
@@ -17,7 +18,7 @@ RUN=${RUN:-$ROOT/run}
 BENCH_CHAINCODES="ballot=./chaincode/ballot/cmd/ballot-cc delaywork=./chaincode/delaywork/cmd/delaywork-cc"
 # shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
-SMOKE_CONFIG=${SMOKE_CONFIG:-all}
+SMOKE_CONFIG=${SMOKE_CONFIG:-all+writers}
 SMOKE_RATE=${SMOKE_RATE:-100}
 OUT=${OUT:-$ROOT/.cache/bench/smoke}
 CAL_DIR=$ROOT/caliper-bench
@@ -34,9 +35,11 @@ bench_open "$SET"
 bench_log "fabvote bench: 500 ballots at $SMOKE_RATE tx/s"
 "$BIN/fabvote" bench --network "$BENCH_NETWORK" --ballots "$SET/ballots.bin" --rate "$SMOKE_RATE" --count 500 \
 	--max-duration 5m --label "$SMOKE_CONFIG" --json "$OUT/fabvote-bench.json" --quiet
-python3 - "$OUT/fabvote-bench.json" <<'PY'
+python3 - "$OUT/fabvote-bench.json" "$SMOKE_CONFIG" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+want = "signature" if "writers" in sys.argv[2].split("+") or "tuned" in sys.argv[2].split("+") else "implicit"
+assert r["network"].get("writers") == want, f"the network's Writers policy is {r['network'].get('writers')!r}, want {want!r}"
 assert r["sent"] == 500 and r["succeeded"] == 500 and r["failed"] == 0, f"fabvote bench: {r['succeeded']}/{r['sent']} committed, failures {r['failures']}"
 assert r["latencyMs"]["n"] == 500 and 0 < r["latencyMs"]["p50"] <= r["latencyMs"]["p99"], r["latencyMs"]
 assert r["tps"] > 0 and r["steady"]["txs"] > 0, (r["tps"], r["steady"])
@@ -87,19 +90,24 @@ if lockless:
 print(f"delaywork smoke: 100/100 committed, endorsement p50 {r['endorseLatencyMs']['p50']} ms, gate counters moved {d}")
 PY
 # bench/verify-count.sh on one fresh network: Fabric's own debug lines still
-# count what docs/BENCHMARKS.md says (the orderer verifies a ballot's
-# signature once or twice, the peer four times).
+# count what docs/BENCHMARKS.md says (under the ImplicitMeta Writers policy
+# the orderer verifies a ballot's signature once or twice, under the
+# signature policy exactly once; the peer four times).
 bench_net_down
 CONFIG=$SMOKE_CONFIG TRIALS=1 COUNT=30 OUT=$OUT/verify-count "$ROOT/bench/verify-count.sh" >"$OUT/verify-count.log" 2>&1 ||
 	{ tail -n 20 "$OUT/verify-count.log" >&2; bench_die "verify-count.sh failed"; }
-python3 - "$OUT/verify-count/counts.txt" <<'PY'
+python3 - "$OUT/verify-count/counts.txt" "$(bench_config_env "$SMOKE_CONFIG" | grep -c '^CHANNEL_WRITERS=signature$' || true)" <<'PY'
 import re, sys
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 per = {re.match(r"[a-z]+", r[1]).group(): (float(r[4]), float(r[6]), r[7]) for r in rows}
 assert set(per) == {"orderer", "peer"}, rows
 o, p = per["orderer"], per["peer"]
-assert o[0] == o[1] and o[0] in (1.0, 2.0) and o[2] in ("Orderer", "Application"), f"orderer: {o}"
-assert (o[0] == 2.0) == (o[2] == "Orderer"), f"orderer: {o[0]} verifications per ballot with {o[2]} first"
+if sys.argv[2] == "1":
+    # One signature policy: no ImplicitMeta evaluation, one verification.
+    assert o == (1.0, 1.0, "-"), f"orderer under the signature Writers policy: {o}"
+else:
+    assert o[0] == o[1] and o[0] in (1.0, 2.0) and o[2] in ("Orderer", "Application"), f"orderer: {o}"
+    assert (o[0] == 2.0) == (o[2] == "Orderer"), f"orderer: {o[0]} verifications per ballot with {o[2]} first"
 assert 4.0 <= p[0] < 4.2 and 2.0 <= p[1] < 2.2, f"peer: {p}"
 print(f"verify-count smoke: orderer {o[0]} per ballot ({o[2]} first), peer {p[0]} ({p[1]} for policies)")
 PY

@@ -40,6 +40,10 @@ BATCH_SIZE=${BATCH_SIZE:-500}
 BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
 BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
 BATCH_ABSOLUTE_BYTES=${BATCH_ABSOLUTE_BYTES:-10 MB}
+# The channel's /Channel/Writers policy: empty for Fabric's ImplicitMeta
+# default, "signature" for the one signature policy over the same principals
+# (network/fabnet, WritersSignature).
+CHANNEL_WRITERS=${CHANNEL_WRITERS:-}
 CHAINCODES=${CHAINCODES-ballot=./chaincode/ballot/cmd/ballot-cc}
 CC_VERSION=${CC_VERSION:-1.0}
 NET_LOG_SPEC=${NET_LOG_SPEC:-info}
@@ -303,7 +307,7 @@ cmd_up() {
 	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --run-dir "$RUN_DIR" --profile "$PROFILE" \
 		--stack "$NET_STACK" ${BASE_PORT:+--base-port "$BASE_PORT"} --batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT" \
 		--batch-preferred-bytes "$BATCH_PREFERRED_BYTES" --batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" \
-		--cc-version "$CC_VERSION" --validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
+		--channel-writers "$CHANNEL_WRITERS" --cc-version "$CC_VERSION" --validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
 		--bin "$FABRIC_BIN" --ca-bin "$FABRIC_CA_BIN" --config-src "$FABRIC_CFG_SRC" --overrides "$NET_DIR/config" \
 		--go "$GO" --go-tags "$tags" --root "$ROOT" --log-spec "$NET_LOG_SPEC" --pass-env "$NET_PASS_ENV" \
 		--wait "${NET_WAIT}s" --stop-timeout "${NET_STOP_TIMEOUT}s" "${args[@]}"

@@ -49,7 +49,9 @@ TUNING_DESC = {
     "nohistory": "history database off",
     "blocks8mb": "blocks up to 8 MB",
     "batch128": "proof batches of up to 128",
-    "tuned": "the tuned-stock settings (GOGC=200, blocks up to 8 MB, proof batches of up to 128)",
+    "writers": "/Channel/Writers as one signature policy",
+    "tuned": "the tuned-stock settings (GOGC=200, blocks up to 8 MB, proof batches of up to 128, /Channel/Writers as one signature policy)",
+    "tuned0": "the tuned-stock settings of runs before the Writers policy was a setting (GOGC=200, blocks up to 8 MB, proof batches of up to 128; /Channel/Writers Fabric's ImplicitMeta default)",
 }
 
 
@@ -140,13 +142,17 @@ def load(pattern):
 def era_label(r):
     """The report's name for a run's configuration. A run of "fork" whose nodes record no
     FABVOTE_DECODE_MEMO ran before O-VI existed, so it is "fork-no-o6": pooling it with runs of
-    today's fork would mix two configurations."""
+    today's fork would mix two configurations. Likewise a "+tuned" run whose network records no
+    Writers policy ran before "tuned" included it: "+tuned0"."""
     label = r.get("label") or "unlabelled"
     base, plus, rest = label.partition("+")
     network = r.get("network") or {}
+    if network and "writers" not in network:
+        # "tuned" gained the Writers signature policy when network.json began to record the policy.
+        rest = "+".join("tuned0" if t == "tuned" else t for t in rest.split("+")) if rest else rest
     if base == "fork" and network and not any(k.endswith(" FABVOTE_DECODE_MEMO") for k in network):
         return "fork-no-o6" + plus + rest
-    return label
+    return base + plus + rest
 
 
 def stats(xs):

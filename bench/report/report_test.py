@@ -102,6 +102,19 @@ class Calibration(unittest.TestCase):
             self.assertIn("| ×1.00 [1.00–1.00] | – | – |", report.paired_table(reps)[2])
 
 
+class EraLabel(unittest.TestCase):
+    def test_tuned_without_a_recorded_writers_policy_is_tuned0(self):
+        old = {"label": "fork+tuned", "network": {"profile": "solo-org", "peer0 FABVOTE_DECODE_MEMO": "on"}}
+        new = {"label": "fork+tuned", "network": {"profile": "solo-org", "writers": "signature", "peer0 FABVOTE_DECODE_MEMO": "on"}}
+        self.assertEqual(report.era_label(old), "fork+tuned0")
+        self.assertEqual(report.era_label(new), "fork+tuned")
+        self.assertEqual(report.era_label({"label": "stock+gogc200+tuned", "network": {"profile": "x"}}), "stock+gogc200+tuned0")
+        self.assertEqual(report.era_label({"label": "stock+tuned"}), "stock+tuned")  # built in memory: no network
+
+    def test_tuned0_pairs_with_stock_tuned0(self):
+        self.assertEqual(report.baseline("fork+tuned0", {"stock", "stock+tuned0", "fork+tuned0"}), "stock+tuned0")
+
+
 class Baseline(unittest.TestCase):
     def test_tuned_configurations_compare_with_tuned_stock(self):
         present = {"stock", "stock+tuned", "fork+tuned", "fork", "o1+gogc200"}
@@ -159,8 +172,8 @@ class Tunings(unittest.TestCase):
 
 class Eras(unittest.TestCase):
     def test_fork_runs_from_before_o6_are_named_apart(self):
-        before = {"label": "fork+tuned", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on"}}
-        after = {"label": "fork+tuned", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on", "peer0.ea FABVOTE_DECODE_MEMO": "on"}}
+        before = {"label": "fork+tuned", "network": {"writers": "signature", "peer0.ea FABVOTE_SIG_MEMO": "on"}}
+        after = {"label": "fork+tuned", "network": {"writers": "signature", "peer0.ea FABVOTE_SIG_MEMO": "on", "peer0.ea FABVOTE_DECODE_MEMO": "on"}}
         self.assertEqual(report.era_label(before), "fork-no-o6+tuned")
         self.assertEqual(report.era_label(after), "fork+tuned")
         self.assertEqual(report.era_label({"label": "o5", "network": {"peer0.ea FABVOTE_SIG_MEMO": "on"}}), "o5")

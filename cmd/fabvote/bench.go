@@ -344,11 +344,15 @@ func describeNetwork(path, runDir string) map[string]string {
 		var raw struct {
 			Profile string          `json:"profile"`
 			Batch   json.RawMessage `json:"batch"`
+			Writers string          `json:"writers"`
 		}
 		if json.Unmarshal(b, &raw) == nil {
 			out["profile"] = raw.Profile
 			if len(raw.Batch) > 0 {
 				out["batch"] = string(raw.Batch)
+			}
+			if raw.Writers != "" {
+				out["writers"] = raw.Writers
 			}
 		}
 	}

@@ -22,6 +22,12 @@ func (t *Topology) AddOrg(name, host string, basePort int) error {
 	if !labelRE.MatchString(name) {
 		return fmt.Errorf("organisation %q: not a DNS label", name)
 	}
+	if t.Writers == WritersSignature {
+		// The new organisation's clients would be no writers of the channel
+		// until the policy named them; fabnet's update adds the organisation
+		// to the Application group only.
+		return fmt.Errorf("organisation %s: the channel's Writers is a signature policy that names each organisation, and adding one does not update it; add organisations to a channel with Fabric's ImplicitMeta Writers", name)
+	}
 	j := len(t.Orgs)
 	if j >= portplan.MaxPeerOrgs {
 		return fmt.Errorf("organisation %s: the port plan holds at most %d peer organisations", name, portplan.MaxPeerOrgs)

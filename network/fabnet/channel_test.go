@@ -376,3 +376,76 @@ func TestStartPeerRefusesAChaincodeWithoutImage(t *testing.T) {
 		t.Errorf("StartPeer = %v, want the registry chaincode refused", err)
 	}
 }
+
+// TestConfigtxWriters: the channel's Writers policy is Fabric's ImplicitMeta
+// default unless the topology asks for the signature policy, which names
+// exactly the principals of the organisations' own Writers policies; a
+// topology with any other value is refused.
+func TestConfigtxWriters(t *testing.T) {
+	type channelDoc struct {
+		Channel struct {
+			Policies map[string]struct {
+				Type string `yaml:"Type"`
+				Rule string `yaml:"Rule"`
+			} `yaml:"Policies"`
+		} `yaml:"Channel"`
+	}
+	writersOf := func(top *Topology) (kind, rule string, orgRules []string) {
+		text, err := configtx(top, ordererHome(t, top))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ch channelDoc
+		var doc configtxDoc
+		if err := yaml.Unmarshal(text, &ch); err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(text, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range doc.Organizations {
+			orgRules = append(orgRules, o.Policies["Writers"].Rule)
+		}
+		return ch.Channel.Policies["Writers"].Type, ch.Channel.Policies["Writers"].Rule, orgRules
+	}
+	top := threeOrgs(t, nil)
+	if kind, rule, _ := writersOf(top); kind != "ImplicitMeta" || rule != "ANY Writers" {
+		t.Fatalf("default Writers: %s %q, want ImplicitMeta \"ANY Writers\"", kind, rule)
+	}
+	top.Writers = WritersSignature
+	if err := top.Check(); err != nil {
+		t.Fatal(err)
+	}
+	kind, rule, orgRules := writersOf(top)
+	if kind != "Signature" {
+		t.Fatalf("Writers type %s, want Signature", kind)
+	}
+	// The channel rule is the OR of the organisations' own Writers rules.
+	var principals []string
+	for _, r := range orgRules {
+		principals = append(principals, strings.TrimSuffix(strings.TrimPrefix(r, "OR("), ")"))
+	}
+	want := "OR(" + strings.Join(append(principals[1:], principals[0]), ", ") + ")" // peer orgs, then the orderer org
+	if rule != want {
+		t.Fatalf("Writers rule %q, want %q", rule, want)
+	}
+	top.Writers = "implicitmeta"
+	if err := top.Check(); err == nil || !strings.Contains(err.Error(), "writers policy") {
+		t.Fatalf("Check accepted writers %q: %v", top.Writers, err)
+	}
+}
+
+// TestAddOrgRefusedUnderSignatureWriters: an organisation added to a
+// channel whose Writers names each organisation would be no writer; fabnet
+// refuses instead of leaving it so.
+func TestAddOrgRefusedUnderSignatureWriters(t *testing.T) {
+	top := threeOrgs(t, nil)
+	top.Writers = WritersSignature
+	n := len(top.Orgs)
+	if err := top.AddOrg("party3", "", 7050); err == nil || !strings.Contains(err.Error(), "signature policy") {
+		t.Fatalf("AddOrg under the signature Writers policy: %v", err)
+	}
+	if len(top.Orgs) != n {
+		t.Fatalf("a refused AddOrg left %d organisations, want %d", len(top.Orgs), n)
+	}
+}

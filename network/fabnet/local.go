@@ -108,7 +108,8 @@ type LocalConnection struct {
 func (c LocalConnection) Network(t *Topology) netjson.Network {
 	b := t.Batch
 	n := netjson.Network{Profile: c.Profile, Channel: t.Channel, RunDir: c.RunDir, BasePort: c.BasePort,
-		Batch: &netjson.Batch{MaxMessageCount: b.MaxMessageCount, Timeout: b.Timeout, PreferredMaxBytes: b.PreferredMaxBytes}}
+		Batch:   &netjson.Batch{MaxMessageCount: b.MaxMessageCount, Timeout: b.Timeout, PreferredMaxBytes: b.PreferredMaxBytes},
+		Writers: t.WritersName()}
 	for _, cc := range t.Chaincodes {
 		n.Chaincodes = append(n.Chaincodes, cc.Name)
 	}

@@ -27,11 +27,35 @@ import (
 
 // Topology is the network every organisation agrees on.
 type Topology struct {
-	Channel    string      `json:"channel"`
-	Batch      Batch       `json:"batch"`
+	Channel string `json:"channel"`
+	Batch   Batch  `json:"batch"`
+	// Writers is the channel's /Channel/Writers policy: WritersImplicit
+	// (empty) or WritersSignature.
+	Writers    string      `json:"writers,omitempty"`
 	OrdererOrg OrdererOrg  `json:"ordererOrg"`
 	Orgs       []PeerOrg   `json:"orgs"`
 	Chaincodes []Chaincode `json:"chaincodes"`
+}
+
+// The channel's /Channel/Writers policy. Fabric's default, an ImplicitMeta
+// "ANY Writers" over the application's and the orderer's Writers, makes
+// the orderer evaluate a transaction's signature once per sub-policy; the
+// signature policy that names the same principals directly (every peer
+// organisation's admins and clients, the orderer organisation's members)
+// admits exactly the same signers and checks the signature once. Any
+// operator can choose it: it is a channel setting, not a code change.
+const (
+	WritersImplicit  = ""
+	WritersSignature = "signature"
+)
+
+// WritersName names the topology's Writers policy: "implicit" or
+// "signature".
+func (t *Topology) WritersName() string {
+	if t.Writers == WritersImplicit {
+		return "implicit"
+	}
+	return t.Writers
 }
 
 // Batch is the channel's block cutting.
@@ -214,6 +238,9 @@ func (t *Topology) Check() error {
 	}
 	if err := t.Batch.check(); err != nil {
 		return err
+	}
+	if t.Writers != WritersImplicit && t.Writers != WritersSignature {
+		return fmt.Errorf("writers policy %q: want %q or %q", t.Writers, WritersImplicit, WritersSignature)
 	}
 	if len(t.Orgs) == 0 || len(t.OrdererOrg.Orderers) == 0 {
 		return errors.New("the topology needs at least one peer organisation and one orderer")

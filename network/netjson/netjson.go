@@ -27,11 +27,15 @@ import (
 
 // Network is the content of network.json.
 type Network struct {
-	Profile    string    `json:"profile"`
-	Channel    string    `json:"channel"`
-	RunDir     string    `json:"runDir"`
-	BasePort   int       `json:"basePort"`
-	Batch      *Batch    `json:"batch,omitempty"`
+	Profile  string `json:"profile"`
+	Channel  string `json:"channel"`
+	RunDir   string `json:"runDir"`
+	BasePort int    `json:"basePort"`
+	Batch    *Batch `json:"batch,omitempty"`
+	// Writers is the channel's /Channel/Writers policy as its genesis
+	// block set it: "implicit" (Fabric's ImplicitMeta default) or
+	// "signature"; empty in files written before it was recorded.
+	Writers    string    `json:"writers,omitempty"`
 	Chaincodes []string  `json:"chaincodes"`
 	Orgs       []Org     `json:"orgs"`
 	Orderers   []Orderer `json:"orderers"`

@@ -38,6 +38,7 @@ type localUp struct {
 	goBin, goTags, root, passEnv    string
 	fabric                          fabnet.Tools
 	batch                           fabnet.Batch
+	writers                         string // the channel's Writers policy (fabnet.WritersImplicit or WritersSignature)
 	basePort                        int
 	chaincodes, nodeEnv, peerEnv    multiFlag
 	logSpec                         string
@@ -58,6 +59,7 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.batch.Timeout, "batch-timeout", "250ms", "how long the orderer waits to fill a block")
 	f.StringVar(&u.batch.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
 	f.StringVar(&u.batch.AbsoluteMaxBytes, "batch-absolute-bytes", "10 MB", "largest block size")
+	f.StringVar(&u.writers, "channel-writers", fabnet.WritersImplicit, "the channel's /Channel/Writers policy: empty for Fabric's ImplicitMeta default, or signature (fabnet.WritersSignature)")
 	f.Var(&u.chaincodes, "chaincode", "NAME=./go/main/package of a chaincode service (repeatable, at most 7)")
 	f.StringVar(&u.version, "cc-version", "1.0", "the chaincode definitions' version")
 	f.StringVar(&u.validation, "validation-plugin", "off", "off, vscc or ballotvscc: the ballot contract's validation plugin")
@@ -226,7 +228,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 			return nil, fmt.Errorf("--peer-env %q: want ORG=KEY=VALUE, ORG a peer organisation of %s", kv, u.profile)
 		}
 	}
-	t.Batch = u.batch
+	t.Batch, t.Writers = u.batch, u.writers
 	return t, t.Check()
 }
 
@@ -360,7 +362,7 @@ func (u *localUp) stateEnv(t *fabnet.Topology) []byte {
 	var b strings.Builder
 	for _, kv := range [][2]string{{"PROFILE", u.profile}, {"FABRIC_BIN", u.fabric.Fabric}, {"FABRIC_CFG_SRC", u.fabric.ConfigSrc},
 		{"CHANNEL", t.Channel}, {"BASE_PORT", fmt.Sprint(u.basePort)}, {"BATCH_SIZE", fmt.Sprint(u.batch.MaxMessageCount)},
-		{"BATCH_TIMEOUT", u.batch.Timeout}, {"BATCH_PREFERRED_BYTES", u.batch.PreferredMaxBytes},
+		{"BATCH_TIMEOUT", u.batch.Timeout}, {"BATCH_PREFERRED_BYTES", u.batch.PreferredMaxBytes}, {"CHANNEL_WRITERS", u.writers},
 		{"CHAINCODES", strings.Join(u.chaincodes, " ")}} {
 		fmt.Fprintf(&b, "%s='%s'\n", kv[0], strings.ReplaceAll(kv[1], "'", `'\''`))
 	}
