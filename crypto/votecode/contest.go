@@ -129,7 +129,7 @@ func (s Shape) Cost(k Kind) int {
 // Kind is the cheaper layout for s, Packed on a tie (fewer ciphertexts to
 // store and to multiply into the tally). A contest with more valid
 // selections than MaxPackedSelections is always PerOption. A 1-of-p
-// contest, the only one a manifest carries today, is always Packed
+// contest, the one contest a manifest carries, is always Packed
 // (p+3 < 5p+4), whatever StatementCost is: re-measuring the constant does
 // not change its ballots.
 func (s Shape) Kind() Kind {
