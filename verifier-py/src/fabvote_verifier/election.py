@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from . import canonjson as cj
+from .layout import Layout, Shape
 from .paillier import KeyError_, PublicKey, ThresholdParams, parse_public_key, parse_threshold_params
 from .sigs import SigError, canonical_rs, p256_point
 from .zkp import RHO_BITS, Context
@@ -225,8 +226,16 @@ def prepare_manifest(raw: bytes) -> Prepared:
         _bad("challengeBits", "not a multiple of 8 in 128..256")
     if t + RHO_BITS + 2 >= pk.n.bit_length() // 2:
         _bad("challengeBits", "too long for the modulus")
-    msgs = [1 << (m.encoding_bits * k) for k in range(len(m.candidates))]
-    return Prepared(m, raw, pk, tp, tk, m.digest(), msgs)
+    return Prepared(m, raw, pk, tp, tk, m.digest(), _proof_messages(m))
+
+
+def _proof_messages(m) -> list:
+    """The validity proof's messages: those of the one statement of the
+    manifest's single contest, choose 1 of the candidates, in the layout of
+    PROTOCOL 3.7 (packed: M^j for candidate j, in candidate order)."""
+    layout = Layout.build(m.encoding_bits, [Shape(len(m.candidates), 1, 1, False)])
+    (statement,) = layout.contests[0].statements
+    return list(statement.messages)
 
 
 def _check_names(m) -> None:

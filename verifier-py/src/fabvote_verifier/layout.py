@@ -11,9 +11,9 @@ contests' digits follow one another (the contest's offset is the number of
 digits before it).  A statement says that Σ exps[i]·x[slots[i]], over the
 plaintexts x of the contest's ciphertexts, is one of its messages.
 
-A manifest carries one 1-of-p contest (PROTOCOL 3.1), whose ballots the
-verifier checks as they are; this module is the layout of ballots of
-several contests."""
+A manifest carries one 1-of-p contest (PROTOCOL 3.1): its proof's
+messages come from this layout (election.prepare_manifest), which is also
+the layout of ballots of several contests."""
 
 from __future__ import annotations
 
