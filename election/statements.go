@@ -37,7 +37,7 @@ func (p *Prepared) prepareStatements() error {
 		c := &p.Layout.Contests[ci]
 		for k, claim := range c.Statements() {
 			st := statement{contest: ci, index: k, firstSlot: p.slots, claim: claim, proofOff: p.proofLen, proofLen: len(claim.Messages) * branch}
-			if err := p.statementContext(&st, make([]byte, VoterPubLen), [PseudonymLen]byte{}).Check(); err != nil {
+			if err := p.statementContext(&st, [32]byte{}, [PseudonymLen]byte{}).Check(); err != nil {
 				return manifestErr("proof context of contest %d: %v", ci, err)
 			}
 			p.statements = append(p.statements, st)
@@ -58,15 +58,16 @@ func (p *Prepared) ballotLen() int {
 }
 
 // statementContext is the zkp context of st for a voter: it binds the
-// manifest, the voter's pseudonym and key, and st's messages.
-func (p *Prepared) statementContext(st *statement, voterPub []byte, pseudonym [PseudonymLen]byte) *zkp.Context {
+// manifest, the voter's pseudonym and key (by VoterKeyHash, hashed once per
+// ballot by the caller), and st's messages.
+func (p *Prepared) statementContext(st *statement, voterKeyHash [32]byte, pseudonym [PseudonymLen]byte) *zkp.Context {
 	return &zkp.Context{
 		ManifestDigest: p.ManifestDigest,
 		ElectionID:     p.Manifest.ElectionID,
 		PublicKey:      p.PublicKey,
 		Messages:       st.claim.Messages,
 		Pseudonym:      pseudonym,
-		VoterKeyHash:   VoterKeyHash(voterPub),
+		VoterKeyHash:   voterKeyHash,
 		ChallengeBits:  p.Manifest.ChallengeBits,
 	}
 }
@@ -132,9 +133,10 @@ func (p *Prepared) ProofItems(b *Ballot, cs []*big.Int) ([]zkp.BatchItem, error)
 		return nil, errorf(CodeProof, "the ballot has %d ciphertexts and %d proof bytes, want %d and %d", len(cs), len(b.Proof), p.slots, p.proofLen)
 	}
 	items := make([]zkp.BatchItem, len(p.statements))
+	keyHash, pseudonym := VoterKeyHash(b.VoterPub), b.Pseudonym()
 	for i := range p.statements {
 		st := &p.statements[i]
-		ctx := p.statementContext(st, b.VoterPub, b.Pseudonym())
+		ctx := p.statementContext(st, keyHash, pseudonym)
 		proof, err := zkp.ParseValidityProof(ctx, b.Proof[st.proofOff:st.proofOff+st.proofLen])
 		if err != nil {
 			return nil, wrapf(CodeProof, statementErr(len(p.statements), i, err), "proof does not decode")
@@ -174,6 +176,7 @@ func (p *Prepared) encryptAndProve(random io.Reader, voterPub []byte, pseudonym 
 		return nil, nil, fmt.Errorf("election: %d selections for %d contests", len(sels), len(p.Layout.Contests))
 	}
 	var cs, rs []*big.Int
+	keyHash := VoterKeyHash(voterPub)
 	next := 0 // the next statement
 	for ci := range p.Layout.Contests {
 		plaintexts, choices, err := p.Layout.Contests[ci].Encode(sels[ci])
@@ -191,7 +194,7 @@ func (p *Prepared) encryptAndProve(random io.Reader, voterPub []byte, pseudonym 
 		for _, choice := range choices {
 			st := &p.statements[next]
 			next++
-			ctx := p.statementContext(st, voterPub, pseudonym)
+			ctx := p.statementContext(st, keyHash, pseudonym)
 			proof, err := zkp.ProveValidity(random, ctx, statementCiphertext(st, cs, p.PublicKey.NSquared), choice, statementCiphertext(st, rs, p.PublicKey.N))
 			if err != nil {
 				return nil, nil, fmt.Errorf("election: proving validity: %w", err)
