@@ -22,11 +22,12 @@ FV=$BIN/fabvote
 [[ -x $FV ]] || { echo "ballots.sh: $FV not built (make fabvote)" >&2; exit 1; }
 
 EDIR=$BENCH_CACHE/$BENCH_ELECTION
-# An election made before the pseudonym key existed (manifest version 1) has
-# no pseudonym.key, and one made before the manifest committed to that key
-# (version 2) has no pseudonymKeyCommitment; fabvote refuses both formats, so
-# the cache is rebuilt (the ballot sets follow, as their manifest copy differs).
-if [[ -f $EDIR/manifest.json ]] && { [[ ! -f $EDIR/pseudonym.key ]] || ! grep -q '"pseudonymKeyCommitment":' "$EDIR/manifest.json"; }; then
+# An election of an older manifest format (each version changed what a
+# ballot binds; fabvote refuses all but the current one) is rebuilt, and the
+# ballot sets follow, as their manifest copy differs. `fabvote version` names
+# the current version; the canonical manifest begins with it.
+MANIFEST_HEAD="{\"version\":$("$FV" version | sed -n 's/^formats: manifest \([0-9]*\),.*/\1/p'),"
+if [[ -f $EDIR/manifest.json ]] && [[ $(head -c ${#MANIFEST_HEAD} "$EDIR/manifest.json") != "$MANIFEST_HEAD" ]]; then
 	echo "ballots.sh: $EDIR is of an older format; recreating it" >&2
 	rm -rf "$EDIR"
 fi

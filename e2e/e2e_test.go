@@ -122,7 +122,7 @@ func tokenFor(t *testing.T, signer *ecdsa.PrivateKey, m *election.Manifest, vote
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := p.IssueToken(rand.Reader, signer, ps, pub)
+	tok, err := p.IssueToken(rand.Reader, signer, ps, 0, pub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,8 +481,8 @@ func (s *electionRun) checkPublishedCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range s.want {
-		if res.Counts[i] != s.want[i] {
-			t.Fatalf("published counts %v, the voters chose %v", res.Counts, s.want)
+		if res.Contests[0].Counts[i] != s.want[i] {
+			t.Fatalf("published counts %v, the voters chose %v", res.Contests[0].Counts, s.want)
 		}
 	}
 	if res.BallotCount != voters {

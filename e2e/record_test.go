@@ -34,8 +34,12 @@ type jsonReport struct {
 		Recorded, Valid, Counted, Late int
 	} `json:"ballots"`
 	Result *struct {
-		BallotCount uint64   `json:"ballotCount"`
-		Counts      []uint64 `json:"counts"`
+		BallotCount uint64 `json:"ballotCount"`
+		Contests    []struct {
+			ID      string   `json:"id"`
+			Ballots uint64   `json:"ballots"`
+			Counts  []uint64 `json:"counts"`
+		} `json:"contests"`
 	} `json:"result"`
 	Failures []struct{ Kind string } `json:"failures"`
 }
@@ -122,7 +126,7 @@ func exportRecord(t *testing.T, e *env, id string) (dir, genesis string, rec *js
 	rec = e.verifyJSON(t, 0, "--record", dir, "--genesis-hash", m[1])
 	live := e.verifyJSON(t, 0, "--network", e.netPath, "--election", id)
 	if rec.Source != "record" || live.Source != "network" || rec.GenesisHash != m[1] || rec.Ballots == nil || live.Ballots == nil ||
-		*rec.Ballots != *live.Ballots || rec.Result == nil || live.Result == nil || !slices.Equal(rec.Result.Counts, live.Result.Counts) ||
+		*rec.Ballots != *live.Ballots || rec.Result == nil || live.Result == nil || !reflect.DeepEqual(rec.Result.Contests, live.Result.Contests) ||
 		rec.Result.BallotCount != live.Result.BallotCount {
 		t.Fatalf("the record's report differs from the live one:\nrecord %+v %+v %+v\nlive   %+v %+v %+v", rec, rec.Ballots, rec.Result, live, live.Ballots, live.Result)
 	}

@@ -349,7 +349,8 @@ func (pc *publishCases) noResult(t *testing.T, what string) {
 // tampered is the good result with edit applied, encoded.
 func (pc *publishCases) tampered(t *testing.T, edit func(r *election.Result)) []byte {
 	r := *pc.res
-	r.Counts = append([]uint64(nil), pc.res.Counts...)
+	r.Contests = []election.ContestResult{pc.res.Contests[0]}
+	r.Contests[0].Counts = append([]uint64(nil), pc.res.Contests[0].Counts...)
 	edit(&r)
 	b, err := r.Marshal()
 	if err != nil {
@@ -372,7 +373,7 @@ func (pc *publishCases) outsiderPublishes(t *testing.T) {
 // countsMoved: same sum and ballot count, one vote moved; the tally's
 // digits disagree.
 func (pc *publishCases) countsMoved(t *testing.T) {
-	b := pc.tampered(t, func(r *election.Result) { r.Counts[pc.from]--; r.Counts[pc.to]++ })
+	b := pc.tampered(t, func(r *election.Result) { r.Contests[0].Counts[pc.from]--; r.Contests[0].Counts[pc.to]++ })
 	msg := nettest.WantClearReject(t, "tampered counts", nettest.Rejection(pc.e.ea.PublishResult(pc.c, b)), election.CodeResult)
 	if !strings.Contains(msg, "but the tally says") {
 		t.Fatalf("the rejection does not name the wrong count: %s", msg)
@@ -384,7 +385,7 @@ func (pc *publishCases) countsMoved(t *testing.T) {
 // ballot short of the ledger; the chaincode counts the ledger's ballots
 // itself.
 func (pc *publishCases) countShort(t *testing.T) {
-	b := pc.tampered(t, func(r *election.Result) { r.Counts[pc.from]--; r.BallotCount-- })
+	b := pc.tampered(t, func(r *election.Result) { r.Contests[0].Counts[pc.from]--; r.Contests[0].Ballots--; r.BallotCount-- })
 	msg := nettest.WantClearReject(t, "short ballot count", nettest.Rejection(pc.e.ea.PublishResult(pc.c, b)), election.CodeResult)
 	if !strings.Contains(msg, fmt.Sprintf("the ledger holds %d ballots", voters)) {
 		t.Fatalf("the rejection does not name the ledger's ballot count: %s", msg)

@@ -351,7 +351,7 @@ func thresholdResult(t *testing.T, e *env, m *election.Manifest) *election.Resul
 	if len(cs) > 0 {
 		prod = p.PublicKey.Product(cs)
 	}
-	res := &election.Result{ElectionID: m.ElectionID, BallotCount: uint64(len(cs)), Product: p.PublicKey.EncodeCiphertext(prod)}
+	res := &election.Result{Version: election.ResultVersion, ElectionID: m.ElectionID, BallotCount: uint64(len(cs)), Product: p.PublicKey.EncodeCiphertext(prod)}
 	var parts []*threshold.PartialDecryption
 	for _, i := range []int{1, 2} {
 		pd, err := thresholdtest.PartialDecrypt(openShare(t, e, i), p.Threshold, prod)
@@ -368,7 +368,7 @@ func thresholdResult(t *testing.T, e *env, m *election.Manifest) *election.Resul
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Counts, err = p.Encoding.Decode(tally); err != nil {
+	if res.Contests, err = p.NewContestResults(tally, []uint64{uint64(len(cs))}); err != nil {
 		t.Fatal(err)
 	}
 	res.Tally = election.EncodeInt(tally)

@@ -10,12 +10,15 @@ import (
 )
 
 // BallotVersion is the first byte of every encoded ballot. Version 2 carries
-// a token with the voter's pseudonym (TokenLen bytes).
-const BallotVersion = 2
+// a token with the voter's pseudonym; version 3 a token with the voter's
+// ballot style, and the list of the contests the ballot answers.
+const BallotVersion = 3
 
-// Limits. MaxBallotSize bounds the encoding for the largest manifest Validate
-// accepts (64 candidates, 4096-bit N, 256-bit challenges: a proof of
-// 64·(1024+32+512) bytes); anything longer is rejected before it is parsed.
+// Limits. MaxBallotSize bounds every encoded ballot: a manifest whose
+// ballots of some style would be longer is refused (prepareStatements), so
+// anything longer is rejected before it is parsed. It holds a contest of
+// 64 options with 4096-bit N and 256-bit challenges (a proof of
+// 64·(1024+32+512) bytes).
 const (
 	MaxElectionIDLen = 64
 	MaxBallotSize    = 104 * 1024
@@ -42,9 +45,10 @@ func checkElectionID(id string) error {
 type Ballot struct {
 	ElectionID string
 	VoterPub   []byte // 65-byte uncompressed P-256 point
-	Token      []byte // pseudonym ‖ the authority's signature r‖s over TokenDigest (TokenLen bytes)
-	Ciphertext []byte // Paillier ciphertext, exactly CiphertextLen bytes
-	Proof      []byte // zkp.ValidityProof.Marshal, fixed length for the manifest
+	Token      []byte // pseudonym ‖ style ‖ the authority's signature r‖s over TokenDigest (TokenLen bytes)
+	Contests   []byte // the contests answered: each one's index in the manifest's contests, in order
+	Ciphertext []byte // the contests' Paillier ciphertexts, each exactly CiphertextLen bytes
+	Proof      []byte // the contests' proofs (zkp.ValidityProof.Marshal), of lengths fixed by the manifest
 	Signature  []byte // voter's signature over SigningDigest, r‖s
 }
 
@@ -66,10 +70,10 @@ func (b *Ballot) PseudonymHex() string {
 	return hex.EncodeToString(p[:])
 }
 
-// SigningDigest is SHA-256 over lp("fabvote/ballot/v2"), then every field but
+// SigningDigest is SHA-256 over lp("fabvote/ballot/v3"), then every field but
 // the signature, each length-prefixed, in encoding order.
 func (b *Ballot) SigningDigest() [32]byte {
-	return digest([]byte(BallotDomain), []byte(b.ElectionID), b.VoterPub, b.Token, b.Ciphertext, b.Proof)
+	return digest([]byte(BallotDomain), []byte(b.ElectionID), b.VoterPub, b.Token, b.Contests, b.Ciphertext, b.Proof)
 }
 
 // Sign sets b.Signature with the voter's key.
@@ -95,10 +99,10 @@ func (b *Ballot) VerifySignature() error {
 func (b *Ballot) Hash() [32]byte { return sha256.Sum256(b.Marshal()) }
 
 // Marshal returns the canonical encoding:
-// 0x02 ‖ lp(electionID) ‖ lp(voterPub) ‖ lp(token) ‖ lp(ciphertext) ‖ lp(proof) ‖ lp(signature)
+// 0x03 ‖ lp(electionID) ‖ lp(voterPub) ‖ lp(token) ‖ lp(contests) ‖ lp(ciphertext) ‖ lp(proof) ‖ lp(signature)
 // with lp(x) = 4-byte big-endian len(x) ‖ x.
 func (b *Ballot) Marshal() []byte {
-	fields := [][]byte{[]byte(b.ElectionID), b.VoterPub, b.Token, b.Ciphertext, b.Proof, b.Signature}
+	fields := [][]byte{[]byte(b.ElectionID), b.VoterPub, b.Token, b.Contests, b.Ciphertext, b.Proof, b.Signature}
 	n := 1
 	for _, f := range fields {
 		n += 4 + len(f)
@@ -131,9 +135,10 @@ func ParseBallot(data []byte) (*Ballot, error) {
 		ElectionID: string(fields[0]),
 		VoterPub:   fields[1],
 		Token:      fields[2],
-		Ciphertext: fields[3],
-		Proof:      fields[4],
-		Signature:  fields[5],
+		Contests:   fields[3],
+		Ciphertext: fields[4],
+		Proof:      fields[5],
+		Signature:  fields[6],
 	}
 	if err := b.checkFieldValues(); err != nil {
 		return nil, err
@@ -163,10 +168,11 @@ type ballotField struct {
 }
 
 // ballotFields are the encoding's fields, in order.
-var ballotFields = [6]ballotField{
+var ballotFields = [7]ballotField{
 	{name: "electionID", max: MaxElectionIDLen},
 	{name: "voterPub", exact: VoterPubLen},
 	{name: "token", exact: TokenLen},
+	{name: "contests", max: MaxContests},
 	{name: "ciphertext", max: MaxBallotSize},
 	{name: "proof", max: MaxBallotSize},
 	{name: "signature", exact: SignatureLen},
@@ -174,8 +180,8 @@ var ballotFields = [6]ballotField{
 
 // splitBallotFields cuts the encoding after the version byte into its
 // fields, which must fill it exactly.
-func splitBallotFields(rest []byte) ([6][]byte, error) {
-	var fields [6][]byte
+func splitBallotFields(rest []byte) ([7][]byte, error) {
+	var fields [7][]byte
 	for i, s := range ballotFields {
 		var err error
 		if fields[i], rest, err = readBallotField(rest, s); err != nil {
@@ -210,11 +216,14 @@ func readBallotField(rest []byte, s ballotField) (field, remaining []byte, err e
 }
 
 // checkFieldValues checks what a field's length does not: the election id's
-// alphabet, non-empty ciphertext and proof, the token's and signature's
+// alphabet, non-empty contests, ciphertext and proof, the token's and signature's
 // form and the voter key being a point on P-256.
 func (b *Ballot) checkFieldValues() error {
 	if err := checkElectionID(b.ElectionID); err != nil {
 		return err
+	}
+	if len(b.Contests) == 0 {
+		return errorf(CodeDecode, "contests is empty")
 	}
 	if len(b.Ciphertext) == 0 {
 		return errorf(CodeDecode, "ciphertext is empty")
@@ -222,7 +231,7 @@ func (b *Ballot) checkFieldValues() error {
 	if len(b.Proof) == 0 {
 		return errorf(CodeDecode, "proof is empty")
 	}
-	if _, _, err := ParseToken(b.Token); err != nil {
+	if _, err := ParseToken(b.Token); err != nil {
 		return err
 	}
 	if _, _, err := parseSig(b.Signature, "signature"); err != nil {

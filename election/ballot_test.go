@@ -6,10 +6,11 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"math/big"
+	"strings"
 	"sync"
 	"testing"
 
-	"github.com/fabvote/fabvote/crypto/zkp"
+	"github.com/fabvote/fabvote/crypto/votecode"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 )
@@ -72,8 +73,8 @@ func TestBallotRoundTrip(t *testing.T) {
 		if err := election.CheckBallot(m, got); err != nil {
 			t.Fatalf("ballot %d: CheckBallot: %v", i, err)
 		}
-		if len(got.Proof) != p.ProofLen() {
-			t.Fatalf("ballot %d: proof %d bytes, ProofLen %d", i, len(got.Proof), p.ProofLen())
+		if want := []byte{0}; !bytes.Equal(got.Contests, want) {
+			t.Fatalf("ballot %d: contests %v, want %v", i, got.Contests, want)
 		}
 		// The ciphertext decrypts to the chosen candidate's encoding.
 		c, _ := p.PublicKey.DecodeCiphertext(got.Ciphertext)
@@ -81,7 +82,7 @@ func TestBallotRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := p.Encoding.Encode(i % 4)
+		want := new(big.Int).Lsh(big.NewInt(1), p.Layout.Bits*uint(i%4))
 		if pt.Cmp(want) != 0 {
 			t.Fatalf("ballot %d decrypts to %v, want %v", i, pt, want)
 		}
@@ -89,9 +90,9 @@ func TestBallotRoundTrip(t *testing.T) {
 }
 
 // field offsets in the canonical encoding, for surgical corruption.
-func fieldOffsets(enc []byte) (offs [6]int) {
+func fieldOffsets(enc []byte) (offs [7]int) {
 	pos := 1
-	for i := 0; i < 6; i++ {
+	for i := 0; i < 7; i++ {
 		offs[i] = pos
 		pos += 4 + int(binary.BigEndian.Uint32(enc[pos:]))
 	}
@@ -113,10 +114,12 @@ func TestParseBallotRejects(t *testing.T) {
 		case 2:
 			b.Token = val
 		case 3:
-			b.Ciphertext = val
+			b.Contests = val
 		case 4:
-			b.Proof = val
+			b.Ciphertext = val
 		case 5:
+			b.Proof = val
+		case 6:
 			b.Signature = val
 		}
 		return b.Marshal()
@@ -139,24 +142,27 @@ func TestParseBallotRejects(t *testing.T) {
 	}{
 		{"oversize", make([]byte, election.MaxBallotSize+1), election.CodeSize},
 		{"empty", nil, election.CodeDecode},
-		{"bad version", mod(func(b []byte) []byte { b[0] = 3; return b }), election.CodeDecode},
+		{"bad version", mod(func(b []byte) []byte { b[0] = 4; return b }), election.CodeDecode},
 		{"version 1 (token without pseudonym)", mod(func(b []byte) []byte { b[0] = 1; return b }), election.CodeDecode},
+		{"version 2 (no style, no contests)", mod(func(b []byte) []byte { b[0] = 2; return b }), election.CodeDecode},
 		{"truncated in a length", good[:offs[1]+2], election.CodeDecode},
-		{"truncated in the proof", good[:offs[4]+100], election.CodeDecode},
+		{"truncated in the proof", good[:offs[5]+100], election.CodeDecode},
 		{"truncated by one byte", good[:len(good)-1], election.CodeDecode},
 		{"trailing byte", append(append([]byte(nil), good...), 0), election.CodeDecode},
-		{"length prefix too long", mod(func(b []byte) []byte { binary.BigEndian.PutUint32(b[offs[3]:], 1<<31); return b }), election.CodeDecode},
+		{"length prefix too long", mod(func(b []byte) []byte { binary.BigEndian.PutUint32(b[offs[4]:], 1<<31); return b }), election.CodeDecode},
 		{"voterPub 64 bytes", withField(1, ballots[0].VoterPub[:64]), election.CodeDecode},
 		{"voterPub compressed prefix", withField(1, compressed), election.CodeDecode},
 		{"voterPub not on the curve", withField(1, offCurve), election.CodeDecode},
-		{"token 95 bytes", withField(2, ballots[0].Token[:95]), election.CodeDecode},
-		{"token without pseudonym (64 bytes)", withField(2, ballots[0].Token[election.PseudonymLen:]), election.CodeDecode},
-		{"token high-S", withField(2, append(append([]byte(nil), ballots[0].Token[:election.PseudonymLen]...), highS(ballots[0].Token[election.PseudonymLen:])...)), election.CodeDecode},
-		{"signature 65 bytes", withField(5, append(append([]byte(nil), ballots[0].Signature...), 1)), election.CodeDecode},
-		{"signature high-S", withField(5, highS(ballots[0].Signature)), election.CodeDecode},
-		{"signature r = 0", withField(5, zeroR), election.CodeDecode},
-		{"empty ciphertext", withField(3, nil), election.CodeDecode},
-		{"empty proof", withField(4, nil), election.CodeDecode},
+		{"token 96 bytes (version 2, no style)", withField(2, ballots[0].Token[:96]), election.CodeDecode},
+		{"token without pseudonym (65 bytes)", withField(2, ballots[0].Token[election.PseudonymLen:]), election.CodeDecode},
+		{"token high-S", withField(2, append(append([]byte(nil), ballots[0].Token[:election.PseudonymLen+1]...), highS(ballots[0].Token[election.PseudonymLen+1:])...)), election.CodeDecode},
+		{"signature 65 bytes", withField(6, append(append([]byte(nil), ballots[0].Signature...), 1)), election.CodeDecode},
+		{"signature high-S", withField(6, highS(ballots[0].Signature)), election.CodeDecode},
+		{"signature r = 0", withField(6, zeroR), election.CodeDecode},
+		{"no contests", withField(3, nil), election.CodeDecode},
+		{"33 contests", withField(3, make([]byte, 33)), election.CodeDecode},
+		{"empty ciphertext", withField(4, nil), election.CodeDecode},
+		{"empty proof", withField(5, nil), election.CodeDecode},
 		{"election id with NUL", withField(0, []byte("e\x001")), election.CodeDecode},
 		{"election id too long", withField(0, bytes.Repeat([]byte("a"), 65)), election.CodeDecode},
 		{"election id empty", withField(0, nil), election.CodeDecode},
@@ -255,7 +261,7 @@ func TestCheckBallotRejects(t *testing.T) {
 		}, election.CodeToken},
 		{"token from another authority", func() *election.Ballot {
 			b := clone(ballots[0])
-			b.Token, _ = p.IssueToken(rand.Reader, v1, b.Pseudonym(), pub0)
+			b.Token, _ = p.IssueToken(rand.Reader, v1, b.Pseudonym(), 0, pub0)
 			return resign(t, b, v0)
 		}, election.CodeToken},
 		{"token for another manifest with the same id and keys", func() *election.Ballot {
@@ -320,7 +326,7 @@ func TestCheckBallotRejects(t *testing.T) {
 		{"ciphertext for two votes (c·Enc(M^1)) with the old proof", func() *election.Ballot {
 			b := clone(ballots[0])
 			c, _ := p.PublicKey.DecodeCiphertext(b.Ciphertext)
-			m1, _ := p.Encoding.Encode(1)
+			m1 := new(big.Int).Lsh(big.NewInt(1), p.Layout.Bits)
 			c2, _, _ := p.PublicKey.Encrypt(rand.Reader, m1)
 			b.Ciphertext = p.PublicKey.EncodeCiphertext(p.PublicKey.Add(c, c2))
 			return resign(t, b, v0)
@@ -376,7 +382,7 @@ func TestCheckBallotRejects(t *testing.T) {
 // A batching verifier and the direct one agree on valid and invalid proofs.
 func TestProofVerifierBatchAgrees(t *testing.T) {
 	_, p, ballots := fixtures(t)
-	var perBallot [][]zkp.BatchItem
+	var perBallot []election.Proofs
 	for i, b := range ballots {
 		cs, err := p.CheckShape(b)
 		if err != nil {
@@ -414,7 +420,7 @@ func TestNewBallotRejectsBadInput(t *testing.T) {
 		choice int
 	}{
 		{"choice negative", fx.Voters[0], tok, -1},
-		{"choice too large", fx.Voters[0], tok, len(m.Candidates)},
+		{"choice too large", fx.Voters[0], tok, len(m.Contests[0].Options)},
 		{"token of another voter", fx.Voters[1], tok, 0},
 		{"no token", fx.Voters[0], nil, 0},
 	}
@@ -440,7 +446,7 @@ func TestIssueTokenSignerForms(t *testing.T) {
 		raw  bool
 	}{{"asn1", false}, {"raw r||s", true}} {
 		t.Run(s.name, func(t *testing.T) {
-			tok, err := p.IssueToken(rand.Reader, rawSigner{fx.EA, s.raw}, pseud, pub)
+			tok, err := p.IssueToken(rand.Reader, rawSigner{fx.EA, s.raw}, pseud, 0, pub)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -452,7 +458,7 @@ func TestIssueTokenSignerForms(t *testing.T) {
 			}
 		})
 	}
-	if _, err := p.IssueToken(rand.Reader, fx.EA, pseud, pub[:64]); err == nil {
+	if _, err := p.IssueToken(rand.Reader, fx.EA, pseud, 0, pub[:64]); err == nil {
 		t.Fatal("IssueToken accepted a bad voter key")
 	}
 }
@@ -471,11 +477,11 @@ func TestDigestsAreDomainSeparated(t *testing.T) {
 	var d [32]byte
 	var ps [election.PseudonymLen]byte
 	// Moving a byte between fields must change the digest (length prefixes).
-	if election.TokenDigest(d, "e1", ps, pub) == election.TokenDigest(d, "e", ps, append([]byte("1"), pub...)) {
+	if election.TokenDigest(d, "e1", ps, 0, pub) == election.TokenDigest(d, "e", ps, 0, append([]byte("1"), pub...)) {
 		t.Fatal("token digest is not injective over its fields")
 	}
 	b := &election.Ballot{ElectionID: "e1", VoterPub: pub}
-	if b.SigningDigest() == election.TokenDigest(d, "e1", ps, pub) {
+	if b.SigningDigest() == election.TokenDigest(d, "e1", ps, 0, pub) {
 		t.Fatal("ballot and token digests collide")
 	}
 }
@@ -501,3 +507,254 @@ func TestCodeOf(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// ciphertextSpan and proofSpan locate a ballot's pieces from the layout
+// alone: the ciphertexts of contest ci, and the proof of its statement
+// k, among the ballot's contests.
+func ciphertextSpan(p *election.Prepared, contests []byte, ci int) (off, n int) {
+	w := p.PublicKey.CiphertextLen()
+	for _, c := range contests {
+		k := p.Layout.Contests[c].Ciphertexts()
+		if int(c) == ci {
+			return off, k * w
+		}
+		off += k * w
+	}
+	panic("contest not in the ballot")
+}
+
+func proofSpan(p *election.Prepared, contests []byte, ci, k int) (off, n int) {
+	branch := p.PublicKey.CiphertextLen() + p.Manifest.ChallengeBits/8 + p.PublicKey.ModulusLen()
+	for _, c := range contests {
+		for j, st := range p.Layout.Contests[c].Statements() {
+			l := len(st.Messages) * branch
+			if int(c) == ci && j == k {
+				return off, l
+			}
+			off += l
+		}
+	}
+	panic("statement not in the ballot")
+}
+
+// Ballots of both styles of Fixture.ContestManifest verify end to end,
+// answer exactly their style's contests, and encrypt each contest's
+// selection at its digits: packed, one ciphertext of Σ M^(offset+j);
+// per option, one 0/1 ciphertext per digit.
+func TestContestBallots(t *testing.T) {
+	for _, enc := range []string{"packed", "per-option"} {
+		t.Run(enc, func(t *testing.T) {
+			e := contestBallots(t, enc)
+			var proofs []election.Proofs
+			for i, b := range e.ballots {
+				v := contestVotes[i]
+				got, err := election.ParseBallot(b.Marshal())
+				if err != nil || !bytes.Equal(got.Marshal(), b.Marshal()) {
+					t.Fatalf("ballot %d does not round-trip: %v", i, err)
+				}
+				if err := election.CheckBallot(e.m, got); err != nil {
+					t.Fatalf("ballot %d (%s): CheckBallot: %v", i, v.style, err)
+				}
+				style := e.m.Styles[e.m.StyleIndex(v.style)]
+				var want []byte
+				for _, id := range style.Contests {
+					want = append(want, byte(e.m.ContestIndex(id)))
+				}
+				if !bytes.Equal(got.Contests, want) {
+					t.Fatalf("ballot %d (%s): contests %v, want %v", i, v.style, got.Contests, want)
+				}
+				cs, err := e.p.CheckShape(got)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(cs) != e.p.Slots() {
+					t.Fatalf("CheckShape gave %d slots, want %d", len(cs), e.p.Slots())
+				}
+				// Slot by slot: the contests of the ballot's style at their
+				// slots, nil at the others'.
+				slot := 0
+				for ci := range e.m.Contests {
+					c := &e.p.Layout.Contests[ci]
+					k := bytes.IndexByte(got.Contests, byte(ci))
+					for j := 0; j < c.Ciphertexts(); j++ {
+						if (cs[slot+j] == nil) != (k < 0) {
+							t.Fatalf("ballot %d: slot %d of contest %d is %v", i, slot+j, ci, cs[slot+j])
+						}
+					}
+					if k >= 0 {
+						checkPlaintexts(t, e.p, c, cs[slot:slot+c.Ciphertexts()], v.sels[k])
+					}
+					slot += c.Ciphertexts()
+				}
+				ps, err := e.p.ProofItems(got, cs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				proofs = append(proofs, ps)
+			}
+			for i, err := range election.VerifyBallotProofs(rand.Reader, proofs) {
+				if err != nil {
+					t.Fatalf("ballot %d: the batch verifier: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+// checkPlaintexts decrypts a contest's ciphertexts and compares them with
+// the encoding of sel.
+func checkPlaintexts(t *testing.T, p *election.Prepared, c *votecode.ContestLayout, cs []*big.Int, sel votecode.Selection) {
+	t.Helper()
+	digits := make([]int64, c.Digits())
+	for _, j := range sel.Options {
+		digits[j] = 1
+	}
+	if sel.Blank {
+		digits[c.Options] = 1
+	}
+	var want []*big.Int
+	if c.Kind == votecode.Packed {
+		x := new(big.Int)
+		for j, d := range digits {
+			x.Add(x, new(big.Int).Lsh(big.NewInt(d), p.Layout.Bits*uint(c.Offset+j)))
+		}
+		want = []*big.Int{x}
+	} else {
+		for _, d := range digits {
+			want = append(want, big.NewInt(d))
+		}
+	}
+	if len(cs) != len(want) {
+		t.Fatalf("%d ciphertexts, want %d", len(cs), len(want))
+	}
+	for j, c := range cs {
+		pt, err := fx.Paillier.Decrypt(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pt.Cmp(want[j]) != 0 {
+			t.Fatalf("ciphertext %d decrypts to %v, want %v (selection %+v)", j, pt, want[j], sel)
+		}
+	}
+}
+
+// TestContestListRefusedEndToEnd: a ballot whose contests field is edited
+// (and re-signed, so that only the list is wrong) is refused with the
+// code of its fault; the voter's signature covers the list.
+func TestContestListRefusedEndToEnd(t *testing.T) {
+	e := contestBallots(t, "packed")
+	north, south := e.ballots[0], e.ballots[3] // voters 0 and 3
+	voter := func(b *election.Ballot) *ecdsa.PrivateKey {
+		for i, v := range contestVotes {
+			if e.ballots[i] == b {
+				return fx.Voters[v.voter]
+			}
+		}
+		panic("not a contest ballot")
+	}
+	// A north ballot made over into a south one: its council cut out,
+	// the token's style byte set to south. Everything but the token's
+	// signature holds.
+	asSouth := func() *election.Ballot {
+		b := clone(north)
+		co, cn := ciphertextSpan(e.p, b.Contests, 1)
+		b.Ciphertext = append(b.Ciphertext[:co:co], b.Ciphertext[co+cn:]...)
+		first, _ := proofSpan(e.p, b.Contests, 1, 0)
+		last, n := proofSpan(e.p, b.Contests, 1, len(e.p.Layout.Contests[1].Statements())-1)
+		b.Proof = append(b.Proof[:first:first], b.Proof[last+n:]...)
+		b.Contests = []byte{0, 2}
+		b.Token[election.PseudonymLen] = 1
+		return b
+	}
+	for _, tc := range []struct {
+		name     string
+		b        *election.Ballot
+		contests []byte
+		code     string
+	}{
+		{"north: the council left out", north, []byte{0, 2}, election.CodeContestMissing},
+		{"north: the referendum left out", north, []byte{0, 1}, election.CodeContestMissing},
+		{"north: only the mayor", north, []byte{0}, election.CodeContestMissing},
+		{"north: the council twice", north, []byte{0, 1, 1}, election.CodeContestRepeat},
+		{"north: council before mayor", north, []byte{1, 0, 2}, election.CodeContestOrder},
+		{"north: referendum before council", north, []byte{0, 2, 1}, election.CodeContestOrder},
+		{"north: a fourth contest", north, []byte{0, 1, 2, 3}, election.CodeNotInStyle},
+		{"south: the council added", south, []byte{0, 1, 2}, election.CodeNotInStyle},
+		{"south: the council for the referendum", south, []byte{0, 1}, election.CodeNotInStyle},
+		{"south: contest 255", south, []byte{0, 255}, election.CodeNotInStyle},
+		{"south: the mayor twice", south, []byte{0, 0}, election.CodeContestRepeat},
+		{"south: reversed", south, []byte{2, 0}, election.CodeContestOrder},
+		{"south: the referendum left out", south, []byte{0}, election.CodeContestMissing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := clone(tc.b)
+			b.Contests = tc.contests
+			resign(t, b, voter(tc.b))
+			if _, err := election.ParseBallot(b.Marshal()); err != nil {
+				t.Fatalf("test ballot does not decode: %v", err)
+			}
+			wantCode(t, e.p.CheckBallot(b, nil), tc.code)
+			_, err := e.p.CheckAuthorised(b)
+			wantCode(t, err, tc.code)
+		})
+	}
+	t.Run("a north ballot made over into a south one", func(t *testing.T) {
+		b := resign(t, asSouth(), voter(north))
+		if _, err := e.p.CheckShape(b); err != nil {
+			t.Fatalf("the made-over ballot is not of the south's shape: %v", err)
+		}
+		wantCode(t, e.p.CheckBallot(b, nil), election.CodeToken)
+	})
+	t.Run("a south token on a north ballot", func(t *testing.T) {
+		b := clone(south)
+		b.Token[election.PseudonymLen] = 0
+		wantCode(t, e.p.CheckBallot(resign(t, b, voter(south)), nil), election.CodeContestMissing)
+	})
+	t.Run("contests edited, not re-signed", func(t *testing.T) {
+		b := clone(north)
+		b.Contests = []byte{0, 2}
+		if b.SigningDigest() == north.SigningDigest() {
+			t.Fatal("the signing digest does not cover the contests")
+		}
+		wantCode(t, b.VerifySignature(), election.CodeSignature)
+	})
+}
+
+// A per-option council whose ciphertext of one option, with its true 0/1
+// proof, comes from another ballot of the same voter: every 0/1 proof
+// verifies, the proof of the number of selections does not, and the
+// ballot is refused with LIMIT.
+func TestLimitEndToEnd(t *testing.T) {
+	e := contestBallots(t, "per-option")
+	a := e.ballots[0] // voter 0, north, council options 0 and 3
+	voter := fx.Voters[contestVotes[0].voter]
+	other, err := e.p.NewBallotSelections(rand.Reader, voter, a.Token, []votecode.Selection{sel(1), sel(1), sel(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := clone(a)
+	w := e.p.PublicKey.CiphertextLen()
+	co, _ := ciphertextSpan(e.p, b.Contests, 1)
+	copy(b.Ciphertext[co+w:co+2*w], other.Ciphertext[co+w:co+2*w]) // option 1: selected
+	po, n := proofSpan(e.p, b.Contests, 1, 1)
+	copy(b.Proof[po:po+n], other.Proof[po:po+n])
+	resign(t, b, voter)
+	err = e.p.CheckBallot(b, nil)
+	wantCode(t, err, election.CodeLimit)
+	if !strings.Contains(err.Error(), `contest "council": the proof of the number of selections`) {
+		t.Fatalf("LIMIT naming %v, want the council's count", err)
+	}
+	cs, err := e.p.CheckAuthorised(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := e.p.ProofItems(b, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, election.VerifyBallotProofs(rand.Reader, []election.Proofs{ps})[0], election.CodeLimit)
+	// The ballot the ciphertext came from is valid.
+	if err := e.p.CheckBallot(other, nil); err != nil {
+		t.Fatalf("the other ballot: %v", err)
+	}
+}

@@ -22,6 +22,28 @@ type Contest struct {
 	Min     int      `json:"minSelections"`
 	Max     int      `json:"maxSelections"`
 	Blank   bool     `json:"blank"`
+	// Encoding is how ballots encrypt and prove the contest: "packed" or
+	// "per-option" (docs/PROTOCOL.md section 3.7). The manifest states it,
+	// so that a verifier needs no cost rule; NewContest writes the kind
+	// the rule makes cheaper.
+	Encoding string `json:"encoding"`
+}
+
+// NewContest is a contest with the encoding its shape makes cheaper.
+func NewContest(id, title string, options []string, min, max int, blank bool) Contest {
+	c := Contest{ID: id, Title: title, Options: options, Min: min, Max: max, Blank: blank}
+	c.Encoding = c.Shape().Kind().String()
+	return c
+}
+
+// kind parses Encoding.
+func (c *Contest) kind() (votecode.Kind, error) {
+	for _, k := range []votecode.Kind{votecode.Packed, votecode.PerOption} {
+		if c.Encoding == k.String() {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("encoding %q is neither %q nor %q", truncate(c.Encoding, 40), votecode.Packed, votecode.PerOption)
 }
 
 // Shape is what the contest's encryption depends on.
@@ -64,6 +86,9 @@ func checkContests(cs []Contest) (map[string]int, error) {
 		if err := c.Shape().Validate(); err != nil {
 			return nil, manifestErr("%s: %v", field, err)
 		}
+		if _, err := c.kind(); err != nil {
+			return nil, manifestErr("%s: %v", field, err)
+		}
 	}
 	return index, nil
 }
@@ -83,6 +108,26 @@ func checkOptions(field string, options []string) error {
 		seen[o] = j
 	}
 	return nil
+}
+
+// StyleIndex is the index of the style with id, or -1.
+func (m *Manifest) StyleIndex(id string) int {
+	for i := range m.Styles {
+		if m.Styles[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ContestIndex is the index of the contest with id, or -1.
+func (m *Manifest) ContestIndex(id string) int {
+	for i := range m.Contests {
+		if m.Contests[i].ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // checkStyles checks 1..MaxStyles styles with distinct well-formed ids,
@@ -134,4 +179,42 @@ func checkID(field, id string) error {
 		return manifestErr("%s %q must be 1..%d characters of [A-Za-z0-9._-] starting with a letter or digit", field, truncate(id, 80), MaxIDLen)
 	}
 	return nil
+}
+
+// canonContests is cs with nil lists as empty, as the canonical encoding
+// writes them (a copy when it changes anything).
+func canonContests(cs []Contest) []Contest {
+	out := make([]Contest, len(cs))
+	for i, c := range cs {
+		if c.Options == nil {
+			c.Options = []string{}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// canonStyles is canonContests for styles.
+func canonStyles(ss []Style) []Style {
+	out := make([]Style, len(ss))
+	for i, s := range ss {
+		if s.Contests == nil {
+			s.Contests = []string{}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// The ids of the contest and the style of an election of one question.
+const (
+	OneContestID = "main"
+	OneStyleID   = "default"
+)
+
+// OneContest is the contests and styles of an election of one question:
+// choose one of options, in one style.
+func OneContest(title string, options []string) ([]Contest, []Style) {
+	c := NewContest(OneContestID, title, append([]string(nil), options...), 1, 1, false)
+	return []Contest{c}, []Style{{ID: OneStyleID, Contests: []string{OneContestID}}}
 }

@@ -7,10 +7,10 @@ import (
 
 func validContests() ([]Contest, []Style) {
 	return []Contest{
-			{ID: "mayor", Title: "Mayor", Options: []string{"Ada", "Bo", "Cy"}, Min: 1, Max: 1},
-			{ID: "council-1", Title: "Council, district 1", Options: []string{"D", "E", "F", "G", "H"}, Min: 0, Max: 2, Blank: true},
-			{ID: "council-2", Title: "Council, district 2", Options: []string{"I", "J", "K"}, Min: 0, Max: 2},
-			{ID: "referendum", Title: "Referendum", Options: []string{"Yes", "No"}, Min: 1, Max: 1},
+			NewContest("mayor", "Mayor", []string{"Ada", "Bo", "Cy"}, 1, 1, false),
+			NewContest("council-1", "Council, district 1", []string{"D", "E", "F", "G", "H"}, 0, 2, true),
+			NewContest("council-2", "Council, district 2", []string{"I", "J", "K"}, 0, 2, false),
+			NewContest("referendum", "Referendum", []string{"Yes", "No"}, 1, 1, false),
 		}, []Style{
 			{ID: "district-1", Contests: []string{"mayor", "council-1", "referendum"}},
 			{ID: "district-2", Contests: []string{"mayor", "council-2", "referendum"}},
@@ -52,6 +52,8 @@ func TestContestsRefused(t *testing.T) {
 		{"max above options", func(cs *[]Contest, ss *[]Style) { (*cs)[3].Max = 3 }, "contests[3]: votecode: invalid: at most 3 selections"},
 		{"min above max", func(cs *[]Contest, ss *[]Style) { (*cs)[1].Min = 3 }, "contests[1]: votecode: invalid: at least 3 selections"},
 		{"one valid selection", func(cs *[]Contest, ss *[]Style) { (*cs)[3].Options = []string{"Yes"} }, "contests[3]: votecode: invalid: the contest offers a single valid selection"},
+		{"no encoding", func(cs *[]Contest, ss *[]Style) { (*cs)[2].Encoding = "" }, `contests[2]: encoding "" is neither "packed" nor "per-option"`},
+		{"unknown encoding", func(cs *[]Contest, ss *[]Style) { (*cs)[1].Encoding = "Packed" }, `contests[1]: encoding "Packed" is neither`},
 		{"no style", func(cs *[]Contest, ss *[]Style) { *ss = nil }, "styles: 0"},
 		{"bad style id", func(cs *[]Contest, ss *[]Style) { (*ss)[0].ID = "" }, "styles[0].id"},
 		{"repeated style id", func(cs *[]Contest, ss *[]Style) { (*ss)[1].ID = "district-1" }, "styles[1].id \"district-1\" repeats styles[0]"},

@@ -13,16 +13,19 @@
 //     in declaration order, byte slices in standard base64, times in RFC 3339
 //     UTC). Parsers reject unknown fields, trailing data and any byte string
 //     that is not exactly what Marshal would produce for the parsed value.
-//   - Ballot: version byte 0x02, then six fields each prefixed by a 4-byte
+//   - Ballot: version byte 0x03, then seven fields each prefixed by a 4-byte
 //     big-endian length: electionID, voterPub (65-byte uncompressed P-256
-//     point), token (96 bytes: the voter's 32-byte pseudonym, then the
-//     authority's r‖s), ciphertext (CiphertextLen bytes), proof (zkp fixed
-//     length), signature (64-byte r‖s). Signatures must be low-S.
+//     point), token (97 bytes: the voter's 32-byte pseudonym, the index of
+//     the voter's ballot style, then the authority's r‖s), contests (the
+//     index of each contest answered), ciphertext (the contests'
+//     ciphertexts, CiphertextLen bytes each), proof (the contests' proofs,
+//     of lengths fixed by the manifest), signature (64-byte r‖s).
+//     Signatures must be low-S.
 //   - Digests are SHA-256 over length-prefixed fields, the first of which is a
-//     domain tag: "fabvote/manifest/v3" for the manifest digest,
-//     "fabvote/token/v2" for tokens (binding the manifest digest, the
-//     pseudonym and the voter key), "fabvote/ballot/v2" for the voter's
-//     signature. The pseudonym is HMAC-SHA256 under the authority's secret
+//     domain tag: "fabvote/manifest/v4" for the manifest digest,
+//     "fabvote/token/v3" for tokens (binding the manifest digest, the
+//     pseudonym, the ballot style and the voter key), "fabvote/ballot/v3"
+//     for the voter's signature. The pseudonym is HMAC-SHA256 under the authority's secret
 //     pseudonym key with the tag "fabvote/pseudonym/v1" (pseudonym.go); it is
 //     the ballot's ledger key, so one voter has one ballot whatever keys the
 //     authority signed for them. The manifest carries the commitment

@@ -21,12 +21,18 @@ const (
 	CodeSignature  = "SIGNATURE"   // the voter's signature over the ballot does not verify
 	CodeDuplicate  = "DUPLICATE"   // this voter key already has a ballot in this election
 	CodeProof      = "PROOF"       // the validity proof is malformed or does not verify
-	CodeAccess     = "ACCESS"      // the submitting identity may not call this function
-	CodeExists     = "EXISTS"      // write-once object already on the ledger
-	CodeResult     = "RESULT"      // the result does not verify
-	CodeNotFound   = "NOT_FOUND"   // queried object absent
-	CodeArgument   = "ARGUMENT"    // bad query argument (page size, hash format, …)
-	CodeInternal   = "INTERNAL"    // ledger or configuration failure, not the caller's fault
+	CodeLimit      = "LIMIT"       // a contest's proof of its number of selections does not verify: too many, too few, or blank with options
+	// A ballot's list of contests against its token's ballot style.
+	CodeNotInStyle     = "NOT_IN_STYLE"    // a contest that is not in the style (or no contest at all)
+	CodeContestRepeat  = "CONTEST_REPEAT"  // a contest listed twice
+	CodeContestOrder   = "CONTEST_ORDER"   // contests out of the manifest's order
+	CodeContestMissing = "CONTEST_MISSING" // a contest of the style left out
+	CodeAccess         = "ACCESS"          // the submitting identity may not call this function
+	CodeExists         = "EXISTS"          // write-once object already on the ledger
+	CodeResult         = "RESULT"          // the result does not verify
+	CodeNotFound       = "NOT_FOUND"       // queried object absent
+	CodeArgument       = "ARGUMENT"        // bad query argument (page size, hash format, …)
+	CodeInternal       = "INTERNAL"        // ledger or configuration failure, not the caller's fault
 )
 
 // Error is a protocol rejection. Its message always names the offending field.

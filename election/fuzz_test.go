@@ -52,7 +52,9 @@ func TestWriteFuzzCorpus(t *testing.T) {
 func ballotSeeds(t testing.TB) [][]byte {
 	_, _, ballots := fixtures(t)
 	good := ballots[0].Marshal()
-	return [][]byte{good, good[:len(good)/2], append(append([]byte(nil), good...), 0), {1}, {1, 0, 0, 0, 2, 'e', '1'}}
+	e := contestBallots(t.(*testing.T), "per-option")
+	north, south := e.ballots[0].Marshal(), e.ballots[3].Marshal()
+	return [][]byte{good, north, south, good[:len(good)/2], append(append([]byte(nil), good...), 0), {3}, {3, 0, 0, 0, 2, 'e', '1'}}
 }
 
 func manifestSeeds(t testing.TB) [][]byte {
@@ -66,7 +68,11 @@ func manifestSeeds(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return [][]byte{a, b, []byte(`{}`), []byte(`{"version":1}`)}
+	c, err := fx.ContestManifest("fuzz-contests").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{a, b, c, []byte(`{}`), []byte(`{"version":4}`)}
 }
 
 func resultSeeds(t testing.TB) [][]byte {
@@ -75,13 +81,26 @@ func resultSeeds(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return [][]byte{b, []byte(`{"electionID":"e1"}`)}
+	e := contestBallots(t.(*testing.T), "per-option")
+	cr, _ := contestResult(t.(*testing.T), e.p, e.ballots)
+	c, err := cr.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{b, c, []byte(`{"version":2,"electionID":"e1"}`)}
 }
 
 // FuzzParseBallot: the decoder never panics, and whatever it accepts is
-// canonical (re-encodes to the same bytes) and within the size limit.
+// canonical (re-encodes to the same bytes) and within the size limit; the
+// shape check of an election of several contests and styles, which reads
+// the contests field against the token's style, never panics on it and
+// gives every refusal a code.
 func FuzzParseBallot(f *testing.F) {
-	f.Add([]byte{1})
+	f.Add([]byte{election.BallotVersion})
+	p, err := election.Prepare(contestManifest("per-option"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := election.ParseBallot(data)
 		if err != nil {
@@ -95,6 +114,16 @@ func FuzzParseBallot(f *testing.F) {
 		}
 		if len(data) > election.MaxBallotSize {
 			t.Fatal("accepted an oversize ballot")
+		}
+		cs, err := p.CheckShape(b)
+		if err != nil {
+			if election.CodeOf(err) == "" {
+				t.Fatalf("shape error without a code: %v", err)
+			}
+			return
+		}
+		if len(cs) != p.Slots() {
+			t.Fatalf("CheckShape gave %d slots, want %d", len(cs), p.Slots())
 		}
 	})
 }
@@ -121,11 +150,15 @@ func FuzzParseManifest(f *testing.F) {
 }
 
 // FuzzParseResult: never panics; accepted input is canonical; verifying a
-// parsed result against the fixture manifest never panics either.
+// parsed result against the fixture manifest and one of several contests
+// never panics either.
 func FuzzParseResult(f *testing.F) {
 	f.Add([]byte(`{}`))
-	m := fx.Manifest("e1")
-	p, err := election.Prepare(m)
+	p, err := election.Prepare(fx.Manifest("e1"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	pc, err := election.Prepare(contestManifest("per-option"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -141,8 +174,13 @@ func FuzzParseResult(f *testing.F) {
 		if err != nil || !bytes.Equal(enc, data) {
 			t.Fatal("accepted a non-canonical result")
 		}
-		if err := p.VerifyResult(r); err != nil && election.CodeOf(err) == "" {
-			t.Fatalf("verification error without a code: %v", err)
+		for _, p := range []*election.Prepared{p, pc} {
+			if err := p.VerifyResult(r); err != nil && election.CodeOf(err) == "" {
+				t.Fatalf("verification error without a code: %v", err)
+			}
+			if err := election.CheckContestBallots(r, []uint64{1, 2, 3}); err != nil && election.CodeOf(err) == "" {
+				t.Fatalf("CheckContestBallots error without a code: %v", err)
+			}
 		}
 	})
 }

@@ -20,15 +20,14 @@ import (
 // ManifestVersion is the only manifest version this code accepts. Version 2
 // added the channel and the clock-skew bound, which the token and the
 // validity proof bind through ManifestDigest; version 3 added the
-// pseudonym-key commitment, bound the same way.
-const ManifestVersion = 3
+// pseudonym-key commitment, bound the same way; version 4 replaced the one
+// list of candidates by contests and ballot styles.
+const ManifestVersion = 4
 
 // Manifest limits.
 const (
 	MaxManifestSize   = 256 * 1024
-	MinCandidates     = 2
-	MaxCandidates     = 64
-	MaxNameLen        = 200 // title and candidate names, bytes of UTF-8
+	MaxNameLen        = 200 // titles and option names, bytes of UTF-8
 	MinModulusBits    = 2048
 	MaxModulusBits    = 4096
 	MinChallengeBits  = 128
@@ -49,16 +48,19 @@ const (
 // Manifest describes one election. It is written once to the ledger and is
 // immutable afterwards; its canonical encoding is Marshal's output.
 type Manifest struct {
-	Version      int      `json:"version"`
-	ElectionID   string   `json:"electionID"`
-	Channel      string   `json:"channel"` // the Fabric channel the election lives on: part of its identity
-	Title        string   `json:"title"`
-	Candidates   []string `json:"candidates"`
-	EncodingBits uint     `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
-	MaxVoters    uint64   `json:"maxVoters"`
-	PaillierKey  []byte   `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
-	Threshold    []byte   `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
-	TokenKey     []byte   `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
+	Version    int    `json:"version"`
+	ElectionID string `json:"electionID"`
+	Channel    string `json:"channel"` // the Fabric channel the election lives on: part of its identity
+	Title      string `json:"title"`
+	// Contests are the questions of the election, in the order of the
+	// tally's digits; Styles are the sets of them that voters get.
+	Contests     []Contest `json:"contests"`
+	Styles       []Style   `json:"styles"`
+	EncodingBits uint      `json:"encodingBits"` // M = 2^EncodingBits > MaxVoters
+	MaxVoters    uint64    `json:"maxVoters"`
+	PaillierKey  []byte    `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
+	Threshold    []byte    `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
+	TokenKey     []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
 	// PseudonymKeyCommitment is PseudonymKeyCommitment(K_pseud): the one
 	// pseudonym key tokens of this election may be issued under.
 	PseudonymKeyCommitment []byte    `json:"pseudonymKeyCommitment"`
@@ -105,6 +107,7 @@ func (m *Manifest) marshal() ([]byte, error) {
 	if c.TrusteeMSPs == nil {
 		c.TrusteeMSPs = []string{}
 	}
+	c.Contests, c.Styles = canonContests(c.Contests), canonStyles(c.Styles)
 	b, err := json.Marshal(&c)
 	if err != nil {
 		return nil, wrapf(CodeManifest, err, "encoding manifest")
@@ -195,14 +198,17 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if err := m.checkHeader(); err != nil {
 		return nil, err
 	}
-	if err := m.checkCandidates(); err != nil {
-		return nil, err
-	}
-	enc, err := m.voteEncoding()
+	index, err := checkContests(m.Contests)
 	if err != nil {
 		return nil, err
 	}
-	pk, err := m.parsePaillierKey(enc)
+	if err := checkStyles(m.Styles, m.Contests, index); err != nil {
+		return nil, err
+	}
+	if err := m.checkEncodingBits(); err != nil {
+		return nil, err
+	}
+	pk, err := m.parsePaillierKey()
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +232,7 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if m.ChallengeBits < MinChallengeBits || m.ChallengeBits > MaxChallengeBits || m.ChallengeBits%8 != 0 {
 		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
 	}
-	return m.newPrepared(pk, pp, enc, tokenKey)
+	return m.newPrepared(pk, pp, tokenKey)
 }
 
 // checkHeader checks the fields that name the election: the manifest
@@ -244,45 +250,22 @@ func (m *Manifest) checkHeader() error {
 	return checkName("title", m.Title)
 }
 
-// checkCandidates checks the number of candidates and that each name is
-// well formed and listed once.
-func (m *Manifest) checkCandidates() error {
-	if len(m.Candidates) < MinCandidates || len(m.Candidates) > MaxCandidates {
-		return manifestErr("candidates: %d, want %d..%d", len(m.Candidates), MinCandidates, MaxCandidates)
+// checkEncodingBits checks that encodingBits leaves room for every
+// voter's vote in a digit: 2^encodingBits > maxVoters.
+func (m *Manifest) checkEncodingBits() error {
+	if m.MaxVoters == 0 {
+		return manifestErr("maxVoters is 0")
 	}
-	seen := make(map[string]int, len(m.Candidates))
-	for i, c := range m.Candidates {
-		if err := checkName(fmt.Sprintf("candidates[%d]", i), c); err != nil {
-			return err
-		}
-		if j, dup := seen[c]; dup {
-			return manifestErr("candidates[%d] %q repeats candidates[%d]", i, truncate(c, 40), j)
-		}
-		seen[c] = i
+	// 2^b > MaxVoters  ⇔  b ≥ bit length of MaxVoters.
+	if need := uint(bits.Len64(m.MaxVoters)); m.EncodingBits < need || m.EncodingBits > votecode.MaxBits {
+		return manifestErr("encodingBits is %d, want %d..%d so that 2^encodingBits > maxVoters = %d", m.EncodingBits, need, votecode.MaxBits, m.MaxVoters)
 	}
 	return nil
 }
 
-// voteEncoding checks that encodingBits leaves room for every voter's vote
-// in a candidate's digit and returns the vote encoding.
-func (m *Manifest) voteEncoding() (votecode.Encoding, error) {
-	if m.MaxVoters == 0 {
-		return votecode.Encoding{}, manifestErr("maxVoters is 0")
-	}
-	// 2^b > MaxVoters  ⇔  b ≥ bit length of MaxVoters.
-	if need := uint(bits.Len64(m.MaxVoters)); m.EncodingBits < need || m.EncodingBits > votecode.MaxBits {
-		return votecode.Encoding{}, manifestErr("encodingBits is %d, want %d..%d so that 2^encodingBits > maxVoters = %d", m.EncodingBits, need, votecode.MaxBits, m.MaxVoters)
-	}
-	enc := votecode.Encoding{Bits: m.EncodingBits, Candidates: len(m.Candidates)}
-	if err := enc.Validate(); err != nil {
-		return votecode.Encoding{}, manifestErr("encoding: %v", err)
-	}
-	return enc, nil
-}
-
-// parsePaillierKey parses the election's Paillier key and checks its size,
-// and that every tally under enc fits below its modulus.
-func (m *Manifest) parsePaillierKey(enc votecode.Encoding) (*paillier.PublicKey, error) {
+// parsePaillierKey parses the election's Paillier key and checks its size.
+// (That every tally fits below N is the layout's check, prepareStatements.)
+func (m *Manifest) parsePaillierKey() (*paillier.PublicKey, error) {
 	if len(m.PaillierKey) == 0 || len(m.PaillierKey) > maxEncodedKeySize {
 		return nil, manifestErr("paillierKey is empty or longer than %d bytes", maxEncodedKeySize)
 	}
@@ -292,10 +275,6 @@ func (m *Manifest) parsePaillierKey(enc votecode.Encoding) (*paillier.PublicKey,
 	}
 	if nb := pk.N.BitLen(); nb < MinModulusBits || nb > MaxModulusBits {
 		return nil, manifestErr("paillierKey: N has %d bits, want %d..%d", nb, MinModulusBits, MaxModulusBits)
-	}
-	// Every tally (< M^p) must be below N, or counts would wrap modulo N.
-	if err := enc.FitsModulus(pk.N); err != nil {
-		return nil, manifestErr("encodingBits × candidates = %d bits does not fit below N (%d bits)", m.EncodingBits*uint(len(m.Candidates)), pk.N.BitLen())
 	}
 	return pk, nil
 }
@@ -381,21 +360,20 @@ func (m *Manifest) checkSchedule() error {
 
 // newPrepared builds the Prepared form of a manifest whose fields have been
 // checked, and checks the proof context it implies.
-func (m *Manifest) newPrepared(pk *paillier.PublicKey, pp *threshold.PublicParams, enc votecode.Encoding, tokenKey *ecdsa.PublicKey) (*Prepared, error) {
+func (m *Manifest) newPrepared(pk *paillier.PublicKey, pp *threshold.PublicParams, tokenKey *ecdsa.PublicKey) (*Prepared, error) {
 	ident, err := m.identityEncoding()
 	if err != nil {
 		return nil, err
 	}
-	layout, err := votecode.NewLayout(m.EncodingBits, m.shapes())
+	layout, err := m.layout()
 	if err != nil {
-		return nil, manifestErr("contests: %v", err)
+		return nil, err
 	}
 	p := &Prepared{
 		Manifest:       m,
 		ManifestDigest: ManifestDigest(ident),
 		PublicKey:      pk,
 		Threshold:      pp,
-		Encoding:       enc,
 		TokenKey:       tokenKey,
 		Layout:         layout,
 	}
@@ -405,10 +383,19 @@ func (m *Manifest) newPrepared(pk *paillier.PublicKey, pp *threshold.PublicParam
 	return p, nil
 }
 
-// shapes are the shapes of the manifest's contests: one, choose one of the
-// candidates.
-func (m *Manifest) shapes() []votecode.Shape {
-	return []votecode.Shape{{Options: len(m.Candidates), Min: 1, Max: 1}}
+// layout lays out the manifest's contests, each in its stated encoding.
+func (m *Manifest) layout() (*votecode.Layout, error) {
+	shapes := make([]votecode.Shape, len(m.Contests))
+	kinds := make([]votecode.Kind, len(m.Contests))
+	for i := range m.Contests {
+		shapes[i] = m.Contests[i].Shape()
+		kinds[i], _ = m.Contests[i].kind() // checkContests parsed it
+	}
+	l, err := votecode.NewLayoutKinds(m.EncodingBits, shapes, kinds)
+	if err != nil {
+		return nil, manifestErr("contests: %v", err)
+	}
+	return l, nil
 }
 
 // PublicKey parses the manifest's Paillier key.
@@ -420,15 +407,10 @@ func (m *Manifest) PublicKey() (*paillier.PublicKey, error) {
 	return pk, nil
 }
 
-// Encoding returns the vote encoding (M = 2^EncodingBits, one digit per candidate).
-func (m *Manifest) Encoding() votecode.Encoding {
-	return votecode.Encoding{Bits: m.EncodingBits, Candidates: len(m.Candidates)}
-}
-
 // ManifestDomain is the domain tag of ManifestDigest.
-const ManifestDomain = "fabvote/manifest/v3"
+const ManifestDomain = "fabvote/manifest/v4"
 
-// ManifestDigest is SHA-256(lp("fabvote/manifest/v3") ‖ lp(identity)),
+// ManifestDigest is SHA-256(lp("fabvote/manifest/v4") ‖ lp(identity)),
 // identity being the manifest's identity encoding (Prepared.ManifestDigest
 // computes it): the canonical JSON of the manifest with start and end set
 // to the zero time. The token and the validity proof bind it, so a ballot
@@ -444,7 +426,7 @@ func ManifestDigest(identity []byte) [32]byte {
 // is still set when the election opens (`fabvote election open --start
 // --end`), after tokens and ballots may have been made (benchmarks make
 // them in advance). Leaving it out changes nothing a ballot means: the
-// candidates, their encodings, the keys and the pseudonym-key commitment,
+// contests, the styles, the encodings, the keys and the pseudonym-key commitment,
 // the channel, the limits and the clock-skew bound are all bound, and the contract enforces the window of
 // the manifest on the ledger on every cast, whatever window the voter's
 // copy showed.

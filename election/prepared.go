@@ -20,70 +20,125 @@ type Prepared struct {
 	ManifestDigest [32]byte // ManifestDigest of the canonical encoding
 	PublicKey      *paillier.PublicKey
 	Threshold      *threshold.PublicParams // nil for a single-key election
-	Encoding       votecode.Encoding
 	TokenKey       *ecdsa.PublicKey
 	// Layout places the contests in the tally and says what a ballot
 	// encrypts and proves for each (docs/PROTOCOL.md section 3.7).
-	Layout     *votecode.Layout
-	statements []statement // every proof a ballot carries, in order
-	slots      int         // the ciphertexts a ballot carries
-	proofLen   int
+	Layout      *votecode.Layout
+	statements  []statement // every contest's proofs, in manifest order
+	slots       int         // every contest's ciphertexts
+	contestSlot []int       // each contest's first slot
+	styles      []styleForm // per style, what its ballots carry
 }
 
 // Prepare validates m and parses its keys.
 func Prepare(m *Manifest) (*Prepared, error) { return m.prepare() }
 
-// ProofLen is the fixed length of a ballot's proofs in this election.
-func (p *Prepared) ProofLen() int { return p.proofLen }
+// Slots is the number of ciphertexts of every contest together: the
+// length of the slices CheckShape returns.
+func (p *Prepared) Slots() int { return p.slots }
 
-// Ciphertexts is the number of ciphertexts a ballot carries.
-func (p *Prepared) Ciphertexts() int { return p.slots }
-
-// ProofVerifier checks the validity proofs of one ballot, one item per
-// statement (Prepared.ProofItems). The chaincode plugs in a batching
+// ProofVerifier checks the validity proofs of one ballot
+// (Prepared.ProofItems). The chaincode plugs in a batching
 // implementation; DirectVerifier checks each proof on its own.
 type ProofVerifier interface {
-	Verify(items []zkp.BatchItem) error
+	Verify(ps Proofs) error
 }
 
 // DirectVerifier verifies with zkp.VerifyValidity.
 type DirectVerifier struct{}
 
 // Verify implements ProofVerifier.
-func (DirectVerifier) Verify(items []zkp.BatchItem) error {
-	errs := make([]error, len(items))
-	for i, it := range items {
+func (DirectVerifier) Verify(ps Proofs) error {
+	errs := make([]error, len(ps.Items))
+	for i, it := range ps.Items {
 		if errs[i] = zkp.VerifyValidity(it.Ctx, it.C, it.Proof); errs[i] != nil {
 			break
 		}
 	}
-	return BallotVerdict(errs)
+	return ps.Verdict(errs)
+}
+
+// form is the style form of b's token. Errors: TOKEN for a style the
+// election does not have, DECODE for a malformed token.
+func (p *Prepared) form(b *Ballot) (*styleForm, error) {
+	style, err := p.TokenStyle(b.Token)
+	if err != nil {
+		return nil, err
+	}
+	return &p.styles[style], nil
 }
 
 // CheckShape performs the checks that need the manifest but no public-key
-// cryptography: election id, ciphertext and proof lengths, and that every
-// ciphertext is in Z*_{N²}. It returns the decoded ciphertexts.
-// Errors: NO_ELECTION (wrong election), CIPHERTEXT, PROOF (wrong length).
+// cryptography: election id, the ballot's contests against its token's
+// style, ciphertext and proof lengths, and that every ciphertext is in
+// Z*_{N²}. It returns the decoded ciphertexts at their slots among every
+// contest's (nil at the slots of contests the style does not have).
+// Errors: NO_ELECTION (wrong election), TOKEN (no such style), the
+// contests' codes (checkContestList), CIPHERTEXT, PROOF (wrong length).
 func (p *Prepared) CheckShape(b *Ballot) ([]*big.Int, error) {
 	if b.ElectionID != p.Manifest.ElectionID {
 		return nil, errorf(CodeNoElection, "ballot is for election %q, not %q", b.ElectionID, p.Manifest.ElectionID)
 	}
-	w := p.PublicKey.CiphertextLen()
-	if len(b.Ciphertext) != p.slots*w {
-		return nil, errorf(CodeCiphertext, "ciphertext has %d bytes, want %d", len(b.Ciphertext), p.slots*w)
+	f, err := p.form(b)
+	if err != nil {
+		return nil, err
 	}
-	if len(b.Proof) != p.proofLen {
-		return nil, errorf(CodeProof, "proof has %d bytes, want %d", len(b.Proof), p.proofLen)
+	if err := p.checkContestList(b.Contests, f); err != nil {
+		return nil, err
+	}
+	w := p.PublicKey.CiphertextLen()
+	if len(b.Ciphertext) != len(f.slots)*w {
+		return nil, errorf(CodeCiphertext, "ciphertext has %d bytes, want %d", len(b.Ciphertext), len(f.slots)*w)
+	}
+	if len(b.Proof) != f.proofLen {
+		return nil, errorf(CodeProof, "proof has %d bytes, want %d", len(b.Proof), f.proofLen)
 	}
 	cs := make([]*big.Int, p.slots)
-	for i := range cs {
+	for i, slot := range f.slots {
 		c, err := p.PublicKey.DecodeCiphertext(b.Ciphertext[i*w : (i+1)*w])
 		if err != nil {
-			return nil, wrapf(CodeCiphertext, err, "%s", p.slotName(i))
+			return nil, wrapf(CodeCiphertext, err, "%s", p.slotName(f, i))
 		}
-		cs[i] = c
+		cs[slot] = c
 	}
 	return cs, nil
+}
+
+// checkContestList checks that a ballot's contests are exactly its
+// style's, in the manifest's order, with one code per way to miss:
+// NOT_IN_STYLE, CONTEST_REPEAT, CONTEST_ORDER, CONTEST_MISSING.
+func (p *Prepared) checkContestList(list []byte, f *styleForm) error {
+	var inStyle, seen [MaxContests]bool
+	for _, ci := range f.contests {
+		inStyle[ci] = true
+	}
+	for i, ci := range list {
+		switch {
+		case int(ci) >= len(p.Manifest.Contests) || !inStyle[ci]:
+			return errorf(CodeNotInStyle, "contests[%d] is contest %d, which is not in the ballot's style", i, ci)
+		case seen[ci]:
+			return errorf(CodeContestRepeat, "contests[%d] repeats contest %q", i, p.Manifest.Contests[ci].ID)
+		case i > 0 && ci < list[i-1]:
+			return errorf(CodeContestOrder, "contests[%d] %q comes after %q, against the manifest's order", i, p.Manifest.Contests[ci].ID, p.Manifest.Contests[list[i-1]].ID)
+		}
+		seen[ci] = true
+	}
+	if len(list) < len(f.contests) {
+		for _, ci := range f.contests {
+			if !seen[ci] {
+				return errorf(CodeContestMissing, "the ballot does not answer contest %q of its style", p.Manifest.Contests[ci].ID)
+			}
+		}
+	}
+	return nil
+}
+
+// slotName names ciphertext i of a ballot of style f in errors.
+func (p *Prepared) slotName(f *styleForm, i int) string {
+	if len(f.slots) == 1 {
+		return "ciphertext"
+	}
+	return fmt.Sprintf("ciphertext %d", i)
 }
 
 // CheckToken verifies the authority's token over (manifest, pseudonym, voter key).
@@ -94,17 +149,14 @@ func (p *Prepared) CheckToken(b *Ballot) error {
 // CheckProof verifies the validity proofs of a ballot whose ciphertexts
 // are cs (from CheckShape). v nil means DirectVerifier.
 func (p *Prepared) CheckProof(b *Ballot, cs []*big.Int, v ProofVerifier) error {
-	items, err := p.ProofItems(b, cs)
+	ps, err := p.ProofItems(b, cs)
 	if err != nil {
 		return err
 	}
 	if v == nil {
 		v = DirectVerifier{}
 	}
-	if err := v.Verify(items); err != nil {
-		return wrapf(CodeProof, err, "validity proof does not verify")
-	}
-	return nil
+	return v.Verify(ps)
 }
 
 // CheckAuthorised is the ballot rule short of the proofs, cheapest first:
@@ -149,8 +201,8 @@ func CheckBallot(m *Manifest, b *Ballot) error {
 	return p.CheckBallot(b, nil)
 }
 
-// NewBallot encrypts choice (0-based candidate index) under m, proves it is
-// one of the candidates, and signs everything with voter's key.
+// NewBallot encrypts choice (0-based option index) in the one contest of
+// m, proves it is one of the options, and signs everything with voter's key.
 func NewBallot(random io.Reader, m *Manifest, voter *ecdsa.PrivateKey, token []byte, choice int) (*Ballot, error) {
 	p, err := Prepare(m)
 	if err != nil {
@@ -161,14 +213,18 @@ func NewBallot(random io.Reader, m *Manifest, voter *ecdsa.PrivateKey, token []b
 
 // NewBallot is NewBallot with a prepared manifest (for bulk generation).
 func (p *Prepared) NewBallot(random io.Reader, voter *ecdsa.PrivateKey, token []byte, choice int) (*Ballot, error) {
-	if choice < 0 || choice >= len(p.Manifest.Candidates) {
-		return nil, fmt.Errorf("election: choice %d, want 0..%d", choice, len(p.Manifest.Candidates)-1)
+	if len(p.Manifest.Contests) != 1 {
+		return nil, fmt.Errorf("election: the election has %d contests; a ballot needs a selection for each", len(p.Manifest.Contests))
+	}
+	if n := len(p.Manifest.Contests[0].Options); choice < 0 || choice >= n {
+		return nil, fmt.Errorf("election: choice %d, want 0..%d", choice, n-1)
 	}
 	return p.NewBallotSelections(random, voter, token, []votecode.Selection{{Options: []int{choice}}})
 }
 
-// NewBallotSelections encrypts one selection per contest of the layout,
-// proves every statement, and signs everything with voter's key.
+// NewBallotSelections encrypts one selection per contest of the token's
+// style (in the style's order), proves every statement, and signs
+// everything with voter's key.
 func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey, token []byte, sels []votecode.Selection) (*Ballot, error) {
 	if voter == nil || voter.Curve != p256 {
 		return nil, fmt.Errorf("election: voter key must be an ECDSA P-256 key")
@@ -180,8 +236,9 @@ func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey
 	if err := p.VerifyToken(voterPub, token); err != nil {
 		return nil, fmt.Errorf("election: the token is not valid for this voter key and election: %w", err)
 	}
-	pseudonym, _, _ := ParseToken(token) // VerifyToken parsed it
-	cts, proofs, err := p.encryptAndProve(random, voterPub, pseudonym, sels)
+	t, _ := ParseToken(token) // VerifyToken parsed it and checked its style
+	f := &p.styles[t.Style]
+	cts, proofs, err := p.encryptAndProve(random, voterPub, t.Pseudonym, f, sels)
 	if err != nil {
 		return nil, err
 	}
@@ -189,14 +246,28 @@ func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey
 		ElectionID: p.Manifest.ElectionID,
 		VoterPub:   voterPub,
 		Token:      append([]byte(nil), token...),
+		Contests:   append([]byte(nil), f.contests...),
 		Ciphertext: cts,
 		Proof:      proofs,
 	}
-	if len(b.Proof) != p.proofLen {
-		return nil, fmt.Errorf("election: proofs encode to %d bytes, the manifest implies %d", len(b.Proof), p.proofLen)
+	if len(b.Proof) != f.proofLen {
+		return nil, fmt.Errorf("election: proofs encode to %d bytes, the manifest implies %d", len(b.Proof), f.proofLen)
 	}
 	if err := b.Sign(voter); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// TokenStyle is the index of the ballot style token names, checked to be
+// one of the election's. Errors: DECODE, TOKEN.
+func (p *Prepared) TokenStyle(token []byte) (int, error) {
+	t, err := ParseToken(token)
+	if err != nil {
+		return 0, err
+	}
+	if int(t.Style) >= len(p.styles) {
+		return 0, errorf(CodeToken, "token names style %d; the election has %d", t.Style, len(p.styles))
+	}
+	return int(t.Style), nil
 }

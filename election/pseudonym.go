@@ -163,6 +163,40 @@ type Minter struct {
 	store    IssuedPseudonyms
 	mu       sync.Mutex
 	admitted map[[PseudonymLen]byte]bool
+
+	// styles: each voter's ballot style (AssignStyles).
+	styles map[string]int
+}
+
+// AssignStyles gives the voters of styles (voter id -> style id) their
+// ballot styles. Without it, every voter gets the election's one style;
+// in an election of several styles, a voter without one gets no token.
+func (mt *Minter) AssignStyles(styles map[string]string) error {
+	m := make(map[string]int, len(styles))
+	for voter, id := range styles {
+		i := mt.p.Manifest.StyleIndex(id)
+		if i < 0 {
+			return fmt.Errorf("election: voter %q: %q is no ballot style of election %q", truncate(voter, 80), truncate(id, 80), mt.p.Manifest.ElectionID)
+		}
+		m[voter] = i
+	}
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	mt.styles = m
+	return nil
+}
+
+// styleOf is the index of voterID's ballot style.
+func (mt *Minter) styleOf(voterID string) (int, error) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if i, ok := mt.styles[voterID]; ok {
+		return i, nil
+	}
+	if len(mt.p.Manifest.Styles) == 1 {
+		return 0, nil
+	}
+	return 0, fmt.Errorf("election: voter %q has no ballot style, and election %q has %d", truncate(voterID, 80), mt.p.Manifest.ElectionID, len(mt.p.Manifest.Styles))
 }
 
 // IssuedPseudonyms is an election's record of the pseudonyms its tokens
@@ -264,6 +298,10 @@ func (mt *Minter) MintCancelable(voterID string, voterPub []byte) (tok []byte, c
 	if err != nil {
 		return nil, nil, err
 	}
+	style, err := mt.styleOf(voterID)
+	if err != nil {
+		return nil, nil, err
+	}
 	// The election-wide bound first: a pseudonym it admits stays admitted
 	// even if this token is cancelled, and costs no slot when its voter
 	// comes back.
@@ -274,7 +312,7 @@ func (mt *Minter) MintCancelable(voterID string, voterPub []byte) (tok []byte, c
 		mt.issued.Add(^uint64(0))
 		return nil, nil, fmt.Errorf("%w (maxVoters = %d)", ErrRollFull, mt.p.Manifest.MaxVoters)
 	}
-	tok, err = mt.p.IssueToken(mt.random, mt.ea, pseud, voterPub)
+	tok, err = mt.p.IssueToken(mt.random, mt.ea, pseud, style, voterPub)
 	if err != nil {
 		mt.issued.Add(^uint64(0))
 		return nil, nil, err

@@ -3,7 +3,10 @@ package election
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
+	"math/bits"
+	"slices"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/zkp"
@@ -11,6 +14,10 @@ import (
 
 // MaxResultSize bounds an encoded result (64 trustees' partial decryptions at 4096 bits fit easily).
 const MaxResultSize = 512 * 1024
+
+// ResultVersion is the only result version this code accepts. Version 2
+// counts contest by contest.
+const ResultVersion = 2
 
 // Result is the published outcome of an election.
 //
@@ -22,13 +29,26 @@ const MaxResultSize = 512 * 1024
 // of Product (threshold.PartialDecryption encoding) and DecryptionNonce is
 // empty.
 type Result struct {
-	ElectionID      string   `json:"electionID"`
-	BallotCount     uint64   `json:"ballotCount"`
-	Product         []byte   `json:"product"`
-	Tally           []byte   `json:"tally"`
-	Counts          []uint64 `json:"counts"`
-	DecryptionNonce []byte   `json:"decryptionNonce"`
-	Partials        [][]byte `json:"partials"`
+	Version         int             `json:"version"`
+	ElectionID      string          `json:"electionID"`
+	BallotCount     uint64          `json:"ballotCount"`
+	Product         []byte          `json:"product"`
+	Tally           []byte          `json:"tally"`
+	Contests        []ContestResult `json:"contests"`
+	DecryptionNonce []byte          `json:"decryptionNonce"`
+	Partials        [][]byte        `json:"partials"`
+}
+
+// ContestResult is the count of one contest: of the Ballots that answer
+// it, Blank voted blank, and the others selected the options Counts times;
+// Undervotes is the number of selections they left unused,
+// maxSelections·(Ballots − Blank) − ΣCounts.
+type ContestResult struct {
+	ID         string   `json:"id"`
+	Ballots    uint64   `json:"ballots"`
+	Counts     []uint64 `json:"counts"`
+	Blank      uint64   `json:"blank"`
+	Undervotes uint64   `json:"undervotes"`
 }
 
 // Marshal returns the canonical JSON encoding (nil slices as empty).
@@ -40,8 +60,12 @@ func (r *Result) Marshal() ([]byte, error) {
 	if c.Tally == nil {
 		c.Tally = []byte{}
 	}
-	if c.Counts == nil {
-		c.Counts = []uint64{}
+	c.Contests = make([]ContestResult, len(r.Contests))
+	for i, cr := range r.Contests {
+		if cr.Counts == nil {
+			cr.Counts = []uint64{}
+		}
+		c.Contests[i] = cr
 	}
 	if c.DecryptionNonce == nil {
 		c.DecryptionNonce = []byte{}
@@ -94,12 +118,13 @@ func decodeMinimal(b []byte, bound *big.Int, field string) (*big.Int, error) {
 
 func resultErr(format string, args ...any) *Error { return errorf(CodeResult, format, args...) }
 
-// VerifyResult checks r against m: the product decodes, the decryption of the
-// product is Tally (decryption proof with a single key; every partial
-// decryption's proof and their combination with trustees), Tally's base-M
-// digits are Counts, and Σ Counts = BallotCount. It does not check that
-// Product is the product of the ballots on the ledger: the chaincode and
-// `fabvote verify` recompute that themselves.
+// VerifyResult checks r against m: every contest's counts hold together
+// (checkContestCounts), the product decodes, the decryption of the product
+// is Tally (decryption proof with a single key; every partial decryption's
+// proof and their combination with trustees), and Tally's digits are every
+// contest's counts. It does not check that Product and the contests'
+// ballots are those of the ballots on the ledger: the chaincode and
+// `fabvote verify` recompute them themselves.
 func VerifyResult(m *Manifest, r *Result) error {
 	p, err := Prepare(m)
 	if err != nil {
@@ -113,10 +138,13 @@ func (p *Prepared) VerifyResult(r *Result) error {
 	if r == nil {
 		return resultErr("result is missing")
 	}
+	if r.Version != ResultVersion {
+		return resultErr("version is %d, want %d", r.Version, ResultVersion)
+	}
 	if r.ElectionID != p.Manifest.ElectionID {
 		return resultErr("result is for election %q, not %q", truncate(r.ElectionID, 80), p.Manifest.ElectionID)
 	}
-	if err := p.checkCounts(r); err != nil {
+	if err := p.checkContestCounts(r); err != nil {
 		return err
 	}
 	product, tally, err := p.decodeProductAndTally(r)
@@ -134,25 +162,83 @@ func (p *Prepared) VerifyResult(r *Result) error {
 	return p.checkTallyDigits(r, tally)
 }
 
-// checkCounts checks that there is one count per candidate, that they sum
-// to BallotCount, and that so many ballots cannot wrap the tally modulo N.
-func (p *Prepared) checkCounts(r *Result) error {
+// checkContestCounts checks one entry per contest, in the manifest's
+// order, each consistent with the contest's limits (checkContest), and
+// ballotCount against them: a contest of every style counts every ballot,
+// and every ballot answers some contest.
+func (p *Prepared) checkContestCounts(r *Result) error {
 	m := p.Manifest
-	if len(r.Counts) != len(m.Candidates) {
-		return resultErr("counts has %d entries, want one per candidate (%d)", len(r.Counts), len(m.Candidates))
+	if len(r.Contests) != len(m.Contests) {
+		return resultErr("contests has %d entries, want one per contest (%d)", len(r.Contests), len(m.Contests))
 	}
-	var sum uint64
-	for i, c := range r.Counts {
-		if sum+c < sum {
-			return resultErr("counts overflow at counts[%d]", i)
+	for i := range r.Contests {
+		if err := p.checkContest(i, &r.Contests[i], r.BallotCount); err != nil {
+			return err
 		}
-		sum += c
 	}
-	if sum != r.BallotCount {
-		return resultErr("counts sum to %d, but ballotCount is %d (if the counts are the tally's base-2^%d digits, a candidate's count reached 2^%d and overflowed its digit)",
-			sum, r.BallotCount, m.EncodingBits, m.EncodingBits)
+	var answers uint64 // Σ ballots of the contests: every ballot answers one at least
+	for i := range r.Contests {
+		answers += r.Contests[i].Ballots // each ≤ BallotCount: 32 of them do not wrap
+		if p.inEveryStyle(i) && r.Contests[i].Ballots != r.BallotCount {
+			return resultErr("contests[%d] counts %d ballots, but every ballot answers it and ballotCount is %d", i, r.Contests[i].Ballots, r.BallotCount)
+		}
 	}
-	return p.checkNoWrap(r.BallotCount)
+	if r.BallotCount > answers {
+		return resultErr("ballotCount %d is more than the ballots the contests count together (%d): every ballot answers a contest", r.BallotCount, answers)
+	}
+	return nil
+}
+
+// inEveryStyle reports whether every ballot style has contest i.
+func (p *Prepared) inEveryStyle(i int) bool {
+	for _, f := range p.styles {
+		if !slices.Contains(f.contests, byte(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkContest checks what a contest's counts must satisfy before any
+// decryption: at most ballotCount ballots and fewer than M (so that no
+// digit of the tally can carry into the next: the per-contest overflow
+// check), one count per option, blank only where allowed, every count
+// within the ballots that did not vote blank, the selections within
+// the contest's limits for those ballots, and the undervotes they leave.
+func (p *Prepared) checkContest(i int, cr *ContestResult, ballotCount uint64) error {
+	c := &p.Manifest.Contests[i]
+	field := fmt.Sprintf("contests[%d]", i)
+	switch {
+	case cr.ID != c.ID:
+		return resultErr("%s is %q, want contest %q", field, truncate(cr.ID, 80), c.ID)
+	case cr.Ballots > ballotCount:
+		return resultErr("%s counts %d ballots, more than ballotCount %d", field, cr.Ballots, ballotCount)
+	case p.Manifest.EncodingBits < 64 && cr.Ballots>>p.Manifest.EncodingBits != 0:
+		return resultErr("%s counts %d ballots: a count could reach 2^%d and overflow its digit", field, cr.Ballots, p.Manifest.EncodingBits)
+	case len(cr.Counts) != len(c.Options):
+		return resultErr("%s has %d counts, want one per option (%d)", field, len(cr.Counts), len(c.Options))
+	case cr.Blank != 0 && !c.Blank:
+		return resultErr("%s counts %d blank votes, but the contest allows none", field, cr.Blank)
+	case cr.Blank > cr.Ballots:
+		return resultErr("%s counts %d blank votes of %d ballots", field, cr.Blank, cr.Ballots)
+	}
+	voted := cr.Ballots - cr.Blank
+	sum := new(big.Int) // of up to 64 counts of up to 2^64 − 1: in big.Int, not to wrap
+	for j, n := range cr.Counts {
+		if n > voted {
+			return resultErr("%s.counts[%d] is %d, more than the %d ballots that did not vote blank", field, j, n, voted)
+		}
+		sum.Add(sum, new(big.Int).SetUint64(n))
+	}
+	v := new(big.Int).SetUint64(voted)
+	lo, hi := new(big.Int).Mul(big.NewInt(int64(c.Min)), v), new(big.Int).Mul(big.NewInt(int64(c.Max)), v)
+	if sum.Cmp(lo) < 0 || sum.Cmp(hi) > 0 {
+		return resultErr("%s has %s selections in all, outside %s..%s for %d ballots of %d to %d selections", field, sum, lo, hi, voted, c.Min, c.Max)
+	}
+	if under := hi.Sub(hi, sum); !under.IsUint64() || under.Uint64() != cr.Undervotes {
+		return resultErr("%s has undervotes %d, want %s (maxSelections × %d ballots − %s selections)", field, cr.Undervotes, under, voted, sum)
+	}
+	return nil
 }
 
 // decodeProductAndTally decodes the product ciphertext (of its fixed
@@ -217,30 +303,91 @@ func (p *Prepared) checkThresholdDecryption(r *Result, product, tally *big.Int) 
 	return nil
 }
 
-// checkTallyDigits checks that the tally's base-M digits are the counts.
+// checkTallyDigits checks that the tally's digits are every contest's
+// counts, then its blank votes.
 func (p *Prepared) checkTallyDigits(r *Result, tally *big.Int) error {
-	counts, err := p.Encoding.Decode(tally)
+	digits, err := p.Layout.Decode(tally)
 	if err != nil {
 		return wrapf(CodeResult, err, "tally")
 	}
-	for i := range counts {
-		if counts[i] != r.Counts[i] {
-			return resultErr("counts[%d] (%s) is %d, but the tally says %d", i, truncate(p.Manifest.Candidates[i], 40), r.Counts[i], counts[i])
+	for i, d := range digits {
+		c, cr := &p.Manifest.Contests[i], &r.Contests[i]
+		for j, n := range cr.Counts {
+			if d[j] != n {
+				return resultErr("contests[%d].counts[%d] (%s) is %d, but the tally says %d", i, j, truncate(c.Options[j], 40), n, d[j])
+			}
+		}
+		if blank := uint64(0); c.Blank {
+			if blank = d[len(c.Options)]; blank != cr.Blank {
+				return resultErr("contests[%d].blank is %d, but the tally says %d", i, cr.Blank, blank)
+			}
 		}
 	}
 	return nil
 }
 
-// checkNoWrap requires ballotCount · M^(p-1) < N. Every valid ballot
-// encrypts some M^j with j ≤ p-1, so the true tally Σ n_j·M^j is at most
-// that bound; below N, decryption returns it exactly (not reduced mod N).
-// This is the premise of the exactness argument in docs/PROTOCOL.md
-// section 4.3; no realistic election comes near it (for 2048-bit N it
-// needs more than 2^(2047 - b·(p-1)) ballots).
-func (p *Prepared) checkNoWrap(ballotCount uint64) error {
-	top := new(big.Int).Lsh(big.NewInt(1), p.Encoding.Bits*uint(p.Encoding.Candidates-1))
-	if top.Mul(top, new(big.Int).SetUint64(ballotCount)).Cmp(p.PublicKey.N) >= 0 {
-		return resultErr("ballotCount %d times M^%d reaches N: the tally could have wrapped modulo N", ballotCount, p.Encoding.Candidates-1)
+// NewContestResults are the results of every contest from the tally's
+// digits and each contest's number of ballots (Product.Ballots).
+func (p *Prepared) NewContestResults(tally *big.Int, ballots []uint64) ([]ContestResult, error) {
+	digits, err := p.Layout.Decode(tally)
+	if err != nil {
+		return nil, wrapf(CodeResult, err, "tally")
+	}
+	out := make([]ContestResult, len(digits))
+	for i, d := range digits {
+		c := &p.Manifest.Contests[i]
+		cr := ContestResult{ID: c.ID, Ballots: ballots[i], Counts: d[:len(c.Options)]}
+		if c.Blank {
+			cr.Blank = d[len(c.Options)]
+		}
+		cr.Undervotes = undervotes(c, &cr)
+		out[i] = cr
+	}
+	return out, nil
+}
+
+// undervotes is maxSelections·(Ballots − Blank) − ΣCounts for an honest
+// count (0 where that is not a count).
+func undervotes(c *Contest, cr *ContestResult) uint64 {
+	if cr.Blank > cr.Ballots {
+		return 0
+	}
+	high, left := bits.Mul64(uint64(c.Max), cr.Ballots-cr.Blank) // max·voted = high·2^64 + left
+	for _, n := range cr.Counts {
+		var borrow uint64
+		left, borrow = bits.Sub64(left, n, 0)
+		if high < borrow {
+			return 0
+		}
+		high -= borrow
+	}
+	if high != 0 {
+		return 0
+	}
+	return left
+}
+
+// CheckContestBallots checks that each contest of r counts ballots[i]
+// ballots: the number of ballots on the ledger that answer it
+// (Product.Ballots). It returns the first error of ContestBallotErrors.
+func CheckContestBallots(r *Result, ballots []uint64) error {
+	if errs := ContestBallotErrors(r, ballots); len(errs) > 0 {
+		return errs[0]
 	}
 	return nil
+}
+
+// ContestBallotErrors is one RESULT error for each contest of r that does
+// not count ballots[i] ballots, or one for a list of another length.
+func ContestBallotErrors(r *Result, ballots []uint64) []error {
+	if len(r.Contests) != len(ballots) {
+		return []error{resultErr("contests has %d entries, want %d", len(r.Contests), len(ballots))}
+	}
+	var errs []error
+	for i, n := range ballots {
+		if r.Contests[i].Ballots != n {
+			errs = append(errs, resultErr("contests[%d] %q counts %d ballots, but %d ballots answer it", i, truncate(r.Contests[i].ID, 80), r.Contests[i].Ballots, n))
+		}
+	}
+	return errs
 }

@@ -142,60 +142,75 @@ func verifySig(pub *ecdsa.PublicKey, d [32]byte, sig []byte, field, code string)
 func VoterKeyHash(voterPub []byte) [32]byte { return sha256.Sum256(voterPub) }
 
 // TokenDomain and BallotDomain are the domain tags of the two signed digests.
-// Version 2 of both came with the pseudonym and the manifest digest.
+// Version 2 of both came with the pseudonym and the manifest digest; version
+// 3 with the ballot style (the token's) and the ballot's list of contests.
 const (
-	TokenDomain  = "fabvote/token/v2"
-	BallotDomain = "fabvote/ballot/v2"
+	TokenDomain  = "fabvote/token/v3"
+	BallotDomain = "fabvote/ballot/v3"
 )
 
-// TokenLen is the length of a token: the voter's pseudonym, then the
+// TokenLen is the length of a token: the voter's pseudonym, the index of
+// the voter's ballot style in the manifest's styles (one byte), then the
 // authority's signature r‖s over TokenDigest.
-const TokenLen = PseudonymLen + SignatureLen
+const TokenLen = PseudonymLen + 1 + SignatureLen
 
-// TokenDigest is SHA-256(lp("fabvote/token/v2") ‖ lp(manifestDigest) ‖
-// lp(electionID) ‖ lp(pseudonym) ‖ lp(voterPub)), lp(x) = 4-byte big-endian
-// len(x) ‖ x: what the authority signs to declare that the voter with this
-// pseudonym may cast one ballot with voterPub in this election (and in no
-// other: the manifest digest covers every manifest field, the channel too).
-func TokenDigest(manifestDigest [32]byte, electionID string, pseudonym [PseudonymLen]byte, voterPub []byte) [32]byte {
-	return digest([]byte(TokenDomain), manifestDigest[:], []byte(electionID), pseudonym[:], voterPub)
+// TokenDigest is SHA-256(lp("fabvote/token/v3") ‖ lp(manifestDigest) ‖
+// lp(electionID) ‖ lp(pseudonym) ‖ lp(style) ‖ lp(voterPub)), lp(x) =
+// 4-byte big-endian len(x) ‖ x, style one byte: what the authority signs to
+// declare that the voter with this pseudonym may cast one ballot of this
+// style with voterPub in this election (and in no other: the manifest
+// digest covers every manifest field, the channel too).
+func TokenDigest(manifestDigest [32]byte, electionID string, pseudonym [PseudonymLen]byte, style byte, voterPub []byte) [32]byte {
+	return digest([]byte(TokenDomain), manifestDigest[:], []byte(electionID), pseudonym[:], []byte{style}, voterPub)
 }
 
-// ParseToken splits a token into the pseudonym and the canonical signature.
-// Errors: DECODE (wrong length, non-canonical signature).
-func ParseToken(token []byte) (pseudonym [PseudonymLen]byte, sig []byte, err error) {
+// Token is a decoded token.
+type Token struct {
+	Pseudonym [PseudonymLen]byte
+	Style     byte   // the index of the voter's ballot style in the manifest
+	Sig       []byte // canonical r‖s
+}
+
+// ParseToken splits a token into its pseudonym, style and canonical
+// signature. Errors: DECODE (wrong length, non-canonical signature).
+func ParseToken(token []byte) (Token, error) {
 	if len(token) != TokenLen {
-		return pseudonym, nil, errorf(CodeDecode, "token has %d bytes, want %d (pseudonym ‖ r ‖ s)", len(token), TokenLen)
+		return Token{}, errorf(CodeDecode, "token has %d bytes, want %d (pseudonym ‖ style ‖ r ‖ s)", len(token), TokenLen)
 	}
-	if _, _, err := parseSig(token[PseudonymLen:], "token"); err != nil {
-		return pseudonym, nil, err
+	if _, _, err := parseSig(token[PseudonymLen+1:], "token"); err != nil {
+		return Token{}, err
 	}
-	copy(pseudonym[:], token)
-	return pseudonym, token[PseudonymLen:], nil
+	t := Token{Style: token[PseudonymLen], Sig: token[PseudonymLen+1:]}
+	copy(t.Pseudonym[:], token)
+	return t, nil
 }
 
-// IssueToken signs the token for (the election of p, pseudonym, voterPub)
-// with the authority's key ea (an *ecdsa.PrivateKey or a PKCS#11-backed
-// crypto.Signer) and returns pseudonym ‖ signature (TokenLen bytes). Minter
-// derives the pseudonym from a voter id; IssueToken is for callers that
-// already hold it.
-func (p *Prepared) IssueToken(random io.Reader, ea crypto.Signer, pseudonym [PseudonymLen]byte, voterPub []byte) ([]byte, error) {
+// IssueToken signs the token for (the election of p, pseudonym, the ballot
+// style of index style, voterPub) with the authority's key ea (an
+// *ecdsa.PrivateKey or a PKCS#11-backed crypto.Signer) and returns
+// pseudonym ‖ style ‖ signature (TokenLen bytes). Minter derives the
+// pseudonym from a voter id; IssueToken is for callers that already hold it.
+func (p *Prepared) IssueToken(random io.Reader, ea crypto.Signer, pseudonym [PseudonymLen]byte, style int, voterPub []byte) ([]byte, error) {
+	if style < 0 || style >= len(p.Manifest.Styles) {
+		return nil, fmt.Errorf("election: style %d, want 0..%d", style, len(p.Manifest.Styles)-1)
+	}
 	if _, err := ParseVoterPub(voterPub); err != nil {
 		return nil, err
 	}
-	sig, err := signDigest(random, ea, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, pseudonym, voterPub))
+	sig, err := signDigest(random, ea, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, pseudonym, byte(style), voterPub))
 	if err != nil {
 		return nil, fmt.Errorf("election: issuing token: %w", err)
 	}
-	return append(pseudonym[:], sig...), nil
+	return append(append(pseudonym[:], byte(style)), sig...), nil
 }
 
-// VerifyToken checks token against the election's authority key for voterPub.
-// Errors: DECODE for a malformed token, TOKEN when it does not verify.
+// VerifyToken checks token against the election's authority key for
+// voterPub, and that it names one of the election's styles. Errors: DECODE
+// for a malformed token, TOKEN when it does not verify or names no style.
 func (p *Prepared) VerifyToken(voterPub, token []byte) error {
-	pseudonym, sig, err := ParseToken(token)
-	if err != nil {
+	if _, err := p.TokenStyle(token); err != nil {
 		return err
 	}
-	return verifySig(p.TokenKey, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, pseudonym, voterPub), sig, "token", CodeToken)
+	t, _ := ParseToken(token)
+	return verifySig(p.TokenKey, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, t.Pseudonym, t.Style, voterPub), t.Sig, "token", CodeToken)
 }

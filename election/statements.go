@@ -1,7 +1,6 @@
 package election
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -10,24 +9,36 @@ import (
 	"github.com/fabvote/fabvote/crypto/zkp"
 )
 
-// statement is one validity proof a ballot carries: a claim of the layout
-// about the ciphertexts of one contest, which begin at slot firstSlot of
-// the ballot's ciphertexts, and where its proof lies in the ballot's proof
-// field.
+// statement is one validity proof a ballot may carry: a claim of the
+// layout about the ciphertexts of one contest, which begin at slot
+// firstSlot of the election's slots (every contest's ciphertexts, in
+// manifest order).
 type statement struct {
 	contest   int
 	index     int // within the contest
 	firstSlot int
 	claim     votecode.Statement
-	proofOff  int
+	proofLen  int
+	// limit: the claim is a per-option contest's count of selections,
+	// whose failure means a selection outside the contest's limits.
+	limit bool
+}
+
+// styleForm is what a ballot of one style carries: its contests, the
+// slots of their ciphertexts and their statements, in ballot order, with
+// each proof's offset in the proof field.
+type styleForm struct {
+	contests  []byte
+	slots     []int // election slots, in ballot order
+	stmts     []int // indexes into Prepared.statements, in ballot order
+	proofOffs []int
 	proofLen  int
 }
 
-// prepareStatements lists the statements of the layout in ballot order
-// (contest by contest), with the offsets of their ciphertexts and proofs,
-// and lets zkp check each statement's context (key size against challenge
-// length, the messages). Every packed tally must fit below N, and every
-// ballot within MaxBallotSize.
+// prepareStatements lists the statements of the layout contest by
+// contest, lets zkp check each one's context (key size against challenge
+// length, the messages), and prepares each style's form. Every packed
+// tally must fit below N, and every style's ballot within MaxBallotSize.
 func (p *Prepared) prepareStatements() error {
 	if err := p.Layout.FitsModulus(p.PublicKey.N); err != nil {
 		return manifestErr("contests: %v (N has %d bits)", err, p.PublicKey.N.BitLen())
@@ -35,26 +46,51 @@ func (p *Prepared) prepareStatements() error {
 	branch := p.PublicKey.CiphertextLen() + p.Manifest.ChallengeBits/8 + p.PublicKey.ModulusLen()
 	for ci := range p.Layout.Contests {
 		c := &p.Layout.Contests[ci]
+		p.contestSlot = append(p.contestSlot, p.slots)
 		for k, claim := range c.Statements() {
-			st := statement{contest: ci, index: k, firstSlot: p.slots, claim: claim, proofOff: p.proofLen, proofLen: len(claim.Messages) * branch}
+			st := statement{contest: ci, index: k, firstSlot: p.slots, claim: claim, proofLen: len(claim.Messages) * branch,
+				limit: c.Kind == votecode.PerOption && k == c.Ciphertexts()}
 			if err := p.statementContext(&st, [32]byte{}, [PseudonymLen]byte{}).Check(); err != nil {
-				return manifestErr("proof context of contest %d: %v", ci, err)
+				return manifestErr("proof context of contests[%d]: %v", ci, err)
 			}
 			p.statements = append(p.statements, st)
-			p.proofLen += st.proofLen
 		}
 		p.slots += c.Ciphertexts()
 	}
-	if n := p.ballotLen(); n > MaxBallotSize {
-		return manifestErr("contests: a ballot would have %d bytes, more than the %d a ballot may have", n, MaxBallotSize)
+	for si := range p.Manifest.Styles {
+		f := p.newStyleForm(&p.Manifest.Styles[si])
+		if n := p.ballotLen(&f); n > MaxBallotSize {
+			return manifestErr("styles[%d]: a ballot would have %d bytes, more than the %d a ballot may have", si, n, MaxBallotSize)
+		}
+		p.styles = append(p.styles, f)
 	}
 	return nil
 }
 
-// ballotLen is the length of every encoded ballot of the election.
-func (p *Prepared) ballotLen() int {
-	n := 1 + 6*4 + len(p.Manifest.ElectionID) + VoterPubLen + TokenLen + SignatureLen
-	return n + p.slots*p.PublicKey.CiphertextLen() + p.proofLen
+// newStyleForm lays out the ballots of style s.
+func (p *Prepared) newStyleForm(s *Style) styleForm {
+	var f styleForm
+	for _, id := range s.Contests {
+		ci := p.Manifest.ContestIndex(id)
+		f.contests = append(f.contests, byte(ci))
+		for j := 0; j < p.Layout.Contests[ci].Ciphertexts(); j++ {
+			f.slots = append(f.slots, p.contestSlot[ci]+j)
+		}
+		for k := range p.statements {
+			if p.statements[k].contest == ci {
+				f.stmts = append(f.stmts, k)
+				f.proofOffs = append(f.proofOffs, f.proofLen)
+				f.proofLen += p.statements[k].proofLen
+			}
+		}
+	}
+	return f
+}
+
+// ballotLen is the length of every encoded ballot of style form f.
+func (p *Prepared) ballotLen(f *styleForm) int {
+	n := 1 + 7*4 + len(p.Manifest.ElectionID) + VoterPubLen + TokenLen + len(f.contests) + SignatureLen
+	return n + len(f.slots)*p.PublicKey.CiphertextLen() + f.proofLen
 }
 
 // statementContext is the zkp context of st for a voter: it binds the
@@ -72,36 +108,19 @@ func (p *Prepared) statementContext(st *statement, voterKeyHash [32]byte, pseudo
 	}
 }
 
-// slotName names ciphertext i of a ballot in errors.
-func (p *Prepared) slotName(i int) string {
-	if p.slots == 1 {
-		return "ciphertext"
+// statementName names st in errors: its contest, and which of the
+// contest's proofs it is when there are several.
+func (p *Prepared) statementName(st *statement) string {
+	name := fmt.Sprintf("contest %q", p.Manifest.Contests[st.contest].ID)
+	switch c := &p.Layout.Contests[st.contest]; {
+	case st.limit:
+		return name + ": the proof of the number of selections"
+	case c.Kind == votecode.PerOption && st.index == c.Options:
+		return name + ": the proof of the blank digit"
+	case c.Kind == votecode.PerOption:
+		return fmt.Sprintf("%s: the proof of option %d", name, st.index)
 	}
-	return fmt.Sprintf("ciphertext %d", i)
-}
-
-// statementErr prefixes err with the statement it is about when a ballot
-// has more than one.
-func statementErr(n, i int, err error) error {
-	if n == 1 {
-		return err
-	}
-	return fmt.Errorf("proof %d: %w", i, err)
-}
-
-// BallotVerdict is the verdict on a ballot from the verdicts on its proofs,
-// one per statement in order: nil, or the first error, naming its proof
-// when the ballot has several. A ballot with no proof is no valid ballot.
-func BallotVerdict(errs []error) error {
-	if len(errs) == 0 {
-		return errors.New("the ballot carries no proof")
-	}
-	for i, err := range errs {
-		if err != nil {
-			return statementErr(len(errs), i, err)
-		}
-	}
-	return nil
+	return name
 }
 
 // statementCiphertext is Π cs[firstSlot+Slots[i]]^Exps[i] mod mod: from a
@@ -124,83 +143,128 @@ func statementCiphertext(st *statement, cs []*big.Int, mod *big.Int) *big.Int {
 	return x
 }
 
-// ProofItems decodes a ballot's proofs (canonical, every value
-// range-checked) and returns one batch item per statement: its context,
-// the ciphertext it is about (derived from cs, the ballot's ciphertexts
-// from CheckShape) and its proof. Errors: PROOF.
-func (p *Prepared) ProofItems(b *Ballot, cs []*big.Int) ([]zkp.BatchItem, error) {
-	if len(cs) != p.slots || len(b.Proof) != p.proofLen {
-		return nil, errorf(CodeProof, "the ballot has %d ciphertexts and %d proof bytes, want %d and %d", len(cs), len(b.Proof), p.slots, p.proofLen)
+// Proofs are a ballot's validity proofs, ready to verify: one batch item
+// per statement, in ballot order.
+type Proofs struct {
+	Items []zkp.BatchItem
+	p     *Prepared
+	stmts []int
+}
+
+// Verdict is the verdict on the ballot from the verdicts on its proofs
+// (errs, one per item): nil, or an error naming the first proof that
+// fails. It is LIMIT when that proof is a contest's count of selections,
+// else PROOF. A ballot with no proof is no valid ballot.
+func (ps Proofs) Verdict(errs []error) error {
+	if len(errs) == 0 || len(errs) != len(ps.Items) {
+		return errorf(CodeProof, "the ballot carries %d proofs, with %d verdicts", len(ps.Items), len(errs))
 	}
-	items := make([]zkp.BatchItem, len(p.statements))
-	keyHash, pseudonym := VoterKeyHash(b.VoterPub), b.Pseudonym()
-	for i := range p.statements {
-		st := &p.statements[i]
-		ctx := p.statementContext(st, keyHash, pseudonym)
-		proof, err := zkp.ParseValidityProof(ctx, b.Proof[st.proofOff:st.proofOff+st.proofLen])
-		if err != nil {
-			return nil, wrapf(CodeProof, statementErr(len(p.statements), i, err), "proof does not decode")
+	for i, err := range errs {
+		if err == nil {
+			continue
 		}
-		items[i] = zkp.BatchItem{Ctx: ctx, C: statementCiphertext(st, cs, p.PublicKey.NSquared), Proof: proof}
+		if ps.p == nil { // proofs not from ProofItems: no statement to name
+			return wrapf(CodeProof, err, "proof %d does not verify", i)
+		}
+		st := &ps.p.statements[ps.stmts[i]]
+		code := CodeProof
+		if st.limit {
+			code = CodeLimit
+		}
+		return wrapf(code, err, "%s does not verify", ps.p.statementName(st))
 	}
-	return items, nil
+	return nil
+}
+
+// ProofItems decodes a ballot's proofs (canonical, every value
+// range-checked) and returns one batch item per statement of its style:
+// its context, the ciphertext it is about (derived from cs, the
+// ciphertexts from CheckShape) and its proof. Errors: PROOF.
+func (p *Prepared) ProofItems(b *Ballot, cs []*big.Int) (Proofs, error) {
+	f, err := p.form(b)
+	if err != nil {
+		return Proofs{}, err
+	}
+	if len(cs) != p.slots || len(b.Proof) != f.proofLen {
+		return Proofs{}, errorf(CodeProof, "the ballot has %d slots and %d proof bytes, want %d and %d", len(cs), len(b.Proof), p.slots, f.proofLen)
+	}
+	ps := Proofs{Items: make([]zkp.BatchItem, len(f.stmts)), p: p, stmts: f.stmts}
+	keyHash, pseudonym := VoterKeyHash(b.VoterPub), b.Pseudonym()
+	for i, k := range f.stmts {
+		st := &p.statements[k]
+		ctx := p.statementContext(st, keyHash, pseudonym)
+		proof, err := zkp.ParseValidityProof(ctx, b.Proof[f.proofOffs[i]:f.proofOffs[i]+st.proofLen])
+		if err != nil {
+			return Proofs{}, wrapf(CodeProof, err, "%s: proof does not decode", p.statementName(st))
+		}
+		ps.Items[i] = zkp.BatchItem{Ctx: ctx, C: statementCiphertext(st, cs, p.PublicKey.NSquared), Proof: proof}
+	}
+	return ps, nil
 }
 
 // VerifyBallotProofs verifies the proofs of many ballots (each its
 // ProofItems) in one batch, with weights from random (nil: crypto/rand;
 // see zkp.VerifyBatch for why voters must not predict them), and returns
-// one verdict per ballot: nil, or a PROOF error naming its first proof
-// that fails.
-func VerifyBallotProofs(random io.Reader, ballots [][]zkp.BatchItem) []error {
+// one verdict per ballot (Proofs.Verdict).
+func VerifyBallotProofs(random io.Reader, ballots []Proofs) []error {
 	var flat []zkp.BatchItem
-	for _, items := range ballots {
-		flat = append(flat, items...)
+	for _, ps := range ballots {
+		flat = append(flat, ps.Items...)
 	}
 	errs := zkp.VerifyBatch(random, flat)
 	out := make([]error, len(ballots))
-	for i, items := range ballots {
-		if err := BallotVerdict(errs[:len(items)]); err != nil {
-			out[i] = wrapf(CodeProof, err, "validity proof does not verify")
-		}
-		errs = errs[len(items):]
+	for i, ps := range ballots {
+		out[i] = ps.Verdict(errs[:len(ps.Items)])
+		errs = errs[len(ps.Items):]
 	}
 	return out
 }
 
-// encryptAndProve encrypts one selection per contest and proves every
-// statement, contest by contest (its ciphertexts, then its proofs, so that
-// a deterministic reader gives reproducible ballots), and returns the
-// ballot's ciphertext and proof fields.
-func (p *Prepared) encryptAndProve(random io.Reader, voterPub []byte, pseudonym [PseudonymLen]byte, sels []votecode.Selection) (cts, proofs []byte, err error) {
-	if len(sels) != len(p.Layout.Contests) {
-		return nil, nil, fmt.Errorf("election: %d selections for %d contests", len(sels), len(p.Layout.Contests))
+// encryptAndProve encrypts one selection per contest of style f and
+// proves every statement, contest by contest (its ciphertexts, then its
+// proofs, so that a deterministic reader gives reproducible ballots), and
+// returns the ballot's ciphertext and proof fields.
+func (p *Prepared) encryptAndProve(random io.Reader, voterPub []byte, pseudonym [PseudonymLen]byte, f *styleForm, sels []votecode.Selection) (cts, proofs []byte, err error) {
+	if len(sels) != len(f.contests) {
+		return nil, nil, fmt.Errorf("election: %d selections for the style's %d contests", len(sels), len(f.contests))
 	}
-	var cs, rs []*big.Int
+	cs, rs := make([]*big.Int, p.slots), make([]*big.Int, p.slots)
 	keyHash := VoterKeyHash(voterPub)
-	next := 0 // the next statement
-	for ci := range p.Layout.Contests {
-		plaintexts, choices, err := p.Layout.Contests[ci].Encode(sels[ci])
+	for i, ci := range f.contests {
+		plaintexts, choices, err := p.Layout.Contests[ci].Encode(sels[i])
 		if err != nil {
-			return nil, nil, fmt.Errorf("election: contest %d: %w", ci, err)
+			return nil, nil, fmt.Errorf("election: contest %q: %w", p.Manifest.Contests[ci].ID, err)
 		}
-		for _, m := range plaintexts {
-			c, r, err := p.PublicKey.Encrypt(random, m)
-			if err != nil {
+		for j, m := range plaintexts {
+			slot := p.contestSlot[ci] + j
+			if cs[slot], rs[slot], err = p.PublicKey.Encrypt(random, m); err != nil {
 				return nil, nil, fmt.Errorf("election: encrypting: %w", err)
 			}
-			cs, rs = append(cs, c), append(rs, r)
-			cts = append(cts, p.PublicKey.EncodeCiphertext(c)...)
+			cts = append(cts, p.PublicKey.EncodeCiphertext(cs[slot])...)
 		}
-		for _, choice := range choices {
-			st := &p.statements[next]
-			next++
-			ctx := p.statementContext(st, keyHash, pseudonym)
-			proof, err := zkp.ProveValidity(random, ctx, statementCiphertext(st, cs, p.PublicKey.NSquared), choice, statementCiphertext(st, rs, p.PublicKey.N))
-			if err != nil {
-				return nil, nil, fmt.Errorf("election: proving validity: %w", err)
-			}
-			proofs = append(proofs, proof.Marshal(ctx)...)
+		if proofs, err = p.proveContest(random, keyHash, pseudonym, int(ci), choices, cs, rs, proofs); err != nil {
+			return nil, nil, err
 		}
 	}
 	return cts, proofs, nil
+}
+
+// proveContest appends the proofs of contest ci's statements, whose
+// choices (the index of the true message of each) Encode gave.
+func (p *Prepared) proveContest(random io.Reader, keyHash [32]byte, pseudonym [PseudonymLen]byte, ci int, choices []int, cs, rs []*big.Int, proofs []byte) ([]byte, error) {
+	k := 0
+	for i := range p.statements {
+		st := &p.statements[i]
+		if st.contest != ci {
+			continue
+		}
+		ctx := p.statementContext(st, keyHash, pseudonym)
+		proof, err := zkp.ProveValidity(random, ctx, statementCiphertext(st, cs, p.PublicKey.NSquared), choices[k], statementCiphertext(st, rs, p.PublicKey.N))
+		if err != nil {
+			return nil, fmt.Errorf("election: proving validity: %w", err)
+		}
+		proofs = append(proofs, proof.Marshal(ctx)...)
+		k++
+	}
+	return proofs, nil
 }

@@ -5,8 +5,10 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"math/big"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
@@ -14,10 +16,11 @@ import (
 	"github.com/fabvote/fabvote/crypto/zkp"
 )
 
-// multiContest is a Prepared whose layout has three contests, one of them
-// per-option, over the committed 2048-bit test key. Manifests carry one
-// contest; this exercises the statement paths that several contests take
-// (several ciphertexts, derived sum ciphertexts, tally weights).
+// multiContest is a Prepared of three contests, one of them per-option,
+// and two styles ("north": all three; "south": the first and the last),
+// over the committed 2048-bit test key: the statement paths of several
+// contests (several ciphertexts, derived sum ciphertexts, tally weights)
+// without the keys and checks of a whole manifest.
 func multiContest(t *testing.T) (*Prepared, *paillier.PrivateKey) {
 	t.Helper()
 	pem, err := os.ReadFile("../crypto/zkp/testdata/key2048.pem")
@@ -28,31 +31,33 @@ func multiContest(t *testing.T) (*Prepared, *paillier.PrivateKey) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layout, err := votecode.NewLayout(10, []votecode.Shape{
-		{Options: 4, Min: 1, Max: 1},
-		{Options: 9, Min: 0, Max: 3, Blank: true},
-		{Options: 2, Min: 1, Max: 1},
-	})
+	m := &Manifest{ElectionID: "multi", ChallengeBits: 128, EncodingBits: 10, Contests: []Contest{
+		NewContest("mayor", "Mayor", []string{"a", "b", "c", "d"}, 1, 1, false),
+		NewContest("council", "Council", []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}, 0, 3, true),
+		NewContest("referendum", "Referendum", []string{"yes", "no"}, 1, 1, false),
+	}, Styles: []Style{{ID: "north", Contests: []string{"mayor", "council", "referendum"}}, {ID: "south", Contests: []string{"mayor", "referendum"}}}}
+	layout, err := m.layout()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if layout.Contests[1].Kind != votecode.PerOption {
 		t.Fatal("the test wants its second contest per-option")
 	}
-	p := &Prepared{
-		Manifest:  &Manifest{ElectionID: "multi", ChallengeBits: 128},
-		PublicKey: &sk.PublicKey,
-		Layout:    layout,
-	}
+	p := &Prepared{Manifest: m, PublicKey: &sk.PublicKey, Layout: layout}
 	if err := p.prepareStatements(); err != nil {
 		t.Fatal(err)
 	}
 	return p, sk
 }
 
-// unsignedBallot encrypts and proves sels for a fresh voter key; the token
-// holds only a pseudonym (the proofs bind it; nothing here checks tokens).
+// unsignedBallot encrypts and proves sels for a fresh voter key of style
+// 0 ("north"); the token holds only a pseudonym and the style (the proofs
+// bind the pseudonym; nothing here checks tokens).
 func unsignedBallot(t *testing.T, p *Prepared, sels []votecode.Selection) *Ballot {
+	return styledBallot(t, p, 0, sels)
+}
+
+func styledBallot(t *testing.T, p *Prepared, style int, sels []votecode.Selection) *Ballot {
 	t.Helper()
 	k, err := ecdh.P256().GenerateKey(rand.Reader)
 	if err != nil {
@@ -62,7 +67,11 @@ func unsignedBallot(t *testing.T, p *Prepared, sels []votecode.Selection) *Ballo
 	if _, err := rand.Read(b.Token[:PseudonymLen]); err != nil {
 		t.Fatal(err)
 	}
-	b.Ciphertext, b.Proof, err = p.encryptAndProve(rand.Reader, b.VoterPub, b.Pseudonym(), sels)
+	b.Token[PseudonymLen] = byte(style)
+	b.Token[PseudonymLen+1+31], b.Token[TokenLen-1] = 1, 1 // r = s = 1: a canonical signature, as ParseToken wants
+	f := &p.styles[style]
+	b.Contests = bytes.Clone(f.contests)
+	b.Ciphertext, b.Proof, err = p.encryptAndProve(rand.Reader, b.VoterPub, b.Pseudonym(), f, sels)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +80,15 @@ func unsignedBallot(t *testing.T, p *Prepared, sels []votecode.Selection) *Ballo
 
 func TestMultiContestBallots(t *testing.T) {
 	p, sk := multiContest(t)
-	if p.Ciphertexts() != 1+10+1 || len(p.statements) != 1+11+1 {
-		t.Fatalf("%d ciphertexts and %d statements, want 12 and 13", p.Ciphertexts(), len(p.statements))
+	if p.Slots() != 1+10+1 || len(p.statements) != 1+11+1 {
+		t.Fatalf("%d ciphertexts and %d statements, want 12 and 13", p.Slots(), len(p.statements))
 	}
 	votes := [][]votecode.Selection{
 		{{Options: []int{1}}, {Options: []int{0, 4, 8}}, {Options: []int{0}}},
 		{{Options: []int{1}}, {Blank: true}, {Options: []int{1}}},
 		{{Options: []int{3}}, {}, {Options: []int{1}}},
 	}
-	var proofs [][]zkp.BatchItem
+	var proofs []Proofs
 	var slots [][]*big.Int
 	for _, sels := range votes {
 		b := unsignedBallot(t, p, sels)
@@ -98,7 +107,22 @@ func TestMultiContestBallots(t *testing.T) {
 			t.Fatalf("ballot %d: %v", i, err)
 		}
 	}
-	tally, err := sk.Decrypt(p.ProductOf(slots))
+	// A ballot of the style without the council counts in the other two.
+	south := styledBallot(t, p, 1, []votecode.Selection{{Options: []int{0}}, {Options: []int{0}}})
+	cs, err := p.CheckShape(south)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := p.ProofItems(south, cs)
+	if err != nil || (DirectVerifier{}).Verify(ps) != nil {
+		t.Fatalf("the south ballot: %v", err)
+	}
+	slots = append(slots, cs)
+	product := p.ProductOf(slots)
+	if got := product.Ballots(); got[0] != 4 || got[1] != 3 || got[2] != 4 {
+		t.Fatalf("ballots per contest %v, want [4 3 4]", got)
+	}
+	tally, err := sk.Decrypt(product.Packed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +130,7 @@ func TestMultiContestBallots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]uint64{{0, 2, 0, 1}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1}, {1, 2}}
+	want := [][]uint64{{1, 2, 0, 1}, {1, 0, 0, 0, 1, 0, 0, 0, 1, 1}, {2, 2}}
 	for i := range want {
 		for j := range want[i] {
 			if counts[i][j] != want[i][j] {
@@ -135,8 +159,8 @@ func TestMultiContestTamper(t *testing.T) {
 			first, last := bytes.Clone(slot(b, 0)), bytes.Clone(slot(b, 11))
 			copy(c[:w], last)
 			copy(c[11*w:], first)
-		}, "proof 0:"},
-		{"option 6 taken from another ballot", func(c []byte) { copy(c[(1+6)*w:], slot(other, 1+6)) }, "proof 7:"},
+		}, `contest "mayor" does not verify`},
+		{"option 6 taken from another ballot", func(c []byte) { copy(c[(1+6)*w:], slot(other, 1+6)) }, `contest "council": the proof of option 6`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := *b
@@ -150,7 +174,7 @@ func TestMultiContestTamper(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = VerifyBallotProofs(nil, [][]zkp.BatchItem{items})[0]
+			err = VerifyBallotProofs(nil, []Proofs{items})[0]
 			if CodeOf(err) != CodeProof || !bytes.Contains([]byte(err.Error()), []byte(tc.proof)) {
 				t.Fatalf("err = %v, want PROOF naming %q", err, tc.proof)
 			}
@@ -179,7 +203,7 @@ func TestProductRemove(t *testing.T) {
 	prod.Add(all[0])
 	prod.Add(all[1])
 	prod.Remove(all[0])
-	if prod.Packed().Cmp(p.ProductOf(all[1:])) != 0 {
+	if prod.Packed().Cmp(p.ProductOf(all[1:]).Packed()) != 0 {
 		t.Fatal("Add, Add, Remove does not give the product of the ballot left")
 	}
 }
@@ -232,17 +256,127 @@ func TestLayoutLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			q := &Prepared{Manifest: p.Manifest, PublicKey: p.PublicKey, Layout: l}
+			m := *p.Manifest
+			m.Contests, m.Styles = nil, []Style{{ID: "all"}}
+			for i, s := range tc.shapes {
+				id := fmt.Sprintf("c%d", i)
+				m.Contests = append(m.Contests, Contest{ID: id, Options: make([]string, s.Options), Min: s.Min, Max: s.Max, Blank: s.Blank})
+				m.Styles[0].Contests = append(m.Styles[0].Contests, id)
+			}
+			q := &Prepared{Manifest: &m, PublicKey: p.PublicKey, Layout: l}
 			err = q.prepareStatements()
 			if CodeOf(err) != CodeManifest || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
 				t.Fatalf("prepareStatements = %v, want MANIFEST containing %q", err, tc.want)
 			}
 		})
 	}
-	if err := VerifyBallotProofs(nil, [][]zkp.BatchItem{nil})[0]; CodeOf(err) != CodeProof {
+	if err := VerifyBallotProofs(nil, []Proofs{{p: p}})[0]; CodeOf(err) != CodeProof {
 		t.Fatalf("a ballot of no proof: %v, want PROOF", err)
 	}
-	if err := (DirectVerifier{}).Verify(nil); err == nil {
+	if err := (DirectVerifier{}).Verify(Proofs{p: p}); err == nil {
 		t.Fatal("DirectVerifier accepted a ballot of no proof")
+	}
+}
+
+// TestContestListRefused: a ballot's contests must be its style's exactly,
+// in the manifest's order; each way to miss has its code, and is found
+// before any length or cryptography.
+func TestContestListRefused(t *testing.T) {
+	p, _ := multiContest(t)
+	north := unsignedBallot(t, p, []votecode.Selection{{Options: []int{0}}, {}, {Options: []int{0}}})
+	south := styledBallot(t, p, 1, []votecode.Selection{{Options: []int{0}}, {Options: []int{1}}})
+	for _, tc := range []struct {
+		name     string
+		b        *Ballot
+		contests []byte
+		code     string
+	}{
+		{"a contest not in the style", south, []byte{0, 1, 2}, CodeNotInStyle},
+		{"a contest the election lacks", north, []byte{0, 1, 3}, CodeNotInStyle},
+		{"a contest twice", north, []byte{0, 1, 1}, CodeContestRepeat},
+		{"contests out of order", north, []byte{0, 2, 1}, CodeContestOrder},
+		{"a contest left out", north, []byte{0, 2}, CodeContestMissing},
+		{"no contest", south, []byte{}, CodeContestMissing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := *tc.b
+			bad.Contests = tc.contests
+			if _, err := p.CheckShape(&bad); CodeOf(err) != tc.code {
+				t.Fatalf("CheckShape = %v, want %s", err, tc.code)
+			}
+		})
+	}
+	bad := *north
+	bad.Token = bytes.Clone(north.Token)
+	bad.Token[PseudonymLen] = 2
+	if _, err := p.CheckShape(&bad); CodeOf(err) != CodeToken || !strings.Contains(err.Error(), "style 2") {
+		t.Fatalf("a token of style 2 of 2: %v, want TOKEN", err)
+	}
+}
+
+// TestLimitRefused: a cheating prover's council of four options (one more
+// than its maximum), or of blank with an option, has valid 0/1 proofs for
+// every digit; the proof of its number of selections fails, with LIMIT.
+func TestLimitRefused(t *testing.T) {
+	p, _ := multiContest(t)
+	for _, tc := range []struct {
+		name   string
+		digits []int64 // the council's 9 option digits and its blank digit
+	}{
+		{"four options", []int64{1, 1, 1, 1, 0, 0, 0, 0, 0, 0}},
+		{"blank with an option", []int64{1, 0, 0, 0, 0, 0, 0, 0, 0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := unsignedBallot(t, p, []votecode.Selection{{Options: []int{0}}, {}, {Options: []int{0}}})
+			cheatCouncil(t, p, b, tc.digits)
+			cs, err := p.CheckShape(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, err := p.ProofItems(b, cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, err := range []error{VerifyBallotProofs(nil, []Proofs{ps})[0], DirectVerifier{}.Verify(ps)} {
+				if CodeOf(err) != CodeLimit || !strings.Contains(err.Error(), "number of selections") {
+					t.Fatalf("err = %v, want LIMIT on the number of selections", err)
+				}
+			}
+		})
+	}
+}
+
+// cheatCouncil replaces the council's ciphertexts of ballot b (style
+// north) by encryptions of digits, each with a true 0/1 proof, and its
+// count proof by one made for a count it does not have.
+func cheatCouncil(t *testing.T, p *Prepared, b *Ballot, digits []int64) {
+	t.Helper()
+	w, f := p.PublicKey.CiphertextLen(), &p.styles[0]
+	cs, rs := make([]*big.Int, p.slots), make([]*big.Int, p.slots)
+	first := p.contestSlot[1]
+	for j, d := range digits {
+		c, r, err := p.PublicKey.Encrypt(rand.Reader, big.NewInt(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs[first+j], rs[first+j] = c, r
+		copy(b.Ciphertext[(1+j)*w:], p.PublicKey.EncodeCiphertext(c))
+	}
+	keyHash := VoterKeyHash(b.VoterPub)
+	for i, k := range f.stmts {
+		st := &p.statements[k]
+		if st.contest != 1 {
+			continue
+		}
+		choice := 0 // the count proof: claims the first count, which it is not
+		if !st.limit {
+			choice = int(digits[st.index])
+		}
+		ctx := p.statementContext(st, keyHash, b.Pseudonym())
+		proof, err := zkp.ProveValidity(rand.Reader, ctx, statementCiphertext(st, cs, p.PublicKey.NSquared), choice, statementCiphertext(st, rs, p.PublicKey.N))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(b.Proof[f.proofOffs[i]:], proof.Marshal(ctx))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
@@ -34,8 +35,12 @@ func TestPseudonymAndDigestVectors(t *testing.T) {
 	if c, err := election.PseudonymKeyCommitment(key); err != nil || hex.EncodeToString(c[:]) != "97a9d9b1eb68ae4f9e03b6a8e7fb73ae0800b2c5350cde7603940d34a026e25d" {
 		t.Errorf("PseudonymKeyCommitment = %x, %v", c, err)
 	}
-	md := election.ManifestDigest([]byte(`{"version":3}`))
-	if hex.EncodeToString(md[:]) != "0426ec283d079a06184fce9ff966c7d1cae0eb2f9c97451dc9744e7b53cbbd4d" {
+	// Version 4 of the manifest digest (contests and styles) and version 3
+	// of the token digest (the ballot style, one byte): recomputed with
+	// hashlib from the formulas of sig.go and manifest.go (the script
+	// reproduces the previous known answers under the old tags first).
+	md := election.ManifestDigest([]byte(`{"version":4}`))
+	if hex.EncodeToString(md[:]) != "51fa836139a30888e7dc368b8759771d69f1b256b3a8ffde1dfe7e45b49c0ea6" {
 		t.Errorf("ManifestDigest = %x", md)
 	}
 	var ps [election.PseudonymLen]byte
@@ -47,8 +52,17 @@ func TestPseudonymAndDigestVectors(t *testing.T) {
 	for i := 1; i < 65; i++ {
 		pub[i] = byte(i)
 	}
-	if td := election.TokenDigest(md, "kat-election-1", ps, pub); hex.EncodeToString(td[:]) != "4dbc0849c520dcdcfcd7f87c7367b813336d9740ca4d8017b0405db001f43157" {
-		t.Errorf("TokenDigest = %x", td)
+	for _, v := range []struct {
+		style byte
+		want  string
+	}{
+		{0, "db3a0b71114473e5991b6b183277dfc3ea8e674e6df19d4f1c4e7ab79a3e7581"},
+		{1, "70fb804bed3274dfed7697ade7cd20a6fe1e949e5da571993ef494fe3626842d"},
+		{5, "f4833073d57b625b49182a92684b739c09576c031fda268a3ff412bdcd555244"},
+	} {
+		if td := election.TokenDigest(md, "kat-election-1", ps, v.style, pub); hex.EncodeToString(td[:]) != v.want {
+			t.Errorf("TokenDigest(style %d) = %x, want %s", v.style, td, v.want)
+		}
 	}
 }
 
@@ -87,24 +101,156 @@ func TestPseudonymRejects(t *testing.T) {
 func TestParseTokenRejects(t *testing.T) {
 	_, _, ballots := fixtures(t)
 	tok := ballots[0].Token
-	zeroS := append(append([]byte(nil), tok[:64]...), make([]byte, 32)...)
+	const sigAt = election.PseudonymLen + 1
+	if len(tok) != election.TokenLen || election.TokenLen != 97 {
+		t.Fatalf("token of %d bytes, TokenLen %d, want 97", len(tok), election.TokenLen)
+	}
+	zeroS := append(append([]byte(nil), tok[:sigAt+32]...), make([]byte, 32)...)
+	zeroR := append(append(append([]byte(nil), tok[:sigAt]...), make([]byte, 32)...), tok[sigAt+32:]...)
+	noStyle := append(append([]byte(nil), tok[:election.PseudonymLen]...), tok[sigAt:]...)
 	for _, tc := range []struct {
 		name string
 		in   []byte
 	}{
 		{"empty", nil},
-		{"signature only (version 1 token)", tok[election.PseudonymLen:]},
+		{"signature only (version 1 token)", tok[sigAt:]},
+		{"pseudonym and signature, no style (version 2 token)", noStyle},
 		{"one byte short", tok[:len(tok)-1]},
 		{"one byte long", append(append([]byte(nil), tok...), 0)},
 		{"s = 0", zeroS},
+		{"r = 0", zeroR},
 	} {
-		if _, _, err := election.ParseToken(tc.in); election.CodeOf(err) != election.CodeDecode {
+		if _, err := election.ParseToken(tc.in); election.CodeOf(err) != election.CodeDecode {
 			t.Errorf("%s: %v, want DECODE", tc.name, err)
 		}
 	}
-	ps, sig, err := election.ParseToken(tok)
-	if err != nil || !bytes.Equal(ps[:], tok[:32]) || !bytes.Equal(sig, tok[32:]) {
-		t.Fatalf("ParseToken of a good token: %v", err)
+	got, err := election.ParseToken(tok)
+	if err != nil || !bytes.Equal(got.Pseudonym[:], tok[:32]) || got.Style != 0 || !bytes.Equal(got.Sig, tok[sigAt:]) {
+		t.Fatalf("ParseToken of a good token: %+v, %v", got, err)
+	}
+	// ParseToken splits; whether the election has the style is
+	// VerifyToken's to say.
+	styled := bytes.Clone(tok)
+	styled[election.PseudonymLen] = 200
+	if got, err := election.ParseToken(styled); err != nil || got.Style != 200 {
+		t.Fatalf("ParseToken of a token of style 200: %+v, %v", got, err)
+	}
+}
+
+// A token names its voter's ballot style, which its signature covers:
+// VerifyToken refuses a style the election does not have, and a token
+// whose style byte is changed to another of the election's, with TOKEN.
+func TestTokenStyle(t *testing.T) {
+	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	pseud, err := election.Pseudonym(electiontest.PseudonymKey, "styles", "voter 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := prepare(t, fx.ContestManifest("styles"))
+	one := prepare(t, fx.Manifest("styles"))
+	issue := func(p *election.Prepared, style int) []byte {
+		t.Helper()
+		tok, err := p.IssueToken(rand.Reader, fx.EA, pseud, style, pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	relabel := func(tok []byte, style byte) []byte {
+		out := bytes.Clone(tok)
+		out[election.PseudonymLen] = style
+		return out
+	}
+	tok0, tok1 := issue(p, 0), issue(p, 1)
+	for style, tok := range [][]byte{tok0, tok1} {
+		if err := p.VerifyToken(pub, tok); err != nil {
+			t.Fatalf("a token of style %d: %v", style, err)
+		}
+		if got, _ := election.ParseToken(tok); int(got.Style) != style {
+			t.Fatalf("a token issued for style %d names style %d", style, got.Style)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		p    *election.Prepared
+		tok  []byte
+		want string
+	}{
+		{"style 0 re-labelled style 1", p, relabel(tok0, 1), "does not verify"},
+		{"style 1 re-labelled style 0", p, relabel(tok1, 0), "does not verify"},
+		{"style 2 of 2", p, relabel(tok0, 2), "names style 2"},
+		{"style 255", p, relabel(tok0, 255), "names style 255"},
+		{"style 1 of an election of one style", one, relabel(issue(one, 0), 1), "names style 1"},
+	} {
+		err := tc.p.VerifyToken(pub, tc.tok)
+		if election.CodeOf(err) != election.CodeToken || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want TOKEN containing %q", tc.name, err, tc.want)
+		}
+	}
+	for _, style := range []int{-1, 2, 256} {
+		if _, err := p.IssueToken(rand.Reader, fx.EA, pseud, style, pub); err == nil {
+			t.Errorf("IssueToken accepted style %d of 2", style)
+		}
+	}
+}
+
+// Minter.AssignStyles gives voters their styles, which end up in their
+// tokens; it refuses a style the election does not have; and in an
+// election of several styles a voter without one gets no token (and uses
+// no slot), while in an election of one every voter gets it.
+func TestMinterAssignStyles(t *testing.T) {
+	pub, _ := fx.Voters[0].PublicKey.Bytes()
+	p := prepare(t, fx.ContestManifest("styles"))
+	mt, err := election.NewMinter(rand.Reader, p, fx.EA, electiontest.PseudonymKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mt.AssignStyles(map[string]string{"v-north": "north", "v-east": "east"}); err == nil || !strings.Contains(err.Error(), `"east"`) {
+		t.Fatalf("AssignStyles of an unknown style: %v", err)
+	}
+	if err := mt.AssignStyles(map[string]string{"v-north": "north", "v-south": "south"}); err != nil {
+		t.Fatal(err)
+	}
+	for voter, want := range map[string]byte{"v-north": 0, "v-south": 1} {
+		tok, err := mt.Mint(voter, pub)
+		if err != nil {
+			t.Fatalf("%s: %v", voter, err)
+		}
+		if got, _ := election.ParseToken(tok); got.Style != want {
+			t.Errorf("%s: token of style %d, want %d", voter, got.Style, want)
+		}
+		if err := p.VerifyToken(pub, tok); err != nil {
+			t.Errorf("%s: %v", voter, err)
+		}
+	}
+	if _, err := mt.Mint("v-nowhere", pub); err == nil || !strings.Contains(err.Error(), "no ballot style") {
+		t.Fatalf("a voter without a style in an election of 2: %v", err)
+	}
+	if mt.Issued() != 2 {
+		t.Fatalf("Issued = %d after the refused voter, want 2", mt.Issued())
+	}
+
+	// An election of one style: a voter without an assignment gets it; an
+	// assignment may name it, and nothing else.
+	one := prepare(t, fx.Manifest("styles"))
+	mt1, err := election.NewMinter(rand.Reader, one, fx.EA, electiontest.PseudonymKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mt1.AssignStyles(map[string]string{"v": "north"}); err == nil {
+		t.Fatal("AssignStyles accepted a style of another election")
+	}
+	if err := mt1.AssignStyles(map[string]string{"v": election.OneStyleID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, voter := range []string{"v", "w"} {
+		tok, err := mt1.Mint(voter, pub)
+		if err != nil {
+			t.Fatalf("%s: %v", voter, err)
+		}
+		if got, _ := election.ParseToken(tok); got.Style != 0 {
+			t.Fatalf("%s: token of style %d in an election of one", voter, got.Style)
+		}
 	}
 }
 
@@ -295,17 +441,18 @@ func FuzzParseToken(f *testing.F) {
 	_, _, ballots := fixtures(f)
 	f.Add(ballots[0].Token)
 	f.Add(ballots[0].Token[election.PseudonymLen:])
+	f.Add(append(bytes.Clone(ballots[0].Token[:election.PseudonymLen]), ballots[0].Token[election.PseudonymLen+1:]...))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ps, sig, err := election.ParseToken(data)
+		tok, err := election.ParseToken(data)
 		if err != nil {
 			if election.CodeOf(err) != election.CodeDecode {
 				t.Fatalf("error without DECODE code: %v", err)
 			}
 			return
 		}
-		// Accepted tokens are exactly pseudonym ‖ canonical signature.
-		if !bytes.Equal(append(ps[:], sig...), data) {
+		// Accepted tokens are exactly pseudonym ‖ style ‖ canonical signature.
+		if !bytes.Equal(append(append(tok.Pseudonym[:], tok.Style), tok.Sig...), data) {
 			t.Fatal("ParseToken does not split the input exactly")
 		}
 	})

@@ -139,13 +139,13 @@ func (e *electionFix) tallyAndVerify(t *testing.T, c *ballotclient.Client, netJS
 		t.Fatalf("published ballot count %d, the client saw %d ballots committed", res.BallotCount, len(committed))
 	}
 	var sum uint64
-	for _, n := range res.Counts {
+	for _, n := range res.Contests[0].Counts {
 		sum += n
 	}
 	if sum != uint64(len(committed)) {
-		t.Fatalf("published counts %v sum to %d, want %d committed ballots", res.Counts, sum, len(committed))
+		t.Fatalf("published counts %v sum to %d, want %d committed ballots", res.Contests[0].Counts, sum, len(committed))
 	}
-	t.Logf("%s: verify PASS, counts %v = the choices of the %d committed ballots", e.id, res.Counts, len(committed))
+	t.Logf("%s: verify PASS, counts %v = the choices of the %d committed ballots", e.id, res.Contests[0].Counts, len(committed))
 	return res
 }
 

@@ -12,6 +12,11 @@
 # Python verifier too, when PYVERIFY names its Python), writes the public
 # bulletin board, and stops the network — also when a step fails.
 #
+# DEMO_PROFILE chooses the ballot: "one" (the default: one question, choose
+# one of 4 candidates) or "contests" (scripts/demo-contests.json: a mayor,
+# a council of up to 2 of 5 or blank, and a referendum, in two ballot
+# styles; the south's voters have no council). make test runs the second.
+#
 # Variables: VOTERS (1000), HTTPS_VOTERS (5), CONCURRENCY (64), BASE_PORT
 # (moves every port of the demo: the network's and the registration
 # service's; default the port plan's, `fabnet ports list`), EA_ADDR (the
@@ -39,7 +44,23 @@ export PROFILE=solo-org NET_STACK=default
 NET_SH=$ROOT/network/net.sh
 # shellcheck source=scripts/ports.sh
 . "$ROOT/scripts/ports.sh"
-CANDIDATES=Alice,Bob,Carol,Dave
+DEMO_PROFILE=${DEMO_PROFILE:-one}
+case $DEMO_PROFILE in
+one)
+	BALLOT_FLAGS=(--candidates Alice,Bob,Carol,Dave)
+	ROLL_FLAGS=()
+	BALLOT_WHAT="4 candidates"
+	;;
+contests)
+	BALLOT_FLAGS=(--contests "$ROOT/scripts/demo-contests.json")
+	ROLL_FLAGS=(--styles north,south)
+	BALLOT_WHAT="3 contests in 2 ballot styles"
+	;;
+*)
+	printf 'demo: ERROR: DEMO_PROFILE=%s: want one or contests\n' "$DEMO_PROFILE" >&2
+	exit 1
+	;;
+esac
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 say() { printf '   %s\n' "$*"; }
@@ -101,10 +122,10 @@ for i in 1 2 3; do
 	cat "trustees/trustee-$i/recipient.txt" >>trustee-recipients.txt
 done
 
-step "creating election $ID: 4 candidates, 3 trustees (any 2 decrypt), $VOTERS voters"
+step "creating election $ID: $BALLOT_WHAT, 3 trustees (any 2 decrypt), $VOTERS voters"
 # One host: every peer reads the same clock, so the bound on the difference
 # between two peers' clocks (a result is accepted from end + it) is small.
-"$FV" election create --id "$ID" --title "fabvote demo" --candidates "$CANDIDATES" \
+"$FV" election create --id "$ID" --title "fabvote demo" "${BALLOT_FLAGS[@]}" \
 	--max-voters "$VOTERS" --trustees 3 --threshold 2 --trustee-recipients trustee-recipients.txt --max-clock-skew 2s --out election
 M=election/manifest.json
 # The dealer sealed share i to trustee i's key and kept nothing else; each
@@ -115,7 +136,7 @@ done
 say "each trustees/trustee-i holds its own identity and its own sealed share; election/ holds no share"
 
 step "registering $HTTPS_VOTERS voters through the HTTPS registration service (ea serve)"
-"$FV" ea roll --voters "$HTTPS_VOTERS" --out election/roll.csv
+"$FV" ea roll --voters "$HTTPS_VOTERS" "${ROLL_FLAGS[@]}" --out election/roll.csv
 "$FV" ea tls-cert --ca-cert election/ea-tls-ca.crt --ca-key election/ea-tls-ca.key \
 	--cert election/ea-tls.crt --key election/ea-tls.key
 "$FV" ea init-state --manifest "$M" --roll election/roll.csv
@@ -129,10 +150,20 @@ for _ in $(seq 50); do
 	kill -0 "$EA_PID" 2>/dev/null || { cat ea-serve.log >&2; die "ea serve exited"; }
 	sleep 0.1
 done
+# demo_choice I STYLE: the choices of HTTPS voter I (as --choice takes them).
+demo_choice() {
+	local council=("0,3" blank "" 1)
+	case $2 in
+	"") echo $(($1 % 4)) ;;
+	north) echo "mayor=$(($1 % 4));council=${council[$1 % 4]};referendum=$(($1 % 2))" ;;
+	south) echo "mayor=$(($1 % 4));referendum=$(($1 % 2))" ;;
+	esac
+}
 mkdir -p voters
+echo "pseudonym,choices" >voters/choices.csv
 i=0
-tail -n +2 election/roll.csv | while IFS=, read -r vid code; do
-	choice=$((i % 4))
+tail -n +2 election/roll.csv | while IFS=, read -r vid code style; do
+	choice=$(demo_choice "$i" "$style")
 	printf '%s\n' "$code" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
 		--voter-id "$vid" --key "voters/$vid.key" --out "voters/$vid.token.json" >/dev/null 2>&1 ||
 		die "registering $vid failed"
@@ -142,6 +173,7 @@ tail -n +2 election/roll.csv | while IFS=, read -r vid code; do
 	i=$((i + 1))
 done
 say "$HTTPS_VOTERS voters registered over HTTPS and made their ballots (choices recorded in voters/choices.csv)"
+HTTPS_IDS=$(tail -n +2 voters/choices.csv | cut -d, -f1)
 first=$(sed -n 2p election/roll.csv)
 if printf '%s\n' "${first#*,}" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
 	--voter-id "${first%%,*}" --key voters/intruder.key --out voters/intruder.token.json 2>reuse.err; then
@@ -169,11 +201,12 @@ step "opening the election on the ledger (voting window ${WINDOW}s from now)"
 for i in 1 2 3; do cp "$M" "trustees/trustee-$i/manifest.json"; done
 
 step "casting the $HTTPS_VOTERS HTTPS voters' ballots one by one, with receipts"
-while IFS=, read -r vid _; do
+for vid in $HTTPS_IDS; do
 	"$FV" cast --network "$NET" --ballot "voters/$vid.ballot" --receipt-out "voters/$vid.receipt.json" | sed -n 's/^/   /; 1p'
 	"$FV" receipt check --network "$NET" --receipt "voters/$vid.receipt.json" --ballot "voters/$vid.ballot" | sed 's/^/   /'
-done <voters/choices.csv
-if "$FV" cast --network "$NET" --ballot "voters/$(head -1 voters/choices.csv | cut -d, -f1).ballot" 2>double.err >/dev/null; then
+done
+FIRST_VOTER=$(echo "$HTTPS_IDS" | head -1)
+if "$FV" cast --network "$NET" --ballot "voters/$FIRST_VOTER.ballot" 2>double.err >/dev/null; then
 	die "a double vote was accepted"
 fi
 say "a second ballot of the same voter is rejected: $(cat double.err)"
@@ -200,9 +233,8 @@ say "trustee 1's identity does not open trustee 2's share: $(tail -1 wrong-id.er
 "$FV" tally --network "$NET" --manifest "$M" --partial partial-1.bin --partial partial-3.bin --result-out result.json | tee tally.out
 
 step "independent audit from the ledger alone, and the counts against the voters' recorded choices"
-EXPECT=$(awk -F, -v n=4 'FNR == 1 && FILENAME ~ /ballots/ { next } { c[$2]++ } END { s = ""; for (i = 0; i < n; i++) s = s (i ? "," : "") (c[i] + 0); print s }' \
-	voters/choices.csv ballots.bin.choices.csv)
-"$FV" verify --network "$NET" --election "$ID" --expect-counts "$EXPECT"
+EXPECT=voters/choices.csv,ballots.bin.choices.csv
+"$FV" verify --network "$NET" --election "$ID" --expect-choices "$EXPECT"
 
 step "the election record: exported from the peer, verified offline by both verifiers, published as a bulletin board"
 "$FV" record export --network "$NET" --election "$ID" --out record | tee export.out
@@ -210,10 +242,10 @@ GENESIS=$(sed -n 's/^genesis hash: \([0-9a-f]*\).*/\1/p' export.out)
 # Offline from here on: the record's files alone, anchored by the two things
 # an observer takes from outside it, the genesis hash the channel's
 # organisations publish and the manifest the authority published.
-"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --expect-counts "$EXPECT" --json >record-report.json ||
+"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --expect-choices "$EXPECT" --json >record-report.json ||
 	die "verify --record failed the record (record-report.json)"
 jq -r '.steps[] | "   verify --record, step \(.step): \(if .ok then "ok" else "FAIL" end)"' record-report.json
-say "verify --record: PASS, $(jq -c '.ballots' record-report.json), counts $(jq -c '.result.counts' record-report.json)"
+say "verify --record: PASS, $(jq -c '.ballots' record-report.json), counts $(jq -c '[.result.contests[] | {(.id): .counts}] | add' record-report.json)"
 if [[ -n ${PYVERIFY:-} ]]; then
 	"$PYVERIFY" -m fabvote_verifier --record record --genesis-hash "$GENESIS" --manifest "$M" --json >record-report-py.json ||
 		die "the Python verifier failed the record (record-report-py.json)"
@@ -228,7 +260,7 @@ fi
 # network: one HTTPS voter's and one bulk voter's (each check verifies the
 # whole record again); the bulk one with the Python verifier too.
 head -1 receipts.jsonl >bulk-receipt.json
-for r in "voters/$(head -1 voters/choices.csv | cut -d, -f1).receipt.json" bulk-receipt.json; do
+for r in "voters/$FIRST_VOTER.receipt.json" bulk-receipt.json; do
 	"$FV" receipt check --receipt "$r" --record record --genesis-hash "$GENESIS" --manifest "$M" >receipt-check.out ||
 		{ cat receipt-check.out >&2; die "receipt $r does not check out against the record"; }
 done

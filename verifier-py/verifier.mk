@@ -48,8 +48,8 @@ TEST_TARGETS += verifier-diff-test
 TEST_BUILD += $(VERIFIER_PY_STAMP)
 
 # `make demo` verifies the exported record with this verifier too.
-demo: $(VERIFIER_PY_STAMP)
-demo: export PYVERIFY := $(VERIFIER_PY_VENV)/bin/python
+demo demo-contests-test: $(VERIFIER_PY_STAMP)
+demo demo-contests-test: export PYVERIFY := $(VERIFIER_PY_VENV)/bin/python
 
 # The end-to-end tests verify the real network's record with it too.
 e2e-test e2e-test-o4: $(VERIFIER_PY_STAMP)

@@ -108,7 +108,8 @@ func (b *Batcher) closeLocked(bt *batch) {
 
 // Verify implements election.ProofVerifier: it adds a ballot's proofs to
 // the batch and returns the first of their verdicts that is an error.
-func (b *Batcher) Verify(items []zkp.BatchItem) error {
+func (b *Batcher) Verify(ps election.Proofs) error {
+	items := ps.Items
 	defer b.leave()
 	b.mu.Lock()
 	bt := b.cur
@@ -122,7 +123,7 @@ func (b *Batcher) Verify(items []zkp.BatchItem) error {
 	bt.ballots++
 	b.releaseLocked()
 	b.mu.Unlock()
-	verdict := func() error { return election.BallotVerdict(bt.errs[first : first+len(items)]) }
+	verdict := func() error { return ps.Verdict(bt.errs[first : first+len(items)]) }
 
 	if !leader {
 		<-bt.done

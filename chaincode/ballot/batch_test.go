@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/crypto/zkp"
+	"github.com/fabvote/fabvote/election"
 )
 
 // fakeVerify judges item C: even is valid, odd is invalid, with an error
@@ -30,7 +31,7 @@ func fakeVerify(calls *atomic.Int64, sizes *sync.Map) func([]zkp.BatchItem) []er
 }
 
 // oneItem is a ballot of one proof whose ciphertext is c (fakeVerify's verdict).
-func oneItem(c *big.Int) []zkp.BatchItem { return []zkp.BatchItem{{C: c}} }
+func oneItem(c *big.Int) election.Proofs { return election.Proofs{Items: []zkp.BatchItem{{C: c}}} }
 
 // waitAll fails the test instead of hanging if a caller never gets a verdict.
 func waitAll(t *testing.T, wg *sync.WaitGroup) {
@@ -76,7 +77,7 @@ func TestBatcherVerdicts(t *testing.T) {
 			waitAll(t, &wg)
 			for i, err := range errs {
 				want := i%2 == 1
-				if (err != nil) != want || (err != nil && err.Error() != fmt.Sprintf("invalid %d", i)) {
+				if (err != nil) != want || (err != nil && err.Error() != fmt.Sprintf("fabvote PROOF: proof 0 does not verify: invalid %d", i)) {
 					t.Fatalf("caller %d got %v", i, err)
 				}
 			}
@@ -120,12 +121,12 @@ func TestBatcherBallotsOfSeveralProofs(t *testing.T) {
 				}
 				items[k] = zkp.BatchItem{C: big.NewInt(v)}
 			}
-			errs[i] = b.Verify(items)
+			errs[i] = b.Verify(election.Proofs{Items: items})
 		}()
 	}
 	waitAll(t, &wg)
 	for i, err := range errs {
-		want := fmt.Sprintf("proof 2: invalid %d", 2*(i*perBallot+2)+1)
+		want := fmt.Sprintf("fabvote PROOF: proof 2 does not verify: invalid %d", 2*(i*perBallot+2)+1)
 		if (i%3 == 1) != (err != nil) || (err != nil && err.Error() != want) {
 			t.Fatalf("ballot %d: err %v, want an error only for every third, %q", i, err, want)
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/benchcpu"
 )
@@ -141,7 +140,7 @@ func BenchmarkCastBallotCheapChecks(b *testing.B) {
 // Benchmarks only: it isolates what a cast costs besides the proof math.
 type acceptProofs struct{}
 
-func (acceptProofs) Verify([]zkp.BatchItem) error { return nil }
+func (acceptProofs) Verify(election.Proofs) error { return nil }
 
 // BenchmarkInvokeCastBallotNoProof drives a successful CastBallot the way the
 // peer does — the shim's Invoke with a serialized creator and the ballot as a

@@ -3,7 +3,6 @@ package ballot
 import (
 	"testing"
 
-	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/validation/ballotcheck"
 )
@@ -11,7 +10,7 @@ import (
 // noVerify fails the test if endorsement verifies a proof.
 type noVerify struct{ t *testing.T }
 
-func (v noVerify) Verify([]zkp.BatchItem) error {
+func (v noVerify) Verify(election.Proofs) error {
 	v.t.Error("cheap endorsement verified a proof")
 	return nil
 }

@@ -389,7 +389,7 @@ func storeBallot(ctx contractapi.TransactionContextInterface, key, electionID, v
 }
 
 func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, cs []*big.Int, joined *bool) error {
-	items, err := p.ProofItems(b, cs)
+	ps, err := p.ProofItems(b, cs)
 	if err != nil {
 		return err
 	}
@@ -399,11 +399,8 @@ func (e *engine) checkProof(p *election.Prepared, b *election.Ballot, cs []*big.
 		return nil
 	}
 	*joined = true
-	e.proofsChecked.Add(uint64(len(items)))
-	if err := e.verifier.Verify(items); err != nil {
-		return &election.Error{Code: election.CodeProof, Msg: "validity proof does not verify: " + err.Error(), Err: err}
-	}
-	return nil
+	e.proofsChecked.Add(uint64(len(ps.Items)))
+	return e.verifier.Verify(ps)
 }
 
 func receiptJSON(id, voterHash string, ballot []byte, txID string) (string, error) {
@@ -648,7 +645,10 @@ func checkResultMatchesLedger(ctx contractapi.TransactionContextInterface, p *el
 	if count != r.BallotCount {
 		return election.Errorf(election.CodeResult, "ballotCount is %d, but the ledger holds %d ballots", r.BallotCount, count)
 	}
-	if string(p.PublicKey.EncodeCiphertext(product)) != string(r.Product) {
+	if err := election.CheckContestBallots(r, product.Ballots()); err != nil {
+		return err
+	}
+	if string(p.PublicKey.EncodeCiphertext(product.Packed())) != string(r.Product) {
 		return election.Errorf(election.CodeResult, "product is not the product of the %d ballots on the ledger", count)
 	}
 	return nil
@@ -666,12 +666,12 @@ func storeResult(ctx contractapi.TransactionContextInterface, key, electionID, r
 }
 
 // ledgerProduct multiplies the ciphertexts of every ballot of the election on
-// the ledger. The range query is re-executed at validation (phantom-read
+// the ledger, and counts each contest's ballots. The range query is re-executed at validation (phantom-read
 // check), so a ballot committed in between invalidates the result
 // transaction instead of being left out of the tally. Peers cap a query at
 // ledger.state.totalQueryLimit results (100000 by default): elections with
 // more voters need that limit raised.
-func ledgerProduct(ctx contractapi.TransactionContextInterface, p *election.Prepared) (*big.Int, uint64, error) {
+func ledgerProduct(ctx contractapi.TransactionContextInterface, p *election.Prepared) (*election.Product, uint64, error) {
 	it, err := ctx.GetStub().GetStateByPartialCompositeKey(election.ObjBallot, []string{p.Manifest.ElectionID})
 	if err != nil {
 		return nil, 0, internal(err, "range query")

@@ -349,7 +349,7 @@ func TestCastBallotRejects(t *testing.T) {
 		{"vote for two (c·Enc(M))", func() []byte {
 			b := clone(ballots[1])
 			c, _ := p.PublicKey.DecodeCiphertext(b.Ciphertext)
-			mm, _ := p.Encoding.Encode(1)
+			mm := new(big.Int).Lsh(big.NewInt(1), p.Layout.Bits)
 			c2, _, _ := p.PublicKey.Encrypt(rand.Reader, mm)
 			b.Ciphertext = p.PublicKey.EncodeCiphertext(p.PublicKey.Add(c, c2))
 			return resign(b, v1)
@@ -469,28 +469,25 @@ func singleResult(t *testing.T, m *election.Manifest, ballots []*election.Ballot
 		t.Fatal(err)
 	}
 	var cs [][]*big.Int
-	counts := make([]uint64, len(m.Candidates))
 	for _, b := range ballots {
 		c, err := p.CheckShape(b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cs = append(cs, c)
-		pt, _ := fx.Paillier.Decrypt(c[0])
-		for j := range counts {
-			if x, _ := p.Encoding.Encode(j); x.Cmp(pt) == 0 {
-				counts[j]++
-			}
-		}
 	}
 	prod := p.ProductOf(cs)
-	tally, nonce, err := zkp.ProveDecryption(fx.Paillier, prod)
+	tally, nonce, err := zkp.ProveDecryption(fx.Paillier, prod.Packed())
 	if err != nil {
 		t.Fatal(err)
 	}
+	contests, err := p.NewContestResults(tally, prod.Ballots())
+	if err != nil { // a tally past its digits (an overflow test): counts of nothing
+		contests = []election.ContestResult{{ID: m.Contests[0].ID, Ballots: uint64(len(ballots)), Counts: make([]uint64, len(m.Contests[0].Options))}}
+	}
 	return &election.Result{
-		ElectionID: m.ElectionID, BallotCount: uint64(len(ballots)),
-		Product: p.PublicKey.EncodeCiphertext(prod), Tally: tally.Bytes(), Counts: counts,
+		Version: election.ResultVersion, ElectionID: m.ElectionID, BallotCount: uint64(len(ballots)),
+		Product: p.PublicKey.EncodeCiphertext(prod.Packed()), Tally: tally.Bytes(), Contests: contests,
 		DecryptionNonce: nonce.Bytes(),
 	}
 }
@@ -514,8 +511,8 @@ func TestPublishResult(t *testing.T) {
 		}
 	}
 	good := singleResult(t, m, cast)
-	if !equalCounts(good.Counts, []uint64{1, 1, 1, 1}) {
-		t.Fatalf("counts %v", good.Counts)
+	if !equalCounts(good.Contests[0].Counts, []uint64{1, 1, 1, 1}) {
+		t.Fatalf("counts %v", good.Contests[0].Counts)
 	}
 	mod := func(f func(r *election.Result)) string {
 		r := singleResult(t, m, cast)
@@ -535,8 +532,8 @@ func TestPublishResult(t *testing.T) {
 		{"no identity", "", after, resultJSON(t, good), election.CodeAccess},
 		{"timestamp far from the peer clock", authority, after.Add(time.Hour), resultJSON(t, good), election.CodeClock},
 		{"product of a subset of the ballots", authority, after, resultJSON(t, singleResult(t, m, cast[:3])), election.CodeResult},
-		{"ballot count off", authority, after, mod(func(r *election.Result) { r.BallotCount = 5; r.Counts[0]++ }), election.CodeResult},
-		{"counts swapped", authority, after, mod(func(r *election.Result) { r.Counts = []uint64{2, 0, 1, 1} }), election.CodeResult},
+		{"ballot count off", authority, after, mod(func(r *election.Result) { r.BallotCount = 5; r.Contests[0].Ballots++; r.Contests[0].Counts[0]++ }), election.CodeResult},
+		{"counts swapped", authority, after, mod(func(r *election.Result) { r.Contests[0].Counts = []uint64{2, 0, 1, 1} }), election.CodeResult},
 		{"bad decryption nonce", authority, after, mod(func(r *election.Result) { r.DecryptionNonce = []byte{7} }), election.CodeResult},
 		{"unknown election", authority, after, mod(func(r *election.Result) { r.ElectionID = "nope" }), election.CodeNoElection},
 		{"malformed", authority, after, "{", election.CodeDecode},
@@ -569,10 +566,12 @@ func TestPublishResult(t *testing.T) {
 	wantCode(t, err, election.CodeWindow)
 }
 
-// A result whose count overflowed its digit (M = 2^encodingBits votes for
-// one candidate carry into the next digit) is unsound whatever counts it
-// claims, and PublishResult rejects it without writing; a result over more
-// than maxVoters ballots with no count reaching M is sound and accepted.
+// A result whose count may have overflowed its digit (M = 2^encodingBits
+// votes for one option carry into the next digit) is unsound whatever
+// counts it claims, and PublishResult rejects it without writing: a
+// contest of M ballots is refused even when no count reached M, since in
+// a contest of several selections a carry can leave counts that look
+// consistent. maxVoters ballots (M − 1 at most) are accepted.
 func TestPublishResultDigitOverflow(t *testing.T) {
 	e := newEnv(t, nil)
 	for _, tc := range []struct {
@@ -581,7 +580,8 @@ func TestPublishResultDigitOverflow(t *testing.T) {
 		counts   []uint64 // claimed; nil: the true counts
 		code     string   // "": accepted
 	}{
-		{"maxVoters+1 ballots, no count reaches M", "ov-sound", []int{0, 0, 1, 1}, nil, ""},
+		{"maxVoters ballots", "ov-sound", []int{0, 0, 1}, nil, ""},
+		{"maxVoters+1 = M ballots, no count reaches M", "ov-m", []int{0, 0, 1, 1}, nil, election.CodeResult},
 		{"M votes for one candidate, the true counts claimed", "ov-true", []int{0, 0, 0, 0}, nil, election.CodeResult},
 		{"M votes for one candidate, the tally's digits claimed", "ov-digits", []int{0, 0, 0, 0}, []uint64{0, 1, 0, 0}, election.CodeResult},
 		{"M votes for the last candidate (tally ≥ M^candidates)", "ov-last", []int{3, 3, 3, 3}, nil, election.CodeResult},
@@ -602,7 +602,7 @@ func TestPublishResultDigitOverflow(t *testing.T) {
 			}
 			r := singleResult(t, m, cast)
 			if tc.counts != nil {
-				r.Counts = tc.counts
+				r.Contests[0].Counts = tc.counts
 			}
 			e.setClock(after)
 			before := e.w.snapshot()
@@ -649,7 +649,8 @@ func TestPublishThresholdResult(t *testing.T) {
 		c, _ := p.CheckShape(b)
 		cs = append(cs, c)
 	}
-	prod := p.ProductOf(cs)
+	product := p.ProductOf(cs)
+	prod := product.Packed()
 	var parts [][]byte
 	for _, i := range []int{2, 0} {
 		pd, err := thresholdtest.PartialDecrypt(shares[i], pp, prod)
@@ -663,8 +664,9 @@ func TestPublishThresholdResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &election.Result{ElectionID: "thr", BallotCount: 3, Product: p.PublicKey.EncodeCiphertext(prod),
-		Tally: tally.Bytes(), Counts: []uint64{1, 0, 2, 0}, Partials: parts}
+	contests := []election.ContestResult{{ID: election.OneContestID, Ballots: 3, Counts: []uint64{1, 0, 2, 0}}}
+	r := &election.Result{Version: election.ResultVersion, ElectionID: "thr", BallotCount: 3, Product: p.PublicKey.EncodeCiphertext(prod),
+		Tally: tally.Bytes(), Contests: contests, Partials: parts}
 	e.setClock(after)
 	bad := *r
 	bad.Partials = parts[:1]
@@ -746,7 +748,7 @@ func TestConcurrentCastsBatched(t *testing.T) {
 
 type panicky struct{}
 
-func (panicky) Verify([]zkp.BatchItem) error { panic("verifier bug") }
+func (panicky) Verify(election.Proofs) error { panic("verifier bug") }
 
 // A bug that panics costs one transaction (INTERNAL), not the chaincode process.
 func TestPanicBecomesInternalError(t *testing.T) {

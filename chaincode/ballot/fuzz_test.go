@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
 
@@ -99,7 +98,7 @@ func TestFuzzBallotsValid(t *testing.T) {
 // in crypto/zkp.
 type unreachable struct{ hit *atomic.Bool }
 
-func (u unreachable) Verify([]zkp.BatchItem) error {
+func (u unreachable) Verify(election.Proofs) error {
 	u.hit.Store(true)
 	return errors.New("the fuzz harness's proof verifier was reached")
 }

@@ -9,16 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/fabvote/fabvote/crypto/votecode"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotstream"
@@ -29,7 +28,8 @@ import (
 // ballotOptions are the flags of `ballot`.
 type ballotOptions struct {
 	manifest, voterKey, token string
-	choice, out               string
+	choice                    []string
+	out                       string
 	bulk                      bool
 	voters                    int
 	votersFile, choices       string
@@ -44,12 +44,12 @@ func cmdBallot(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.manifest, "manifest", "", "the election's manifest.json")
 	fs.StringVar(&o.voterKey, "voter-key", "", "your voter key (PEM)")
 	fs.StringVar(&o.token, "token", "", "your token file from fabvote register")
-	fs.StringVar(&o.choice, "choice", "", "candidate: 0-based index or exact name")
+	fs.StringArrayVar(&o.choice, "choice", nil, "contest=options for each contest of your ballot style (repeat the flag, or separate with ;): options by name or 0-based index, comma-separated; blank for a blank vote; nothing for none. One contest: the options alone")
 	fs.StringVar(&o.out, "out", "", "ballot file to write (bulk: ballot stream)")
 	fs.BoolVar(&o.bulk, "bulk", false, "generate many voters' ballots on every core")
 	fs.IntVar(&o.voters, "voters", 0, "bulk: number of voters to generate (keys + tokens signed with the EA key)")
 	fs.StringVar(&o.votersFile, "voters-file", "", "bulk: voters from fabvote register --offline instead of --voters")
-	fs.StringVar(&o.choices, "choices", "random", "bulk: random, or a file with one choice (index or name) per voter per line")
+	fs.StringVar(&o.choices, "choices", "random", "bulk: random (valid selections for each voter's style), or a file with one line of choices (as --choice) per voter")
 	fs.StringVar(&o.choicesOut, "choices-out", "", "bulk: secret record of each voter's choice (default OUT.choices.csv, 0600)")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "bulk: parallel workers")
 	// The help and the CLI reference name the default, not this machine's
@@ -91,10 +91,6 @@ func (o *ballotOptions) run(fs *pflag.FlagSet) error {
 // voter's key.
 func (o *ballotOptions) singleBallot(p *election.Prepared) error {
 	m := p.Manifest
-	j, err := parseChoice(m, o.choice)
-	if err != nil {
-		return usagef("--choice: %v", err)
-	}
 	key, err := easigner.LoadPEM(o.voterKey)
 	if err != nil {
 		return fmt.Errorf("--voter-key: %w", err)
@@ -110,7 +106,15 @@ func (o *ballotOptions) singleBallot(p *election.Prepared) error {
 	if !bytes.Equal(tok.VoterPub, pub) {
 		return errors.New("--token was issued for another voter key than --voter-key")
 	}
-	b, err := p.NewBallot(rand.Reader, key, tok.Token, j)
+	style, err := p.TokenStyle(tok.Token)
+	if err != nil {
+		return fmt.Errorf("--token: %w", err)
+	}
+	sels, err := parseChoices(m, p.Layout, style, strings.Join(o.choice, ";"))
+	if err != nil {
+		return usagef("--choice: %v", err)
+	}
+	b, err := p.NewBallotSelections(rand.Reader, key, tok.Token, sels)
 	if err != nil {
 		return err
 	}
@@ -122,22 +126,6 @@ func (o *ballotOptions) singleBallot(p *election.Prepared) error {
 	fmt.Printf("ballot for election %q written to %s (%d bytes); pseudonym %s, ballot hash %x\n",
 		m.ElectionID, o.out, len(enc), b.PseudonymHex(), h)
 	return nil
-}
-
-// parseChoice accepts a 0-based index or an exact candidate name.
-func parseChoice(m *election.Manifest, s string) (int, error) {
-	if j, err := strconv.Atoi(s); err == nil {
-		if j < 0 || j >= len(m.Candidates) {
-			return 0, fmt.Errorf("%d is not a candidate index 0..%d", j, len(m.Candidates)-1)
-		}
-		return j, nil
-	}
-	for i, c := range m.Candidates {
-		if c == s {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("%q is neither an index nor a candidate (%s)", s, strings.Join(m.Candidates, ", "))
 }
 
 type bulkConfig struct {
@@ -156,11 +144,12 @@ type genJob struct {
 }
 
 type genResult struct {
-	index  int
-	ballot []byte
-	vkh    string
-	choice int
-	err    error
+	index   int
+	ballot  []byte
+	vkh     string
+	style   int
+	choices []votecode.Selection
+	err     error
 }
 
 // bulkBallots streams voters through a pool of workers into the ballot
@@ -177,12 +166,12 @@ func bulkBallots(p *election.Prepared, ea *eaFlags, cfg bulkConfig) error {
 	if uint64(src.total) > p.Manifest.MaxVoters {
 		return fmt.Errorf("%d voters exceed the election's max-voters %d", src.total, p.Manifest.MaxVoters)
 	}
-	choose, err := choiceSource(p.Manifest, cfg.choices, src.total)
+	choose, err := choiceSource(p, cfg.choices, src.total)
 	if err != nil {
 		return err
 	}
 	cfg.workers = max(cfg.workers, 1)
-	out, err := createBulkOutput(cfg.out, cfg.choicesOut, len(p.Manifest.Candidates))
+	out, err := createBulkOutput(p.Manifest, cfg.out, cfg.choicesOut)
 	if err != nil {
 		return err
 	}
@@ -240,7 +229,11 @@ func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource
 			ids[i] = offlineVoterID(i + 1)
 		}
 		// All of them against the election's bound at once, before any ballot.
-		if err := mt.Admit(ids); err != nil {
+		err = mt.AssignStyles(offlineStyles(p.Manifest, ids))
+		if err == nil {
+			err = mt.Admit(ids)
+		}
+		if err != nil {
 			closeSigner()
 			return nil, err
 		}
@@ -259,7 +252,7 @@ func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource
 // startGenerators starts the workers that make the ballots of the voters
 // src feeds. results is closed once every ballot is made; feedErr then
 // holds the feed's error.
-func startGenerators(p *election.Prepared, src *voterSource, choose func(int) int, workers int) (results <-chan genResult, feedErr <-chan error) {
+func startGenerators(p *election.Prepared, src *voterSource, choose chooser, workers int) (results <-chan genResult, feedErr <-chan error) {
 	jobs := make(chan genJob, workers*2)
 	res := make(chan genResult, workers*2)
 	var wg sync.WaitGroup
@@ -268,7 +261,7 @@ func startGenerators(p *election.Prepared, src *voterSource, choose func(int) in
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				res <- makeBallot(p, src.mint, j, choose(j.index))
+				res <- makeBallot(p, src.mint, j, choose)
 			}
 		}()
 	}
@@ -288,10 +281,11 @@ type bulkOutput struct {
 	bf, cf *atomicfile.File
 	bw     *ballotstream.Writer
 	cw     *bufio.Writer
-	counts []uint64 // by candidate
+	m      *election.Manifest
+	expect *expectedCounts
 }
 
-func createBulkOutput(out, choicesOut string, candidates int) (*bulkOutput, error) {
+func createBulkOutput(m *election.Manifest, out, choicesOut string) (*bulkOutput, error) {
 	bf, err := atomicfile.Create(out, 0o644)
 	if err != nil {
 		return nil, err
@@ -301,12 +295,12 @@ func createBulkOutput(out, choicesOut string, candidates int) (*bulkOutput, erro
 		bf.Abort()
 		return nil, err
 	}
-	o := &bulkOutput{bf: bf, cf: cf, cw: bufio.NewWriter(cf), counts: make([]uint64, candidates)}
+	o := &bulkOutput{bf: bf, cf: cf, cw: bufio.NewWriter(cf), m: m, expect: newExpectedCounts(m)}
 	if o.bw, err = ballotstream.NewWriter(bf); err != nil {
 		o.abort()
 		return nil, err
 	}
-	fmt.Fprintln(o.cw, "pseudonym,choice")
+	fmt.Fprintln(o.cw, choicesHeader)
 	return o, nil
 }
 
@@ -328,8 +322,8 @@ func (o *bulkOutput) collect(results <-chan genResult, bar *progress.Bar) error 
 			firstErr = err
 			continue
 		}
-		fmt.Fprintf(o.cw, "%s,%d\n", r.vkh, r.choice)
-		o.counts[r.choice]++
+		fmt.Fprintf(o.cw, "%s,%s\n", r.vkh, formatChoices(o.m, r.style, r.choices))
+		o.expect.add(r.style, r.choices)
 		if bar != nil {
 			bar.Add(1)
 		}
@@ -363,15 +357,11 @@ func printBulkSummary(m *election.Manifest, out *bulkOutput, cfg bulkConfig, ela
 	n := out.bw.Count()
 	fmt.Printf("%d ballots written to %s in %s (%.1f ballots/s); secret choices in %s\n", n, cfg.out,
 		elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), cfg.choicesOut)
-	fmt.Printf("expected counts:")
-	for i, c := range m.Candidates {
-		fmt.Printf(" %s=%d", c, out.counts[i])
-	}
-	fmt.Println()
+	out.expect.print(os.Stdout)
 }
 
-func makeBallot(p *election.Prepared, mint *election.Minter, j genJob, choice int) genResult {
-	res := genResult{index: j.index, choice: choice}
+func makeBallot(p *election.Prepared, mint *election.Minter, j genJob, choose chooser) genResult {
+	res := genResult{index: j.index}
 	key := j.key
 	if key == nil {
 		var err error
@@ -389,7 +379,13 @@ func makeBallot(p *election.Prepared, mint *election.Minter, j genJob, choice in
 			return res
 		}
 	}
-	b, err := p.NewBallot(rand.Reader, key, tok, choice)
+	if res.style, res.err = p.TokenStyle(tok); res.err != nil {
+		return res
+	}
+	if res.choices, res.err = choose(j.index, res.style); res.err != nil {
+		return res
+	}
+	b, err := p.NewBallotSelections(rand.Reader, key, tok, res.choices)
 	if err != nil {
 		res.err = err
 		return res
@@ -399,38 +395,36 @@ func makeBallot(p *election.Prepared, mint *election.Minter, j genJob, choice in
 	return res
 }
 
-// choiceSource returns voter index -> choice.
-func choiceSource(m *election.Manifest, spec string, total int) (func(int) int, error) {
+// chooser gives voter i of style its choices.
+type chooser func(i, style int) ([]votecode.Selection, error)
+
+// choiceSource is random valid choices, or the choices of a file's lines
+// (one per voter, as --choice, blank lines skipped).
+func choiceSource(p *election.Prepared, spec string, total int) (chooser, error) {
 	if spec == "random" {
-		n := big.NewInt(int64(len(m.Candidates)))
-		return func(int) int {
-			v, err := rand.Int(rand.Reader, n)
-			if err != nil {
-				panic(err) // crypto/rand does not fail on Linux
-			}
-			return int(v.Int64())
-		}, nil
+		return func(_, style int) ([]votecode.Selection, error) { return randomChoices(nil, p.Manifest, style) }, nil
 	}
 	data, err := os.ReadFile(spec)
 	if err != nil {
 		return nil, fmt.Errorf("--choices: %w (want random or a file)", err)
 	}
-	var cs []int
+	var lines []string
+	var lineNo []int
 	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
+		if line = strings.TrimSpace(line); line != "" {
+			lines, lineNo = append(lines, line), append(lineNo, i+1)
 		}
-		j, err := parseChoice(m, line)
+	}
+	if len(lines) < total {
+		return nil, fmt.Errorf("--choices %s has %d lines of choices for %d voters", spec, len(lines), total)
+	}
+	return func(i, style int) ([]votecode.Selection, error) {
+		sels, err := parseChoices(p.Manifest, p.Layout, style, lines[i])
 		if err != nil {
-			return nil, fmt.Errorf("--choices %s:%d: %v", spec, i+1, err)
+			return nil, fmt.Errorf("--choices %s:%d: %w", spec, lineNo[i], err)
 		}
-		cs = append(cs, j)
-	}
-	if len(cs) < total {
-		return nil, fmt.Errorf("--choices %s has %d choices for %d voters", spec, len(cs), total)
-	}
-	return func(i int) int { return cs[i] }, nil
+		return sels, nil
+	}, nil
 }
 
 func countLines(path string) (int, error) {

@@ -139,7 +139,7 @@ func TestElectionCreateRefusalLeavesNoDir(t *testing.T) {
 		extra      []string
 	}{
 		{"bad id", "electionID", []string{"--id", "bad id"}},
-		{"duplicate candidates", "candidate", []string{"--candidates", "A,A"}},
+		{"duplicate candidates", `options[1] "A" repeats`, []string{"--candidates", "A,A"}},
 		{"modulus too small", "bits", []string{"--bits", "1000"}},
 		{"end before start", "--end", []string{"--start", "+2h", "--end", "+1h"}},
 	} {
@@ -209,15 +209,17 @@ func TestCheckExpectedCounts(t *testing.T) {
 	}{
 		{"equal", "3,0,2", []uint64{3, 0, 2}, ""},
 		{"spaces allowed", " 3, 0 ,2 ", []uint64{3, 0, 2}, ""},
-		{"one count differs", "3,1,2", []uint64{3, 0, 2}, "Bob has 0 votes, the voters' recorded choices give 1"},
-		{"too few numbers", "3,0", []uint64{3, 0, 2}, "--expect-counts has 2 numbers, the election has 3 candidates"},
+		{"one count differs", "3,1,2", []uint64{3, 0, 2}, "Bob has 0 votes in contest main, the voters' recorded choices give 1"},
+		{"named contest", "main=3,0,2", []uint64{3, 0, 2}, ""},
+		{"unknown contest", "mayor=3,0,2", []uint64{3, 0, 2}, `"mayor" is no contest`},
+		{"too few numbers", "3,0", []uint64{3, 0, 2}, `contest "main": 2 counts for 3 options`},
 		{"not a number", "3,x,2", []uint64{3, 0, 2}, `"x" is not a count`},
 		{"no result", "3,0,2", nil, "no result to compare"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := expectReport(tc.counts)
-			checkExpectedCounts(rep, tc.spec)
+			(&expectFlags{counts: tc.spec}).check(rep)
 			if tc.want == "" {
 				if !rep.OK() {
 					t.Fatalf("unexpected failures: %v", rep.Failures)
@@ -237,9 +239,10 @@ func TestCheckExpectedCounts(t *testing.T) {
 // expectReport is a passing audit report of a three-candidate election with
 // the given published counts (no result when counts is nil).
 func expectReport(counts []uint64) *audit.Report {
-	rep := &audit.Report{ElectionID: "x", Manifest: &election.Manifest{ElectionID: "x", Candidates: []string{"Alice", "Bob", "Carol"}}}
+	contests, styles := election.OneContest("x", []string{"Alice", "Bob", "Carol"})
+	rep := &audit.Report{ElectionID: "x", Manifest: &election.Manifest{ElectionID: "x", Contests: contests, Styles: styles}}
 	if counts != nil {
-		rep.Result = &election.Result{ElectionID: "x", Counts: counts}
+		rep.Result = &election.Result{ElectionID: "x", Contests: []election.ContestResult{{ID: election.OneContestID, Counts: counts}}}
 	}
 	return rep
 }
@@ -268,5 +271,59 @@ func TestCalibrate(t *testing.T) {
 	}
 	if _, err := os.Stat(none); !os.IsNotExist(err) {
 		t.Fatalf("a refused calibrate left %s behind", none)
+	}
+}
+
+// TestElectionCreateContests: --contests makes an election of the file's
+// contests and styles, each contest in the encoding of the cost rule
+// unless the file gives one; a bad file is refused naming what is wrong,
+// and leaves nothing behind.
+func TestElectionCreateContests(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"contests":[
+  {"id":"mayor","title":"Mayor","options":["Ana","Ben","Cleo","Dev"],"minSelections":1,"maxSelections":1,"blank":false},
+  {"id":"council","title":"Council","options":["a","b","c","d","e","f","g","h","i"],"minSelections":0,"maxSelections":3,"blank":true},
+  {"id":"referendum","title":"Referendum","options":["Yes","No"],"minSelections":1,"maxSelections":1,"blank":false,"encoding":"per-option"}],
+ "styles":[{"id":"north","contests":["mayor","council","referendum"]},{"id":"south","contests":["mayor","referendum"]}]}`
+	create := func(name, body string) (int, string, string) {
+		path, out := filepath.Join(dir, name+".json"), filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var code int
+		var stderr string
+		captureStderr(t, func() {
+			code, stderr = fv(t, "election", "create", "--id", "e-"+name, "--contests", path, "--max-voters", "10", "--out", out)
+		})
+		return code, stderr, out
+	}
+	code, stderr, out := create("good", good)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, _, err := loadManifest(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Contests) != 3 || len(m.Styles) != 2 || m.Contests[0].Encoding != "packed" || m.Contests[1].Encoding != "per-option" || m.Contests[2].Encoding != "per-option" {
+		t.Fatalf("contests %+v, styles %+v", m.Contests, m.Styles)
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"unknown-field", strings.Replace(good, `"blank":false}`, `"blank":false,"seats":1}`, 1), `unknown field "seats"`},
+		{"unknown-contest-in-style", strings.Replace(good, `["mayor","referendum"]`, `["mayor","senate"]`, 1), `styles[1].contests[1] "senate" is no contest`},
+		{"contest-in-no-style", strings.Replace(good, `["mayor","council","referendum"]`, `["mayor","referendum"]`, 1), `contests[1] "council" is in no style`},
+		{"bad-limits", strings.Replace(good, `"minSelections":0,"maxSelections":3`, `"minSelections":4,"maxSelections":3`, 1), "contests[1]"},
+		{"bad-encoding", strings.Replace(good, `"encoding":"per-option"`, `"encoding":"zip"`, 1), `encoding "zip"`},
+		{"trailing", good + "{}", "trailing data"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr, out := create(tc.name, tc.body)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want a failure naming %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("the refused command left %s behind (stat: %v)", out, err)
+			}
+		})
 	}
 }

@@ -31,6 +31,7 @@ import (
 func cmdEARoll(fs *pflag.FlagSet) func() error {
 	n := fs.Int("voters", 0, "number of voters")
 	prefix := fs.String("prefix", "voter-", "voter id prefix (ids are PREFIX000001, …)")
+	styles := fs.StringSlice("styles", nil, "ballot style ids, comma-separated: voters get them in turn (an election of several styles needs each voter's)")
 	out := fs.String("out", "", "roll file to write (mode 0600: it holds the one-time codes)")
 	return func() error {
 		if err := required(fs, "out"); err != nil {
@@ -44,7 +45,7 @@ func cmdEARoll(fs *pflag.FlagSet) func() error {
 		if _, err := os.Lstat(*out); err == nil {
 			return fmt.Errorf("--out %s exists: its one-time codes may already be handed out; write the new roll elsewhere, or move the old one away yourself", *out)
 		}
-		if err := registrar.WriteNewRoll(*out, *n, *prefix); err != nil {
+		if err := registrar.WriteNewRoll(*out, *n, *prefix, *styles); err != nil {
 			return err
 		}
 		fmt.Printf("voter roll of %d voters with one-time codes written to %s\n", *n, *out)
@@ -229,6 +230,9 @@ func (o *serveOptions) serve() error {
 		return err
 	}
 	defer closeSigner()
+	if err := assignRollStyles(mint, m, roll); err != nil {
+		return err
+	}
 	// Listen before making a state, so a busy port leaves nothing behind.
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -417,6 +421,20 @@ func (o *registerOptions) registerOnline(m *election.Manifest) error {
 // the same voters.
 func offlineVoterID(i int) string { return fmt.Sprintf("offline-voter-%06d", i) }
 
+// assignRollStyles gives the roll's voters their ballot styles. In an
+// election of several styles, every voter of the roll needs one.
+func assignRollStyles(mint *election.Minter, m *election.Manifest, roll *registrar.Roll) error {
+	styles := roll.Styles()
+	if len(m.Styles) > 1 {
+		for _, id := range roll.IDs() {
+			if _, ok := styles[id]; !ok {
+				return fmt.Errorf("voter roll: voter %q has no ballot style, and election %q has %d (give each voter's style in the roll's third column)", id, m.ElectionID, len(m.Styles))
+			}
+		}
+	}
+	return mint.AssignStyles(styles)
+}
+
 // registerOffline writes a voters file: one JSON line per voter with the
 // voter's private key (PKCS#8, base64) and token. It is for benchmarks and
 // demos, where the EA plays every voter; the file is secret (0600).
@@ -435,10 +453,16 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 		if err != nil {
 			return err
 		}
+		if err := assignRollStyles(mint, m, r); err != nil {
+			return err
+		}
 		ids = r.IDs()
 	case n > 0:
 		for i := 1; i <= n; i++ {
 			ids = append(ids, offlineVoterID(i))
+		}
+		if err := mint.AssignStyles(offlineStyles(m, ids)); err != nil {
+			return err
 		}
 	default:
 		return usagef("offline registration needs --roll or --voters N")

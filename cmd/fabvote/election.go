@@ -28,6 +28,7 @@ import (
 // createOptions are the flags of `election create`.
 type createOptions struct {
 	id, title, cands     string
+	contestsPath         string
 	maxVoters            uint64
 	start, end           string
 	trustees, k          int
@@ -45,8 +46,11 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 	var o createOptions
 	o.register(fs)
 	return func() error {
-		if err := required(fs, "id", "candidates", "max-voters", "out"); err != nil {
+		if err := required(fs, "id", "max-voters", "out"); err != nil {
 			return err
+		}
+		if (o.cands == "") == (o.contestsPath == "") {
+			return usagef("give --candidates (one question: choose one) or --contests FILE, not both")
 		}
 		return o.create()
 	}
@@ -55,7 +59,8 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 func (o *createOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.id, "id", "", "election id (1..64 characters of [A-Za-z0-9._-], starting with a letter or digit)")
 	fs.StringVar(&o.title, "title", "", "title (default: the id)")
-	fs.StringVar(&o.cands, "candidates", "", "comma-separated candidate names")
+	fs.StringVar(&o.cands, "candidates", "", "comma-separated candidate names: an election of one question, choose one of them")
+	fs.StringVar(&o.contestsPath, "contests", "", "JSON file of the election's contests and ballot styles (docs/cli: election create)")
 	fs.Uint64Var(&o.maxVoters, "max-voters", 0, "largest possible number of ballots (sets the vote encoding)")
 	fs.StringVar(&o.start, "start", "now", "window start: RFC 3339, now, or +DURATION (can be changed by fabvote election open)")
 	fs.StringVar(&o.end, "end", "+1h", "window end (exclusive): RFC 3339 or +DURATION")
@@ -144,6 +149,12 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 	if o.title == "" {
 		o.title = o.id
 	}
+	contests, styles := election.OneContest(o.title, splitList(o.cands))
+	if o.contestsPath != "" {
+		if contests, styles, err = readContestsFile(o.contestsPath); err != nil {
+			return nil, err
+		}
+	}
 	if o.skew%time.Second != 0 || o.skew < election.MinClockSkewSeconds*time.Second || o.skew > election.MaxClockSkewSeconds*time.Second {
 		return nil, usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", o.skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
 	}
@@ -153,7 +164,8 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 		Channel:                o.channel,
 		MaxClockSkewSeconds:    uint32(o.skew / time.Second),
 		Title:                  o.title,
-		Candidates:             splitList(o.cands),
+		Contests:               contests,
+		Styles:                 styles,
 		EncodingBits:           uint(bits.Len64(o.maxVoters)),
 		MaxVoters:              o.maxVoters,
 		AuthorityMSP:           o.authority,
@@ -332,7 +344,7 @@ func (o *createOptions) commit(stage *staging, m *election.Manifest) error {
 }
 
 func printCreated(m *election.Manifest, manifestPath string, written []string) {
-	fmt.Printf("election %q created: %d candidates, max %d voters, window [%s, %s)\n", m.ElectionID, len(m.Candidates), m.MaxVoters, m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
+	fmt.Printf("election %q created: %s, max %d voters, window [%s, %s)\n", m.ElectionID, describeContests(m), m.MaxVoters, m.Start.Format(time.RFC3339), m.End.Format(time.RFC3339))
 	fmt.Printf("  %s (public)\n", manifestPath)
 	for _, w := range written {
 		fmt.Printf("  %s\n", w)
@@ -499,4 +511,13 @@ func waitUntil(ctx context.Context, t time.Time, why string) error {
 	case <-time.After(d):
 		return nil
 	}
+}
+
+// describeContests says what the ballots ask: "4 candidates" for one
+// question of choose one, else the numbers of contests and styles.
+func describeContests(m *election.Manifest) string {
+	if c := m.Contests[0]; len(m.Contests) == 1 && c.Min == 1 && c.Max == 1 && !c.Blank {
+		return fmt.Sprintf("%d candidates", len(c.Options))
+	}
+	return fmt.Sprintf("%d contests in %d ballot styles", len(m.Contests), len(m.Styles))
 }

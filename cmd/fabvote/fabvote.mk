@@ -35,6 +35,12 @@ docs:
 demo: fabric fabric-ca fabvote fabnet
 	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) $(ROOT)/scripts/demo.sh
 
+# make demo's second profile: an election of 3 contests in 2 ballot styles
+# (scripts/demo-contests.json), 60 voters, in a directory of its own (in
+# make test).
+demo-contests-test: fabric fabric-ca fabvote fabnet
+	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) DEMO_PROFILE=contests VOTERS=60 DEMO_DIR=$(BUILD)/demo-contests $(ROOT)/scripts/demo.sh
+
 # make demo refuses at once, names what is wrong and touches nothing when a
 # port it needs is taken, another demo holds its directory, or BASE_PORT puts
 # it over another stack (scripts/demo-refusals.sh; in make test).
@@ -54,5 +60,5 @@ e2e-test-o4: fabric fabric-ca fabvote
 		E2E_RUN=$(BUILD)/e2e-o4-run E2E_STACK=e2e-o4 E2E_BASE_PORT=$(E2E_O4_BASE_PORT) \
 		E2E_RUN_FLAGS="-run TestElection" $(ROOT)/scripts/e2e.sh
 
-TEST_NET_TARGETS += e2e-test e2e-test-o4 readme-test demo-refusal-test
+TEST_NET_TARGETS += e2e-test e2e-test-o4 readme-test demo-refusal-test demo-contests-test
 TEST_BUILD += fabvote

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/ballotstream"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/registrar"
@@ -40,7 +41,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"help", "ballot"}, 0, "usage: fabvote ballot --manifest"},
 		{[]string{"ballot", "--help"}, 0, ""},
 		{[]string{"cast", "--nope"}, 2, "unknown flag: --nope"},
-		{[]string{"election", "create", "--id", "x"}, 2, "--candidates is required"},
+		{[]string{"election", "create", "--id", "x"}, 2, "--max-voters is required"},
+		{[]string{"election", "create", "--id", "x", "--max-voters", "9", "--out", "d"}, 2, "give --candidates (one question: choose one) or --contests FILE, not both"},
+		{[]string{"election", "create", "--id", "x", "--max-voters", "9", "--out", "d", "--candidates", "a,b", "--contests", "f"}, 2, "not both"},
 		{[]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--trustees", "3", "--threshold", "4"}, 2, "--threshold 4 with --trustees 3"},
 		{[]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "+2h", "--end", "+1h"}, 2, "is not after --start"},
 		{[]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "tomorrow"}, 2, `--start "tomorrow"`},
@@ -325,17 +328,64 @@ func quietStdout(t *testing.T) {
 	t.Cleanup(func() { os.Stdout = old; null.Close() })
 }
 
-func TestParseChoiceAndTime(t *testing.T) {
-	m := &election.Manifest{Candidates: []string{"A", "B", "3"}}
-	tests := []struct {
-		in   string
-		want int
-		ok   bool
-	}{{"0", 0, true}, {"B", 1, true}, {"2", 2, true}, {"3", 0, false}, {"-1", 0, false}, {"C", 0, false}}
-	for _, tc := range tests {
-		got, err := parseChoice(m, tc.in)
-		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("parseChoice(%q) = %d, %v", tc.in, got, err)
-		}
+// TestParseChoices: one test per way a --choice can be wrong, in an
+// election of one contest and in one of three contests and two styles.
+func TestParseChoices(t *testing.T) {
+	one, _ := election.OneContest("x", []string{"A", "B", "3"})
+	p1 := &election.Manifest{Contests: one, Styles: []election.Style{{ID: "default", Contests: []string{"main"}}}}
+	multi := electiontest.Load().ContestManifest("choices")
+	for _, tc := range []struct {
+		name  string
+		m     *election.Manifest
+		style int
+		spec  string
+		want  string // the selections formatted, or the error's words
+	}{
+		{"index", p1, 0, "0", "0"},
+		{"name", p1, 0, "B", "1"},
+		{"a name that is a number is an index", p1, 0, "2", "2"},
+		{"named contest", p1, 0, "main=B", "1"},
+		{"index out of range", p1, 0, "3", "not an option index 0..2"},
+		{"negative index", p1, 0, "-1", "not an option index"},
+		{"unknown option", p1, 0, "C", `"C" is neither an index nor an option`},
+		{"two options of a choose-one contest", p1, 0, "A,B", "too many selections"},
+		{"none in a choose-one contest", p1, 0, "", "too few selections"},
+		{"blank where not allowed", p1, 0, "blank", "blank vote not allowed"},
+		{"every contest", multi, 0, "mayor=Ben;council=Eli,Ida;referendum=No", "mayor=1;council=0,4;referendum=1"},
+		{"blank and an undervote", multi, 0, "mayor=0;council=blank;referendum=0", "mayor=0;council=blank;referendum=0"},
+		{"no council", multi, 0, "mayor=0;council=;referendum=0", "mayor=0;council=;referendum=0"},
+		{"the other style", multi, 1, "mayor=0;referendum=1", "mayor=0;referendum=1"},
+		{"a contest not in the style", multi, 1, "mayor=0;council=1;referendum=1", `"council" is no contest of ballot style "south"`},
+		{"a contest missing", multi, 0, "mayor=0;referendum=1", `contest "council" of ballot style "north" has no choice`},
+		{"a contest twice", multi, 1, "mayor=0;mayor=1;referendum=1", `contest "mayor" is chosen twice`},
+		{"no contest named", multi, 1, "0", "names no contest"},
+		{"too many options", multi, 0, "mayor=0;council=0,1,2,3;referendum=0", "too many selections"},
+		{"an option twice", multi, 0, "mayor=0;council=Eli,Eli;referendum=0", "selected twice"},
+		{"blank with an option", multi, 0, "mayor=0;council=blank,Eli;referendum=0", `"blank" is neither`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := election.Prepare(manifestWithKeys(t, tc.m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sels, err := parseChoices(p.Manifest, p.Layout, tc.style, tc.spec)
+			got := ""
+			if err == nil {
+				got = formatChoices(p.Manifest, tc.style, sels)
+			} else {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("parseChoices(%q) = %q, want %q", tc.spec, got, tc.want)
+			}
+		})
 	}
+}
+
+// manifestWithKeys is the fixture's manifest with m's contests and styles.
+func manifestWithKeys(t *testing.T, m *election.Manifest) *election.Manifest {
+	t.Helper()
+	full := electiontest.Load().Manifest("choices")
+	full.Contests, full.Styles = m.Contests, m.Styles
+	return full
 }

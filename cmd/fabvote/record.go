@@ -63,13 +63,13 @@ func exportRecord(ctx context.Context, lc *ballotclient.Client, id, out string) 
 
 // verifyRecord is `fabvote verify --record DIR`: offline, from the
 // record's files alone.
-func verifyRecord(dir, genesisHex, manifestPath, expect string, asJSON bool) error {
+func verifyRecord(dir, genesisHex, manifestPath string, expect expectFlags, asJSON bool) error {
 	rep, err := runRecordVerify(dir, genesisHex, manifestPath)
 	if err != nil {
 		return err
 	}
-	if expect != "" && rep.Tally != nil {
-		checkExpectedCounts(rep, expect)
+	if rep.Tally != nil {
+		expect.check(rep)
 	}
 	return printReport(rep, asJSON)
 }

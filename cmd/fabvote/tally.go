@@ -9,7 +9,6 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"filippo.io/age"
@@ -331,8 +330,16 @@ func finishTally(ctx context.Context, lc *ballotclient.Client, m *election.Manif
 
 func printCounts(m *election.Manifest, r *election.Result) {
 	fmt.Printf("result of election %q (%d ballots):\n", m.ElectionID, r.BallotCount)
-	for i, c := range m.Candidates {
-		fmt.Printf("  %-24s %d\n", c, r.Counts[i])
+	for i, cr := range r.Contests {
+		c := &m.Contests[i]
+		fmt.Printf("  %s (%s): %d ballots, %d undervotes", c.ID, c.Title, cr.Ballots, cr.Undervotes)
+		if c.Blank {
+			fmt.Printf(", %d blank", cr.Blank)
+		}
+		fmt.Println()
+		for j, o := range c.Options {
+			fmt.Printf("    %-24s %d\n", o, cr.Counts[j])
+		}
 	}
 }
 
@@ -426,17 +433,18 @@ func cmdTrusteeKeygen(fs *pflag.FlagSet) func() error {
 
 // verifyOptions are the flags of `verify`.
 type verifyOptions struct {
-	id, manifest, expect string
-	recordDir, genesis   string
-	asJSON               bool
-	nf                   netFlags
+	id, manifest       string
+	expect             expectFlags
+	recordDir, genesis string
+	asJSON             bool
+	nf                 netFlags
 }
 
 func cmdVerify(fs *pflag.FlagSet) func() error {
 	var o verifyOptions
 	fs.StringVar(&o.id, "election", "", "election id")
 	fs.StringVar(&o.manifest, "manifest", "", "take the election id from this manifest (the audit still reads the ledger's); with --record, require the record's manifest to be this published one")
-	fs.StringVar(&o.expect, "expect-counts", "", "also require these published counts (comma-separated, one per candidate), e.g. from the voters' recorded choices")
+	o.expect.register(fs)
 	fs.StringVar(&o.recordDir, "record", "", "verify this election record (docs/RECORD.md) offline instead of the ledger: no network flag is used")
 	fs.StringVar(&o.genesis, "genesis-hash", "", "with --record: require this header hash (hex) of the channel's genesis block")
 	fs.BoolVar(&o.asJSON, "json", false, "print the JSON report (docs/RECORD.md section 7) instead of the human one")
@@ -517,40 +525,62 @@ func (o *verifyOptions) auditLedger(ctx context.Context, lc *ballotclient.Client
 				Err: "--manifest " + o.manifest + " differs from the manifest on the ledger"})
 		}
 	}
-	if o.expect != "" {
-		checkExpectedCounts(rep, o.expect)
-	}
+	o.expect.check(rep)
 	return printReport(rep, o.asJSON)
 }
 
-// checkExpectedCounts adds a failure to rep if the published counts differ
-// from the expected ones.
-func checkExpectedCounts(rep *audit.Report, spec string) {
+// expectFlags are verify's optional expectations of the result.
+type expectFlags struct {
+	counts  string
+	choices []string
+}
+
+func (e *expectFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&e.counts, "expect-counts", "", "also require these published counts: each option's, comma-separated; contest=counts for each contest, separated by ; (the counts alone for one contest)")
+	fs.StringSliceVar(&e.choices, "expect-choices", nil, "also require the counts of the voters' choices recorded in these files (ballot --bulk's OUT.choices.csv, or pseudonym,choices lines as --choice takes them), comma-separated")
+}
+
+func (e *expectFlags) given() bool { return e.counts != "" || len(e.choices) > 0 }
+
+// check adds a failure to rep for every way the published result differs
+// from the expected one.
+func (e *expectFlags) check(rep *audit.Report) {
+	if !e.given() {
+		return
+	}
 	rep.Optional = append(rep.Optional, audit.CheckExpectedCounts)
-	parts := splitList(spec)
 	fail := func(msg string) {
 		rep.Failures = append(rep.Failures, audit.Failure{Kind: audit.KindExpectedCounts, Subject: "result", Err: msg})
 	}
-	if rep.Result == nil {
-		fail("no result to compare with --expect-counts")
+	if rep.Result == nil || rep.Manifest == nil {
+		fail("no result to compare with the expected counts")
 		return
 	}
-	if len(parts) != len(rep.Result.Counts) {
-		fail(fmt.Sprintf("--expect-counts has %d numbers, the election has %d candidates", len(parts), len(rep.Result.Counts)))
-		return
-	}
-	for i, p := range parts {
-		want, err := strconv.ParseUint(p, 10, 64)
+	var wants []*expectedCounts
+	if e.counts != "" {
+		want, err := parseExpectedCounts(rep.Manifest, e.counts)
 		if err != nil {
-			fail(fmt.Sprintf("--expect-counts %q: %q is not a count", spec, p))
+			fail("--expect-counts: " + err.Error())
 			return
 		}
-		if rep.Result.Counts[i] != want {
-			name := fmt.Sprint(i)
-			if rep.Manifest != nil {
-				name = rep.Manifest.Candidates[i]
-			}
-			fail(fmt.Sprintf("%s has %d votes, the voters' recorded choices give %d", name, rep.Result.Counts[i], want))
+		wants = append(wants, want)
+	}
+	if len(e.choices) > 0 {
+		p, err := election.Prepare(rep.Manifest)
+		if err != nil {
+			fail(err.Error())
+			return
+		}
+		want, err := readChoicesFiles(p, e.choices)
+		if err != nil {
+			fail("--expect-choices: " + err.Error())
+			return
+		}
+		wants = append(wants, want)
+	}
+	for _, want := range wants {
+		for _, msg := range want.mismatches(rep.Result) {
+			fail(msg)
 		}
 	}
 }

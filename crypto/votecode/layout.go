@@ -31,8 +31,8 @@ func NewLayout(bits uint, shapes []Shape) (*Layout, error) {
 }
 
 // NewLayoutKinds is NewLayout with contest i laid out as kinds[i] (nil:
-// the kind its shape makes cheaper). It exists to measure the layout that
-// Kind does not choose; an election's layout is NewLayout's.
+// the kind its shape makes cheaper). An election's manifest states each
+// contest's kind, which its creator chose by Shape.Kind.
 func NewLayoutKinds(bits uint, shapes []Shape, kinds []Kind) (*Layout, error) {
 	if kinds != nil && len(kinds) != len(shapes) {
 		return nil, fmt.Errorf("%w: %d kinds for %d contests", ErrInvalid, len(kinds), len(shapes))

@@ -141,12 +141,15 @@ func (f *Fixture) Manifest(electionID string) *election.Manifest {
 	if err != nil {
 		panic(err)
 	}
+	title := "Test election " + electionID
+	contests, styles := election.OneContest(title, Candidates)
 	return &election.Manifest{
 		Version:                election.ManifestVersion,
 		ElectionID:             electionID,
 		Channel:                Channel,
-		Title:                  "Test election " + electionID,
-		Candidates:             append([]string(nil), Candidates...),
+		Title:                  title,
+		Contests:               contests,
+		Styles:                 styles,
 		EncodingBits:           10,
 		MaxVoters:              1000,
 		PaillierKey:            pkb,
@@ -158,6 +161,37 @@ func (f *Fixture) Manifest(electionID string) *election.Manifest {
 		End:                    End,
 		MaxClockSkewSeconds:    ClockSkewSeconds,
 		ChallengeBits:          128,
+	}
+}
+
+// ContestManifest returns Manifest(electionID) with the contests of
+// Contests3 and the styles of Styles2.
+func (f *Fixture) ContestManifest(electionID string) *election.Manifest {
+	m := f.Manifest(electionID)
+	m.Contests, m.Styles = Contests3(), Styles2()
+	return m
+}
+
+// Contests3 are three contests of the shapes of a municipal ballot: a
+// mayor (1 of 4), a council (up to 2 of 5, or blank) and a referendum
+// (yes/no). The council is laid out per option, which its shape does not
+// make cheaper, so that tests go through both layouts.
+func Contests3() []election.Contest {
+	council := election.NewContest("council", "Council", []string{"Eli", "Fay", "Gus", "Hal", "Ida"}, 0, 2, true)
+	council.Encoding = "per-option"
+	return []election.Contest{
+		election.NewContest("mayor", "Mayor", []string{"Ana", "Ben", "Cleo", "Dev"}, 1, 1, false),
+		council,
+		election.NewContest("referendum", "Referendum", []string{"Yes", "No"}, 1, 1, false),
+	}
+}
+
+// Styles2 are two styles over Contests3: "north" has every contest,
+// "south" no council.
+func Styles2() []election.Style {
+	return []election.Style{
+		{ID: "north", Contests: []string{"mayor", "council", "referendum"}},
+		{ID: "south", Contests: []string{"mayor", "referendum"}},
 	}
 }
 
@@ -197,6 +231,12 @@ func (f *Fixture) Token(m *election.Manifest, voter *ecdsa.PrivateKey) []byte {
 // TokenFor issues the token of roll entry voterID for voter's key: two
 // calls with one voterID and two keys give two tokens with one pseudonym.
 func (f *Fixture) TokenFor(m *election.Manifest, voterID string, voter *ecdsa.PrivateKey) []byte {
+	return f.TokenStyle(m, voterID, "", voter)
+}
+
+// TokenStyle is TokenFor with the voter's ballot style (by id; "" for the
+// election's one style).
+func (f *Fixture) TokenStyle(m *election.Manifest, voterID, style string, voter *ecdsa.PrivateKey) []byte {
 	pub, err := voter.PublicKey.Bytes()
 	if err != nil {
 		panic(err)
@@ -208,6 +248,11 @@ func (f *Fixture) TokenFor(m *election.Manifest, voterID string, voter *ecdsa.Pr
 	mt, err := election.NewMinter(rand.Reader, p, f.EA, PseudonymKey)
 	if err != nil {
 		panic(err)
+	}
+	if style != "" {
+		if err := mt.AssignStyles(map[string]string{voterID: style}); err != nil {
+			panic(err)
+		}
 	}
 	t, err := mt.Mint(voterID, pub)
 	if err != nil {

@@ -32,7 +32,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
 
@@ -230,7 +229,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 		key [32]byte
 		cs  []*big.Int
 	}
-	var proofs [][]zkp.BatchItem
+	var proofs []election.Proofs
 	var pend []pending
 	for _, e := range entries {
 		if e.NotRecord != nil {
@@ -249,7 +248,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 			continue
 		}
 		cs, err := p.CheckAuthorised(b)
-		var items []zkp.BatchItem
+		var items election.Proofs
 		if err == nil {
 			items, err = p.ProofItems(b, cs)
 		}
@@ -647,9 +646,9 @@ func (r *Report) parseResult(result []byte) (*election.Result, bool) {
 // takes the late ballots out of product and r.Counted. It returns the
 // product the result must carry; false means the blocks could not be read,
 // and the failure is recorded.
-func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[string]listing, t *Tally) (*big.Int, bool) {
+func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[string]listing, t *Tally) (*election.Product, bool) {
 	if l.Order == nil {
-		return t.Product, true
+		return t.slots, true
 	}
 	o, err := l.Order()
 	if err != nil {
@@ -664,12 +663,12 @@ func (r *Report) checkCommitOrder(p *election.Prepared, l *Ledger, listed map[st
 	r.Failures = append(r.Failures, checkManifestWrites(o, l.Manifest)...)
 	r.Failures = append(r.Failures, subtractLate(p, o, listed, t.slots, &r.Counted)...)
 	r.Failures = append(r.Failures, checkResultWrites(o, l.Result)...)
-	return t.slots.Packed(), true
+	return t.slots, true
 }
 
-// checkResult checks the published result against the audit's own count
-// and product, then its decryption and counts.
-func (r *Report) checkResult(p *election.Prepared, res *election.Result, product *big.Int) {
+// checkResult checks the published result against the audit's own count,
+// each contest's, and product, then its decryption and counts.
+func (r *Report) checkResult(p *election.Prepared, res *election.Result, product *election.Product) {
 	what := "valid ballots on the ledger"
 	if r.Order != nil {
 		what = "valid ballots committed before the result"
@@ -677,7 +676,10 @@ func (r *Report) checkResult(p *election.Prepared, res *election.Result, product
 	if res.BallotCount != uint64(r.Counted) {
 		r.Failures = append(r.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: fmt.Sprintf("ballotCount is %d, but there are %d %s", res.BallotCount, r.Counted, what)})
 	}
-	want := p.PublicKey.EncodeCiphertext(product)
+	for _, err := range election.ContestBallotErrors(res, product.Ballots()) {
+		r.Failures = append(r.Failures, Failure{Kind: KindResultCount, Subject: "result", Err: err.(*election.Error).Msg})
+	}
+	want := p.PublicKey.EncodeCiphertext(product.Packed())
 	if string(res.Product) != string(want) {
 		r.Failures = append(r.Failures, Failure{Kind: KindResultProduct, Subject: "result", Err: fmt.Sprintf("the published product is not the product of the %d %s", r.Counted, what)})
 	}

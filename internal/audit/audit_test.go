@@ -115,13 +115,13 @@ func TestAuditPasses(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("audit of an honest election failed:\n%s", out.String())
 	}
-	want := make([]uint64, len(w.m.Candidates))
+	want := make([]uint64, len(w.m.Contests[0].Options))
 	for _, c := range w.choices {
 		want[c]++
 	}
 	for i := range want {
-		if rep.Result.Counts[i] != want[i] {
-			t.Fatalf("counts %v, want %v", rep.Result.Counts, want)
+		if rep.Result.Contests[0].Counts[i] != want[i] {
+			t.Fatalf("counts %v, want %v", rep.Result.Contests[0].Counts, want)
 		}
 	}
 	if rep.Tally.Valid != len(w.ballots) || rep.Tally.Entries != len(w.ballots) {
@@ -254,11 +254,11 @@ func TestAuditResultFailures(t *testing.T) {
 		{"result over fewer ballots", fewer, []string{KindResultCount, KindResultProduct}},
 		{"counts moved between candidates", enc(func() *election.Result {
 			r := parsed()
-			r.Counts[0]++
-			r.Counts[3]--
+			r.Contests[0].Counts[0]++
+			r.Contests[0].Counts[3]--
 			return r
 		}()), []string{KindResult}},
-		{"ballot count inflated", enc(func() *election.Result { r := parsed(); r.BallotCount++; r.Counts[1]++; return r }()), []string{KindResultCount, KindResult}},
+		{"ballot count inflated", enc(func() *election.Result { r := parsed(); r.BallotCount++; r.Contests[0].Counts[1]++; return r }()), []string{KindResultCount, KindResult}},
 		{"partial from one trustee only", enc(func() *election.Result { r := parsed(); r.Partials = r.Partials[:1]; return r }()), []string{KindResult}},
 		{"mauled partial", enc(func() *election.Result {
 			r := parsed()
@@ -324,8 +324,8 @@ func TestSingleKeyResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Counts[1] != 2 || r.Counts[2] != 1 || r.BallotCount != 3 {
-		t.Fatalf("counts %v, ballotCount %d", r.Counts, r.BallotCount)
+	if r.Contests[0].Counts[1] != 2 || r.Contests[0].Counts[2] != 1 || r.BallotCount != 3 {
+		t.Fatalf("counts %v, ballotCount %d", r.Contests[0].Counts, r.BallotCount)
 	}
 	rb, _ := r.Marshal()
 	rep := Run(&Ledger{Manifest: manifestBytes(t, m), Ballots: source(es), Result: rb}, Options{})

@@ -68,11 +68,12 @@ var Checks = []Check{
 	{"V13", "The published manifest anchor", StepBallots, false, true, InputStep},
 	{"V14", "Each ballot decodes", StepBallots, false, false, InputBallots},
 	{"V15", "Each ballot is stored under its pseudonym", StepBallots, false, false, InputBallots},
-	{"V16", "Each ballot is of this election, with a ciphertext in range", StepBallots, false, false, InputBallots},
+	{"V16", "Each ballot is of this election, with its ciphertexts in range", StepBallots, false, false, InputBallots},
 	{"V17", "Each ballot's token", StepBallots, false, false, InputBallots},
 	{"V18", "Each ballot's voter signature", StepBallots, false, false, InputBallots},
-	{"V19", "Each ballot's validity proof", StepBallots, false, false, InputBallots},
+	{"V19", "Each ballot's validity proofs", StepBallots, false, false, InputBallots},
 	{"V20", "One ballot per pseudonym", StepBallots, false, false, InputBallots},
+	{"V31", "Each ballot answers its style's contests", StepBallots, false, false, InputBallots},
 	{"V21", "The opening wrote the manifest", StepCommitOrder, false, false, InputOpening},
 	{"V22", "Each key written once, never deleted", StepCommitOrder, false, false, InputOrder},
 	{"V23", "Each ballot stored with the transaction that wrote it", StepCommitOrder, false, false, InputOrder},
@@ -123,8 +124,10 @@ func CheckOf(f Failure) string {
 			return "V17"
 		case election.CodeSignature:
 			return "V18"
-		case election.CodeProof:
+		case election.CodeProof, election.CodeLimit:
 			return "V19"
+		case election.CodeNotInStyle, election.CodeContestRepeat, election.CodeContestOrder, election.CodeContestMissing:
+			return "V31"
 		}
 		return "V16" // the election, the ciphertext
 	}

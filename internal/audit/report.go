@@ -58,11 +58,11 @@ func (r *Report) writeManifest(w io.Writer) {
 	if len(m.Threshold) > 0 {
 		mode = "threshold (trustees)"
 	}
-	fmt.Fprintf(w, "  manifest:        ok (%d candidates, %s, window %s .. %s)\n", len(m.Candidates), mode,
+	fmt.Fprintf(w, "  manifest:        ok (%d contest(s), %d style(s), %s, window %s .. %s)\n", len(m.Contests), len(m.Styles), mode,
 		m.Start.UTC().Format("2006-01-02T15:04:05Z"), m.End.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
-// writeResult prints the published result and its counts per candidate,
+// writeResult prints the published result and its counts per contest,
 // if it was read.
 func (r *Report) writeResult(w io.Writer) {
 	res := r.Result
@@ -70,9 +70,10 @@ func (r *Report) writeResult(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "  result:          %d ballots counted, %d partial decryption(s)\n", res.BallotCount, len(res.Partials))
-	if r.Manifest != nil && len(res.Counts) == len(r.Manifest.Candidates) {
-		for i, c := range r.Manifest.Candidates {
-			fmt.Fprintf(w, "    %-24s %d\n", c, res.Counts[i])
+	for _, c := range r.jsonContests() {
+		fmt.Fprintf(w, "    contest %s (%s): %d ballot(s), %d undervote(s), %d blank\n", c.ID, c.Title, c.Ballots, c.Undervotes, c.Blank)
+		for i, o := range c.Options {
+			fmt.Fprintf(w, "      %-24s %d\n", o, c.Counts[i])
 		}
 	}
 }

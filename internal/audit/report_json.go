@@ -137,9 +137,19 @@ type jsonBallots struct {
 }
 
 type jsonResult struct {
-	BallotCount uint64   `json:"ballotCount"`
-	Candidates  []string `json:"candidates"`
-	Counts      []uint64 `json:"counts"`
+	BallotCount uint64        `json:"ballotCount"`
+	Contests    []jsonContest `json:"contests"`
+}
+
+// jsonContest is a contest's count beside its names from the manifest.
+type jsonContest struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Options    []string `json:"options"`
+	Ballots    uint64   `json:"ballots"`
+	Counts     []uint64 `json:"counts"`
+	Blank      uint64   `json:"blank"`
+	Undervotes uint64   `json:"undervotes"`
 }
 
 type jsonLate struct {
@@ -288,12 +298,23 @@ func (r *Report) jsonResult() *jsonResult {
 	if r.Result == nil {
 		return nil
 	}
-	res := &jsonResult{BallotCount: r.Result.BallotCount, Candidates: []string{}, Counts: r.Result.Counts}
-	if r.Manifest != nil {
-		res.Candidates = r.Manifest.Candidates
+	return &jsonResult{BallotCount: r.Result.BallotCount, Contests: r.jsonContests()}
+}
+
+// jsonContests are the result's contests with the manifest's names: none
+// unless the manifest was read and the result has one entry per contest
+// (a result that does not is a failure of its own).
+func (r *Report) jsonContests() []jsonContest {
+	out := []jsonContest{}
+	if r.Result == nil || r.Manifest == nil || len(r.Result.Contests) != len(r.Manifest.Contests) {
+		return out
 	}
-	if res.Counts == nil {
-		res.Counts = []uint64{}
+	for i, cr := range r.Result.Contests {
+		c := &r.Manifest.Contests[i]
+		if len(cr.Counts) != len(c.Options) {
+			return []jsonContest{}
+		}
+		out = append(out, jsonContest{ID: c.ID, Title: c.Title, Options: c.Options, Ballots: cr.Ballots, Counts: cr.Counts, Blank: cr.Blank, Undervotes: cr.Undervotes})
 	}
-	return res
+	return out
 }

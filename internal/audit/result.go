@@ -46,16 +46,17 @@ func ResultFromKey(p *election.Prepared, t *Tally, sk *paillier.PrivateKey) (*el
 }
 
 func finish(p *election.Prepared, t *Tally, tally, nonce *big.Int, partials [][]byte) (*election.Result, error) {
-	counts, err := p.Encoding.Decode(tally)
+	contests, err := p.NewContestResults(tally, t.slots.Ballots())
 	if err != nil {
 		return nil, fmt.Errorf("decoding the tally: %w", err)
 	}
 	r := &election.Result{
+		Version:     election.ResultVersion,
 		ElectionID:  p.Manifest.ElectionID,
 		BallotCount: uint64(t.Valid),
 		Product:     p.PublicKey.EncodeCiphertext(t.Product),
 		Tally:       election.EncodeInt(tally),
-		Counts:      counts,
+		Contests:    contests,
 		Partials:    partials,
 	}
 	if nonce != nil {

@@ -240,7 +240,7 @@ func ruleUniqueIDs(ns []*html.Node) []string {
 
 // Every generated page passes every rule.
 func TestAccessibility(t *testing.T) {
-	for _, f := range []*fixture{newFixture("single"), newFixture("threshold").passing()} {
+	for _, f := range []*fixture{newFixture("single"), newFixture("threshold").passing(), newFixture("contests").passing()} {
 		_, files := build(t, f)
 		for name, body := range files {
 			if !strings.HasSuffix(name, ".html") {

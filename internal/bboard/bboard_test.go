@@ -285,3 +285,69 @@ func TestAnchorsShown(t *testing.T) {
 		})
 	}
 }
+
+// TestContestsRendered: an election of three contests in two ballot
+// styles gets one section per contest, each with its rule, its ballots,
+// its outcome, a chart of its own (unique ids, a title naming every bar)
+// and a table with the blank votes and the undervotes; the manifest's
+// description lists the contests with their options and the styles.
+func TestContestsRendered(t *testing.T) {
+	_, files := build(t, newFixture("contests").passing())
+	page := files["index.html"]
+	if n := strings.Count(page, `<svg class="chart" role="img"`); n != 3 {
+		t.Errorf("%d charts, want one per contest (3)", n)
+	}
+	sections := strings.Split(page, `<section class="contest"`)[1:]
+	if len(sections) != 3 {
+		t.Fatalf("%d contest sections, want 3", len(sections))
+	}
+	for i, tc := range []struct {
+		id    string
+		bars  int
+		texts []string
+	}{
+		{"mayor", 4, []string{"Mayor", "Rule: choose 1 of 4. 5 ballots answer this contest.",
+			"Ana received the most votes: 3 of 5 ballots counted (60.0 %).", "Ana 3 60.0 %", "Dev 0 0.0 %",
+			"Undervotes (selections left unused) 0", "Ballots counted 5 100.0 %"}},
+		{"council", 6, []string{"Council", "Rule: up to 2 of 5, or blank. 3 ballots answer this contest.",
+			"Eli leads with 2 votes, of 3 ballots counted (66.7 %). Each ballot could select up to 2 options",
+			"Eli 2 66.7 %", "Fay 1 33.3 %", "Blank votes 1 33.3 %", "Undervotes (selections left unused) 1 –",
+			"Ballots counted 3 100.0 %"}},
+		{"referendum", 2, []string{"Referendum", "Rule: choose 1 of 2. 5 ballots answer this contest.",
+			"Yes received the most votes: 3 of 5 ballots counted (60.0 %).", "No 2 40.0 %"}},
+	} {
+		s := sections[i]
+		for _, id := range []string{`id="contest-` + tc.id + `"`, `id="outcome-` + tc.id + `"`,
+			`aria-labelledby="chart-title-` + tc.id + `"`, `<title id="chart-title-` + tc.id + `">`} {
+			if !strings.Contains(s, id) {
+				t.Errorf("contest %s: section lacks %s", tc.id, id)
+			}
+		}
+		if n := strings.Count(s, "<rect "); n != tc.bars {
+			t.Errorf("contest %s: %d bars, want %d", tc.id, n, tc.bars)
+		}
+		got := text(s)
+		for _, w := range tc.texts {
+			if !strings.Contains(got, w) {
+				t.Errorf("contest %s lacks %q; text:\n%s", tc.id, w, got)
+			}
+		}
+	}
+	if !strings.Contains(sections[1], `class="bar blank"`) || strings.Contains(sections[0], `class="bar blank"`) {
+		t.Error("the blank votes' bar is not the council's alone")
+	}
+	if !strings.Contains(sections[1], "blank votes 1</title>") {
+		t.Error("the council chart's title does not name the blank votes")
+	}
+	all := text(page)
+	for _, w := range []string{"5 ballots counted, over 3 contests",
+		"Contests Mayor ( mayor ): choose 1 of 4 Ana Ben Cleo Dev", "Council ( council ): up to 2 of 5, or blank Eli Fay Gus Hal Ida",
+		"Ballot styles north : Mayor, Council, Referendum south : Mayor, Referendum"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("index.html lacks %q; text:\n%s", w, all)
+		}
+	}
+	for _, p := range a11yProblems(strings.NewReader(page)) {
+		t.Errorf("index.html: %s", p)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
+	"github.com/fabvote/fabvote/internal/record"
 )
 
 // fixture40k is the thesis's election size: 40,000 ballots, of which the
@@ -17,9 +18,8 @@ func fixture40k(b *testing.B) *fixture {
 	fx := electiontest.Load()
 	m := fx.Manifest("e-40k")
 	m.MaxVoters, m.EncodingBits = 40000, 16
-	counts := []uint64{16000, 12000, 8000, 3990}
-	f := &fixture{id: m.ElectionID, manifest: mustMarshal(m.Marshal()), result: singleResult(fx, m, counts)}
-	f.record = map[string]any{"format": recordFormat, "version": 1, "electionID": f.id,
+	f := &fixture{id: m.ElectionID, manifest: mustMarshal(m.Marshal()), result: singleResult(fx, m, 39990, oneContest(16000, 12000, 8000, 3990))}
+	f.record = map[string]any{"format": record.Format, "version": record.Version, "electionID": f.id,
 		"channel": m.Channel, "chaincode": "ballot", "lastBlock": 410}
 	var late []any
 	for n := range 40000 {
@@ -34,12 +34,13 @@ func fixture40k(b *testing.B) *fixture {
 		"format": reportFormat, "version": 1, "electionID": f.id, "source": "record", "ok": true,
 		"genesisHash": genesis, "steps": stepList(),
 		"ballots":     map[string]any{"recorded": 40000, "valid": 40000, "counted": 39990, "late": 10},
-		"result":      map[string]any{"ballotCount": 39990, "candidates": m.Candidates, "counts": counts},
 		"lateBallots": late, "failures": []any{},
 	}
-	if _, err := election.ParseResult(f.result); err != nil {
+	r, err := election.ParseResult(f.result)
+	if err != nil {
 		b.Fatal(err)
 	}
+	f.report["result"] = reportResultOf(m, r)
 	return f
 }
 

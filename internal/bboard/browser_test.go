@@ -82,6 +82,30 @@ func browserSite(t *testing.T) string {
 	return siteDir
 }
 
+var (
+	contestsOnce sync.Once
+	contestsDir  string
+	contestsErr  error
+)
+
+// contestsSite builds the three-contest, two-style fixture's site into
+// the artifacts directory: its front page has a chart and a table per
+// contest.
+func contestsSite(t *testing.T) string {
+	t.Helper()
+	contestsOnce.Do(func() {
+		rec, rep := newFixture("contests").passing().write(t)
+		contestsDir = filepath.Join(artifacts(t), "site-contests")
+		if contestsErr = os.RemoveAll(contestsDir); contestsErr == nil {
+			contestsErr = Build(rec, rep, contestsDir)
+		}
+	})
+	if contestsErr != nil {
+		t.Fatal(contestsErr)
+	}
+	return contestsDir
+}
+
 // runChromium runs one headless Chromium command with its own profile, so
 // that concurrent runs never share state, and returns its standard output.
 func runChromium(t *testing.T, args ...string) []byte {
@@ -174,14 +198,19 @@ func TestBrowserScreenshots(t *testing.T) {
 	site := browserSite(t)
 	dir := artifacts(t)
 	for name, page := range map[string]string{
-		"index.png":   "index.html",
-		"ballots.png": "ballots-0001.html",
-		"search.png":  "search.html?q=" + ballotN(0).BallotHash,
-		"verify.png":  "verify.html",
+		"index.png":          "index.html",
+		"index-contests.png": "index.html",
+		"ballots.png":        "ballots-0001.html",
+		"search.png":         "search.html?q=" + ballotN(0).BallotHash,
+		"verify.png":         "verify.html",
 	} {
 		out := filepath.Join(dir, name)
 		os.Remove(out)
-		runChromium(t, "--screenshot="+out, "--window-size=1280,900", "--hide-scrollbars", fileURL(site, page))
+		from := site
+		if name == "index-contests.png" {
+			from = contestsSite(t)
+		}
+		runChromium(t, "--screenshot="+out, "--window-size=1280,900", "--hide-scrollbars", fileURL(from, page))
 		b, err := os.ReadFile(out)
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || len(b) < 10000 {
 			t.Errorf("%s: no real screenshot (%d bytes, %v)", name, len(b), err)
@@ -225,9 +254,16 @@ const phoneProbe = `(function () {
 func TestBrowserPhoneLayout(t *testing.T) {
 	site := browserSite(t)
 	b := startDevTools(t)
-	for _, page := range []string{"index.html", "ballots-0001.html", "verify.html", "search.html?q=" + ballotN(0).BallotHash} {
-		t.Run(strings.SplitN(page, "?", 2)[0], func(t *testing.T) {
-			raw := b.phonePage(t, fileURL(site, page), phoneProbe)
+	pages := []struct{ site, page, shot string }{
+		{site, "index.html", "index-phone.png"},
+		{contestsSite(t), "index.html", "index-contests-phone.png"},
+		{site, "ballots-0001.html", "ballots-phone.png"},
+		{site, "verify.html", "verify-phone.png"},
+		{site, "search.html?q=" + ballotN(0).BallotHash, "search-phone.png"},
+	}
+	for _, p := range pages {
+		t.Run(strings.TrimSuffix(p.shot, "-phone.png"), func(t *testing.T) {
+			raw := b.phonePage(t, fileURL(p.site, p.page), phoneProbe)
 			var got struct {
 				Width, ScrollWidth int
 				Overflow           []string
@@ -245,7 +281,7 @@ func TestBrowserPhoneLayout(t *testing.T) {
 			if got.TallestBallotRow > 80 {
 				t.Errorf("a row of the ballot list is %.0f px high on a phone (a hash wrapped over several lines)", got.TallestBallotRow)
 			}
-			b.screenshot(t, filepath.Join(artifacts(t), strings.TrimSuffix(strings.SplitN(page, ".", 2)[0], "-0001")+"-phone.png"))
+			b.screenshot(t, filepath.Join(artifacts(t), p.shot))
 		})
 	}
 }

@@ -49,10 +49,10 @@ func TestBuildErrors(t *testing.T) {
 			return nil
 		}, `result.json is of election "e-thr", manifest.json of "e-single"`},
 		{"record.json of another format", func(f *fixture, rec string) []byte {
-			f.record["version"] = 2
+			f.record["version"] = 1
 			put(t, rec, "record.json", string(jsonOf(f.record)))
 			return nil
-		}, `record.json: format "fabvote-election-record" version 2`},
+		}, `record.json: format "fabvote-election-record" version 1`},
 		{"malformed report", func(f *fixture, rec string) []byte {
 			return []byte(`{"format":"fabvote-verify-report",`)
 		}, "verification report: malformed JSON"},
@@ -88,9 +88,34 @@ func TestBuildErrors(t *testing.T) {
 			return jsonOf(f.report)
 		}, "says not ok but lists no failed step"},
 		{"report with another result", func(f *fixture, rec string) []byte {
-			f.report["result"] = map[string]any{"ballotCount": 5, "candidates": []string{"A"}, "counts": []int{5, 0, 0, 0}}
+			f.report["result"] = map[string]any{"ballotCount": 5, "contests": []any{map[string]any{"id": "main", "title": "A",
+				"options": []string{"A", "B", "C", "D"}, "ballots": 5, "counts": []int{5, 0, 0, 0}, "blank": 0, "undervotes": 0}}}
 			return jsonOf(f.report)
-		}, "its result differs from result.json"},
+		}, `its result differs from result.json (contest "main" has counts [5 0 0 0], result.json [3 1 0 1]`},
+		{"report with another ballot count", func(f *fixture, rec string) []byte {
+			f.report["result"].(map[string]any)["ballotCount"] = 6
+			return jsonOf(f.report)
+		}, "its result differs from result.json (ballotCount 6, result.json 5"},
+		{"report without contests", func(f *fixture, rec string) []byte {
+			f.report["result"].(map[string]any)["contests"] = []any{}
+			return jsonOf(f.report)
+		}, "its result differs from result.json (0 contests, result.json 1"},
+		{"report with other blank votes", func(f *fixture, rec string) []byte {
+			f.report["result"].(map[string]any)["contests"].([]any)[0].(map[string]any)["blank"] = 1
+			return jsonOf(f.report)
+		}, `contest "main" has 1 blank votes, result.json 0`},
+		{"report with other contest ballots", func(f *fixture, rec string) []byte {
+			f.report["result"].(map[string]any)["contests"].([]any)[0].(map[string]any)["ballots"] = 4
+			return jsonOf(f.report)
+		}, `contest "main" counts 4 ballots, result.json 5`},
+		{"result of another manifest's contests", func(f *fixture, rec string) []byte {
+			put(t, rec, "result.json", strings.ReplaceAll(string(f.result), `"id":"main"`, `"id":"mayor"`))
+			return nil
+		}, `result.json: contests[0] is "mayor", the manifest's contest 0 is "main"`},
+		{"result with a count too few", func(f *fixture, rec string) []byte {
+			put(t, rec, "result.json", strings.Replace(string(f.result), `"counts":[3,1,0,1]`, `"counts":[3,1,0]`, 1))
+			return nil
+		}, `result.json: contest "main" has 3 counts for 4 options`},
 		{"report with a result the record lacks", func(f *fixture, rec string) []byte {
 			rm(t, rec, "result.json")
 			return nil

@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/record"
 )
 
 // recordFile is record.json (docs/RECORD.md section 2).
@@ -75,9 +76,20 @@ type reportBallots struct {
 }
 
 type reportResult struct {
-	BallotCount uint64   `json:"ballotCount"`
-	Candidates  []string `json:"candidates"`
-	Counts      []uint64 `json:"counts"`
+	BallotCount uint64          `json:"ballotCount"`
+	Contests    []reportContest `json:"contests"`
+}
+
+// reportContest is one contest's count as the report gives it, beside the
+// manifest's names (which the board takes from manifest.json itself).
+type reportContest struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Options    []string `json:"options"`
+	Ballots    uint64   `json:"ballots"`
+	Counts     []uint64 `json:"counts"`
+	Blank      uint64   `json:"blank"`
+	Undervotes uint64   `json:"undervotes"`
 }
 
 type reportLate struct {
@@ -112,10 +124,7 @@ type input struct {
 // hex64 is a SHA-256 (or pseudonym) in the record's lower-case hex form.
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-const (
-	recordFormat = "fabvote-election-record"
-	reportFormat = "fabvote-verify-report"
-)
+const reportFormat = "fabvote-verify-report"
 
 // loadInput reads the record directory and decodes the report. Every error
 // names the file at fault so that an operator can fix the right thing.
@@ -124,9 +133,9 @@ func loadInput(recordDir string, rep []byte) (*input, error) {
 	if err := readJSON(recordDir, "record.json", &in.record); err != nil {
 		return nil, err
 	}
-	if in.record.Format != recordFormat || in.record.Version != 1 {
-		return nil, fmt.Errorf("record.json: format %q version %d, want %q version 1",
-			in.record.Format, in.record.Version, recordFormat)
+	if in.record.Format != record.Format || in.record.Version != record.Version {
+		return nil, fmt.Errorf("record.json: format %q version %d, want %q version %d",
+			in.record.Format, in.record.Version, record.Format, record.Version)
 	}
 	mb, err := readFile(recordDir, "manifest.json")
 	if err != nil {
@@ -269,16 +278,66 @@ func (in *input) crossCheck() error {
 	if in.report.ElectionID != id {
 		return fmt.Errorf("verification report is of election %q, the record of %q", in.report.ElectionID, id)
 	}
-	if in.result != nil && len(in.result.Counts) != len(in.manifest.Candidates) {
-		return fmt.Errorf("result.json has %d counts for %d candidates", len(in.result.Counts), len(in.manifest.Candidates))
+	if in.result != nil {
+		if err := resultFitsManifest(in.result, in.manifest); err != nil {
+			return err
+		}
 	}
 	if rr := in.report.Result; rr != nil && in.result != nil {
-		if rr.BallotCount != in.result.BallotCount || !slices.Equal(rr.Counts, in.result.Counts) {
-			return errors.New("verification report: its result differs from result.json (a report of another record?)")
+		if what := resultDiffers(rr, in.result); what != "" {
+			return fmt.Errorf("verification report: its result differs from result.json (%s: a report of another record?)", what)
 		}
 	}
 	if in.report.Result != nil && in.result == nil {
 		return errors.New("verification report: has a result but the record has no result.json")
 	}
 	return nil
+}
+
+// resultFitsManifest checks that result.json has what the board shows of
+// each contest: one entry per contest of the manifest, in its order, with
+// one count per option. (Whether the counts are right is the
+// verification's business: the board shows its verdict beside them.)
+func resultFitsManifest(r *election.Result, m *election.Manifest) error {
+	if len(r.Contests) != len(m.Contests) {
+		return fmt.Errorf("result.json has %d contests, the manifest %d", len(r.Contests), len(m.Contests))
+	}
+	for i, cr := range r.Contests {
+		c := &m.Contests[i]
+		switch {
+		case cr.ID != c.ID:
+			return fmt.Errorf("result.json: contests[%d] is %q, the manifest's contest %d is %q", i, cr.ID, i, c.ID)
+		case len(cr.Counts) != len(c.Options):
+			return fmt.Errorf("result.json: contest %q has %d counts for %d options", c.ID, len(cr.Counts), len(c.Options))
+		}
+	}
+	return nil
+}
+
+// resultDiffers says how the report's result differs from result.json's,
+// or "" when it does not: the ballot count and, contest by contest, the
+// id, the ballots, the counts, the blank votes and the undervotes.
+func resultDiffers(rr *reportResult, r *election.Result) string {
+	if rr.BallotCount != r.BallotCount {
+		return fmt.Sprintf("ballotCount %d, result.json %d", rr.BallotCount, r.BallotCount)
+	}
+	if len(rr.Contests) != len(r.Contests) {
+		return fmt.Sprintf("%d contests, result.json %d", len(rr.Contests), len(r.Contests))
+	}
+	for i, rc := range rr.Contests {
+		cr := &r.Contests[i]
+		switch {
+		case rc.ID != cr.ID:
+			return fmt.Sprintf("contests[%d] is %q, in result.json %q", i, rc.ID, cr.ID)
+		case rc.Ballots != cr.Ballots:
+			return fmt.Sprintf("contest %q counts %d ballots, result.json %d", cr.ID, rc.Ballots, cr.Ballots)
+		case !slices.Equal(rc.Counts, cr.Counts):
+			return fmt.Sprintf("contest %q has counts %v, result.json %v", cr.ID, rc.Counts, cr.Counts)
+		case rc.Blank != cr.Blank:
+			return fmt.Sprintf("contest %q has %d blank votes, result.json %d", cr.ID, rc.Blank, cr.Blank)
+		case rc.Undervotes != cr.Undervotes:
+			return fmt.Sprintf("contest %q has %d undervotes, result.json %d", cr.ID, rc.Undervotes, cr.Undervotes)
+		}
+	}
+	return ""
 }

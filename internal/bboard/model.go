@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 )
 
@@ -50,7 +51,7 @@ var stepDescriptions = []struct{ step, what string }{
 	{"blocks", "The blocks form one unbroken chain of hashes from the genesis block."},
 	{"block-signatures", "Every block after the genesis block is signed by the channel's ordering service."},
 	{"ballot-index", "The list of ballots matches the ballots written in the blocks."},
-	{"ballots", "Every ballot is well formed, authorised by the election authority and proves that it holds one valid vote."},
+	{"ballots", "Every ballot is well formed, authorised by the election authority and proves that it holds a valid vote in every contest of its ballot style."},
 	{"commit-order", "No ballot was overwritten or deleted, and the manifest and the result were each written only once."},
 	{"result", "The published result is the proven decryption of the product of the counted ballots."},
 }
@@ -71,11 +72,34 @@ type checkView struct {
 // failureView is one failure of the report.
 type failureView struct{ Check, Kind, Code, Subject, Error string }
 
-// candidateCount is one line of the result table.
-type candidateCount struct {
+// optionCount is one line of a contest's result table.
+type optionCount struct {
 	Name  string
 	Count uint64
-	Share string // percentage of the ballot count, one decimal
+	Share string // percentage of the contest's ballots, one decimal
+}
+
+// contestView is one contest as the site shows it: from the manifest, and
+// its count when a result is published.
+type contestView struct {
+	ID, Title string
+	Rule      string // how many options a voter selects, in words
+	Options   []string
+	// The count (HasResult only).
+	Ballots     uint64 // ballots that answer the contest
+	Result      []optionCount
+	ShowBlank   bool // the contest allows blank votes (or the result counts some)
+	Blank       optionCount
+	Undervotes  uint64
+	Bars        []bar
+	ChartHeight int
+	Outcome     string
+}
+
+// styleView is one ballot style: the titles of its contests.
+type styleView struct {
+	ID       string
+	Contests []string
 }
 
 // pageRef names one page of the ballot list by the hashes it holds, so that
@@ -104,15 +128,12 @@ type model struct {
 	Chaincode   string
 	LastBlock   uint64
 	Start, End  string
-	Candidates  []string
+	Contests    []contestView
+	Styles      []styleView
 	Decryption  string
 	Trustees    []string
 	Authority   string
 	MaxVoters   uint64
-	Result      []candidateCount
-	Bars        []bar
-	ChartHeight int
-	Outcome     string
 	Shares      trustees
 	FailureSum  []kindCount
 	Downloads   []download
@@ -163,7 +184,7 @@ func newModel(in *input) (*model, error) {
 	v := &model{
 		in: in, Title: m.Title, ElectionID: m.ElectionID, Channel: in.record.Channel,
 		Chaincode: in.record.Chaincode, LastBlock: in.record.LastBlock,
-		Start: fmtTime(m.Start), End: fmtTime(m.End), Candidates: m.Candidates,
+		Start: fmtTime(m.Start), End: fmtTime(m.End),
 		Trustees: m.TrusteeMSPs, Authority: m.AuthorityMSP, MaxVoters: m.MaxVoters,
 		OK: *in.report.OK, GenesisHash: in.report.GenesisHash, ManifestHash: in.manifestHash,
 		Counts: in.report.Ballots, Indexed: len(in.ballots),
@@ -175,12 +196,8 @@ func newModel(in *input) (*model, error) {
 	v.Decryption = v.Shares.mode()
 	if r := in.result; r != nil {
 		v.HasResult, v.BallotCount = true, r.BallotCount
-		for i, name := range m.Candidates {
-			v.Result = append(v.Result, candidateCount{name, r.Counts[i], share(r.Counts[i], r.BallotCount)})
-		}
-		v.Bars, v.ChartHeight = chart(v.Result)
-		v.Outcome = outcome(v.Result, r.BallotCount)
 	}
+	v.Contests, v.Styles = contests(m, in.result)
 	if a := in.report.Anchors; a != nil {
 		v.AnchorGenesis = a.GenesisHash != nil && *a.GenesisHash == in.report.GenesisHash
 		v.AnchorManifest = a.ManifestSHA256 != nil && *a.ManifestSHA256 == in.manifestHash
@@ -194,6 +211,63 @@ func newModel(in *input) (*model, error) {
 	v.ByStatus = countStatuses(v.Rows)
 	v.Pages = paginate(v.Rows)
 	return v, nil
+}
+
+// contests are the manifest's contests, each with its count from r
+// (crossCheck made sure r has one entry per contest with one count per
+// option), and its styles.
+func contests(m *election.Manifest, r *election.Result) ([]contestView, []styleView) {
+	out := make([]contestView, len(m.Contests))
+	for i := range m.Contests {
+		c := &m.Contests[i]
+		cv := contestView{ID: c.ID, Title: c.Title, Rule: rule(c), Options: c.Options}
+		if r != nil {
+			cr := &r.Contests[i]
+			cv.Ballots, cv.Undervotes = cr.Ballots, cr.Undervotes
+			for j, name := range c.Options {
+				cv.Result = append(cv.Result, optionCount{name, cr.Counts[j], share(cr.Counts[j], cr.Ballots)})
+			}
+			cv.ShowBlank = c.Blank || cr.Blank != 0
+			cv.Blank = optionCount{"Blank votes", cr.Blank, share(cr.Blank, cr.Ballots)}
+			var blank *optionCount
+			if cv.ShowBlank {
+				blank = &cv.Blank
+			}
+			cv.Bars, cv.ChartHeight = chart(cv.Result, blank)
+			cv.Outcome = outcome(cv.Result, cr.Ballots, c.Max)
+		}
+		out[i] = cv
+	}
+	styles := make([]styleView, len(m.Styles))
+	for i, s := range m.Styles {
+		sv := styleView{ID: s.ID}
+		for _, id := range s.Contests {
+			if ci := m.ContestIndex(id); ci >= 0 {
+				sv.Contests = append(sv.Contests, m.Contests[ci].Title)
+			}
+		}
+		styles[i] = sv
+	}
+	return out, styles
+}
+
+// rule says in words how many of a contest's options a voter selects:
+// "choose 1 of 4", "up to 2 of 5, or blank", "choose 2 to 3 of 6".
+func rule(c *election.Contest) string {
+	n := len(c.Options)
+	var s string
+	switch {
+	case c.Min == c.Max:
+		s = fmt.Sprintf("choose %d of %d", c.Max, n)
+	case c.Min == 0:
+		s = fmt.Sprintf("up to %d of %d", c.Max, n)
+	default:
+		s = fmt.Sprintf("choose %d to %d of %d", c.Min, c.Max, n)
+	}
+	if c.Blank {
+		s += ", or blank"
+	}
+	return s
 }
 
 func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

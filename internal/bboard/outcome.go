@@ -9,13 +9,14 @@ import (
 	"github.com/fabvote/fabvote/election"
 )
 
-// bar is one bar of the result chart, in the SVG's units (0 … chartWidth).
+// bar is one bar of a contest's chart, in the SVG's units (0 … chartWidth).
 type bar struct {
 	Name   string
 	Count  uint64
 	Width  uint64
 	Y      int
 	Leader bool
+	Blank  bool // the blank votes' bar, never a leader
 }
 
 // chartWidth is the longest bar; rows are barStep apart.
@@ -24,32 +25,46 @@ const (
 	barStep    = 40
 )
 
-// chart lays out one bar per candidate, the longest for the most votes,
-// so that the page shows the result without any script.
-func chart(rs []candidateCount) (bars []bar, height int) {
-	var most uint64
+// chart lays out one bar per option, then one for the blank votes when
+// blank is not nil, the longest for the most votes, so that the page shows
+// the result without any script. The leaders are the options with the
+// most votes (blank votes elect nobody).
+func chart(rs []optionCount, blank *optionCount) (bars []bar, height int) {
+	var most, lead uint64
 	for _, r := range rs {
-		most = max(most, r.Count)
+		most, lead = max(most, r.Count), max(lead, r.Count)
 	}
-	for i, r := range rs {
+	all := rs
+	if blank != nil {
+		most = max(most, blank.Count)
+		all = append(slices.Clip(rs), *blank)
+	}
+	for i, r := range all {
 		w := uint64(0)
 		if most > 0 {
 			w = r.Count * chartWidth / most
 		}
-		bars = append(bars, bar{Name: r.Name, Count: r.Count, Width: w, Y: i * barStep, Leader: most > 0 && r.Count == most})
+		isBlank := i == len(rs)
+		bars = append(bars, bar{Name: r.Name, Count: r.Count, Width: w, Y: i * barStep,
+			Leader: !isBlank && lead > 0 && r.Count == lead, Blank: isBlank})
 	}
-	return bars, len(rs) * barStep
+	return bars, len(all) * barStep
 }
 
-// outcome states the result in a sentence: who received the most votes,
-// or who tie.
-func outcome(rs []candidateCount, total uint64) string {
+// outcome states a contest's result in a sentence: which option received
+// the most votes, or which tie, of the total ballots that answer the
+// contest. Where a ballot selects up to selections > 1 options, it says
+// who leads and no more: how many are elected is not the manifest's to say.
+func outcome(rs []optionCount, total uint64, selections int) string {
 	var most uint64
 	for _, r := range rs {
 		most = max(most, r.Count)
 	}
-	if total == 0 || most == 0 {
+	if total == 0 {
 		return "No ballot was counted."
+	}
+	if most == 0 {
+		return fmt.Sprintf("No option received a vote, of %d ballots counted.", total)
 	}
 	var leaders []string
 	var sh string
@@ -58,10 +73,17 @@ func outcome(rs []candidateCount, total uint64) string {
 			leaders, sh = append(leaders, r.Name), r.Share
 		}
 	}
-	if len(leaders) == 1 {
-		return fmt.Sprintf("%s received the most votes: %d of %d ballots counted (%s).", leaders[0], most, total, sh)
+	if selections <= 1 {
+		if len(leaders) == 1 {
+			return fmt.Sprintf("%s received the most votes: %d of %d ballots counted (%s).", leaders[0], most, total, sh)
+		}
+		return fmt.Sprintf("A tie: %s received %d votes each, of %d ballots counted.", strings.Join(leaders, " and "), most, total)
 	}
-	return fmt.Sprintf("A tie: %s received %d votes each, of %d ballots counted.", strings.Join(leaders, " and "), most, total)
+	more := fmt.Sprintf(" Each ballot could select up to %d options: the table gives every option's votes.", selections)
+	if len(leaders) == 1 {
+		return fmt.Sprintf("%s leads with %d votes, of %d ballots counted (%s).", leaders[0], most, total, sh) + more
+	}
+	return fmt.Sprintf("A tie for the lead: %s received %d votes each, of %d ballots counted.", strings.Join(leaders, " and "), most, total) + more
 }
 
 // trustees says who holds a share of the decryption key and which of

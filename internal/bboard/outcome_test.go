@@ -8,27 +8,59 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fabvote/fabvote/election"
 )
 
 func TestOutcome(t *testing.T) {
-	c := func(name string, n uint64) candidateCount { return candidateCount{name, n, share(n, 10)} }
+	c := func(name string, n uint64) optionCount { return optionCount{name, n, share(n, 10)} }
 	tests := []struct {
-		rs    []candidateCount
-		total uint64
-		want  string
+		rs         []optionCount
+		total      uint64
+		selections int
+		want       string
 	}{
-		{[]candidateCount{c("Alice", 6), c("Bob", 4)}, 10, "Alice received the most votes: 6 of 10 ballots counted (60.0 %)."},
-		{[]candidateCount{c("Alice", 4), c("Bob", 4), c("Carol", 2)}, 10, "A tie: Alice and Bob received 4 votes each, of 10 ballots counted."},
-		{[]candidateCount{c("Alice", 0), c("Bob", 0)}, 0, "No ballot was counted."},
+		{[]optionCount{c("Alice", 6), c("Bob", 4)}, 10, 1, "Alice received the most votes: 6 of 10 ballots counted (60.0 %)."},
+		{[]optionCount{c("Alice", 4), c("Bob", 4), c("Carol", 2)}, 10, 1, "A tie: Alice and Bob received 4 votes each, of 10 ballots counted."},
+		{[]optionCount{c("Alice", 0), c("Bob", 0)}, 0, 1, "No ballot was counted."},
+		{[]optionCount{c("Alice", 0), c("Bob", 0)}, 10, 1, "No option received a vote, of 10 ballots counted."},
+		{[]optionCount{c("Eli", 7), c("Fay", 5), c("Gus", 5)}, 10, 2,
+			"Eli leads with 7 votes, of 10 ballots counted (70.0 %). Each ballot could select up to 2 options: the table gives every option's votes."},
+		{[]optionCount{c("Eli", 5), c("Fay", 5), c("Gus", 2)}, 10, 2,
+			"A tie for the lead: Eli and Fay received 5 votes each, of 10 ballots counted. Each ballot could select up to 2 options: the table gives every option's votes."},
 	}
 	for _, tt := range tests {
-		if got := outcome(tt.rs, tt.total); got != tt.want {
-			t.Errorf("outcome(%v) = %q, want %q", tt.rs, got, tt.want)
+		if got := outcome(tt.rs, tt.total, tt.selections); got != tt.want {
+			t.Errorf("outcome(%v, %d, %d) = %q, want %q", tt.rs, tt.total, tt.selections, got, tt.want)
 		}
 	}
-	bars, h := chart([]candidateCount{c("Alice", 6), c("Bob", 3), c("Carol", 0)})
+	bars, h := chart([]optionCount{c("Alice", 6), c("Bob", 3), c("Carol", 0)}, nil)
 	if h != 3*barStep || bars[0].Width != chartWidth || bars[1].Width != chartWidth/2 || bars[2].Width != 0 || !bars[0].Leader || bars[1].Leader {
 		t.Errorf("chart: %+v, height %d", bars, h)
+	}
+	// Blank votes get a bar of their own, scaled with the others, but
+	// never lead: the options with the most votes do.
+	blank := c("Blank", 8)
+	bars, h = chart([]optionCount{c("Alice", 4), c("Bob", 2)}, &blank)
+	if h != 3*barStep || len(bars) != 3 || !bars[2].Blank || bars[2].Leader || bars[2].Width != chartWidth ||
+		bars[0].Width != chartWidth/2 || !bars[0].Leader || bars[1].Leader || bars[0].Blank {
+		t.Errorf("chart with blank votes: %+v, height %d", bars, h)
+	}
+}
+
+func TestRule(t *testing.T) {
+	for _, tt := range []struct {
+		c    election.Contest
+		want string
+	}{
+		{election.NewContest("a", "A", []string{"1", "2", "3", "4"}, 1, 1, false), "choose 1 of 4"},
+		{election.NewContest("a", "A", []string{"1", "2", "3", "4", "5"}, 0, 2, true), "up to 2 of 5, or blank"},
+		{election.NewContest("a", "A", []string{"1", "2", "3", "4", "5", "6"}, 2, 3, false), "choose 2 to 3 of 6"},
+		{election.NewContest("a", "A", []string{"Yes", "No"}, 1, 1, true), "choose 1 of 2, or blank"},
+	} {
+		if got := rule(&tt.c); got != tt.want {
+			t.Errorf("rule(%d..%d of %d, blank %v) = %q, want %q", tt.c.Min, tt.c.Max, len(tt.c.Options), tt.c.Blank, got, tt.want)
+		}
 	}
 }
 

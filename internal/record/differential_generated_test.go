@@ -67,9 +67,10 @@ func TestDifferentialCommitOrder(t *testing.T) {
 		{[]string{"--variant", "open-dup-manifest"}, []string{order}},
 		{[]string{"--variant", "open-delete", "--variant", "no-result"}, []string{order, missing}},
 		// A stored transaction id that is empty is left out of the subject;
-		// one that is not UTF-8 makes no record encoding.
+		// one that is not UTF-8 makes no record encoding (so the result
+		// counts one ballot too many, and its contest one too).
 		{[]string{"--variant", "empty-txid", "--bad-proof", "1"}, []string{"BALLOT_INVALID", order}},
-		{[]string{"--variant", "nonutf8-txid"}, []string{"RECORD_BALLOTS", "BALLOT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT"}},
+		{[]string{"--variant", "nonutf8-txid"}, []string{"RECORD_BALLOTS", "BALLOT_DECODE", "RESULT_COUNT", "RESULT_COUNT", "RESULT_PRODUCT"}},
 		// Late ballots in one transaction are listed in its write order.
 		{[]string{"--variant", "late-one-tx", "--late", "3"}, nil},
 		// No configuration in force from block 0: no signature can be

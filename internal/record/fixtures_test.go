@@ -12,6 +12,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/record"
 	"github.com/fabvote/fabvote/internal/record/recordtest"
@@ -103,4 +104,20 @@ func verify(t *testing.T, dir string, opts record.Options) *audit.Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// TestContestBallotFailures: the record's verification refuses each of the
+// five ballots that break a rule of contests or selections with its own
+// code, and counts the others.
+func TestContestBallotFailures(t *testing.T) {
+	rep := verify(t, filepath.Join(fixturesDir, string(recordtest.ContestBallots)), record.Options{})
+	var codes []string
+	for _, f := range rep.Failures {
+		codes = append(codes, f.Code)
+	}
+	sort.Strings(codes)
+	want := []string{election.CodeContestMissing, election.CodeContestOrder, election.CodeContestRepeat, election.CodeLimit, election.CodeNotInStyle}
+	if !reflect.DeepEqual(codes, want) || rep.Counted != len(recordtest.ContestVotes) {
+		t.Fatalf("codes %v, %d counted; want %v, %d counted; failures %v", codes, rep.Counted, want, len(recordtest.ContestVotes), rep.Failures)
+	}
 }

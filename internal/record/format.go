@@ -1,5 +1,5 @@
 // Package record writes and verifies an election record (docs/RECORD.md,
-// format version 1): a directory with the manifest, the result, an index
+// format version 2): a directory with the manifest, the result, an index
 // of the ballots and every block of the channel, signed by the orderers,
 // from which anyone can verify an election with no network.
 //
@@ -21,10 +21,12 @@ import (
 	"unicode/utf8"
 )
 
-// Format and Version are record.json's fixed fields.
+// Format and Version are record.json's fixed fields. Version 2 holds
+// elections of several contests (manifest version 4, ballot version 3,
+// result version 2).
 const (
 	Format  = "fabvote-election-record"
-	Version = 1
+	Version = 2
 )
 
 // File names of a record (RECORD.md section 1).
@@ -143,7 +145,7 @@ func ParseRecordJSON(b []byte) (*Info, error) {
 	case in.Format != Format:
 		return nil, fmt.Errorf("%s: format is %q, not %q", RecordFile, in.Format, Format)
 	case in.Version != Version:
-		return nil, fmt.Errorf("%s: version %d; this verifier reads version %d only", RecordFile, in.Version, Version)
+		return nil, fmt.Errorf("%s: a record of format version %d; this verifier reads version %d only (a version-1 record is of an election of one question, before contests: verify it with the fabvote release that made it)", RecordFile, in.Version, Version)
 	case in.ElectionID == "" || in.Channel == "" || in.Chaincode == "":
 		return nil, fmt.Errorf("%s: electionID, channel and chaincode must not be empty", RecordFile)
 	}

@@ -13,15 +13,16 @@ const (
 )
 
 func TestParseRecordJSON(t *testing.T) {
-	good := `{"format":"fabvote-election-record","version":1,"electionID":"e","channel":"c","chaincode":"b","lastBlock":3}`
+	good := `{"format":"fabvote-election-record","version":2,"electionID":"e","channel":"c","chaincode":"b","lastBlock":3}`
 	if in, err := record.ParseRecordJSON([]byte(good)); err != nil || in.LastBlock != 3 {
 		t.Fatalf("good record.json: %+v, %v", in, err)
 	}
 	bad := map[string]string{
 		"unknown field":   strings.Replace(good, `"lastBlock"`, `"extra":1,"lastBlock"`, 1),
 		"wrong format":    strings.Replace(good, "fabvote-election-record", "other", 1),
-		"version 2":       strings.Replace(good, `"version":1`, `"version":2`, 1),
-		"version absent":  strings.Replace(good, `"version":1,`, ``, 1),
+		"version 1":       strings.Replace(good, `"version":2`, `"version":1`, 1),
+		"version 3":       strings.Replace(good, `"version":2`, `"version":3`, 1),
+		"version absent":  strings.Replace(good, `"version":2,`, ``, 1),
 		"no lastBlock":    strings.Replace(good, `,"lastBlock":3`, ``, 1),
 		"negative block":  strings.Replace(good, `3}`, `-1}`, 1),
 		"empty channel":   strings.Replace(good, `"channel":"c"`, `"channel":""`, 1),

@@ -271,10 +271,10 @@ func TestTamper(t *testing.T) {
 		{"record.json nested deep", func(t *testing.T, d string) {
 			writeFile(t, filepath.Join(d, record.RecordFile), strings.Repeat("[", 200_000)+strings.Repeat("]", 200_000))
 		}, record.Options{}, []string{audit.KindRecord}},
-		{"record.json version 2", func(t *testing.T, d string) {
+		{"record.json version 1", func(t *testing.T, d string) {
 			p := filepath.Join(d, record.RecordFile)
 			b, _ := os.ReadFile(p)
-			writeFile(t, p, strings.Replace(string(b), `"version":1`, `"version":2`, 1))
+			writeFile(t, p, strings.Replace(string(b), `"version":2`, `"version":1`, 1))
 		}, record.Options{}, []string{audit.KindRecord}},
 		{"result.json not the result in the blocks", func(t *testing.T, d string) {
 			p := filepath.Join(d, record.ResultFile)

@@ -86,7 +86,7 @@ func prepare(t *testing.T, id string) *election.Prepared {
 func newRoll(t testing.TB, dir string, n int) (*Roll, [][2]string) {
 	t.Helper()
 	rollPath := filepath.Join(dir, "roll.csv")
-	if err := WriteNewRoll(rollPath, n, "voter-"); err != nil {
+	if err := WriteNewRoll(rollPath, n, "voter-", nil); err != nil {
 		t.Fatal(err)
 	}
 	roll, err := LoadRoll(rollPath)

@@ -26,10 +26,12 @@ import (
 )
 
 // Roll maps voter ids to their one-time codes (kept as SHA-256 digests so a
-// timing side channel cannot leak them).
+// timing side channel cannot leak them) and, in an election of several
+// ballot styles, to their styles.
 type Roll struct {
-	ids   []string
-	codes map[string][32]byte
+	ids    []string
+	codes  map[string][32]byte
+	styles map[string]string // voter id -> ballot style id; absent: none given
 }
 
 var voterIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$`)
@@ -42,24 +44,28 @@ func CheckVoterID(id string) error {
 	return nil
 }
 
-// ParseRoll reads "voter_id,code" lines. A first line "voter_id,code" is a
-// header; blank lines and lines starting with '#' are ignored. name labels errors.
+// ParseRoll reads "voter_id,code" or "voter_id,code,style" lines, style
+// being the id of the voter's ballot style. A first line "voter_id,code"
+// or "voter_id,code,style" is a header; blank lines and lines starting
+// with '#' are ignored. name labels errors.
 func ParseRoll(r io.Reader, name string) (*Roll, error) {
-	roll := &Roll{codes: map[string][32]byte{}}
+	roll := &Roll{codes: map[string][32]byte{}, styles: map[string]string{}}
 	seen := map[[32]byte]string{}
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") || (line == 1 && text == "voter_id,code") {
+		if text == "" || strings.HasPrefix(text, "#") || (line == 1 && isRollHeader(text)) {
 			continue
 		}
-		id, code, ok := strings.Cut(text, ",")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: want \"voter_id,code\"", name, line)
+		id, code, style, err := splitRollLine(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		id, code = strings.TrimSpace(id), strings.TrimSpace(code)
+		if style != "" {
+			roll.styles[id] = style
+		}
 		if err := CheckVoterID(id); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
@@ -86,6 +92,25 @@ func ParseRoll(r io.Reader, name string) (*Roll, error) {
 	return roll, nil
 }
 
+func isRollHeader(line string) bool { return line == "voter_id,code" || line == "voter_id,code,style" }
+
+// splitRollLine splits "voter_id,code[,style]", fields trimmed.
+func splitRollLine(line string) (id, code, style string, err error) {
+	f := strings.Split(line, ",")
+	if len(f) < 2 || len(f) > 3 {
+		return "", "", "", fmt.Errorf("want \"voter_id,code\" or \"voter_id,code,style\"")
+	}
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
+	if len(f) == 3 {
+		if style = f[2]; style == "" {
+			return "", "", "", fmt.Errorf("the style of %q is empty", f[0])
+		}
+	}
+	return f[0], f[1], style, nil
+}
+
 // LoadRoll reads a roll file.
 func LoadRoll(path string) (*Roll, error) {
 	f, err := os.Open(path)
@@ -102,22 +127,34 @@ func (r *Roll) Len() int { return len(r.ids) }
 // IDs returns the voter ids in file order.
 func (r *Roll) IDs() []string { return append([]string(nil), r.ids...) }
 
+// Styles is the ballot style of every voter the roll gives one.
+func (r *Roll) Styles() map[string]string {
+	out := make(map[string]string, len(r.styles))
+	for id, s := range r.styles {
+		out[id] = s
+	}
+	return out
+}
+
 // Has reports whether id is on the roll.
 func (r *Roll) Has(id string) bool { _, ok := r.codes[id]; return ok }
 
 // Digest identifies the roll: SHA-256 over its ids in sorted order, each with
-// its code's digest, under a versioned tag. The registration state stores it,
-// so a state is only ever used with the roll it was made for.
+// its code's digest and its style, under a versioned tag. The registration
+// state stores it, so a state is only ever used with the roll it was made
+// for.
 func (r *Roll) Digest() [32]byte {
 	ids := r.IDs()
 	sort.Strings(ids)
 	h := sha256.New()
-	h.Write([]byte("fabvote/registrar/roll/v1\x00"))
+	h.Write([]byte("fabvote/registrar/roll/v2\x00"))
 	var n [8]byte
 	for _, id := range ids {
-		binary.BigEndian.PutUint64(n[:], uint64(len(id)))
-		h.Write(n[:])
-		h.Write([]byte(id))
+		for _, field := range []string{id, r.styles[id]} {
+			binary.BigEndian.PutUint64(n[:], uint64(len(field)))
+			h.Write(n[:])
+			h.Write([]byte(field))
+		}
 		c := r.codes[id]
 		h.Write(c[:])
 	}
@@ -144,20 +181,29 @@ func NewCode() (string, error) {
 
 // WriteNewRoll writes a roll of n voters "voter-000001".. with fresh codes to
 // path (mode 0600: the codes are secrets) and returns nothing else; the EA
-// hands each voter their line out of band.
-func WriteNewRoll(path string, n int, prefix string) error {
+// hands each voter their line out of band. With styles, voter i gets
+// styles[(i−1) mod len(styles)].
+func WriteNewRoll(path string, n int, prefix string, styles []string) error {
 	if n <= 0 {
 		return fmt.Errorf("roll size %d: want at least 1", n)
 	}
 	return atomicfile.WriteWith(path, 0o600, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
-		fmt.Fprintln(bw, "voter_id,code")
+		if len(styles) == 0 {
+			fmt.Fprintln(bw, "voter_id,code")
+		} else {
+			fmt.Fprintln(bw, "voter_id,code,style")
+		}
 		for i := 1; i <= n; i++ {
 			code, err := NewCode()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(bw, "%s%06d,%s\n", prefix, i, code)
+			fmt.Fprintf(bw, "%s%06d,%s", prefix, i, code)
+			if len(styles) > 0 {
+				fmt.Fprintf(bw, ",%s", styles[(i-1)%len(styles)])
+			}
+			fmt.Fprintln(bw)
 		}
 		return bw.Flush()
 	})
@@ -173,14 +219,14 @@ func ReadRollCodes(path string) ([][2]string, error) {
 	var out [][2]string
 	for i, l := range strings.Split(string(data), "\n") {
 		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") || (i == 0 && l == "voter_id,code") {
+		if l == "" || strings.HasPrefix(l, "#") || (i == 0 && isRollHeader(l)) {
 			continue
 		}
-		id, code, ok := strings.Cut(l, ",")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: want \"voter_id,code\"", path, i+1)
+		id, code, _, err := splitRollLine(l)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
-		out = append(out, [2]string{strings.TrimSpace(id), strings.TrimSpace(code)})
+		out = append(out, [2]string{id, code})
 	}
 	return out, nil
 }

@@ -33,7 +33,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 )
 
@@ -82,8 +81,8 @@ type Manifests func(electionID string) (*election.Prepared, error)
 
 // pending is a ballot whose cheap checks passed: its proofs go to the batch.
 type pending struct {
-	tx    int
-	items []zkp.BatchItem
+	tx     int
+	proofs election.Proofs
 }
 
 var ballotPrefix = election.LedgerKey(election.ObjBallot)
@@ -105,15 +104,15 @@ func CheckBlock(random io.Reader, manifests Manifests, txs []*Tx) []error {
 			continue
 		}
 		for _, items := range ballots {
-			queue = append(queue, pending{tx: i, items: items})
+			queue = append(queue, pending{tx: i, proofs: items})
 		}
 	}
 	if len(queue) == 0 {
 		return errs
 	}
-	ballots := make([][]zkp.BatchItem, len(queue))
+	ballots := make([]election.Proofs, len(queue))
 	for j, p := range queue {
-		ballots[j] = p.items
+		ballots[j] = p.proofs
 	}
 	for j, err := range election.VerifyBallotProofs(random, ballots) {
 		if err != nil && errs[queue[j].tx] == nil {
@@ -145,12 +144,12 @@ func onePerBlock(m Manifests) Manifests {
 
 // checkTx runs every check but the proofs on tx and returns the proofs to
 // verify, one list per ballot it writes.
-func checkTx(manifests Manifests, tx *Tx) ([][]zkp.BatchItem, error) {
+func checkTx(manifests Manifests, tx *Tx) ([]election.Proofs, error) {
 	cast := isCast(tx.Function)
 	if cast && len(tx.Writes) != 1 {
 		return nil, election.Errorf(CodeWriteSet, "CastBallot writes %d keys, want exactly its ballot key", len(tx.Writes))
 	}
-	var ballots [][]zkp.BatchItem
+	var ballots []election.Proofs
 	for _, w := range tx.Writes {
 		if !strings.HasPrefix(w.Key, ballotPrefix) {
 			if cast {
@@ -203,8 +202,8 @@ func checkArgument(args [][]byte, written []byte) error {
 
 // checkWrite checks one write of a ballot key and returns the ballot's
 // encoding and its proofs for the batch.
-func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, []zkp.BatchItem, error) {
-	var none []zkp.BatchItem
+func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, election.Proofs, error) {
+	var none election.Proofs
 	if w.IsDelete {
 		return nil, none, election.Errorf(CodeKey, "the transaction deletes ballot key %q", w.Key)
 	}

@@ -287,8 +287,8 @@ func individual(t *testing.T, m Manifests, tx *Tx) string {
 	if err != nil {
 		return Code(err)
 	}
-	for _, items := range ballots {
-		for _, it := range items {
+	for _, ps := range ballots {
+		for _, it := range ps.Items {
 			if zkp.VerifyValidity(it.Ctx, it.C, it.Proof) != nil {
 				return election.CodeProof
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fabvote/fabvote/crypto/votecode"
+	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/benchcpu"
 )
@@ -41,6 +43,51 @@ func BenchmarkCheckBlock500(b *testing.B) {
 	cpu0 := benchcpu.Now(b)
 	for it := 0; it < b.N; it++ {
 		for i, err := range CheckBlock(nil, m, txs) {
+			if err != nil {
+				b.Fatal(fmt.Errorf("tx %d: %w", i, err))
+			}
+		}
+	}
+	benchcpu.Report(b, cpu0, n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/ballot")
+}
+
+// BenchmarkCheckBlock500Contests is BenchmarkCheckBlock500 for ballots of
+// three contests (a mayor, 1 of 4; a council, up to 2 of 5 or blank; a
+// referendum, yes or no), each in the encoding of the cost rule
+// (docs/PROTOCOL.md 3.7): what the plugin pays for the ballot of a
+// municipal election against the one-question ballot.
+func BenchmarkCheckBlock500Contests(b *testing.B) {
+	setup(b)
+	const id = "bench-contests"
+	m := fix.Manifest(id)
+	m.Contests = []election.Contest{
+		election.NewContest("mayor", "Mayor", []string{"a", "b", "c", "d"}, 1, 1, false),
+		election.NewContest("council", "Council", []string{"a", "b", "c", "d", "e"}, 0, 2, true),
+		election.NewContest("referendum", "Referendum", []string{"yes", "no"}, 1, 1, false),
+	}
+	m.Styles = []election.Style{{ID: "all", Contests: []string{"mayor", "council", "referendum"}}}
+	raw, err := m.Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 500
+	txs := make([]*Tx, n)
+	for i := range txs {
+		v := electiontest.NewVoter()
+		sels := []votecode.Selection{{Options: []int{i % 4}}, {Options: []int{i % 5}}, {Options: []int{i % 2}}}
+		txs[i] = castTx(fix.ContestBallot(m, v, "all", sels), i)
+	}
+	cache := ManifestCache(func(key string) ([]byte, error) {
+		if key == election.LedgerKey(election.ObjManifest, id) {
+			return raw, nil
+		}
+		return nil, nil
+	})
+	b.ResetTimer()
+	cpu0 := benchcpu.Now(b)
+	for it := 0; it < b.N; it++ {
+		for i, err := range CheckBlock(nil, cache, txs) {
 			if err != nil {
 				b.Fatal(fmt.Errorf("tx %d: %w", i, err))
 			}

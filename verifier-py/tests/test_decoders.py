@@ -76,8 +76,10 @@ def test_manifest_good():
 
 
 def _mutate(raw, fn):
-    d = json.loads(raw, object_pairs_hook=lambda kv: kv)
-    d = fn(list(d))
+    # The top level's (key, value) pairs, its nested objects (contests,
+    # styles) as dicts in their order, so that they re-encode as objects.
+    d = list(json.loads(raw, object_pairs_hook=dict).items())
+    d = fn(d)
     return ("{" + ",".join(json.dumps(k) + ":" + json.dumps(v, separators=(",", ":")) for k, v in d) + "}").encode()
 
 
@@ -127,17 +129,16 @@ def test_manifest_escapes_like_go():
 
 
 @pytest.mark.parametrize("field,value", [
-    ("version", 2),
+    ("version", 3),
     ("electionID", "-bad"),
     ("channel", "Fabvote"),
     ("title", ""),
     ("title", "a\u0007b"),
     ("title", "x" * 201),
-    ("candidates", ["Alice"]),
-    ("candidates", ["Alice", "Alice"]),
+    ("contests", []),
+    ("styles", []),
     ("encodingBits", 9),         # 2^9 = 512 ≤ maxVoters = 1000
     ("encodingBits", 65),
-    ("encodingBits", 600),       # 4 · 600 bits do not fit below N
     ("maxVoters", 0),
     ("paillierKey", base64.b64encode(b"FVPK\x01\x00\x01\x03").decode()),
     ("threshold", base64.b64encode(b"FVTP\x01").decode()),
@@ -289,9 +290,9 @@ def _ballot():
             s = sigs.P256_N - s
         return r.to_bytes(32, "big") + s.to_bytes(32, "big")
 
-    token = b"\x11" * 32 + rs(b"\x22" * 32)
-    b = election.Ballot("e1", vp, token, b"\x01" * 512, b"\x02" * 100, b"")
-    return election.Ballot(b.election_id, vp, token, b.ciphertext, b.proof, rs(b.signing_digest())), priv
+    token = b"\x11" * 32 + b"\x00" + rs(b"\x22" * 32)
+    b = election.Ballot("e1", vp, token, b"\x00", b"\x01" * 512, b"\x02" * 100, b"")
+    return election.Ballot(b.election_id, vp, token, b.contests, b.ciphertext, b.proof, rs(b.signing_digest())), priv
 
 
 def test_ballot_roundtrip_and_signature():
@@ -303,7 +304,7 @@ def test_ballot_roundtrip_and_signature():
 
 def _field_offsets(raw):
     pos, out = 1, []
-    for _ in range(6):
+    for _ in range(7):
         n = int.from_bytes(raw[pos:pos + 4], "big")
         out.append((pos, n))
         pos += 4 + n
@@ -317,7 +318,7 @@ def _replace_field(raw, i, new):
 
 
 @pytest.mark.parametrize("name,mut", [
-    ("version", lambda r: b"\x01" + r[1:]),
+    ("version", lambda r: b"\x02" + r[1:]),
     ("empty", lambda r: b""),
     ("trailing", lambda r: r + b"\x00"),
     ("truncated", lambda r: r[:-1]),
@@ -327,14 +328,17 @@ def _replace_field(raw, i, new):
     ("election id too long", lambda r: _replace_field(r, 0, b"e" * 65)),
     ("voter key compressed", lambda r: _replace_field(r, 1, b"\x02" + b"\x01" * 32)),
     ("voter key off curve", lambda r: _replace_field(r, 1, b"\x04" + b"\x01" * 64)),
-    ("token length", lambda r: _replace_field(r, 2, b"\x11" * 95)),
+    ("token length", lambda r: _replace_field(r, 2, b"\x11" * 96)),
+    ("token v2 length", lambda r: _replace_field(r, 2, election.parse_ballot(r).token[:32] + election.parse_ballot(r).token[33:])),
     ("token high S", lambda r: _replace_field(r, 2, _ballot_token_high_s(r))),
-    ("token zero r", lambda r: _replace_field(r, 2, b"\x11" * 32 + b"\x00" * 32 + b"\x00" * 31 + b"\x01")),
-    ("signature high S", lambda r: _replace_field(r, 5, _high_s(election.parse_ballot(r).signature))),
-    ("signature length", lambda r: _replace_field(r, 5, b"\x01" * 63)),
-    ("oversize", lambda r: _replace_field(r, 4, b"\x00" * (105 * 1024))),
-    ("ciphertext empty", lambda r: _replace_field(r, 3, b"")),
-    ("proof empty", lambda r: _replace_field(r, 4, b"")),
+    ("token zero r", lambda r: _replace_field(r, 2, b"\x11" * 32 + b"\x00" + b"\x00" * 32 + b"\x00" * 31 + b"\x01")),
+    ("contests empty", lambda r: _replace_field(r, 3, b"")),
+    ("contests over 32", lambda r: _replace_field(r, 3, bytes(range(33)))),
+    ("signature high S", lambda r: _replace_field(r, 6, _high_s(election.parse_ballot(r).signature))),
+    ("signature length", lambda r: _replace_field(r, 6, b"\x01" * 63)),
+    ("oversize", lambda r: _replace_field(r, 5, b"\x00" * (105 * 1024))),
+    ("ciphertext empty", lambda r: _replace_field(r, 4, b"")),
+    ("proof empty", lambda r: _replace_field(r, 5, b"")),
 ])
 def test_ballot_rejects(name, mut):
     raw = _ballot()[0].marshal()
@@ -350,7 +354,7 @@ def _high_s(sig):
 
 def _ballot_token_high_s(raw):
     t = election.parse_ballot(raw).token
-    return t[:32] + _high_s(t[32:])
+    return t[:33] + _high_s(t[33:])
 
 
 # ------------------------------------------------------------------ record

@@ -30,7 +30,42 @@ def test_generated_good(tmp_path):
     rep = verify_record(make(tmp_path), workers=2)
     assert rep.ok, rep.human()
     assert rep.ballots == {"recorded": 12, "valid": 12, "counted": 12, "late": 0}
-    assert sum(rep.result["counts"]) == 12
+    [c] = rep.result["contests"]
+    assert (c["id"], c["options"], c["ballots"], sum(c["counts"])) == ("main", ["Alice", "Bob", "Carol", "Dave"], 12, 12)
+    assert rep.result["ballotCount"] == 12
+
+
+def test_generated_multi_contest(tmp_path):
+    """Three contests (packed, per-option with blank, packed yes/no), two
+    styles, ballots of both; late ballots are not counted."""
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--late", "2"), workers=2)
+    assert rep.ok, rep.human()
+    assert rep.ballots == {"recorded": 12, "valid": 12, "counted": 10, "late": 2}
+    cs = rep.result["contests"]
+    assert [(c["id"], len(c["options"]), len(c["counts"])) for c in cs] == [("mayor", 4, 4), ("council", 5, 5), ("measure", 2, 2)]
+    assert rep.result["ballotCount"] == 10 and cs[0]["ballots"] == cs[2]["ballots"] == 10
+    assert sum(cs[0]["counts"]) == 10 and 0 < cs[1]["ballots"] < 10
+
+
+def test_generated_multi_bad(tmp_path):
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--bad-proof", "1", "--bad-token", "1", "--bad-limit", "2"),
+                        workers=1)
+    assert rep.kinds() == ["BALLOT_INVALID"], rep.human()
+    assert sorted(f["code"] for f in rep.failures) == ["LIMIT", "LIMIT", "PROOF", "TOKEN"]
+    assert sorted(f["check"] for f in rep.failures) == ["V17", "V19", "V19", "V19"]
+
+
+@pytest.mark.parametrize("variant,code", [
+    ("contest-not-in-style", "NOT_IN_STYLE"), ("contest-unknown", "NOT_IN_STYLE"), ("contest-repeat", "CONTEST_REPEAT"),
+    ("contest-order", "CONTEST_ORDER"), ("contest-missing", "CONTEST_MISSING"), ("bad-style", "TOKEN"),
+])
+def test_generated_contest_variants(tmp_path, variant, code):
+    """Ballot 0's contest list, or its token's style, refused with its
+    code; the other ballots counted."""
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--variant", variant), workers=1)
+    assert rep.kinds() == ["BALLOT_INVALID"], rep.human()
+    assert [(f["code"], f["check"]) for f in rep.failures] == [(code, "V17" if code == "TOKEN" else "V31")]
+    assert rep.ballots == {"recorded": 12, "valid": 11, "counted": 11, "late": 0}
 
 
 def test_generated_bad_proofs_and_token(tmp_path):

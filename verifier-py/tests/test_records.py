@@ -99,7 +99,7 @@ def test_good_passes(good):
 def test_byte_flipped_in_a_ballot(good):
     e = _index(good)[0]
     raw = bytearray(_read_block(good, e["block"]))
-    marker = b"\x01\x00" + bytes([len(e["txID"])]) + e["txID"].encode() + b"\x02"
+    marker = b"\x01\x00" + bytes([len(e["txID"])]) + e["txID"].encode() + b"\x03"  # record value, ballot v3
     at = raw.find(marker)
     assert at >= 0
     raw[at + len(marker) + 300] ^= 0x01  # inside the ballot's ciphertext
@@ -192,7 +192,7 @@ def test_missing_block(good):
 def test_record_version(good):
     p = os.path.join(good, "record.json")
     rec = json.load(open(p))
-    rec["version"] = 2
+    rec["version"] = 3
     json.dump(rec, open(p, "w"))
     assert _kinds(good) == (False, ["RECORD"])
 
@@ -428,3 +428,44 @@ def test_failures_sorted_as_the_go_verifier_sorts_them():
     assert got == ["BLOCK_CHAIN block 10 ", "BLOCK_CHAIN block 2 ", "RECORD_BALLOTS ballot a ", "MANIFEST manifest ",
                    "BALLOT_INVALID ballot b PROOF", "BALLOT_INVALID ballot b TOKEN", "COMMIT_ORDER manifest (tx 1) ",
                    "RESULT result 1", "RESULT result 2", "SOMETHING_NEW x "]
+
+
+def test_contests_fixture_result():
+    """The 3-contest, 2-style record passes, and the report's result names
+    every contest with the manifest's title and options beside the result's
+    numbers (RECORD.md 7; the Go verifier's jsonContests)."""
+    rep = verify_record(os.path.join(RECORDS, "contests"), workers=1)
+    _valid_report(rep)
+    assert rep.ok, rep.human()
+    assert rep.ballots == {"recorded": 5, "valid": 5, "counted": 5, "late": 0}
+    assert rep.result == {"ballotCount": 5, "contests": [
+        {"id": "mayor", "title": "Mayor", "options": ["Ana", "Ben", "Cleo", "Dev"],
+         "ballots": 5, "counts": [1, 1, 3, 0], "blank": 0, "undervotes": 0},
+        {"id": "council", "title": "Council", "options": ["Eli", "Fay", "Gus", "Hal", "Ida"],
+         "ballots": 3, "counts": [1, 0, 0, 1, 0], "blank": 1, "undervotes": 2},
+        {"id": "referendum", "title": "Referendum", "options": ["Yes", "No"],
+         "ballots": 5, "counts": [2, 3], "blank": 0, "undervotes": 0},
+    ]}
+    human = rep.human()
+    assert "contest council (Council): 3 ballot(s), 2 undervote(s), 1 blank" in human
+    out = json.loads(rep.dumps_json())
+    assert [c["check"] for c in out["checks"]].index("V31") == [c["check"] for c in out["checks"]].index("V20") + 1
+    assert all(c["ok"] for c in out["checks"])
+
+
+def test_contests_bad_ballots_fixture():
+    """The five ballots that break a rule of contests or selections, stored
+    as valid, each refused with its own code and check (V31 for the contest
+    list, V19 for the sum proof's LIMIT); the others counted (the Go
+    verifier's TestContestBallotFailures)."""
+    rep = verify_record(os.path.join(RECORDS, "contests-bad-ballots"), workers=1)
+    _valid_report(rep)
+    assert not rep.ok and rep.kinds() == ["BALLOT_INVALID"]
+    got = sorted((f["code"], f["check"]) for f in rep.failures)
+    assert got == [("CONTEST_MISSING", "V31"), ("CONTEST_ORDER", "V31"), ("CONTEST_REPEAT", "V31"),
+                   ("LIMIT", "V19"), ("NOT_IN_STYLE", "V31")]
+    assert all(f["pseudonym"] and f["subject"].startswith("ballot " + f["pseudonym"]) for f in rep.failures)
+    assert rep.ballots == {"recorded": 10, "valid": 5, "counted": 5, "late": 0}
+    assert rep.result["ballotCount"] == 5 and [c["ballots"] for c in rep.result["contests"]] == [5, 3, 5]
+    checks = {c["check"]: c["ok"] for c in json.loads(rep.dumps_json())["checks"]}
+    assert checks["V19"] is False and checks["V31"] is False and checks["V16"] and checks["V17"]

@@ -35,11 +35,15 @@ def test_pseudonym_and_digest_vectors():
         "d0612e32cba157957afe8873c93af609d705c8e1c172b4d9661a9f6a457b3c09"
     assert election.pseudonym_key_commitment(key).hex() == \
         "97a9d9b1eb68ae4f9e03b6a8e7fb73ae0800b2c5350cde7603940d34a026e25d"
-    md = election.manifest_digest(b'{"version":3}')
-    assert md.hex() == "0426ec283d079a06184fce9ff966c7d1cae0eb2f9c97451dc9744e7b53cbbd4d"
+    # The manifest digest (tag v4) and token digest (tag v3, with the style)
+    # vectors of election/token_test.go (TestPseudonymAndDigestVectors).
+    md = election.manifest_digest(b'{"version":4}')
+    assert md.hex() == "51fa836139a30888e7dc368b8759771d69f1b256b3a8ffde1dfe7e45b49c0ea6"
     pub = bytes([4]) + bytes(range(1, 65))
-    assert election.token_digest(md, "kat-election-1", b"\xab" * 32, pub).hex() == \
-        "4dbc0849c520dcdcfcd7f87c7367b813336d9740ca4d8017b0405db001f43157"
+    for style, want in [(0, "db3a0b71114473e5991b6b183277dfc3ea8e674e6df19d4f1c4e7ab79a3e7581"),
+                        (1, "70fb804bed3274dfed7697ade7cd20a6fe1e949e5da571993ef494fe3626842d"),
+                        (5, "f4833073d57b625b49182a92684b739c09576c031fda268a3ff412bdcd555244")]:
+        assert election.token_digest(md, "kat-election-1", b"\xab" * 32, style, pub).hex() == want, style
 
 
 def test_public_key_encoding(kats):

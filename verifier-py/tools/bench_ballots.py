@@ -1,5 +1,5 @@
-"""Measure the ballot-check throughput (decode, key, token, voter signature,
-Fiat–Shamir challenge, batched validity proof) and the block-parsing cost.
+"""Measure the ballot-check throughput (decode, key, style and contests,
+token, voter signature, Fiat–Shamir challenges, batched validity proofs) and the block-parsing cost.
 
     python tools/bench_ballots.py [--record DIR] [--copies 4000] [--workers 2]
 
@@ -48,6 +48,7 @@ res = ballotcheck.check_all(raw_manifest, prep, items, a.workers)
 dt = time.time() - t0
 bad = sum(1 for v in res if v.kind)
 n = prep.pk.n.bit_length()
-print(f"N = {n} bits, {len(prep.manifest.candidates)} candidates, {a.workers} worker(s): "
+shape = ", ".join(f"{c.id} ({len(c.options)} options, {c.encoding})" for c in prep.manifest.contests)
+print(f"N = {n} bits, contests {shape}, {len(prep.manifest.styles)} style(s), {a.workers} worker(s): "
       f"{a.copies} ballots in {dt:.1f} s = {a.copies / dt:.0f} ballots/s ({bad} rejected)")
 print(f"extrapolated for 40000 ballots: {40000 / (a.copies / dt):.0f} s")

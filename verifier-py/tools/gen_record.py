@@ -5,8 +5,20 @@ a single Paillier key, and reuses nonces from a small pool (so ballots are
 cheap to make; their secrecy is nil).
 
     python tools/gen_record.py OUT --ballots 4000 [--per-block 500]
-        [--bad-proof K] [--bad-token K] [--late K] [--rewrite-ballot]
-        [--variant NAME ...] [--nonce-pool K]
+        [--contests single|multi] [--bad-proof K] [--bad-token K]
+        [--bad-limit K] [--late K] [--rewrite-ballot] [--variant NAME ...]
+        [--nonce-pool K]
+
+Record format version 2: manifest v4, ballots v3, result v2. --contests
+single (the default) is `election create --candidates`'s one 1-of-4 contest
+"main" in style "default"; multi is MULTI_CONTESTS (packed 1 of 4,
+per-option up to 2 of 5 or blank, packed yes/no) in styles north (all
+three) and south (no per-option contest), voters taking the styles in
+turn. --bad-limit: ballots (of north) with one selection more than the
+per-option contest's max, whose sum proof fails (LIMIT). Contest variants
+(ballot 0, --contests multi): contest-not-in-style, contest-unknown,
+contest-repeat, contest-order, contest-missing (CONTEST_VARIANTS), and
+bad-style (a token naming style 5, TOKEN).
 
 Variants (for the cases the specification leaves open): txid-mismatch (a
 ballot record names another transaction), foreign-ballot (a ballot of
@@ -58,7 +70,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, utils  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
 
 from fabvote_verifier import canonjson as cj  # noqa: E402
-from fabvote_verifier import election, zkp  # noqa: E402
+from fabvote_verifier import election, layout, zkp  # noqa: E402
 from fabvote_verifier.fabric import header_der  # noqa: E402
 from fabvote_verifier.paillier import PublicKey  # noqa: E402
 from fabvote_verifier.sigs import HALF_N, P256_N  # noqa: E402
@@ -138,15 +150,80 @@ def ca_and_leaf():
 # ------------------------------------------------------------ ballots (worker)
 G = {}
 
+# The contests of --contests multi: one of each kind, and a style without
+# the per-option contest; single is the default one-contest manifest.
+MULTI_CONTESTS = (
+    ("mayor", "Mayor", CANDIDATES, 1, 1, False, "packed"),
+    ("council", "Council", ["Erin", "Frank", "Grace", "Heidi", "Ivan"], 0, 2, True, "per-option"),
+    ("measure", "Measure 1", ["Yes", "No"], 1, 1, False, "packed"),
+)
+MULTI_STYLES = (("north", ("mayor", "council", "measure")), ("south", ("mayor", "measure")))
+# Ballot 0's contest list in the --variant of that name, per style (north:
+# contests 0, 1, 2; south: 0, 2): its error code (contests spec, ballot).
+CONTEST_VARIANTS = {
+    "contest-not-in-style": ("south", bytes([0, 1])),       # NOT_IN_STYLE
+    "contest-unknown": ("north", bytes([0, 1, 9])),         # NOT_IN_STYLE (no such contest)
+    "contest-repeat": ("north", bytes([0, 1, 1])),          # CONTEST_REPEAT
+    "contest-order": ("north", bytes([0, 2, 1])),           # CONTEST_ORDER
+    "contest-missing": ("north", bytes([0, 1])),            # CONTEST_MISSING
+}
+
 
 def init_worker(state):
     G.update(state)
+    G["prep"] = election.prepare_manifest(state["mraw"])
+
+
+def prove(ctx, c, r, x, idx, pseud, vkh, pooled, cheat=False):
+    """A validity proof that the ciphertext c = (1 + x·N)·r^N mod N² holds
+    message idx of ctx, by the simulator for every other branch; when x is
+    not that message the proof is false (cheat: a prover breaking the
+    statement) and does not verify."""
+    n, n2, t = ctx.pk.n, ctx.pk.n2, ctx.challenge_bits
+    msgs = ctx.messages
+    assert cheat or msgs[idx] == x
+    p = len(msgs)
+    a, e, z = [0] * p, [0] * p, [0] * p
+    for j in range(p):
+        if j == idx:
+            continue
+        # simulated branch: u_j = (1 + (x − M_j)N)·r^N, so with z_j = y·r^(e_j)
+        # a_j = z_j^N·u_j^(−e_j) = (1 − e_j(x − M_j)N)·y^N: no exponentiation by N
+        y, yn = pooled()
+        e[j] = secrets.randbits(t)
+        a[j] = (1 - e[j] * (x - msgs[j]) * n) % n2 * yn % n2
+        z[j] = y * pow(r, e[j], n) % n
+    w, wn = pooled()
+    a[idx] = wn
+    ech = zkp.challenge(ctx, pseud, vkh, c, a)
+    e[idx] = (ech - sum(e)) % (1 << t)
+    z[idx] = w * pow(r, e[idx], n) % n
+    z = [v if 2 * v < n else n - v for v in z]
+    wa, we, wz = ctx.pk.ciphertext_len, t // 8, ctx.pk.modulus_len
+    return a, e, z, lambda: b"".join(a[k].to_bytes(wa, "big") + e[k].to_bytes(we, "big") + z[k].to_bytes(wz, "big")
+                                     for k in range(p))
+
+
+def random_selection(cl):
+    """A random valid selection of contest layout cl: option indices, or
+    "blank" (a string: it crosses process boundaries)."""
+    sh = cl.shape
+    k = secrets.randbelow(sh.max - sh.min + 1 + (1 if sh.blank else 0)) + sh.min
+    if k > sh.max:
+        return "blank"
+    return tuple(sorted(secrets.SystemRandom().sample(range(sh.options), k)))
 
 
 def make_ballot(args):
-    i, choice, flags = args
+    """Ballot i of style, selections sels (one per contest of the style);
+    flags: bad-proof, bad-token, bad-limit (a per-option contest with one
+    option more than its max), other-election, bad-style, and a contest
+    variant. Returns (i, (contests, plaintexts), pseudonym hex, ballot,
+    nonces, ciphertexts), the last three per ballot slot."""
+    i, style, sels, flags = args
+    prep = G["prep"]
     eid = "other-e1" if "other-election" in flags else EID
-    n, n2, t, msgs = G["n"], G["n2"], G["t"], G["msgs"]
+    n, n2 = G["n"], G["n2"]
     pool, pooln = G["pool"], G["pooln"]
     rnd = secrets.SystemRandom()
 
@@ -154,42 +231,53 @@ def make_ballot(args):
         a, b, c = (rnd.randrange(len(pool)) for _ in range(3))
         return pool[a] * pool[b] % n * pool[c] % n, pooln[a] * pooln[b] % n2 * pooln[c] % n2
 
-    r, rn = pooled()
-    c = (1 + msgs[choice] * n) * rn % n2
     voter = ec.generate_private_key(ec.SECP256R1())
     pn = voter.public_key().public_numbers()
     vpub = b"\x04" + pn.x.to_bytes(32, "big") + pn.y.to_bytes(32, "big")
+    vkh = hashlib.sha256(vpub).digest()
     pseud = hashlib.sha256(b"bench voter %d" % i).digest()
+    contests = prep.style_contests[style]
+    xs, rs, cs, proofs = [], [], [], []
+    ctx_ = election.Prepared.context
+    for ci, sel in zip(contests, sels):
+        cl = prep.layout.contests[ci]
+        if "bad-limit" in flags and cl.kind == layout.PER_OPTION and cl.shape.has_sum_proof:
+            enc = layout.Encoded(tuple([1] * (cl.shape.max + 1) + [0] * (cl.shape.digits - cl.shape.max - 1)),
+                                 tuple([1] * (cl.shape.max + 1) + [0] * (cl.shape.digits - cl.shape.max - 1) + [0]))
+        else:
+            enc = cl.encode(() if sel == "blank" else sel, sel == "blank")
+        cx, cr, cc = [], [], []
+        for x in enc.plaintexts:
+            r, rn = pooled()
+            cx.append(x), cr.append(r), cc.append((1 + x * n) * rn % n2)
+        for k, (st, idx) in enumerate(zip(prep.statements[ci], enc.indices)):
+            sm = st.statement
+            c, r, x = 1, 1, 0
+            for slot, ex in zip(sm.slots, sm.exps):
+                c, r, x = c * pow(cc[slot], ex, n2) % n2, r * pow(cr[slot], ex, n) % n, x + ex * cx[slot]
+            ctx = ctx_(prep, sm.messages)
+            ctx.election_id = eid
+            a, e, z, enc_ = prove(ctx, c, r, x, idx, pseud, vkh, pooled, cheat=x not in sm.messages)
+            if "bad-proof" in flags and not proofs:
+                z[(idx + 1) % len(z)] += 2
+            proofs.append(enc_())
+        xs += cx
+        rs += cr
+        cs += cc
+    style_byte = 5 if "bad-style" in flags else style
     ea = serialization.load_der_private_key(G["ea"], None)
-    td = election.token_digest(G["digest"], eid, pseud, vpub)
-    token = pseud + rs_sign(ea, td)
+    td = election.token_digest(G["digest"], eid, pseud, style_byte, vpub)
     if "bad-token" in flags:
-        token = pseud + rs_sign(ea, hashlib.sha256(td).digest())
-    p = len(msgs)
-    a, e, z = [0] * p, [0] * p, [0] * p
-    for j in range(p):
-        if j == choice:
-            continue
-        # simulated branch: u_j = (1 + (m − M^j)N)·r^N, so with z_j = y·r^(e_j)
-        # a_j = z_j^N·u_j^(−e_j) = (1 − e_j(m − M^j)N)·y^N: no exponentiation by N
-        y, yn = pooled()
-        e[j] = secrets.randbits(t)
-        a[j] = (1 - e[j] * (msgs[choice] - msgs[j]) * n) % n2 * yn % n2
-        z[j] = y * pow(r, e[j], n) % n
-    w, wn = pooled()
-    a[choice] = wn
-    ctx = zkp.Context(G["digest"], eid, PublicKey(n), msgs, t)
-    ech = zkp.challenge(ctx, pseud, hashlib.sha256(vpub).digest(), c, a)
-    e[choice] = (ech - sum(e)) % (1 << t)
-    z[choice] = w * pow(r, e[choice], n) % n
-    z = [x if 2 * x < n else n - x for x in z]
-    if "bad-proof" in flags:
-        z[(choice + 1) % p] = (z[(choice + 1) % p] + 2)
-    wa, we, wz = (n2.bit_length() + 7) // 8, t // 8, (n.bit_length() + 7) // 8
-    proof = b"".join(a[k].to_bytes(wa, "big") + e[k].to_bytes(we, "big") + z[k].to_bytes(wz, "big") for k in range(p))
-    b = election.Ballot(eid, vpub, token, c.to_bytes(wa, "big"), proof, b"")
-    b = election.Ballot(eid, vpub, token, b.ciphertext, proof, rs_sign(voter, b.signing_digest()))
-    return i, choice, pseud.hex(), b.marshal(), r, c
+        td = hashlib.sha256(td).digest()
+    token = pseud + bytes([style_byte]) + rs_sign(ea, td)
+    listed = bytes(contests)
+    for v in CONTEST_VARIANTS:
+        if v in flags:
+            listed = CONTEST_VARIANTS[v][1]
+    wa = (n2.bit_length() + 7) // 8
+    b = election.Ballot(eid, vpub, token, listed, b"".join(c.to_bytes(wa, "big") for c in cs), b"".join(proofs), b"")
+    b = election.Ballot(eid, vpub, token, listed, b.ciphertext, b.proof, rs_sign(voter, b.signing_digest()))
+    return i, (contests, xs), pseud.hex(), b.marshal(), rs, cs
 
 
 # ------------------------------------------------------------ blocks
@@ -265,12 +353,25 @@ def parse_args():
     ap.add_argument("--per-block", type=int, default=500)
     ap.add_argument("--bad-proof", type=int, default=0)
     ap.add_argument("--bad-token", type=int, default=0)
+    ap.add_argument("--bad-limit", type=int, default=0, help="ballots breaking a per-option contest's limits (--contests multi)")
+    ap.add_argument("--contests", choices=("single", "multi"), default="single")
     ap.add_argument("--late", type=int, default=0)
     ap.add_argument("--rewrite-ballot", action="store_true")
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--nonce-pool", type=int, default=48, help="nonces r^N drawn once and reused (each costs a 4096-bit power)")
     return ap.parse_args()
+
+
+def manifest_contests(kind):
+    """The manifest's contests and styles: single, the default of `election
+    create --candidates` (one 1-of-4 contest "main", one style "default");
+    multi, MULTI_CONTESTS and MULTI_STYLES."""
+    if kind == "single":
+        return ((election.Contest("main", "Benchmark election", tuple(CANDIDATES), 1, 1, False, "packed"),),
+                (election.Style("default", ("main",)),))
+    return (tuple(election.Contest(i, t, tuple(o), lo, hi, bl, k) for i, t, o, lo, hi, bl, k in MULTI_CONTESTS),
+            tuple(election.Style(i, cs) for i, cs in MULTI_STYLES))
 
 
 def make_election(a):
@@ -280,8 +381,9 @@ def make_election(a):
     n2 = n * n
     bits = 20
     ea = ec.generate_private_key(ec.SECP256R1())
+    contests, styles = manifest_contests(a.contests)
     m = election.Manifest(
-        version=3, election_id=EID, channel=CHANNEL, title="Benchmark election", candidates=tuple(CANDIDATES),
+        version=4, election_id=EID, channel=CHANNEL, title="Benchmark election", contests=contests, styles=styles,
         encoding_bits=bits, max_voters=1000000, paillier_key=PublicKey(n).marshal(), threshold=b"",
         token_key=ea.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo),
         pseudonym_key_commitment=secrets.token_bytes(32), authority_msp="AuthorityMSP", trustee_msps=(),
@@ -291,15 +393,30 @@ def make_election(a):
     prep = election.prepare_manifest(mraw)
     pool = [secrets.randbelow(n - 2) + 2 for _ in range(a.nonce_pool)]
     pooln = [pow(x, n, n2) for x in pool]
-    state = {"n": n, "n2": n2, "t": 128, "msgs": [1 << (bits * k) for k in range(len(CANDIDATES))], "pool": pool,
-             "pooln": pooln, "digest": prep.digest,
+    state = {"n": n, "n2": n2, "t": 128, "pool": pool, "pooln": pooln, "digest": prep.digest, "mraw": mraw,
              "ea": ea.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
                                     serialization.NoEncryption())}
     return mraw, state
 
 
+def ballot_job(prep, i, flags):
+    """Voter i's style (the styles in turn; a contest variant's own) and
+    random selections."""
+    style = i % len(prep.style_contests)
+    if "bad-limit" in flags:  # a style with a contest that has a sum proof
+        style = next(k for k, cs in enumerate(prep.style_contests)
+                     if any(st.is_sum for ci in cs for st in prep.statements[ci]))
+    for v, (sid, _) in CONTEST_VARIANTS.items():
+        if v in flags:
+            style = next(k for k, s in enumerate(prep.manifest.styles) if s.id == sid)
+    sels = tuple(random_selection(prep.layout.contests[ci]) for ci in prep.style_contests[style])
+    return i, style, sels, flags
+
+
 def make_ballots(a, state):
-    """(index, choice, pseudonym hex, ballot, nonce, ciphertext) per voter."""
+    """(index, (contests, plaintexts), pseudonym hex, ballot, nonces,
+    ciphertexts) per voter."""
+    prep = election.prepare_manifest(state["mraw"])
     jobs = []
     for i in range(a.ballots):
         flags = set()
@@ -307,12 +424,16 @@ def make_ballots(a, state):
             flags.add("bad-proof")
         elif i < a.bad_proof + a.bad_token:
             flags.add("bad-token")
-        jobs.append((i, secrets.randbelow(len(CANDIDATES)), flags))
+        elif i < a.bad_proof + a.bad_token + a.bad_limit:
+            flags.add("bad-limit")
+        if i == 0:
+            flags |= set(a.variant) & (set(CONTEST_VARIANTS) | {"bad-style"})
+        jobs.append(ballot_job(prep, i, flags))
     with mp.get_context("fork").Pool(a.workers, initializer=init_worker, initargs=(state,)) as pool_:
         made = pool_.map(make_ballot, jobs, chunksize=64)
     if "foreign-ballot" in a.variant:
         init_worker(state)
-        G["foreign"] = make_ballot((0, 0, {"other-election"}))[3]
+        G["foreign"] = make_ballot(ballot_job(prep, 0, {"other-election"}))[3]
     return made
 
 
@@ -403,18 +524,35 @@ def open_election(w, made, mraw):
 
 
 def make_result(good, state):
-    """The single-key result over the ballots good, and its counts."""
-    n, n2, msgs = state["n"], state["n2"], state["msgs"]
-    prod, tally, nonce = 1, 0, 1
-    for i, choice, ph, braw, r, c in good:
-        prod = prod * c % n2
-        tally += msgs[choice]
-        nonce = nonce * r % n
-    counts = [sum(1 for x in good if x[1] == k) for k in range(len(CANDIDATES))]
-    res = election.Result(EID, len(good), prod.to_bytes((n2.bit_length() + 7) // 8, "big"),
-                          tally.to_bytes((tally.bit_length() + 7) // 8, "big"), tuple(counts),
+    """The single-key result (version 2) over the ballots good, and each
+    contest's counts: the product slot by slot, each slot raised to its
+    tally weight, and the tally's digits per the layout."""
+    n, n2 = state["n"], state["n2"]
+    prep = election.prepare_manifest(state["mraw"])
+    weights = prep.weights
+    slots, nonces = [1] * len(weights), [1] * len(weights)
+    tally, ballots = 0, [0] * len(prep.manifest.contests)
+    for _, (contests, xs), _, _, rs, cs in good:
+        k = 0
+        for ci in contests:
+            ballots[ci] += 1
+            first = prep.first_slot(ci)
+            for j in range(prep.layout.contests[ci].ciphertexts):
+                s_ = first + j
+                slots[s_], nonces[s_] = slots[s_] * cs[k] % n2, nonces[s_] * rs[k] % n
+                tally += weights[s_] * xs[k]
+                k += 1
+    prod, nonce = 1, 1
+    for s_, w in enumerate(weights):
+        prod, nonce = prod * pow(slots[s_], w, n2) % n2, nonce * pow(nonces[s_], w, n) % n
+    out = []
+    for ci, (c, digits) in enumerate(zip(prep.manifest.contests, prep.layout.decode_tally(tally))):
+        counts, blank = tuple(digits[:len(c.options)]), digits[len(c.options)] if c.blank else 0
+        out.append(election.ContestResult(c.id, ballots[ci], counts, blank, c.max * (ballots[ci] - blank) - sum(counts)))
+    res = election.Result(2, EID, len(good), prod.to_bytes((n2.bit_length() + 7) // 8, "big"),
+                          tally.to_bytes((tally.bit_length() + 7) // 8, "big"), tuple(out),
                           nonce.to_bytes((nonce.bit_length() + 7) // 8, "big"), ())
-    return res.marshal(), counts
+    return res.marshal(), [list(c.counts) + ([c.blank] if prep.manifest.contests[i].blank else []) for i, c in enumerate(out)]
 
 
 def publish_result(w, counted, rraw):
@@ -441,7 +579,7 @@ def write_files(out, mraw, rraw, index, last_block, V):
     with open(os.path.join(out, "ballots.json"), "w") as f:
         json.dump(sorted(index, key=lambda e: e["pseudonym"]), f, separators=(",", ":"))
     with open(os.path.join(out, "record.json"), "w") as f:
-        json.dump({"format": "fabvote-election-record", "version": 1, "electionID": EID, "channel": CHANNEL,
+        json.dump({"format": "fabvote-election-record", "version": 2, "electionID": EID, "channel": CHANNEL,
                    "chaincode": CC, "lastBlock": last_block}, f, separators=(",", ":"))
 
 
@@ -467,9 +605,9 @@ def main():
         w.indexed(secrets.token_hex(32), [("ab" * 32, b"\x02junk")])
     # A key whose first write deletes it has no ballot (RECORD.md 4).
     unwritten = {made[-1][2]} if "delete-then-write" in V else set()
-    bad = a.bad_proof + a.bad_token
-    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & {"upper-key", "foreign-ballot", "bare-ballot"})
-            and x[2] not in unwritten]
+    bad = a.bad_proof + a.bad_token + a.bad_limit
+    spoilt = {"upper-key", "foreign-ballot", "bare-ballot", "bad-style"} | set(CONTEST_VARIANTS)
+    good = [x for x in counted if x[0] >= bad and not (x[0] == 0 and V & spoilt) and x[2] not in unwritten]
     rraw, counts = make_result(good, state)
     publish_result(w, counted, rraw)
     if "late-one-tx" in V and late:

@@ -15,7 +15,6 @@ package recordtest
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
+	"github.com/fabvote/fabvote/crypto/votecode"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/audit"
@@ -46,6 +46,14 @@ const (
 	ResultCount    Variant = "result-count"           // a count of the result changed: RESULT
 	ForeignPartial Variant = "result-foreign-partial" // a partial decryption by a share the manifest does not know: RESULT
 	LateBallot     Variant = "late-ballot"            // a ballot committed after the result: passes, reported late
+	// Contests is an election of three contests in two ballot styles
+	// (electiontest.ContestManifest): passes.
+	Contests Variant = "contests"
+	// ContestBallots is Contests with five ballots that the contract
+	// refuses written as valid (by colluding endorsers): one per rule of a
+	// ballot's contests and selections. Each is BALLOT_INVALID with its
+	// code; the result counts the others, and passes.
+	ContestBallots Variant = "contests-bad-ballots"
 )
 
 // Variants lists every variant with the failure kinds it must give.
@@ -54,10 +62,69 @@ var Variants = map[Variant][]string{
 	ResultCount:    {audit.KindResult},
 	ForeignPartial: {audit.KindResult},
 	LateBallot:     {},
+	Contests:       {},
+	ContestBallots: {audit.KindBallotInvalid},
 }
 
 // Choices are the voters' candidates (2-of-3 trustees, 4 candidates).
 var Choices = []int{0, 3, 3, 1, 2}
+
+// ContestVotes are the voters' styles and selections in an election of
+// electiontest's contests: blank votes and undervotes in the council.
+var ContestVotes = []struct {
+	Style string
+	Sels  []votecode.Selection
+}{
+	{"north", []votecode.Selection{{Options: []int{2}}, {Options: []int{0, 3}}, {Options: []int{1}}}},
+	{"south", []votecode.Selection{{Options: []int{0}}, {Options: []int{1}}}},
+	{"north", []votecode.Selection{{Options: []int{1}}, {Blank: true}, {Options: []int{0}}}},
+	{"south", []votecode.Selection{{Options: []int{2}}, {Options: []int{0}}}},
+	{"north", []votecode.Selection{{Options: []int{2}}, {}, {Options: []int{1}}}},
+}
+
+// honestBallots are the ballots of the voters of Choices, or of
+// ContestVotes in an election of several contests, and a stray valid
+// ballot of another voter.
+func honestBallots(fx *electiontest.Fixture, m *election.Manifest) (ballots [][]byte, stray []byte) {
+	strayVoter := fx.Voters[len(Choices)+1]
+	if len(m.Contests) == 1 {
+		for i, c := range Choices {
+			ballots = append(ballots, fx.Ballot(m, fx.Voters[i], c).Marshal())
+		}
+		return ballots, fx.Ballot(m, strayVoter, 2).Marshal()
+	}
+	for i, v := range ContestVotes {
+		ballots = append(ballots, fx.ContestBallot(m, fx.Voters[i], v.Style, v.Sels).Marshal())
+	}
+	return ballots, fx.ContestBallot(m, strayVoter, "south", ContestVotes[1].Sels).Marshal()
+}
+
+// badContestBallots are five ballots of new voters of style north, each
+// breaking one rule: a contest repeated, out of order, left out, not in
+// the style, and a council of more members than it may have.
+func badContestBallots(fx *electiontest.Fixture, m *election.Manifest) ([][]byte, error) {
+	p, err := election.Prepare(m)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, list := range [][]byte{{0, 1, 1}, {0, 2, 1}, {0, 2}, {0, 1, 2, 3}} {
+		v := electiontest.NewVoter()
+		b := fx.ContestBallot(m, v, "north", ContestVotes[0].Sels)
+		b.Contests = list
+		if err := b.Sign(v); err != nil {
+			return nil, err
+		}
+		out = append(out, b.Marshal())
+	}
+	v := electiontest.NewVoter()
+	tok := fx.TokenStyle(m, electiontest.VoterID(v), "north", v)
+	b, err := electiontest.CheatLimit(p, v, tok, ContestVotes[0].Sels, "council", []int64{1, 1, 1, 0, 0, 0})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, b.Marshal()), nil
+}
 
 // Election is a built record's source: the signed blocks and the ledger
 // values Export takes.
@@ -73,23 +140,30 @@ func Build(v Variant) (*Election, error) {
 	}
 	fx := electiontest.Load()
 	m, pp, shares := fx.ThresholdManifest(ElectionID, 2, 3)
+	if v == Contests || v == ContestBallots {
+		m.Contests, m.Styles = electiontest.Contests3(), electiontest.Styles2()
+	}
 	manifest, err := m.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	var ballots [][]byte
-	for i, c := range Choices {
-		ballots = append(ballots, fx.Ballot(m, fx.Voters[i], c).Marshal())
-	}
+	ballots, stray := honestBallots(fx, m)
 	result, err := makeResult(m, pp, shares, ballots, v)
 	if err != nil {
 		return nil, err
+	}
+	if v == ContestBallots {
+		bad, err := badContestBallots(fx, m)
+		if err != nil {
+			return nil, err
+		}
+		ballots = append(ballots, bad...)
 	}
 	var late []byte
 	if v == LateBallot {
 		late = fx.Ballot(m, fx.Voters[len(Choices)], 1).Marshal()
 	}
-	c := buildChain(NewOrderer(OrdererMSP), manifest, ballots, result, late, fx.Voters[len(Choices)+1], m, fx)
+	c := buildChain(NewOrderer(OrdererMSP), manifest, ballots, result, late, stray)
 	return &Election{Chain: c, Source: record.Source{Blocks: c, Channel: Channel, Chaincode: Chaincode,
 		ElectionID: ElectionID, Manifest: manifest, Result: result}}, nil
 }
@@ -145,7 +219,7 @@ func makeResult(m *election.Manifest, pp *threshold.PublicParams, shares []*thre
 func tamperResult(res *election.Result, m *election.Manifest, pp *threshold.PublicParams, tally *audit.Tally, v Variant) error {
 	switch v {
 	case ResultCount:
-		res.Counts[0]++
+		res.Contests[0].Counts[0]++
 	case ForeignPartial:
 		// Another dealing of the same primes: its share 3 is nobody the
 		// manifest's verification keys know, but decrypts the same product.
@@ -187,16 +261,20 @@ func ballotTx(ballot []byte, valid bool) chaintest.Tx {
 }
 
 // buildChain lays out the blocks: 0 genesis, 1 opening, 2 and 3 ballots
-// (block 3 also holds a transaction the peer marked invalid, whose ballot
-// must be neither indexed nor counted), 4 the result, 5 a late ballot.
-func buildChain(o *Orderer, manifest []byte, ballots [][]byte, result, late []byte, stray *ecdsa.PrivateKey, m *election.Manifest, fx *electiontest.Fixture) *chaintest.Chain {
+// (block 3 also holds the stray ballot in a transaction the peer marked
+// invalid, which must be neither indexed nor counted, and every ballot
+// after the fifth), 4 the result, 5 a late ballot.
+func buildChain(o *Orderer, manifest []byte, ballots [][]byte, result, late, stray []byte) *chaintest.Chain {
 	genesis := chaintest.Tx{ID: "", Valid: true, Config: true, ConfigData: o.ConfigEnvelope(), Channel: Channel}
 	opening := chaintest.Tx{ID: txID("open"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjManifest, ElectionID), Value: manifest}}}
-	invalid := ballotTx(fx.Ballot(m, stray, 2).Marshal(), false)
 	publish := chaintest.Tx{ID: txID("publish"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjResult, ElectionID), Value: result}}}
+	block3 := []chaintest.Tx{ballotTx(ballots[3], true), ballotTx(stray, false)}
+	for _, b := range ballots[4:] {
+		block3 = append(block3, ballotTx(b, true))
+	}
 	blocks := [][]chaintest.Tx{{genesis}, {opening},
 		{ballotTx(ballots[0], true), ballotTx(ballots[1], true), ballotTx(ballots[2], true)},
-		{ballotTx(ballots[3], true), invalid, ballotTx(ballots[4], true)},
+		block3,
 		{publish}}
 	if late != nil {
 		blocks = append(blocks, []chaintest.Tx{ballotTx(late, true)})

@@ -23,11 +23,12 @@ CHECKS = [
     ("V13", "The published manifest anchor", "ballots", False, True),
     ("V14", "Each ballot decodes", "ballots", False, False),
     ("V15", "Each ballot is stored under its pseudonym", "ballots", False, False),
-    ("V16", "Each ballot is of this election, with a ciphertext in range", "ballots", False, False),
+    ("V16", "Each ballot is of this election, with its ciphertexts in range", "ballots", False, False),
     ("V17", "Each ballot's token", "ballots", False, False),
     ("V18", "Each ballot's voter signature", "ballots", False, False),
-    ("V19", "Each ballot's validity proof", "ballots", False, False),
+    ("V19", "Each ballot's validity proofs", "ballots", False, False),
     ("V20", "One ballot per pseudonym", "ballots", False, False),
+    ("V31", "Each ballot answers its style's contests", "ballots", False, False),
     ("V21", "The opening wrote the manifest", "commit-order", False, False),
     ("V22", "Each key written once, never deleted", "commit-order", False, False),
     ("V23", "Each ballot stored with the transaction that wrote it", "commit-order", False, False),
@@ -45,7 +46,7 @@ CHECKS = [
 # present, checked against the ballots. Every other check needs its step.
 MANIFEST, BALLOTS, ORDER = "manifest", "ballots", "order"
 RESULT_READ, RESULT, RESULT_CHECKED = "result-read", "result", "result-checked"
-NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in range(14, 21)}, **{f"V{n}": ORDER for n in range(22, 25)},
+NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in (*range(14, 21), 31)}, **{f"V{n}": ORDER for n in range(22, 25)},
          "V25": RESULT_READ, "V26": RESULT, **{f"V{n}": RESULT_CHECKED for n in range(27, 30)}}
 
 # The checks whose failures share a kind and subject with another's: the
@@ -57,7 +58,11 @@ _BY_KIND = {"MANIFEST": "V11", "BALLOT_DECODE": "V14", "BALLOT_KEY": "V15", "DUP
             "RESULT_MISSING": "V25", "RESULT_DECODE": "V26", "RESULT_COUNT": "V27", "RESULT_PRODUCT": "V28",
             "RESULT": "V29", "EXPECTED_COUNTS": "V30", "COMMIT_ORDER": "V22", "BLOCK_CHAIN": "V5"}
 _RECORD_FILES = {"record.json": "V1", "files": "V2", "ballots.json": "V3"}
-_BALLOT_CODES = {"TOKEN": "V17", "SIGNATURE": "V18", "PROOF": "V19"}
+# LIMIT (a per-option contest's sum proof) is a validity proof's failure;
+# the ballot's contest list against its style (NOT_IN_STYLE, CONTEST_REPEAT,
+# CONTEST_ORDER, CONTEST_MISSING) is V31's; NO_ELECTION and CIPHERTEXT V16's.
+_BALLOT_CODES = {"TOKEN": "V17", "SIGNATURE": "V18", "PROOF": "V19", "LIMIT": "V19",
+                 "NOT_IN_STYLE": "V31", "CONTEST_REPEAT": "V31", "CONTEST_ORDER": "V31", "CONTEST_MISSING": "V31"}
 
 
 def check_of(kind: str, code: str | None, subject: str) -> str | None:

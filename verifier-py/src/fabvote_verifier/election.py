@@ -1,6 +1,8 @@
 """fabvote's canonical encodings: manifest (PROTOCOL 3.1), ballot (3.2),
 signed digests and pseudonyms (3.3), ledger keys and records (3.4), result
-(3.5).  Every decoder is strict: it re-encodes what it decoded and compares
+(3.5), as the contests spec changes them: manifest version 4 (contests and
+ballot styles), token version 3 (the style), ballot version 3 (the contests
+it answers), result version 2 (per contest).  Every decoder is strict: it re-encodes what it decoded and compares
 with the input byte for byte."""
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from . import canonjson as cj
-from .layout import Layout, Shape
+from .layout import KINDS, MAX_BRANCHES, PACKED, PER_OPTION, Layout, LayoutError, Shape
 from .paillier import KeyError_, PublicKey, ThresholdParams, parse_public_key, parse_threshold_params
 from .sigs import SigError, canonical_rs, p256_point
 from .zkp import RHO_BITS, Context
@@ -63,12 +65,14 @@ def pseudonym_key_commitment(k_pseud: bytes) -> bytes:
 
 
 def manifest_digest(identity: bytes) -> bytes:
-    return hashlib.sha256(lp(b"fabvote/manifest/v3") + lp(identity)).digest()
+    return hashlib.sha256(lp(b"fabvote/manifest/v4") + lp(identity)).digest()
 
 
-def token_digest(mdigest: bytes, election_id: str, pseudonym_: bytes, voter_pub: bytes) -> bytes:
-    return hashlib.sha256(lp(b"fabvote/token/v2") + lp(mdigest) + lp(election_id.encode()) + lp(pseudonym_)
-                          + lp(voter_pub)).digest()
+def token_digest(mdigest: bytes, election_id: str, pseudonym_: bytes, style: int, voter_pub: bytes) -> bytes:
+    """The EA's token digest (version 3): the style is the index of the
+    voter's ballot style in the manifest's styles, one byte."""
+    return hashlib.sha256(lp(b"fabvote/token/v3") + lp(mdigest) + lp(election_id.encode()) + lp(pseudonym_)
+                          + lp(bytes([style])) + lp(voter_pub)).digest()
 
 
 # ---------------------------------------------------------------- 3.4
@@ -102,10 +106,54 @@ def parse_record(b: bytes) -> tuple[str, bytes]:
 
 # ---------------------------------------------------------------- 3.1 manifest
 
-MANIFEST_FIELDS = ["version", "electionID", "channel", "title", "candidates", "encodingBits", "maxVoters",
+MANIFEST_VERSION = 4
+MANIFEST_FIELDS = ["version", "electionID", "channel", "title", "contests", "styles", "encodingBits", "maxVoters",
                    "paillierKey", "threshold", "tokenKey", "pseudonymKeyCommitment", "authorityMSP",
                    "trusteeMSPs", "start", "end", "maxClockSkewSeconds", "challengeBits"]
+CONTEST_FIELDS = ["id", "title", "options", "minSelections", "maxSelections", "blank", "encoding"]
+STYLE_FIELDS = ["id", "contests"]
 MAX_MANIFEST_SIZE = 256 * 1024
+MAX_CONTESTS = 32
+MAX_STYLES = 64
+
+
+@dataclass(frozen=True)
+class Contest:
+    """One question of the manifest (contests spec): its options, min..max
+    of them to select, blank allowed or not, and its layout kind."""
+    id: str
+    title: str
+    options: tuple
+    min: int
+    max: int
+    blank: bool
+    encoding: str
+
+    def marshal(self) -> str:
+        return _object([
+            ("id", cj.encode_string(self.id)),
+            ("title", cj.encode_string(self.title)),
+            ("options", cj.encode_str_list(list(self.options))),
+            ("minSelections", str(self.min)),
+            ("maxSelections", str(self.max)),
+            ("blank", "true" if self.blank else "false"),
+            ("encoding", cj.encode_string(self.encoding)),
+        ])
+
+
+@dataclass(frozen=True)
+class Style:
+    """A ballot style: the ids of the contests its voters answer, in the
+    manifest's contest order."""
+    id: str
+    contests: tuple
+
+    def marshal(self) -> str:
+        return _object([("id", cj.encode_string(self.id)), ("contests", cj.encode_str_list(list(self.contests)))])
+
+
+def _object(parts) -> str:
+    return "{" + ",".join('"%s":%s' % kv for kv in parts) + "}"
 
 
 @dataclass(frozen=True)
@@ -114,7 +162,8 @@ class Manifest:
     election_id: str
     channel: str
     title: str
-    candidates: tuple
+    contests: tuple
+    styles: tuple
     encoding_bits: int
     max_voters: int
     paillier_key: bytes
@@ -134,7 +183,8 @@ class Manifest:
             ("electionID", cj.encode_string(self.election_id)),
             ("channel", cj.encode_string(self.channel)),
             ("title", cj.encode_string(self.title)),
-            ("candidates", cj.encode_str_list(list(self.candidates))),
+            ("contests", "[" + ",".join(c.marshal() for c in self.contests) + "]"),
+            ("styles", "[" + ",".join(s.marshal() for s in self.styles) + "]"),
             ("encodingBits", str(self.encoding_bits)),
             ("maxVoters", str(self.max_voters)),
             ("paillierKey", cj.encode_bytes(self.paillier_key)),
@@ -148,27 +198,71 @@ class Manifest:
             ("maxClockSkewSeconds", str(self.max_clock_skew_seconds)),
             ("challengeBits", str(self.challenge_bits)),
         ]
-        return ("{" + ",".join('"%s":%s' % kv for kv in parts) + "}").encode("utf-8", "surrogatepass")
+        return _object(parts).encode("utf-8", "surrogatepass")
 
     def digest(self) -> bytes:
         return manifest_digest(replace(self, start=cj.ZERO_TIME, end=cj.ZERO_TIME).marshal())
 
+    def contest_index(self, cid: str) -> int:
+        """The index of the contest with id cid, or -1."""
+        return next((i for i, c in enumerate(self.contests) if c.id == cid), -1)
+
+
+@dataclass(frozen=True)
+class StatementAt:
+    """One statement of the layout (layout.Statement), where a ballot that
+    answers its contest holds it: its ciphertexts begin at the contest's
+    first ciphertext; is_sum marks a per-option contest's sum statement,
+    whose failure is LIMIT (contests spec, ballot)."""
+    contest: int
+    index: int
+    statement: object
+    proof_len: int
+    is_sum: bool
+
 
 @dataclass
 class Prepared:
-    """A validated manifest with everything a ballot check needs."""
+    """A validated manifest with everything a ballot check needs: the
+    layout over all contests, each contest's statements (with their proof
+    lengths) and ciphertext count, and each style's contest indices."""
     manifest: Manifest
     raw: bytes
     pk: PublicKey
     threshold: ThresholdParams | None
     token_key: ec.EllipticCurvePublicKey
     digest: bytes
-    messages: list
+    layout: Layout
+    statements: list  # per contest: [StatementAt] in the layout's order
+    style_contests: list  # per style: tuple of contest indices, in manifest order
+
+    def context(self, messages) -> Context:
+        """The zkp context of a statement with these messages."""
+        m = self.manifest
+        return Context(self.digest, m.election_id, self.pk, list(messages), m.challenge_bits)
 
     @property
-    def zkp_context(self) -> Context:
+    def weights(self) -> list:
+        """Every slot's tally weight, the slots of all contests in order."""
+        return [w for c in self.layout.contests for w in c.tally_weights]
+
+    def first_slot(self, ci: int) -> int:
+        """The slot of contest ci's first ciphertext among all contests'."""
+        return sum(c.ciphertexts for c in self.layout.contests[:ci])
+
+    def ciphertext_len(self, contests) -> int:
+        """The ciphertext field's length for a ballot answering contests."""
+        return sum(self.layout.contests[ci].ciphertexts for ci in contests) * self.pk.ciphertext_len
+
+    def proof_len(self, contests) -> int:
+        """The proof field's length for a ballot answering contests."""
+        return sum(st.proof_len for ci in contests for st in self.statements[ci])
+
+    def ballot_len(self, contests) -> int:
+        """The length of every encoded ballot answering contests."""
         m = self.manifest
-        return Context(self.digest, m.election_id, self.pk, self.messages, m.challenge_bits)
+        fixed = 1 + 7 * 4 + len(m.election_id.encode()) + VOTER_PUB_LEN + TOKEN_LEN + SIGNATURE_LEN
+        return fixed + len(contests) + self.ciphertext_len(contests) + self.proof_len(contests)
 
 
 def decode_manifest(raw: bytes) -> Manifest:
@@ -182,7 +276,8 @@ def decode_manifest(raw: bytes) -> Manifest:
             election_id=cj.string(f["electionID"], "electionID"),
             channel=cj.string(f["channel"], "channel"),
             title=cj.string(f["title"], "title"),
-            candidates=tuple(cj.str_list(f["candidates"], "candidates")),
+            contests=tuple(_decode_contest(v, f"contests[{i}]") for i, v in enumerate(_list(f["contests"], "contests"))),
+            styles=tuple(_decode_style(v, f"styles[{i}]") for i, v in enumerate(_list(f["styles"], "styles"))),
             encoding_bits=cj.uint(f["encodingBits"], "encodingBits"),
             max_voters=cj.uint(f["maxVoters"], "maxVoters"),
             paillier_key=cj.decode_b64(f["paillierKey"], "paillierKey"),
@@ -203,6 +298,45 @@ def decode_manifest(raw: bytes) -> Manifest:
     return m
 
 
+def _list(v, field) -> list:
+    """A JSON array (a JSON object decodes to a list of pairs: refused by
+    the canonical comparison, or by the member decoder)."""
+    if not isinstance(v, list):
+        raise cj.CanonError(f"field {field}: not a list")
+    return v
+
+
+def _members(v, names, field) -> dict:
+    """A nested JSON object's members, exactly names in order."""
+    if not isinstance(v, list) or not all(isinstance(kv, tuple) for kv in v):
+        raise cj.CanonError(f"field {field}: not an object")
+    return cj.check_fields(v, names, field)
+
+
+def _bool(v, field) -> bool:
+    if type(v) is not bool:
+        raise cj.CanonError(f"field {field}: not a bool")
+    return v
+
+
+def _decode_contest(v, field) -> Contest:
+    f = _members(v, CONTEST_FIELDS, field)
+    return Contest(
+        id=cj.string(f["id"], f"{field}.id"),
+        title=cj.string(f["title"], f"{field}.title"),
+        options=tuple(cj.str_list(f["options"], f"{field}.options")),
+        min=_int(f["minSelections"], f"{field}.minSelections"),
+        max=_int(f["maxSelections"], f"{field}.maxSelections"),
+        blank=_bool(f["blank"], f"{field}.blank"),
+        encoding=cj.string(f["encoding"], f"{field}.encoding"),
+    )
+
+
+def _decode_style(v, field) -> Style:
+    f = _members(v, STYLE_FIELDS, field)
+    return Style(id=cj.string(f["id"], f"{field}.id"), contests=tuple(cj.str_list(f["contests"], f"{field}.contests")))
+
+
 def _int(v, field):
     if type(v) is not int or not -(1 << 63) <= v < 1 << 63:
         raise cj.CanonError(f"field {field}: not an int")
@@ -215,10 +349,14 @@ def _bad(field, why):
 
 def prepare_manifest(raw: bytes) -> Prepared:
     """Decode and validate every field (MANIFEST, naming the field), in the
-    Go verifier's order: the election's names, the ballot's shape, the keys,
-    the parties, the window and the proof's parameters."""
+    Go verifier's order: the election's names, the contests and styles,
+    encodingBits, the keys, the parties, the window, the proof's parameters,
+    then the layout of all contests (contests spec, manifest version 4)."""
     m = decode_manifest(raw)
     _check_names(m)
+    _check_contests(m)
+    _check_styles(m)
+    _check_encoding_bits(m)
     pk, tp, tk = _check_keys(m)
     _check_parties_and_window(m)
     t = m.challenge_bits
@@ -226,39 +364,138 @@ def prepare_manifest(raw: bytes) -> Prepared:
         _bad("challengeBits", "not a multiple of 8 in 128..256")
     if t + RHO_BITS + 2 >= pk.n.bit_length() // 2:
         _bad("challengeBits", "too long for the modulus")
-    return Prepared(m, raw, pk, tp, tk, m.digest(), _proof_messages(m))
-
-
-def _proof_messages(m) -> list:
-    """The validity proof's messages: those of the one statement of the
-    manifest's single contest, choose 1 of the candidates, in the layout of
-    PROTOCOL 3.7 (packed: M^j for candidate j, in candidate order)."""
-    layout = Layout.build(m.encoding_bits, [Shape(len(m.candidates), 1, 1, False)])
-    (statement,) = layout.contests[0].statements
-    return list(statement.messages)
+    layout, statements = _layout(m, pk)
+    styles = [tuple(m.contest_index(cid) for cid in s.contests) for s in m.styles]
+    prep = Prepared(m, raw, pk, tp, tk, m.digest(), layout, statements, styles)
+    _check_ballot_size(prep)
+    return prep
 
 
 def _check_names(m) -> None:
-    """The version, the election's names and the ballot's shape."""
-    if m.version != 3:
-        _bad("version", f"{m.version}, want 3")
+    """The version and the election's names."""
+    if m.version != MANIFEST_VERSION:
+        _bad("version", f"{m.version}, want {MANIFEST_VERSION}")
     if not valid_election_id(m.election_id):
         _bad("electionID", "not 1..64 of [A-Za-z0-9._-] starting with a letter or digit")
     if not _CHANNEL.fullmatch(m.channel):
         _bad("channel", "not 1..249 of [a-z0-9.-] starting with a letter")
     if not _name_ok(m.title):
         _bad("title", "not 1..200 bytes of UTF-8 without control characters")
-    if not 2 <= len(m.candidates) <= 64:
-        _bad("candidates", f"{len(m.candidates)} candidates, want 2..64")
-    for i, c in enumerate(m.candidates):
-        if not _name_ok(c):
-            _bad(f"candidates[{i}]", "not 1..200 bytes of UTF-8 without control characters")
-    if len(set(m.candidates)) != len(m.candidates):
-        _bad("candidates", "names are not pairwise distinct")
+
+
+def _check_contests(m) -> None:
+    """1..32 contests: distinct ids, titles and options like the title,
+    options distinct, a valid shape, a known encoding, and packed only
+    with at most 1024 valid selections."""
+    if not 1 <= len(m.contests) <= MAX_CONTESTS:
+        _bad("contests", f"{len(m.contests)} contests, want 1..{MAX_CONTESTS}")
+    seen = {}
+    for i, c in enumerate(m.contests):
+        field = f"contests[{i}]"
+        if not valid_election_id(c.id):
+            _bad(f"{field}.id", "not 1..64 of [A-Za-z0-9._-] starting with a letter or digit")
+        if c.id in seen:
+            _bad(f"{field}.id", f"{c.id!r} repeats contests[{seen[c.id]}]")
+        seen[c.id] = i
+        if not _name_ok(c.title):
+            _bad(f"{field}.title", "not 1..200 bytes of UTF-8 without control characters")
+        names = {}
+        for j, o in enumerate(c.options):
+            if not _name_ok(o):
+                _bad(f"{field}.options[{j}]", "not 1..200 bytes of UTF-8 without control characters")
+            if o in names:
+                _bad(f"{field}.options[{j}]", f"repeats {field}.options[{names[o]}]")
+            names[o] = j
+        try:
+            shape = Shape(len(c.options), c.min, c.max, c.blank)
+        except LayoutError as e:
+            _bad(field + _SHAPE_FIELDS.get(e.field, "." + e.field), e.msg)
+        if c.encoding not in KINDS:
+            _bad(f"{field}.encoding", f"{c.encoding!r} is neither {PACKED!r} nor {PER_OPTION!r}")
+        if c.encoding == PACKED and shape.selections > MAX_BRANCHES:
+            _bad(f"{field}.encoding", f"packed with {shape.selections} valid selections, more than {MAX_BRANCHES}")
+
+
+# layout.Shape's field names as the manifest's
+_SHAPE_FIELDS = {"min": ".minSelections", "max": ".maxSelections", "shape": ""}
+
+
+def _check_styles(m) -> None:
+    """1..64 styles: distinct ids like a contest's, each listing at least
+    one contest of the manifest, strictly in the manifest's contest order;
+    every contest in some style."""
+    if not 1 <= len(m.styles) <= MAX_STYLES:
+        _bad("styles", f"{len(m.styles)} styles, want 1..{MAX_STYLES}")
+    seen, used = {}, set()
+    for i, s in enumerate(m.styles):
+        field = f"styles[{i}]"
+        if not valid_election_id(s.id):
+            _bad(f"{field}.id", "not 1..64 of [A-Za-z0-9._-] starting with a letter or digit")
+        if s.id in seen:
+            _bad(f"{field}.id", f"{s.id!r} repeats styles[{seen[s.id]}]")
+        seen[s.id] = i
+        if not s.contests:
+            _bad(f"{field}.contests", "lists no contest")
+        last = -1
+        for k, cid in enumerate(s.contests):
+            ci = m.contest_index(cid)
+            if ci < 0:
+                _bad(f"{field}.contests[{k}]", f"{cid!r} is no contest of the election")
+            if ci <= last:
+                _bad(f"{field}.contests[{k}]", f"{cid!r} is listed twice or out of the contests' order")
+            last = ci
+            used.add(ci)
+    for ci, c in enumerate(m.contests):
+        if ci not in used:
+            _bad(f"contests[{ci}]", f"{c.id!r} is in no style")
+
+
+def _check_encoding_bits(m) -> None:
     if m.max_voters < 1:
         _bad("maxVoters", "must be at least 1")
     if not (m.max_voters.bit_length() <= m.encoding_bits <= 64):
         _bad("encodingBits", "need 2^encodingBits > maxVoters and encodingBits ≤ 64")
+
+
+def _layout(m, pk):
+    """The layout of all contests, each in its stated encoding: the packed
+    tally below N (FitsModulus) and every statement's proof context sound
+    (zkp Context.Check). Returns it with each contest's statements."""
+    try:
+        layout = Layout.build(m.encoding_bits, [Shape(len(c.options), c.min, c.max, c.blank) for c in m.contests],
+                              [c.encoding for c in m.contests])
+    except LayoutError as e:
+        _bad(e.field, e.msg)
+    if not layout.fits_modulus(pk.n):
+        _bad("contests", f"encodingBits · {layout.digits} digits = {m.encoding_bits * layout.digits} bits "
+                         f"does not fit below N ({pk.n.bit_length()} bits)")
+    branch = pk.ciphertext_len + m.challenge_bits // 8 + pk.modulus_len
+    statements = []
+    for ci, cl in enumerate(layout.contests):
+        sts = cl.statements
+        out = []
+        for k, st in enumerate(sts):
+            _check_context(f"contests[{ci}]", k, st.messages, pk.n)
+            is_sum = cl.kind == PER_OPTION and cl.shape.has_sum_proof and k == len(sts) - 1
+            out.append(StatementAt(ci, k, st, len(st.messages) * branch, is_sum))
+        statements.append(out)
+    return layout, statements
+
+
+def _check_context(field, k, messages, n) -> None:
+    """A proof context's messages: 1..1024 of them, distinct, in [0, N)."""
+    if not 1 <= len(messages) <= MAX_BRANCHES:
+        _bad(field, f"statement {k} has {len(messages)} messages, want 1..{MAX_BRANCHES}")
+    if len(set(messages)) != len(messages) or not all(0 <= x < n for x in messages):
+        _bad(field, f"statement {k}: messages not distinct and in [0, N)")
+
+
+def _check_ballot_size(prep) -> None:
+    """The largest style's ballot fits MaxBallotSize."""
+    for i, cs in enumerate(prep.style_contests):
+        n = prep.ballot_len(cs)
+        if n > MAX_BALLOT_SIZE:
+            _bad(f"styles[{i}]", f"a ballot of the style would have {n} bytes, more than the {MAX_BALLOT_SIZE} a ballot may have")
 
 
 def _check_keys(m):
@@ -267,8 +504,6 @@ def _check_keys(m):
         pk = parse_public_key(m.paillier_key)
     except KeyError_ as e:
         _bad("paillierKey", str(e))
-    if m.encoding_bits * len(m.candidates) >= pk.n.bit_length():
-        _bad("encodingBits", "encodingBits · candidates does not fit below N")
     tp = None
     if m.threshold:
         try:
@@ -304,8 +539,12 @@ def _check_parties_and_window(m) -> None:
 
 # ---------------------------------------------------------------- 3.2 ballot
 
+BALLOT_VERSION = 3
 MAX_BALLOT_SIZE = 104 * 1024
 PSEUDONYM_LEN = 32
+VOTER_PUB_LEN = 65
+SIGNATURE_LEN = 64
+TOKEN_LEN = PSEUDONYM_LEN + 1 + SIGNATURE_LEN  # pseudonym ‖ style ‖ r ‖ s
 
 
 @dataclass(frozen=True)
@@ -313,6 +552,7 @@ class Ballot:
     election_id: str
     voter_pub: bytes
     token: bytes
+    contests: bytes  # each byte a contest's index in the manifest's contests
     ciphertext: bytes
     proof: bytes
     signature: bytes
@@ -321,26 +561,36 @@ class Ballot:
     def pseudonym(self) -> bytes:
         return self.token[:PSEUDONYM_LEN]
 
+    @property
+    def style(self) -> int:
+        """The token's style: the index of a style of the manifest."""
+        return self.token[PSEUDONYM_LEN]
+
+    @property
+    def token_sig(self) -> bytes:
+        return self.token[PSEUDONYM_LEN + 1:]
+
     def marshal(self) -> bytes:
-        return (b"\x02" + lp(self.election_id.encode()) + lp(self.voter_pub) + lp(self.token) + lp(self.ciphertext)
-                + lp(self.proof) + lp(self.signature))
+        return (bytes([BALLOT_VERSION]) + lp(self.election_id.encode()) + lp(self.voter_pub) + lp(self.token)
+                + lp(self.contests) + lp(self.ciphertext) + lp(self.proof) + lp(self.signature))
 
     def signing_digest(self) -> bytes:
-        return hashlib.sha256(lp(b"fabvote/ballot/v2") + lp(self.election_id.encode()) + lp(self.voter_pub)
-                              + lp(self.token) + lp(self.ciphertext) + lp(self.proof)).digest()
+        return hashlib.sha256(lp(b"fabvote/ballot/v3") + lp(self.election_id.encode()) + lp(self.voter_pub)
+                              + lp(self.token) + lp(self.contests) + lp(self.ciphertext) + lp(self.proof)).digest()
 
 
 def parse_ballot(raw: bytes) -> Ballot:
     if len(raw) > MAX_BALLOT_SIZE:
         raise ElectionError("SIZE", f"ballot has {len(raw)} bytes")
-    if not raw or raw[0] != 2:
+    if not raw or raw[0] != BALLOT_VERSION:
         raise ElectionError("DECODE", "ballot: unknown version")
     pos = 1
     fields = []
     # (name, exact length or 0, maximum length)
-    for name, exact, mx in (("electionID", 0, 64), ("voterPub", 65, 65), ("token", 96, 96),
+    for name, exact, mx in (("electionID", 0, 64), ("voterPub", VOTER_PUB_LEN, VOTER_PUB_LEN),
+                            ("token", TOKEN_LEN, TOKEN_LEN), ("contests", 0, MAX_CONTESTS),
                             ("ciphertext", 0, MAX_BALLOT_SIZE), ("proof", 0, MAX_BALLOT_SIZE),
-                            ("signature", 64, 64)):
+                            ("signature", SIGNATURE_LEN, SIGNATURE_LEN)):
         if len(raw) - pos < 4:
             raise ElectionError("DECODE", f"ballot: truncated before {name}")
         n = int.from_bytes(raw[pos:pos + 4], "big")
@@ -354,12 +604,14 @@ def parse_ballot(raw: bytes) -> Ballot:
     eid = fields[0].decode("ascii", "replace")
     if not valid_election_id(eid) or eid.encode() != fields[0]:
         raise ElectionError("DECODE", "ballot: malformed election id")
-    if not fields[3] or not fields[4]:
+    if not fields[3]:
+        raise ElectionError("DECODE", "ballot: empty contests")
+    if not fields[4] or not fields[5]:
         raise ElectionError("DECODE", "ballot: empty ciphertext or proof")
     try:
         p256_point(fields[1])
-        canonical_rs(fields[2][PSEUDONYM_LEN:])
-        canonical_rs(fields[5])
+        canonical_rs(fields[2][PSEUDONYM_LEN + 1:])
+        canonical_rs(fields[6])
     except SigError as e:
         raise ElectionError("DECODE", f"ballot: {e}") from None
     b = Ballot(eid, *fields[1:])
@@ -367,33 +619,102 @@ def parse_ballot(raw: bytes) -> Ballot:
     return b
 
 
+def check_style(prep: Prepared, b: Ballot) -> None:
+    """The token names a style of the manifest (TOKEN otherwise)."""
+    n = len(prep.manifest.styles)
+    if b.style >= n:
+        raise ElectionError("TOKEN", f"token names style {b.style}; the election has {n}")
+
+
+def check_ballot_contests(prep: Prepared, b: Ballot) -> tuple:
+    """The ballot's contests against its token's style S (contests spec,
+    ballot), in order: for each byte, a contest not in S (or no contest)
+    NOT_IN_STYLE, one listed before CONTEST_REPEAT, one below the previous
+    CONTEST_ORDER; then fewer than S's CONTEST_MISSING. Returns them: S's
+    contests exactly, in manifest order."""
+    style = prep.style_contests[b.style]
+    sid = prep.manifest.styles[b.style].id
+    listed = []
+    for k, ci in enumerate(b.contests):
+        if ci >= len(prep.manifest.contests):
+            raise ElectionError("NOT_IN_STYLE", f"contests[{k}] is {ci}, but the election has {len(prep.manifest.contests)} contests")
+        if ci not in style:
+            raise ElectionError("NOT_IN_STYLE", f"contests[{k}] is contest {ci}, which is not in the token's style {sid!r}")
+        if ci in listed:
+            raise ElectionError("CONTEST_REPEAT", f"contests[{k}] lists contest {ci} again")
+        if listed and ci < listed[-1]:
+            raise ElectionError("CONTEST_ORDER", f"contests[{k}] is contest {ci}, after contest {listed[-1]}")
+        listed.append(ci)
+    if len(listed) < len(style):
+        missing = [ci for ci in style if ci not in listed]
+        raise ElectionError("CONTEST_MISSING", f"the ballot answers {len(listed)} of the {len(style)} contests of "
+                                               f"its style {sid!r}: contest {missing[0]} is missing")
+    return tuple(listed)
+
+
 # ---------------------------------------------------------------- 3.5 result
 
-RESULT_FIELDS = ["electionID", "ballotCount", "product", "tally", "counts", "decryptionNonce", "partials"]
+RESULT_VERSION = 2
+RESULT_FIELDS = ["version", "electionID", "ballotCount", "product", "tally", "contests", "decryptionNonce", "partials"]
+CONTEST_RESULT_FIELDS = ["id", "ballots", "counts", "blank", "undervotes"]
 MAX_RESULT_SIZE = 512 * 1024
 
 
 @dataclass(frozen=True)
+class ContestResult:
+    """One contest's count (result version 2): of the ballots that answer
+    it, blank voted blank, the others selected option j counts[j] times and
+    left undervotes selections unused."""
+    id: str
+    ballots: int
+    counts: tuple
+    blank: int
+    undervotes: int
+
+    def marshal(self) -> str:
+        return _object([
+            ("id", cj.encode_string(self.id)),
+            ("ballots", str(self.ballots)),
+            ("counts", cj.encode_uint_list(list(self.counts))),
+            ("blank", str(self.blank)),
+            ("undervotes", str(self.undervotes)),
+        ])
+
+
+@dataclass(frozen=True)
 class Result:
+    version: int
     election_id: str
     ballot_count: int
     product: bytes
     tally: bytes
-    counts: tuple
+    contests: tuple
     decryption_nonce: bytes
     partials: tuple
 
     def marshal(self) -> bytes:
         parts = [
+            ("version", str(self.version)),
             ("electionID", cj.encode_string(self.election_id)),
             ("ballotCount", str(self.ballot_count)),
             ("product", cj.encode_bytes(self.product)),
             ("tally", cj.encode_bytes(self.tally)),
-            ("counts", cj.encode_uint_list(list(self.counts))),
+            ("contests", "[" + ",".join(c.marshal() for c in self.contests) + "]"),
             ("decryptionNonce", cj.encode_bytes(self.decryption_nonce)),
             ("partials", cj.encode_bytes_list(list(self.partials))),
         ]
-        return ("{" + ",".join('"%s":%s' % kv for kv in parts) + "}").encode("utf-8", "surrogatepass")
+        return _object(parts).encode("utf-8", "surrogatepass")
+
+
+def _decode_contest_result(v, field) -> ContestResult:
+    f = _members(v, CONTEST_RESULT_FIELDS, field)
+    return ContestResult(
+        id=cj.string(f["id"], f"{field}.id"),
+        ballots=cj.uint(f["ballots"], f"{field}.ballots"),
+        counts=tuple(cj.uint(c, f"{field}.counts") for c in _list(f["counts"], f"{field}.counts")),
+        blank=cj.uint(f["blank"], f"{field}.blank"),
+        undervotes=cj.uint(f["undervotes"], f"{field}.undervotes"),
+    )
 
 
 def decode_result(raw: bytes) -> Result:
@@ -401,20 +722,15 @@ def decode_result(raw: bytes) -> Result:
         raise ElectionError("SIZE", f"result has {len(raw)} bytes")
     try:
         f = cj.check_fields(cj.load_object(raw, "result"), RESULT_FIELDS, "result")
-        counts = f["counts"]
-        if not isinstance(counts, list):
-            raise cj.CanonError("field counts: not a list")
-        partials = f["partials"]
-        if not isinstance(partials, list):
-            raise cj.CanonError("field partials: not a list")
         r = Result(
+            version=_int(f["version"], "version"),
             election_id=cj.string(f["electionID"], "electionID"),
             ballot_count=cj.uint(f["ballotCount"], "ballotCount"),
             product=cj.decode_b64(f["product"], "product"),
             tally=cj.decode_b64(f["tally"], "tally"),
-            counts=tuple(cj.uint(c, "counts") for c in counts),
+            contests=tuple(_decode_contest_result(v, f"contests[{i}]") for i, v in enumerate(_list(f["contests"], "contests"))),
             decryption_nonce=cj.decode_b64(f["decryptionNonce"], "decryptionNonce"),
-            partials=tuple(cj.decode_b64(p, "partials") for p in partials),
+            partials=tuple(cj.decode_b64(p, "partials") for p in _list(f["partials"], "partials")),
         )
     except cj.CanonError as e:
         raise ElectionError("DECODE", f"result: {e}") from None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from . import ballots as ballotcheck
 from . import checks
-from .election import (ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
+from .election import (RESULT_VERSION, ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
                        parse_record, prepare_manifest)
 from .paillier import KeyError_, combine, parse_partial, verify_decryption, verify_partial
 from .report import Report
@@ -110,10 +110,10 @@ def check_election(rec: dict, txs: list, rep: Report, workers: int, published_ma
         rep.result = None
         return
     rep.inputs |= {checks.MANIFEST, checks.BALLOTS, checks.RESULT_READ}
-    product, counted = _check_ballots(prep, rec["_manifest"], ws, keys, result_pos, workers, rep)
+    tally, counted = _check_ballots(prep, rec["_manifest"], ws, keys, result_pos, workers, rep)
     # Without the result's place in the blocks, nothing can be counted
     # against it: the result is only decoded.
-    _result_step(prep, result_raw, not unordered, ws, product, counted, rep)
+    _result_step(prep, result_raw, not unordered, ws, tally, counted, rep)
 
 
 def _subject(p: str, txid: str) -> str:
@@ -219,7 +219,7 @@ def _check_ballot_writes(ws: Writes, result_pos: tuple, rep: Report) -> None:
 def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos, workers: int, rep: Report):
     """Every ballot of the index, as a listing gives it: each failure names
     the transaction stored with the ballot. The product and number of the
-    valid ballots committed before the result."""
+    valid ballots committed before the result (a Tally)."""
     items, meta = [], {}
     for seq, p in enumerate(sorted(keys)):
         pos, txid, value = keys[p]
@@ -232,7 +232,7 @@ def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos
             continue
         meta[seq] = (p, rtx, txid, pos, late)
         items.append((seq, p, ballot))
-    product, counted, seen = 1, 0, {}
+    tally, counted, seen = Tally(prep), 0, {}
     for v in ballotcheck.check_all(manifest_raw, prep, items, workers):
         p, rtx, txid, pos, late = meta[v.seq]
         _note_late(rep, late, p, txid, pos[0], ws.first_seq[p])
@@ -247,9 +247,37 @@ def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos
         rep.ballots["valid"] += 1
         if not late:
             counted += 1
-            product = product * v.ciphertext % prep.pk.n2
+            tally.add(v.contests, v.ciphertexts)
     rep.late_ballots.sort(key=lambda lb: lb.pop("_seq"))  # commit order, as the blocks list them
-    return product, counted
+    return tally, counted
+
+
+class Tally:
+    """The product of the counted ballots, slot by slot: slot i is the
+    product of ciphertext i of every ballot that answers slot i's contest
+    (a contest a ballot does not answer contributes nothing), and the
+    number of ballots that answer each contest."""
+
+    def __init__(self, prep):
+        self.prep = prep
+        self.slots = [1] * len(prep.weights)
+        self.ballots = [0] * len(prep.manifest.contests)
+
+    def add(self, contests: tuple, cs: list) -> None:
+        n2, k = self.prep.pk.n2, 0
+        for ci in contests:
+            first = self.prep.first_slot(ci)
+            for j in range(self.prep.layout.contests[ci].ciphertexts):
+                self.slots[first + j] = self.slots[first + j] * cs[k] % n2
+                k += 1
+            self.ballots[ci] += 1
+
+    def product(self) -> int:
+        """Π slot_i^weight_i mod N²: the ciphertext of the packed tally."""
+        n2, x = self.prep.pk.n2, 1
+        for s, w in zip(self.slots, self.prep.weights):
+            x = x * (s if w == 1 else pow(s, w, n2)) % n2
+        return x
 
 
 def _note_late(rep: Report, late: bool, p: str, txid: str, block: int, seq: int) -> None:
@@ -260,7 +288,7 @@ def _note_late(rep: Report, late: bool, p: str, txid: str, block: int, seq: int)
         rep.late_ballots.append({"pseudonym": p, "txID": txid, "block": block, "_seq": seq})
 
 
-def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counted: int, rep: Report) -> None:
+def _result_step(prep, result_raw, check: bool, ws: Writes, tally: "Tally", counted: int, rep: Report) -> None:
     """The result: missing, or decoded and, when check, checked against the
     ballots committed before it."""
     if result_raw is None:
@@ -277,10 +305,28 @@ def _result_step(prep, result_raw, check: bool, ws: Writes, product: int, counte
         rep.fail("RESULT_DECODE", "result", str(e), code=e.code)
         rep.result = None
         return
-    rep.result = {"ballotCount": r.ballot_count, "candidates": list(prep.manifest.candidates), "counts": list(r.counts)}
+    rep.result = report_result(prep, r)
     if check:
         rep.inputs.add(checks.RESULT_CHECKED)
-        _check_result(prep, r, product, counted, rep)
+        _check_result(prep, r, tally, counted, rep)
+
+
+def report_result(prep, r) -> dict:
+    """The report's result (RECORD.md 7): ballotCount, and one entry per
+    manifest contest with the manifest's id, title and option names beside
+    the result's numbers; no entry at all when the result does not have one
+    per contest or a contest's counts do not have one per option (a result
+    failure of its own), as the Go verifier's jsonContests."""
+    m = prep.manifest
+    contests = []
+    if len(r.contests) == len(m.contests):
+        for c, cr in zip(m.contests, r.contests):
+            if len(cr.counts) != len(c.options):
+                contests = []
+                break
+            contests.append({"id": c.id, "title": c.title, "options": list(c.options), "ballots": cr.ballots,
+                             "counts": list(cr.counts), "blank": cr.blank, "undervotes": cr.undervotes})
+    return {"ballotCount": r.ballot_count, "contests": contests}
 
 
 def ballot_hash(value: bytes) -> str:
@@ -294,34 +340,42 @@ def ballot_hash(value: bytes) -> str:
     return hashlib.sha256(ballot).hexdigest()
 
 
-def _check_result(prep, r, product: int, counted: int, rep: Report) -> None:
-    """RECORD.md 6 step 4: RESULT_COUNT and RESULT_PRODUCT against the
-    ballots, then at most one RESULT failure, the result's first own check
-    that fails, as the Go verifier reports them."""
+def _check_result(prep, r, tally: Tally, counted: int, rep: Report) -> None:
+    """RECORD.md 6 step 4: RESULT_COUNT (ballotCount, then each contest's
+    ballots) and RESULT_PRODUCT against the ballots, then at most one RESULT
+    failure, the result's first own check that fails, as the Go verifier
+    reports them."""
     pk = prep.pk
     if r.ballot_count != counted:
         rep.fail("RESULT_COUNT", "result", f"ballotCount is {r.ballot_count}, but {counted} valid ballot(s) committed before the result")
-    if len(r.product) != pk.ciphertext_len or int.from_bytes(r.product, "big") != product:
+    # Each contest's ballots (docs/VERIFY.md V27): one failure per contest
+    # that differs; a result without one entry per contest is one failure
+    # (as the Go verifier's CheckContestBallots), and RESULT's too.
+    if len(r.contests) != len(tally.ballots):
+        rep.fail("RESULT_COUNT", "result", f"contests has {len(r.contests)} entries, want {len(tally.ballots)}")
+    else:
+        for i, cr in enumerate(r.contests):
+            if cr.ballots != tally.ballots[i]:
+                rep.fail("RESULT_COUNT", "result", f"contests[{i}] ({prep.manifest.contests[i].id}) counts {cr.ballots} ballot(s), "
+                         f"but {tally.ballots[i]} valid ballot(s) committed before the result answer it")
+    if len(r.product) != pk.ciphertext_len or int.from_bytes(r.product, "big") != tally.product():
         rep.fail("RESULT_PRODUCT", "result", "the product is not the product of the ballots committed before the result")
-    problem = _result_problem(prep, r)
+    problem = result_problem(prep, r)
     if problem is not None:
         rep.fail("RESULT", "result", problem, code="RESULT")
 
 
-def _result_problem(prep, r):
-    """The first of the result's own checks that fails, in the Go
-    verifier's order (election.VerifyResult), or None."""
+def result_problem(prep, r):
+    """The first of the result's own checks that fails, in the order of
+    VerifyResult (result version 2), or None."""
     m, pk = prep.manifest, prep.pk
+    if r.version != RESULT_VERSION:
+        return f"version is {r.version}, want {RESULT_VERSION}"
     if r.election_id != m.election_id:
         return f"result is for election {r.election_id!r}"
-    p = len(m.candidates)
-    mm = 1 << m.encoding_bits
-    if len(r.counts) != p:
-        return f"{len(r.counts)} counts for {p} candidates"
-    if sum(r.counts) != r.ballot_count:
-        return "the counts do not sum to ballotCount"
-    if r.ballot_count * mm ** (p - 1) >= pk.n:
-        return "ballotCount · M^(p-1) is not below N"
+    problem = _contests_problem(prep, r)
+    if problem is not None:
+        return problem
     c = int.from_bytes(r.product, "big")
     if len(r.product) != pk.ciphertext_len or not pk.in_zstar_n2(c):
         return "product is not a ciphertext in Z*_{N²}"
@@ -330,14 +384,78 @@ def _result_problem(prep, r):
         nonce = decode_minimal(r.decryption_nonce, "decryptionNonce")
     except ElectionError as e:
         return str(e)
+    if t >= pk.n:
+        return "the tally is not below N"
     problem = _decryption_problem(prep, r, c, t, nonce)
     if problem is not None:
         return problem
-    if t >= mm ** p:
-        return "the tally is not below M^p"
-    digits = [(t >> (m.encoding_bits * j)) & (mm - 1) for j in range(p)]
-    if digits != list(r.counts):
-        return "the counts are not the base-M digits of the tally"
+    return _digits_problem(prep, r, t)
+
+
+def _contests_problem(prep, r):
+    """One entry per manifest contest, in order, each consistent with the
+    contest's limits, then ballotCount against them; None when they hold."""
+    m = prep.manifest
+    if len(r.contests) != len(m.contests):
+        return f"contests has {len(r.contests)} entries, want one per contest ({len(m.contests)})"
+    for i, (c, cr) in enumerate(zip(m.contests, r.contests)):
+        problem = _contest_problem(f"contests[{i}]", c, cr, r.ballot_count, m.encoding_bits)
+        if problem is not None:
+            return problem
+    # ballotCount against the contests: a contest of every style counts
+    # every ballot, and every ballot answers some contest.
+    for i, cr in enumerate(r.contests):
+        if all(i in sc for sc in prep.style_contests) and cr.ballots != r.ballot_count:
+            return f"contests[{i}] counts {cr.ballots} ballots, but every ballot answers it and ballotCount is {r.ballot_count}"
+    answers = sum(cr.ballots for cr in r.contests)
+    if r.ballot_count > answers:
+        return (f"ballotCount {r.ballot_count} is more than the ballots the contests count together ({answers}): "
+                "every ballot answers a contest")
+    return None
+
+
+def _contest_problem(field, c, cr, ballot_count: int, bits: int):
+    """A contest's entry against its contest (the rules in the spec's
+    order): its id, ballots ≤ ballotCount and < M (no digit can reach M),
+    a count per option, blank only where allowed and ≤ ballots, every
+    count ≤ ballots − blank, min·v ≤ Σcounts ≤ max·v for v = ballots −
+    blank, and undervotes = max·v − Σcounts."""
+    if cr.id != c.id:
+        return f"{field} is {cr.id!r}, want contest {c.id!r}"
+    if cr.ballots > ballot_count:
+        return f"{field} counts {cr.ballots} ballots, more than ballotCount {ballot_count}"
+    if cr.ballots >> bits:
+        return f"{field} counts {cr.ballots} ballots: a count could reach 2^{bits} and overflow its digit"
+    if len(cr.counts) != len(c.options):
+        return f"{field} has {len(cr.counts)} counts, want one per option ({len(c.options)})"
+    if cr.blank and not c.blank:
+        return f"{field} counts {cr.blank} blank votes, but the contest allows none"
+    if cr.blank > cr.ballots:
+        return f"{field} counts {cr.blank} blank votes of {cr.ballots} ballots"
+    voted = cr.ballots - cr.blank
+    for j, n in enumerate(cr.counts):
+        if n > voted:
+            return f"{field}.counts[{j}] is {n}, more than the {voted} ballots that did not vote blank"
+    total, lo, hi = sum(cr.counts), c.min * voted, c.max * voted
+    if not lo <= total <= hi:
+        return f"{field} has {total} selections in all, outside {lo}..{hi} for {voted} ballots of {c.min} to {c.max} selections"
+    if cr.undervotes != hi - total:
+        return f"{field} has undervotes {cr.undervotes}, want {hi - total} (maxSelections × {voted} ballots − {total} selections)"
+    return None
+
+
+def _digits_problem(prep, r, t: int):
+    """The tally's digits per the layout are every contest's counts, then
+    its blank votes; None when they are."""
+    m = prep.manifest
+    if t >> (m.encoding_bits * prep.layout.digits):
+        return f"the tally is not below M^{prep.layout.digits}"
+    for i, (digits, c, cr) in enumerate(zip(prep.layout.decode_tally(t), m.contests, r.contests)):
+        for j, n in enumerate(cr.counts):
+            if digits[j] != n:
+                return f"contests[{i}].counts[{j}] is {n}, but the tally says {digits[j]}"
+        if c.blank and digits[len(c.options)] != cr.blank:
+            return f"contests[{i}].blank is {cr.blank}, but the tally says {digits[len(c.options)]}"
     return None
 
 

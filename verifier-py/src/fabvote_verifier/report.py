@@ -139,9 +139,12 @@ class Report:
             b = self.ballots
             lines.append(f"ballots: {b['recorded']} recorded, {b['valid']} valid, {b['counted']} counted, {b['late']} late")
         if self.result:
-            lines.append(f"result: {self.result['ballotCount']} ballot(s)")
-            for name, n in zip(self.result["candidates"], self.result["counts"]):
-                lines.append(f"  {n:>10}  {name}")
+            lines.append(f"result: {self.result['ballotCount']} ballot(s) counted")
+            for c in self.result["contests"]:
+                lines.append(f"  contest {c['id']} ({c['title']}): {c['ballots']} ballot(s), "
+                             f"{c['undervotes']} undervote(s), {c['blank']} blank")
+                for name, n in zip(c["options"], c["counts"]):
+                    lines.append(f"    {n:>10}  {name}")
         for lb in self.late_ballots:
             lines.append(f"LATE {lb['pseudonym']} (tx {lb['txID']}, block {lb['block']}): committed after the result, not counted")
         run = checks_run(self.steps, self.failures, self.optional_checks(), self.inputs)

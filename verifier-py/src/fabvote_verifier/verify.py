@@ -19,6 +19,8 @@ class Unreadable(Exception):
     """The record cannot be read at all (exit status 2)."""
 
 
+# Version 2: manifest v4 (contests, styles), ballot v3, result v2.
+RECORD_VERSION = 2
 RECORD_FIELDS = ["format", "version", "electionID", "channel", "chaincode", "lastBlock"]
 BALLOT_FIELDS = {"pseudonym", "ballotHash", "txID", "block", "index"}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -171,8 +173,12 @@ def _check_record(path: str, rep: Report):
     if rec["format"] != "fabvote-election-record":
         bad(f"record.json format is {rec['format']!r}")
         return None
-    if type(rec["version"]) is not int or rec["version"] != 1:
-        bad(f"record format version {rec['version']!r} is not 1")
+    if type(rec["version"]) is not int or rec["version"] != RECORD_VERSION:
+        if type(rec["version"]) is int and rec["version"] == 1:
+            bad(f"this is a version-1 record (single-contest manifest, ballots and result); this verifier reads "
+                f"record format version {RECORD_VERSION} only")
+        else:
+            bad(f"record format version {rec['version']!r} is not {RECORD_VERSION}")
         return None
     if not all(isinstance(rec[k], str) and rec[k] for k in ("electionID", "channel", "chaincode")) \
             or not _nat(rec["lastBlock"]):

@@ -183,13 +183,17 @@ def multiexp(bases: list, exps: list, mod: int) -> int:
 
 
 def weighted_check(ctx: Context, items: list) -> bool:
-    """One combined check over items [(c, Proof)] with fresh weights."""
+    """One combined check over items [(c, Proof)] with fresh weights; an
+    item (c, Proof, Context) has its own context (its statement's messages)
+    under the same key, manifest and election."""
     n, n2 = ctx.pk.n, ctx.pk.n2
     zs, zr = [], []
     bs, be = [], []
     cs, ce_ = [], []
     s = 0
-    for c, pr in items:
+    for item in items:
+        c, pr = item[0], item[1]
+        msgs = item[2].messages if len(item) > 2 else ctx.messages
         ce = 0
         for k, (ak, ek, zk) in enumerate(zip(pr.a, pr.e, pr.z)):
             rho = secrets.randbits(RHO_BITS)
@@ -197,7 +201,7 @@ def weighted_check(ctx: Context, items: list) -> bool:
             bs.append(ak); be.append(rho)
             er = ek * rho
             ce += er
-            s += er * ctx.messages[k]
+            s += er * msgs[k]
         cs.append(c); ce_.append(ce)
     zprod = multiexp(zs, zr, n)
     lhs = pow(zprod, n, n2)
@@ -211,8 +215,8 @@ def weighted_check(ctx: Context, items: list) -> bool:
 
 
 def verify_batch(ctx: Context, items: list) -> list:
-    """Return the positions (into items) of the proofs that fail; bisects a
-    failing batch with fresh weights down to single items."""
+    """Return the positions (into items, as weighted_check takes them) of the
+    proofs that fail; bisects a failing batch with fresh weights down to single items."""
     bad = []
 
     def rec(lo, hi):

@@ -126,12 +126,12 @@ func TestRecomputeAndDecrypt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := make([]uint64, len(w.m.Candidates))
+	want := make([]uint64, len(w.m.Contests[0].Options))
 	for _, c := range w.choices {
 		want[c]++
 	}
-	if !slices.Equal(r.Counts, want) || r.BallotCount != uint64(len(w.ballots)) {
-		t.Fatalf("counts %v of %d ballots; want %v of %d", r.Counts, r.BallotCount, want, len(w.ballots))
+	if !slices.Equal(r.Contests[0].Counts, want) || r.BallotCount != uint64(len(w.ballots)) {
+		t.Fatalf("counts %v of %d ballots; want %v of %d", r.Contests[0].Counts, r.BallotCount, want, len(w.ballots))
 	}
 }
 

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fabvote/fabvote/crypto/votecode"
+	"github.com/fabvote/fabvote/election"
+)
+
+// A voter's choices as text (ballot --choice, the bulk --choices file and
+// the secret choices record): "contest=selection" for each contest of the
+// voter's style, separated by ";". A selection is the selected options,
+// by name or 0-based index, separated by ","; "blank" for a blank vote;
+// nothing for an undervote of no option. In an election of one contest,
+// the selection alone will do ("Alice" for "main=Alice").
+const blankWord = "blank"
+
+// parseChoices reads spec as the choices of a voter of style: one
+// selection per contest of the style, in the style's order. Every error
+// names the contest and what is wrong with its selection.
+func parseChoices(m *election.Manifest, l *votecode.Layout, style int, spec string) ([]votecode.Selection, error) {
+	contests := styleContests(m, style)
+	byContest := map[int]votecode.Selection{}
+	for _, part := range strings.Split(spec, ";") {
+		name, text, named := strings.Cut(strings.TrimSpace(part), "=")
+		ci := contests[0]
+		switch {
+		case named:
+			if ci = m.ContestIndex(strings.TrimSpace(name)); ci < 0 || !slices.Contains(contests, ci) {
+				return nil, fmt.Errorf("%q is no contest of ballot style %q (its contests: %s)", strings.TrimSpace(name), m.Styles[style].ID, strings.Join(m.Styles[style].Contests, ", "))
+			}
+		case len(contests) > 1:
+			return nil, fmt.Errorf("%q names no contest: ballot style %q has %d, give contest=selection for each", part, m.Styles[style].ID, len(contests))
+		default:
+			text = name
+		}
+		if _, dup := byContest[ci]; dup {
+			return nil, fmt.Errorf("contest %q is chosen twice", m.Contests[ci].ID)
+		}
+		sel, err := parseSelection(&m.Contests[ci], strings.TrimSpace(text))
+		if err == nil {
+			err = l.Contests[ci].Check(sel)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("contest %q: %w", m.Contests[ci].ID, err)
+		}
+		byContest[ci] = sel
+	}
+	sels := make([]votecode.Selection, len(contests))
+	for i, ci := range contests {
+		sel, ok := byContest[ci]
+		if !ok {
+			return nil, fmt.Errorf("contest %q of ballot style %q has no choice (give %s= for none)", m.Contests[ci].ID, m.Styles[style].ID, m.Contests[ci].ID)
+		}
+		sels[i] = sel
+	}
+	return sels, nil
+}
+
+// parseSelection reads one contest's selection: options by name or index,
+// "blank", or nothing. The options come out in ascending order; one
+// named twice stays twice, for the contest's check to refuse.
+func parseSelection(c *election.Contest, text string) (votecode.Selection, error) {
+	if text == "" {
+		return votecode.Selection{}, nil
+	}
+	if text == blankWord && !slices.Contains(c.Options, blankWord) {
+		return votecode.Selection{Blank: true}, nil
+	}
+	var sel votecode.Selection
+	for _, item := range strings.Split(text, ",") {
+		j, err := optionIndex(c, strings.TrimSpace(item))
+		if err != nil {
+			return sel, err
+		}
+		sel.Options = append(sel.Options, j)
+	}
+	slices.Sort(sel.Options)
+	return sel, nil
+}
+
+// optionIndex accepts a 0-based index or an exact option name.
+func optionIndex(c *election.Contest, s string) (int, error) {
+	if j, err := strconv.Atoi(s); err == nil {
+		if j < 0 || j >= len(c.Options) {
+			return 0, fmt.Errorf("%d is not an option index 0..%d", j, len(c.Options)-1)
+		}
+		return j, nil
+	}
+	if j := slices.Index(c.Options, s); j >= 0 {
+		return j, nil
+	}
+	return 0, fmt.Errorf("%q is neither an index nor an option (%s)", s, strings.Join(c.Options, ", "))
+}
+
+// formatChoices writes sels (one per contest of style) as parseChoices
+// reads them, options by index: the selection alone in an election of
+// one contest, else contest=selection for each.
+func formatChoices(m *election.Manifest, style int, sels []votecode.Selection) string {
+	contests := styleContests(m, style)
+	parts := make([]string, len(contests))
+	for i, ci := range contests {
+		text := blankWord
+		if !sels[i].Blank {
+			idx := make([]string, len(sels[i].Options))
+			for k, j := range sels[i].Options {
+				idx[k] = strconv.Itoa(j)
+			}
+			text = strings.Join(idx, ",")
+		}
+		if len(m.Contests) > 1 {
+			text = m.Contests[ci].ID + "=" + text
+		}
+		parts[i] = text
+	}
+	return strings.Join(parts, ";")
+}
+
+// styleContests are the indexes of style's contests, in order.
+func styleContests(m *election.Manifest, style int) []int {
+	var out []int
+	for _, id := range m.Styles[style].Contests {
+		out = append(out, m.ContestIndex(id))
+	}
+	return out
+}
+
+// randomChoices draws a valid selection for each contest of style: a
+// blank vote one time in (options + 2) where allowed, else a number of
+// options uniform in min..max, then that many options uniformly.
+func randomChoices(random io.Reader, m *election.Manifest, style int) ([]votecode.Selection, error) {
+	var sels []votecode.Selection
+	for _, ci := range styleContests(m, style) {
+		c := &m.Contests[ci]
+		if c.Blank {
+			r, err := randInt(random, len(c.Options)+2)
+			if err != nil {
+				return nil, err
+			}
+			if r == 0 {
+				sels = append(sels, votecode.Selection{Blank: true})
+				continue
+			}
+		}
+		k, err := randInt(random, c.Max-c.Min+1)
+		if err != nil {
+			return nil, err
+		}
+		perm := make([]int, len(c.Options))
+		for i := range perm {
+			perm[i] = i
+		}
+		for i := len(perm) - 1; i > 0; i-- { // Fisher–Yates
+			j, err := randInt(random, i+1)
+			if err != nil {
+				return nil, err
+			}
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		opts := slices.Clone(perm[:c.Min+k])
+		slices.Sort(opts)
+		sels = append(sels, votecode.Selection{Options: opts})
+	}
+	return sels, nil
+}
+
+func randInt(random io.Reader, n int) (int, error) {
+	if random == nil {
+		random = rand.Reader
+	}
+	v, err := rand.Int(random, big.NewInt(int64(n)))
+	if err != nil {
+		return 0, err
+	}
+	return int(v.Int64()), nil
+}
+
+// offlineStyles gives offline voter i (1-based, offlineVoterID) the
+// election's style (i−1) mod (number of styles): every style has voters,
+// in turn.
+func offlineStyles(m *election.Manifest, ids []string) map[string]string {
+	out := make(map[string]string, len(ids))
+	for i, id := range ids {
+		out[id] = m.Styles[i%len(m.Styles)].ID
+	}
+	return out
+}
