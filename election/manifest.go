@@ -117,7 +117,10 @@ func (m *Manifest) marshal() ([]byte, error) {
 
 // ParseManifest decodes and validates a manifest. It accepts only the
 // canonical encoding: no unknown or duplicate-cased fields, no trailing data,
-// no whitespace, times in UTC — exactly Marshal's output for the result.
+// no whitespace, times in UTC, no null for a list — exactly Marshal's
+// output for the result. The encoding is checked before the fields, as the
+// Python verifier checks it, so that a manifest both not canonical and
+// invalid is DECODE for both.
 func ParseManifest(b []byte) (*Manifest, error) {
 	if len(b) > MaxManifestSize {
 		return nil, errorf(CodeSize, "manifest has %d bytes, the limit is %d", len(b), MaxManifestSize)
@@ -126,15 +129,15 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	if err := strictJSON(b, m); err != nil {
 		return nil, wrapf(CodeDecode, err, "manifest")
 	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
 	canon, err := m.marshal()
 	if err != nil {
 		return nil, err
 	}
 	if !bytes.Equal(canon, b) {
 		return nil, errorf(CodeDecode, "manifest is not in canonical form (re-encode it with Manifest.Marshal)")
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

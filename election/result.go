@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -176,9 +177,11 @@ func (p *Prepared) checkContestCounts(r *Result) error {
 			return err
 		}
 	}
-	var answers uint64 // Σ ballots of the contests: every ballot answers one at least
+	var answers uint64 // Σ ballots of the contests, saturating: every ballot answers one at least
 	for i := range r.Contests {
-		answers += r.Contests[i].Ballots // each ≤ BallotCount: 32 of them do not wrap
+		if answers += r.Contests[i].Ballots; answers < r.Contests[i].Ballots {
+			answers = math.MaxUint64
+		}
 		if p.inEveryStyle(i) && r.Contests[i].Ballots != r.BallotCount {
 			return resultErr("contests[%d] counts %d ballots, but every ballot answers it and ballotCount is %d", i, r.Contests[i].Ballots, r.BallotCount)
 		}

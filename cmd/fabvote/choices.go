@@ -85,15 +85,17 @@ func parseSelection(c *election.Contest, text string) (votecode.Selection, error
 	return sel, nil
 }
 
-// optionIndex accepts a 0-based index or an exact option name.
+// optionIndex accepts an exact option name or else a 0-based index: an
+// option named "2" is that option, not the third. (An option whose name
+// holds ",", ";" or "=" is chosen by its index.)
 func optionIndex(c *election.Contest, s string) (int, error) {
+	if j := slices.Index(c.Options, s); j >= 0 {
+		return j, nil
+	}
 	if j, err := strconv.Atoi(s); err == nil {
 		if j < 0 || j >= len(c.Options) {
 			return 0, fmt.Errorf("%d is not an option index 0..%d", j, len(c.Options)-1)
 		}
-		return j, nil
-	}
-	if j := slices.Index(c.Options, s); j >= 0 {
 		return j, nil
 	}
 	return 0, fmt.Errorf("%q is neither an index nor an option (%s)", s, strings.Join(c.Options, ", "))

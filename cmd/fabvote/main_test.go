@@ -343,9 +343,10 @@ func TestParseChoices(t *testing.T) {
 	}{
 		{"index", p1, 0, "0", "0"},
 		{"name", p1, 0, "B", "1"},
-		{"a name that is a number is an index", p1, 0, "2", "2"},
+		{"an index", p1, 0, "2", "2"},
+		{"a name that is a number is that option, not an index", p1, 0, "3", "2"},
 		{"named contest", p1, 0, "main=B", "1"},
-		{"index out of range", p1, 0, "3", "not an option index 0..2"},
+		{"index out of range", p1, 0, "4", "not an option index 0..2"},
 		{"negative index", p1, 0, "-1", "not an option index"},
 		{"unknown option", p1, 0, "C", `"C" is neither an index nor an option`},
 		{"two options of a choose-one contest", p1, 0, "A,B", "too many selections"},

@@ -71,7 +71,7 @@ func TestBuildPages(t *testing.T) {
 		{"single key, failed verification", func() *fixture { return newFixture("single") }, map[string][]string{
 			"index.html": {"Test election e-single", "Verification failed", "Alice 3 60.0 %", "Bob 1 20.0 %",
 				"Carol 0 0.0 %", "Ballots counted 5", "step ballots failed", "step result passed", "V19 BALLOT_INVALID PROOF",
-				"check V1 record.json passed", "validity proof failed",
+				"check V1 record.json passed", "validity proofs failed",
 				"validity proof does not verify", genesis, "A single key", "2026-11-01 08:00:00 UTC",
 				"7 ballots recorded", "5 counted", "1 late: not counted", "1 invalid: not counted", "Manifest hash"},
 			"ballots.html":      {"Page 1", "7"},
@@ -83,7 +83,7 @@ func TestBuildPages(t *testing.T) {
 		{"threshold, passed", func() *fixture { return newFixture("threshold").passing() }, map[string][]string{
 			"index.html": {"Verification passed", "Shared among 3 trustees: any 2", "Alice 2 40.0 %", "Dave 0 0.0 %",
 				"The verifier reported no failure", "6 ballots recorded", "step record passed", "step commit-order passed",
-				"validity proof passed"},
+				"validity proofs passed"},
 		}, map[string][]string{"index.html": {"Verification failed", "invalid: not counted"}}},
 		{"no result yet", func() *fixture {
 			f := newFixture("single").passing()

@@ -11,6 +11,8 @@ func FuzzParseRoll(f *testing.F) {
 	f.Add("# comment\n\nalice,1234567890123456789012345\n")
 	f.Add("alice,short\n")
 	f.Add("a,b,c,d\n")
+	f.Add("voter_id,code,style\nalice,ABCDEFGHIJKLMNOPQRST,north\nbob,KLMNOPQRSTUVWXYZ2345,south\n")
+	f.Add("alice,ABCDEFGHIJKLMNOPQRST,\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		r, err := ParseRoll(strings.NewReader(data), "fuzz")
 		if err != nil {
@@ -26,6 +28,12 @@ func FuzzParseRoll(f *testing.F) {
 			}
 			if r.Check(id, "") {
 				t.Fatalf("empty code accepted for %q", id)
+			}
+		}
+		// A style is given only to a voter of the roll, and never empty.
+		for id, style := range r.Styles() {
+			if !r.Has(id) || style == "" {
+				t.Fatalf("style %q for %q", style, id)
 			}
 		}
 	})
