@@ -130,6 +130,16 @@ func (m *Manifest) ContestIndex(id string) int {
 	return -1
 }
 
+// StyleContests are the indexes of style's contests in the manifest's
+// contests, in order: what a ballot of the style lists.
+func (m *Manifest) StyleContests(style int) []int {
+	out := make([]int, len(m.Styles[style].Contests))
+	for i, id := range m.Styles[style].Contests {
+		out[i] = m.ContestIndex(id)
+	}
+	return out
+}
+
 // checkStyles checks 1..MaxStyles styles with distinct well-formed ids,
 // each listing at least one contest, each contest known and at most once,
 // in the order of the contests (so that a style has one encoding), and

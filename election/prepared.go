@@ -1,6 +1,7 @@
 package election
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"fmt"
 	"io"
@@ -58,10 +59,15 @@ func (DirectVerifier) Verify(ps Proofs) error {
 	return ps.Verdict(errs)
 }
 
-// form is the style form of b's token. Errors: TOKEN for a style the
-// election does not have, DECODE for a malformed token.
+// form is the style form of b's token. It reads the style byte alone:
+// ParseBallot checked the token's form once, and VerifyToken checks its
+// signature. Errors: DECODE for a token of the wrong length, TOKEN for a
+// style the election does not have.
 func (p *Prepared) form(b *Ballot) (*styleForm, error) {
-	style, err := p.TokenStyle(b.Token)
+	if len(b.Token) != TokenLen {
+		return nil, errorf(CodeDecode, "token has %d bytes, want %d", len(b.Token), TokenLen)
+	}
+	style, err := p.checkStyle(b.Token[PseudonymLen])
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +114,9 @@ func (p *Prepared) CheckShape(b *Ballot) ([]*big.Int, error) {
 // style's, in the manifest's order, with one code per way to miss:
 // NOT_IN_STYLE, CONTEST_REPEAT, CONTEST_ORDER, CONTEST_MISSING.
 func (p *Prepared) checkContestList(list []byte, f *styleForm) error {
+	if bytes.Equal(list, f.contests) {
+		return nil // every valid ballot: the rest names what is wrong
+	}
 	var inStyle, seen [MaxContests]bool
 	for _, ci := range f.contests {
 		inStyle[ci] = true
@@ -266,8 +275,13 @@ func (p *Prepared) TokenStyle(token []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if int(t.Style) >= len(p.styles) {
-		return 0, errorf(CodeToken, "token names style %d; the election has %d", t.Style, len(p.styles))
+	return p.checkStyle(t.Style)
+}
+
+// checkStyle is style as an index of the election's styles. Errors: TOKEN.
+func (p *Prepared) checkStyle(style byte) (int, error) {
+	if int(style) >= len(p.styles) {
+		return 0, errorf(CodeToken, "token names style %d; the election has %d", style, len(p.styles))
 	}
-	return int(t.Style), nil
+	return int(style), nil
 }

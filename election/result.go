@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"math/bits"
 	"slices"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
@@ -226,15 +225,12 @@ func (p *Prepared) checkContest(i int, cr *ContestResult, ballotCount uint64) er
 		return resultErr("%s counts %d blank votes of %d ballots", field, cr.Blank, cr.Ballots)
 	}
 	voted := cr.Ballots - cr.Blank
-	sum := new(big.Int) // of up to 64 counts of up to 2^64 − 1: in big.Int, not to wrap
 	for j, n := range cr.Counts {
 		if n > voted {
 			return resultErr("%s.counts[%d] is %d, more than the %d ballots that did not vote blank", field, j, n, voted)
 		}
-		sum.Add(sum, new(big.Int).SetUint64(n))
 	}
-	v := new(big.Int).SetUint64(voted)
-	lo, hi := new(big.Int).Mul(big.NewInt(int64(c.Min)), v), new(big.Int).Mul(big.NewInt(int64(c.Max)), v)
+	sum, lo, hi := selections(c, cr)
 	if sum.Cmp(lo) < 0 || sum.Cmp(hi) > 0 {
 		return resultErr("%s has %s selections in all, outside %s..%s for %d ballots of %d to %d selections", field, sum, lo, hi, voted, c.Min, c.Max)
 	}
@@ -349,25 +345,30 @@ func (p *Prepared) NewContestResults(tally *big.Int, ballots []uint64) ([]Contes
 	return out, nil
 }
 
+// selections are a contest count's selections, ΣCounts, and their bounds
+// for its v = Ballots − Blank ballots that did not vote blank (Blank ≤
+// Ballots), minSelections·v and maxSelections·v: in big.Int, as 64 counts
+// of up to 2^64 − 1 do not fit 64 bits. The undervotes are hi − sum.
+func selections(c *Contest, cr *ContestResult) (sum, lo, hi *big.Int) {
+	sum = new(big.Int)
+	for _, n := range cr.Counts {
+		sum.Add(sum, new(big.Int).SetUint64(n))
+	}
+	v := new(big.Int).SetUint64(cr.Ballots - cr.Blank)
+	return sum, new(big.Int).Mul(big.NewInt(int64(c.Min)), v), new(big.Int).Mul(big.NewInt(int64(c.Max)), v)
+}
+
 // undervotes is maxSelections·(Ballots − Blank) − ΣCounts for an honest
 // count (0 where that is not a count).
 func undervotes(c *Contest, cr *ContestResult) uint64 {
 	if cr.Blank > cr.Ballots {
 		return 0
 	}
-	high, left := bits.Mul64(uint64(c.Max), cr.Ballots-cr.Blank) // max·voted = high·2^64 + left
-	for _, n := range cr.Counts {
-		var borrow uint64
-		left, borrow = bits.Sub64(left, n, 0)
-		if high < borrow {
-			return 0
-		}
-		high -= borrow
+	sum, _, hi := selections(c, cr)
+	if under := hi.Sub(hi, sum); under.Sign() >= 0 && under.IsUint64() {
+		return under.Uint64()
 	}
-	if high != 0 {
-		return 0
-	}
-	return left
+	return 0
 }
 
 // CheckContestBallots checks that each contest of r counts ballots[i]

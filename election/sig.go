@@ -208,9 +208,12 @@ func (p *Prepared) IssueToken(random io.Reader, ea crypto.Signer, pseudonym [Pse
 // voterPub, and that it names one of the election's styles. Errors: DECODE
 // for a malformed token, TOKEN when it does not verify or names no style.
 func (p *Prepared) VerifyToken(voterPub, token []byte) error {
-	if _, err := p.TokenStyle(token); err != nil {
+	t, err := ParseToken(token)
+	if err != nil {
 		return err
 	}
-	t, _ := ParseToken(token)
+	if _, err := p.checkStyle(t.Style); err != nil {
+		return err
+	}
 	return verifySig(p.TokenKey, TokenDigest(p.ManifestDigest, p.Manifest.ElectionID, t.Pseudonym, t.Style, voterPub), t.Sig, "token", CodeToken)
 }

@@ -58,7 +58,7 @@ func (p *Prepared) prepareStatements() error {
 		p.slots += c.Ciphertexts()
 	}
 	for si := range p.Manifest.Styles {
-		f := p.newStyleForm(&p.Manifest.Styles[si])
+		f := p.newStyleForm(si)
 		if n := p.ballotLen(&f); n > MaxBallotSize {
 			return manifestErr("styles[%d]: a ballot would have %d bytes, more than the %d a ballot may have", si, n, MaxBallotSize)
 		}
@@ -67,11 +67,10 @@ func (p *Prepared) prepareStatements() error {
 	return nil
 }
 
-// newStyleForm lays out the ballots of style s.
-func (p *Prepared) newStyleForm(s *Style) styleForm {
+// newStyleForm lays out the ballots of the style of index style.
+func (p *Prepared) newStyleForm(style int) styleForm {
 	var f styleForm
-	for _, id := range s.Contests {
-		ci := p.Manifest.ContestIndex(id)
+	for _, ci := range p.Manifest.StyleContests(style) {
 		f.contests = append(f.contests, byte(ci))
 		for j := 0; j < p.Layout.Contests[ci].Ciphertexts(); j++ {
 			f.slots = append(f.slots, p.contestSlot[ci]+j)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/votecode"
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/registrar"
 )
 
 // A voter's choices as text (ballot --choice, the bulk --choices file and
@@ -25,42 +26,73 @@ const blankWord = "blank"
 // selection per contest of the style, in the style's order. Every error
 // names the contest and what is wrong with its selection.
 func parseChoices(m *election.Manifest, l *votecode.Layout, style int, spec string) ([]votecode.Selection, error) {
-	contests := styleContests(m, style)
-	byContest := map[int]votecode.Selection{}
-	for _, part := range strings.Split(spec, ";") {
-		name, text, named := strings.Cut(strings.TrimSpace(part), "=")
-		ci := contests[0]
-		switch {
-		case named:
-			if ci = m.ContestIndex(strings.TrimSpace(name)); ci < 0 || !slices.Contains(contests, ci) {
-				return nil, fmt.Errorf("%q is no contest of ballot style %q (its contests: %s)", strings.TrimSpace(name), m.Styles[style].ID, strings.Join(m.Styles[style].Contests, ", "))
-			}
-		case len(contests) > 1:
-			return nil, fmt.Errorf("%q names no contest: ballot style %q has %d, give contest=selection for each", part, m.Styles[style].ID, len(contests))
-		default:
-			text = name
+	contests := m.StyleContests(style)
+	texts, err := splitContests(m, contestScope{fmt.Sprintf("ballot style %q", m.Styles[style].ID), contests, "selection"}, spec)
+	if err != nil {
+		return nil, err
+	}
+	sels := make([]votecode.Selection, len(contests))
+	for i, ci := range contests {
+		text, ok := texts[ci]
+		if !ok {
+			return nil, fmt.Errorf("contest %q of ballot style %q has no choice (give %s= for none)", m.Contests[ci].ID, m.Styles[style].ID, m.Contests[ci].ID)
 		}
-		if _, dup := byContest[ci]; dup {
-			return nil, fmt.Errorf("contest %q is chosen twice", m.Contests[ci].ID)
-		}
-		sel, err := parseSelection(&m.Contests[ci], strings.TrimSpace(text))
+		sel, err := parseSelection(&m.Contests[ci], text)
 		if err == nil {
 			err = l.Contests[ci].Check(sel)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("contest %q: %w", m.Contests[ci].ID, err)
 		}
-		byContest[ci] = sel
-	}
-	sels := make([]votecode.Selection, len(contests))
-	for i, ci := range contests {
-		sel, ok := byContest[ci]
-		if !ok {
-			return nil, fmt.Errorf("contest %q of ballot style %q has no choice (give %s= for none)", m.Contests[ci].ID, m.Styles[style].ID, m.Contests[ci].ID)
-		}
 		sels[i] = sel
 	}
 	return sels, nil
+}
+
+// contestScope is what a text of contest=… parts may name: the contests
+// (indexes, in order) of a ballot style or of the election, and, for
+// errors, its name and what a part gives.
+type contestScope struct {
+	name     string // `ballot style "north"`, "the election"
+	contests []int
+	item     string // "selection", "counts"
+}
+
+// splitContests reads the framing --choice and --expect-counts share:
+// "contest=text" parts separated by ";", or the text alone where sc has
+// one contest. It returns each named contest's text, trimmed; a contest
+// of sc that spec does not name has none.
+func splitContests(m *election.Manifest, sc contestScope, spec string) (map[int]string, error) {
+	texts := make(map[int]string, len(sc.contests))
+	for _, part := range strings.Split(spec, ";") {
+		name, text, named := strings.Cut(strings.TrimSpace(part), "=")
+		ci := sc.contests[0]
+		switch {
+		case named:
+			name = strings.TrimSpace(name)
+			if ci = m.ContestIndex(name); ci < 0 || !slices.Contains(sc.contests, ci) {
+				return nil, fmt.Errorf("%q is no contest of %s (its contests: %s)", name, sc.name, contestIDs(m, sc.contests))
+			}
+		case len(sc.contests) > 1:
+			return nil, fmt.Errorf("%q names no contest: %s has %d, give contest=%s for each", part, sc.name, len(sc.contests), sc.item)
+		default:
+			text = name
+		}
+		if _, dup := texts[ci]; dup {
+			return nil, fmt.Errorf("contest %q is chosen twice", m.Contests[ci].ID)
+		}
+		texts[ci] = strings.TrimSpace(text)
+	}
+	return texts, nil
+}
+
+// contestIDs lists the ids of contests, comma-separated.
+func contestIDs(m *election.Manifest, contests []int) string {
+	ids := make([]string, len(contests))
+	for i, ci := range contests {
+		ids[i] = m.Contests[ci].ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 // parseSelection reads one contest's selection: options by name or index,
@@ -105,7 +137,7 @@ func optionIndex(c *election.Contest, s string) (int, error) {
 // reads them, options by index: the selection alone in an election of
 // one contest, else contest=selection for each.
 func formatChoices(m *election.Manifest, style int, sels []votecode.Selection) string {
-	contests := styleContests(m, style)
+	contests := m.StyleContests(style)
 	parts := make([]string, len(contests))
 	for i, ci := range contests {
 		text := blankWord
@@ -124,21 +156,12 @@ func formatChoices(m *election.Manifest, style int, sels []votecode.Selection) s
 	return strings.Join(parts, ";")
 }
 
-// styleContests are the indexes of style's contests, in order.
-func styleContests(m *election.Manifest, style int) []int {
-	var out []int
-	for _, id := range m.Styles[style].Contests {
-		out = append(out, m.ContestIndex(id))
-	}
-	return out
-}
-
 // randomChoices draws a valid selection for each contest of style: a
 // blank vote one time in (options + 2) where allowed, else a number of
 // options uniform in min..max, then that many options uniformly.
 func randomChoices(random io.Reader, m *election.Manifest, style int) ([]votecode.Selection, error) {
 	var sels []votecode.Selection
-	for _, ci := range styleContests(m, style) {
+	for _, ci := range m.StyleContests(style) {
 		c := &m.Contests[ci]
 		if c.Blank {
 			r, err := randInt(random, len(c.Options)+2)
@@ -187,9 +210,13 @@ func randInt(random io.Reader, n int) (int, error) {
 // election's style (i−1) mod (number of styles): every style has voters,
 // in turn.
 func offlineStyles(m *election.Manifest, ids []string) map[string]string {
+	styles := make([]string, len(m.Styles))
+	for i := range m.Styles {
+		styles[i] = m.Styles[i].ID
+	}
 	out := make(map[string]string, len(ids))
 	for i, id := range ids {
-		out[id] = m.Styles[i%len(m.Styles)].ID
+		out[id] = registrar.StyleInTurn(styles, i)
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func FuzzParseChoices(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i, ci := range styleContests(p.Manifest, s) {
+		for i, ci := range p.Manifest.StyleContests(s) {
 			if err := p.Layout.Contests[ci].Check(sels[i]); err != nil {
 				t.Fatalf("%q: contest %d: %v", spec, ci, err)
 			}

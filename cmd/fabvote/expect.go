@@ -36,7 +36,7 @@ func newExpectedCounts(m *election.Manifest) *expectedCounts {
 
 // add counts one voter of style with choices sels.
 func (e *expectedCounts) add(style int, sels []votecode.Selection) {
-	for i, ci := range styleContests(e.m, style) {
+	for i, ci := range e.m.StyleContests(style) {
 		e.ballots[ci]++
 		if sels[i].Blank {
 			e.blank[ci]++
@@ -121,24 +121,19 @@ func parseAnyStyle(p *election.Prepared, spec string) (int, []votecode.Selection
 func parseExpectedCounts(m *election.Manifest, spec string) (*expectedCounts, error) {
 	e := newExpectedCounts(m)
 	e.ballots, e.blank = nil, nil
-	seen := make([]bool, len(m.Contests))
-	for _, part := range strings.Split(spec, ";") {
-		name, text, named := strings.Cut(strings.TrimSpace(part), "=")
-		ci := 0
-		switch {
-		case named:
-			if ci = m.ContestIndex(strings.TrimSpace(name)); ci < 0 {
-				return nil, fmt.Errorf("%q is no contest of the election", strings.TrimSpace(name))
-			}
-		case len(m.Contests) > 1:
-			return nil, fmt.Errorf("%q names no contest: give contest=counts for each of the %d contests", part, len(m.Contests))
-		default:
-			text = name
+	all := make([]int, len(m.Contests))
+	for i := range all {
+		all[i] = i
+	}
+	texts, err := splitContests(m, contestScope{"the election", all, "counts"}, spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, ci := range all {
+		text, ok := texts[ci]
+		if !ok {
+			return nil, fmt.Errorf("contest %q has no counts", m.Contests[ci].ID)
 		}
-		if seen[ci] {
-			return nil, fmt.Errorf("contest %q is given twice", m.Contests[ci].ID)
-		}
-		seen[ci] = true
 		items := splitList(text)
 		if len(items) != len(m.Contests[ci].Options) {
 			return nil, fmt.Errorf("contest %q: %d counts for %d options", m.Contests[ci].ID, len(items), len(m.Contests[ci].Options))
@@ -149,11 +144,6 @@ func parseExpectedCounts(m *election.Manifest, spec string) (*expectedCounts, er
 				return nil, fmt.Errorf("contest %q: %q is not a count", m.Contests[ci].ID, s)
 			}
 			e.counts[ci][j] = n
-		}
-	}
-	for ci, ok := range seen {
-		if !ok {
-			return nil, fmt.Errorf("contest %q has no counts", m.Contests[ci].ID)
 		}
 	}
 	return e, nil

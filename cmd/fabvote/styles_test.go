@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
-	"github.com/fabvote/fabvote/internal/ballotstream"
+	"github.com/fabvote/fabvote/internal/nettest"
 )
 
 // TestIssuingPathsSignStyles: in an election of two ballot styles, the
@@ -84,8 +83,8 @@ func tokenStyles(t *testing.T, p *election.Prepared, path string) []string {
 	var out []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var v voterLine
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+		v, _, err := parseVoterLine(sc.Bytes())
+		if err != nil {
 			t.Fatal(err)
 		}
 		s, err := p.TokenStyle(v.Token)
@@ -100,21 +99,8 @@ func tokenStyles(t *testing.T, p *election.Prepared, path string) []string {
 // bulkContestLists are the contests lists of a ballot stream's ballots.
 func bulkContestLists(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ballotstream.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for {
-		raw, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, raw := range nettest.ReadBallotStream(t, path) {
 		b, err := election.ParseBallot(raw)
 		if err != nil {
 			t.Fatal(err)

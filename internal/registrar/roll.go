@@ -201,13 +201,17 @@ func WriteNewRoll(path string, n int, prefix string, styles []string) error {
 			}
 			fmt.Fprintf(bw, "%s%06d,%s", prefix, i, code)
 			if len(styles) > 0 {
-				fmt.Fprintf(bw, ",%s", styles[(i-1)%len(styles)])
+				fmt.Fprintf(bw, ",%s", StyleInTurn(styles, i-1))
 			}
 			fmt.Fprintln(bw)
 		}
 		return bw.Flush()
 	})
 }
+
+// StyleInTurn is the style of the i-th voter (0-based) of a roll or an
+// offline registration whose voters get styles in turn.
+func StyleInTurn(styles []string, i int) string { return styles[i%len(styles)] }
 
 // ReadRollCodes returns the plain (id, code) pairs of a roll file; used by the
 // demo and tests, which play the voters.

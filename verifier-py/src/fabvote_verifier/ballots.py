@@ -66,8 +66,7 @@ def _proof_items(prep: Prepared, b, contests: tuple, cs: list) -> list:
     PROOF (ProofError), whatever its statement."""
     items, first, off = [], 0, 0
     for ci in contests:
-        for st in prep.statements[ci]:
-            ctx = prep.context(st.statement.messages)
+        for st, ctx in zip(prep.statements[ci], prep.contexts[ci]):
             pr = zkp.parse_proof(ctx, b.proof[off:off + st.proof_len])
             items.append((st, ctx, _statement_ciphertext(prep, st, cs, first), pr))
             off += st.proof_len

@@ -12,6 +12,7 @@ import hmac
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from itertools import accumulate
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_der_public_key
@@ -236,19 +237,23 @@ class Prepared:
     statements: list  # per contest: [StatementAt] in the layout's order
     style_contests: list  # per style: tuple of contest indices, in manifest order
 
+    def __post_init__(self):
+        # What every ballot's check uses, fixed for the election: made once.
+        # weights: every slot's tally weight, the slots of all contests in
+        # order; first_slots: each contest's first slot among them;
+        # contexts: per contest, each statement's zkp context.
+        self.weights = [w for c in self.layout.contests for w in c.tally_weights]
+        self.first_slots = list(accumulate((c.ciphertexts for c in self.layout.contests[:-1]), initial=0))
+        self.contexts = [[self.context(st.statement.messages) for st in sts] for sts in self.statements]
+
     def context(self, messages) -> Context:
         """The zkp context of a statement with these messages."""
         m = self.manifest
         return Context(self.digest, m.election_id, self.pk, list(messages), m.challenge_bits)
 
-    @property
-    def weights(self) -> list:
-        """Every slot's tally weight, the slots of all contests in order."""
-        return [w for c in self.layout.contests for w in c.tally_weights]
-
     def first_slot(self, ci: int) -> int:
         """The slot of contest ci's first ciphertext among all contests'."""
-        return sum(c.ciphertexts for c in self.layout.contests[:ci])
+        return self.first_slots[ci]
 
     def ciphertext_len(self, contests) -> int:
         """The ciphertext field's length for a ballot answering contests."""
