@@ -39,6 +39,7 @@ bench-report-unit:
 	python3 $(ROOT)/bench/report/report_test.py
 	python3 $(ROOT)/bench/report/profiles_test.py
 	python3 $(ROOT)/bench/report/gate_test.py
+	python3 $(ROOT)/bench/against_test.py
 
 bench-verify-count: fabric fabric-stock fabvote
 	$(BENCH_ENV) $(ROOT)/bench/verify-count.sh
