@@ -14,14 +14,36 @@ from fabvote_verifier import paillier, zkp  # noqa: E402
 
 ZKP_DATA = os.path.join(ROOT, "crypto", "zkp", "testdata")
 RECORDS = os.path.join(ROOT, "internal", "record", "testdata", "records")
+LAYOUTS = os.path.join(ROOT, "crypto", "votecode", "testdata", "layouts.json")
+
+# How each committed fixture is written again, from the repository root.
+# No make target writes them: the Go tests that check them rewrite them
+# with -update; the fixed test keys are never generated, only restored.
+_RECORDS_HOW = "write it with `go test ./internal/record -run TestFixtures -update`"
+_KEY_HOW = "a fixed test key (crypto/zkp/testdata/README), never generated: restore it with `git checkout`"
+FIXTURES = {
+    os.path.join(RECORDS, "good"): _RECORDS_HOW,
+    os.path.join(RECORDS, "expected.json"): _RECORDS_HOW,
+    os.path.join(ZKP_DATA, "vectors.json"): "write it with `go test ./crypto/zkp -run TestKnownAnswerVectors -update`",
+    os.path.join(ZKP_DATA, "key2048.pem"): _KEY_HOW,
+    os.path.join(ZKP_DATA, "key3072.pem"): _KEY_HOW,
+    LAYOUTS: "write it with `go test ./crypto/votecode -run TestLayoutVectors -update`",
+}
+
+
+def missing_fixture(path: str) -> str:
+    """The message for a fixture that is not there: the file, and how it is
+    written again (a file of a record fixture: as its record is)."""
+    how = FIXTURES.get(path) or (_RECORDS_HOW if path.startswith(RECORDS + os.sep) else "restore it with `git checkout`")
+    return f"missing test fixture {os.path.relpath(path, ROOT)}: {how}"
 
 
 def pytest_sessionstart(session):
     """The committed fixtures are the tests' inputs: without them the run
     fails at once, so that no test passes for want of its input."""
-    for d in (os.path.join(RECORDS, "good"), ZKP_DATA):
-        if not os.path.isdir(d):
-            pytest.exit(f"missing test fixtures: {d}", returncode=1)
+    missing = [missing_fixture(p) for p in FIXTURES if not os.path.exists(p)]
+    if missing:
+        pytest.exit("\n".join(missing), returncode=1)
 
 
 def read_test_key(name):
@@ -38,8 +60,13 @@ def read_test_key(name):
 
 
 def load_vectors():
-    with open(os.path.join(ZKP_DATA, "vectors.json")) as f:
-        return json.load(f)["vectors"]
+    """The validity-proof vectors: none at all fails, or a test that loops
+    over them would pass on nothing."""
+    path = os.path.join(ZKP_DATA, "vectors.json")
+    with open(path) as f:
+        vs = json.load(f)["vectors"]
+    assert vs, f"no vector in {os.path.relpath(path, ROOT)}: {FIXTURES[path]}"
+    return vs
 
 
 class KAT:

@@ -212,7 +212,10 @@ def _tp_raw():
 ])
 def test_threshold_params_rejects(mut):
     pk = _pk()
-    paillier.parse_threshold_params(_tp_raw(), pk)
+    # Unchanged, the parameters read as the good record's 2-of-3 dealing:
+    # the error below is the mutation's.
+    tp = paillier.parse_threshold_params(_tp_raw(), pk)
+    assert (tp.k, tp.l, tp.pk) == (2, 3, pk)
     with pytest.raises(paillier.KeyError_):
         paillier.parse_threshold_params(mut(_tp_raw()), pk)
 
@@ -234,7 +237,9 @@ def _partials():
 def test_partial_rejects(mut):
     prep = election.prepare_manifest(manifest_raw())
     _, parts = _partials()
-    paillier.parse_partial(parts[0], prep.threshold)
+    # Unchanged, it reads as trustee 1's (the fixtures' trustees 1 and 3
+    # decrypt): the error below is the mutation's.
+    assert paillier.parse_partial(parts[0], prep.threshold).index == 1
     with pytest.raises(paillier.KeyError_):
         paillier.parse_partial(mut(parts[0]), prep.threshold)
 
@@ -265,7 +270,9 @@ def test_partials_verify_and_combine():
 ])
 def test_result_decode_rejects(mut):
     raw = result_raw()
-    election.decode_result(raw)
+    # Unchanged, the result reads (the good record's five ballots): the
+    # error below is the mutation's.
+    assert election.decode_result(raw).ballot_count == 5
     with pytest.raises(ElectionError):
         election.decode_result(mut(raw))
 

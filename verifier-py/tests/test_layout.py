@@ -9,16 +9,14 @@ from math import comb
 
 import pytest
 
+from conftest import LAYOUTS, missing_fixture
 from fabvote_verifier import layout as L
 from fabvote_verifier.layout import BLANK, PACKED, PER_OPTION, ContestLayout, Layout, LayoutError, Shape
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-LAYOUTS = os.path.join(HERE, "..", "..", "crypto", "votecode", "testdata", "layouts.json")
 
 
 def _load_vectors():
     """The vectors are this test's input: a missing file fails the test."""
-    assert os.path.isfile(LAYOUTS), f"missing test vectors: {LAYOUTS}"
+    assert os.path.isfile(LAYOUTS), missing_fixture(LAYOUTS)
     with open(LAYOUTS) as f:
         vs = json.load(f)
     assert isinstance(vs, list) and vs, "layouts.json: no layout"
