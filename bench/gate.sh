@@ -82,7 +82,7 @@ run() {
 	# Exit 2 is a refused command line: no run to keep, and every other would be refused too.
 	((rc != 2)) || { cat "$OUT/logs/$name.log" >&2; bench_die "fabvote bench refused the run"; }
 	((rc == 0)) || bench_log "  $name: not every transaction succeeded (see $OUT/logs/$name.log)"
-	printf '{"before": %s, "after": %s}\n' "$before" "$(bench_gate_counters)" >"$OUT/runs/$name.gate.json"
+	jq -n --argjson before "$before" --argjson after "$(bench_gate_counters)" '{before: $before, after: $after}' >"$OUT/runs/$name.gate.json"
 	sed -n '/loop):/,/latency/p' "$OUT/logs/$name.log" | sed 's/^/    /' >&2 || true
 }
 

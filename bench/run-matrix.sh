@@ -80,25 +80,28 @@ trap 'exit 130' INT TERM
 mode_flags=()
 case $MODE in skip-commit) mode_flags=(--skip-commit) ;; skip-endorsement) mode_flags=(--skip-endorsement --store "$OUT/prepared") ;; esac
 
-# meta.json: what the report prints about the run.
-{
-	printf '{\n  "started": "%s",\n  "host": "%s",\n  "cpu": "%s",\n  "cpus": %s,\n' "$STAMP" "$(hostname)" \
-		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)"
-	printf '  "memGiB": %s,\n  "kernel": "%s",\n  "go": "%s",\n' "$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)" "$(uname -r)" "$(${GO:-go} version 2>/dev/null | cut -d' ' -f3 || true)"
-	printf '  "commit": "%s",\n  "configs": "%s",\n  "trials": %s,\n  "voters": %s,\n  "rate": "%s",\n  "concurrency": %s,\n  "mode": "%s",\n' \
-		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$BENCH_CONFIGS" "$TRIALS" "$COUNT" "$RATE" "$CONCURRENCY" "$MODE"
-	printf '  "ballotSet": %s,\n' "$VOTERS"
-	printf '  "profileDelay": %s,\n  "profileSeconds": %s,\n' "$PROFILE_DELAY" "$PROFILE_SECONDS"
-	printf '  "sweepRates": "%s",\n  "sweepSeconds": %s,\n  "sweepFreshNetworks": true,\n  "batchSize": %s,\n  "batchTimeout": "%s",\n  "gatewayLimit": %s,\n' \
-		"$SWEEP_RATES" "$SWEEP_SECONDS" "$BENCH_BATCH_SIZE" "$BENCH_BATCH_TIMEOUT" "$BENCH_GATEWAY_LIMIT"
-	printf '  "command": "%s"\n}\n' "BENCH_BATCH_SIZE=$BENCH_BATCH_SIZE BENCH_BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT make bench BENCH_CONFIGS=\\\"$BENCH_CONFIGS\\\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\\\"$SWEEP_RATES\\\" SWEEP_SECONDS=$SWEEP_SECONDS${PROFILE_CONFIGS:+ PROFILE_CONFIGS=\\\"$PROFILE_CONFIGS\\\" PROFILE_DELAY=$PROFILE_DELAY PROFILE_SECONDS=$PROFILE_SECONDS}"
-} >"$OUT/meta.json.tmp"
+# meta.json: what the report prints about the run, written by jq's encoder
+# (a number that is not one stops the run here instead of breaking the JSON).
+command="BENCH_BATCH_SIZE=$BENCH_BATCH_SIZE BENCH_BATCH_TIMEOUT=$BENCH_BATCH_TIMEOUT make bench BENCH_CONFIGS=\"$BENCH_CONFIGS\" TRIALS=$TRIALS VOTERS=$VOTERS COUNT=$COUNT RATE=$RATE CONCURRENCY=$CONCURRENCY MODE=$MODE SWEEP_RATES=\"$SWEEP_RATES\" SWEEP_SECONDS=$SWEEP_SECONDS${PROFILE_CONFIGS:+ PROFILE_CONFIGS=\"$PROFILE_CONFIGS\" PROFILE_DELAY=$PROFILE_DELAY PROFILE_SECONDS=$PROFILE_SECONDS}"
+jq -n --arg started "$STAMP" --arg host "$(hostname)" --arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+	--argjson cpus "$(nproc)" --argjson memGiB "$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)" \
+	--arg kernel "$(uname -r)" --arg go "$(${GO:-go} version 2>/dev/null | cut -d' ' -f3 || true)" \
+	--arg commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" --arg configs "$BENCH_CONFIGS" \
+	--argjson trials "$TRIALS" --argjson voters "$COUNT" --arg rate "$RATE" --argjson concurrency "$CONCURRENCY" --arg mode "$MODE" \
+	--argjson ballotSet "$VOTERS" --argjson profileDelay "$PROFILE_DELAY" --argjson profileSeconds "$PROFILE_SECONDS" \
+	--arg sweepRates "$SWEEP_RATES" --argjson sweepSeconds "$SWEEP_SECONDS" --argjson batchSize "$BENCH_BATCH_SIZE" \
+	--arg batchTimeout "$BENCH_BATCH_TIMEOUT" --argjson gatewayLimit "$BENCH_GATEWAY_LIMIT" --arg command "$command" \
+	'{started: $started, host: $host, cpu: $cpu, cpus: $cpus, memGiB: $memGiB, kernel: $kernel, go: $go, commit: $commit,
+	  configs: $configs, trials: $trials, voters: $voters, rate: $rate, concurrency: $concurrency, mode: $mode,
+	  ballotSet: $ballotSet, profileDelay: $profileDelay, profileSeconds: $profileSeconds, sweepRates: $sweepRates,
+	  sweepSeconds: $sweepSeconds, sweepFreshNetworks: true, batchSize: $batchSize, batchTimeout: $batchTimeout,
+	  gatewayLimit: $gatewayLimit, command: $command}' >"$OUT/meta.json.tmp"
 mv "$OUT/meta.json.tmp" "$OUT/meta.json"
 
 profile_during() { # CONFIG DIR: pprof of peer, orderer, chaincode for PROFILE_SECONDS, after PROFILE_DELAY
 	local c=$1 dir=$2 s=$PROFILE_SECONDS
 	sleep "$PROFILE_DELAY"
-	echo "{\"delay\": $PROFILE_DELAY, \"seconds\": $s}" >"$dir/$c.window.json"
+	jq -n --argjson delay "$PROFILE_DELAY" --argjson seconds "$s" '{delay: $delay, seconds: $seconds}' >"$dir/$c.window.json"
 	curl -sf -o "$dir/$c-peer.pprof" "http://$BENCH_PPROF_PEER/debug/pprof/profile?seconds=$s" &
 	curl -sf -o "$dir/$c-orderer.pprof" "http://$BENCH_PPROF_ORDERER/debug/pprof/profile?seconds=$s" &
 	curl -sf -o "$dir/$c-chaincode.pprof" "http://$BENCH_PPROF_CC/debug/pprof/profile?seconds=$s" ||

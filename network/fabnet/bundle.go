@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fabvote/fabvote/internal/filetree"
 )
 
 // The bundle an organisation hands over holds public certificates only:
@@ -31,13 +33,13 @@ func writeBundle(t *Topology, h Home) error {
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	if err := copyTree(filepath.Join(h.Crypto(), "msp"), filepath.Join(tmp, "msp")); err != nil {
+	if err := filetree.Copy(filepath.Join(h.Crypto(), "msp"), filepath.Join(tmp, "msp")); err != nil {
 		return err
 	}
 	if h.Org == t.OrdererOrg.Name {
 		for _, o := range t.OrdererOrg.Orderers {
 			src := filepath.Join(h.nodeCrypto("orderers", o.Name, t.OrdererOrg.Domain), "tls", "server.crt")
-			if err := copyFile(src, filepath.Join(tmp, "orderers", o.Name+".crt")); err != nil {
+			if err := filetree.CopyFile(src, filepath.Join(tmp, "orderers", o.Name+".crt")); err != nil {
 				return err
 			}
 		}
@@ -73,7 +75,7 @@ func Receive(t *Topology, h Home, org, dir, expectDigest string) error {
 		return err
 	}
 	// Check the copy, not the source: the source may change in between.
-	err := copyTree(dir, tmp)
+	err := filetree.Copy(dir, tmp)
 	if err == nil {
 		err = checkReceived(tmp, org != t.OrdererOrg.Name, expectDigest)
 	}
@@ -267,34 +269,4 @@ func BundleDigest(dir string) (string, error) {
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil)), err
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", p)
-		}
-		return copyFile(p, filepath.Join(dst, rel))
-	})
-}
-
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o644)
 }

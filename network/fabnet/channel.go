@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/fabvote/fabvote/internal/filetree"
 )
 
 // peerOrgTemplate is an application organisation's entry in configtx.yaml:
@@ -236,7 +238,7 @@ func GenesisBlock(ctx context.Context, t *Topology, h Home, tools Tools) error {
 	if err := writeGenesis(ctx, t, tools, dir, text); err != nil {
 		return err
 	}
-	if err := copyFile(filepath.Join(dir, t.Channel+".block"), filepath.Join(h.Bundle(), t.Channel+".block")); err != nil {
+	if err := filetree.CopyFile(filepath.Join(dir, t.Channel+".block"), filepath.Join(h.Bundle(), t.Channel+".block")); err != nil {
 		return err
 	}
 	return CheckPublic(h.Bundle())

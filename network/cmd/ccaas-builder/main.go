@@ -27,14 +27,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/filetree"
 )
 
 // PackageType is the metadata.json type this builder accepts.
@@ -190,7 +189,9 @@ func Build(sourceDir, outputDir string) error {
 	}
 	meta := filepath.Join(sourceDir, "META-INF")
 	if fi, err := os.Stat(meta); err == nil && fi.IsDir() {
-		return copyTree(meta, filepath.Join(outputDir, "META-INF"))
+		if err := filetree.Copy(meta, filepath.Join(outputDir, "META-INF")); err != nil {
+			return fmt.Errorf("build: META-INF: %w", err)
+		}
 	}
 	return nil
 }
@@ -213,40 +214,6 @@ func Release(outputDir, releaseDir string) error {
 // the file holds the peer's TLS client key. Each is written atomically
 // (internal/atomicfile), so the peer never reads half of one.
 const connectionMode = 0o600
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case d.Type().IsRegular():
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			return out.Close()
-		default:
-			return fmt.Errorf("build: META-INF/%s: only regular files and directories are allowed", rel)
-		}
-	})
-}
 
 // writeConnection implements the "connection" step.
 func writeConnection(args []string) error {
