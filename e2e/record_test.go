@@ -13,6 +13,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/chain"
 	"github.com/fabvote/fabvote/internal/record"
 	"github.com/fabvote/fabvote/internal/record/recordtest"
@@ -20,31 +21,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// jsonReport is the part of the verification report (docs/RECORD.md 7)
-// the end-to-end test compares.
-type jsonReport struct {
-	OK          bool   `json:"ok"`
-	Source      string `json:"source"`
-	GenesisHash string `json:"genesisHash"`
-	// The record digest and the anchors (RECORD.md 7 and 7.1): both
-	// verifiers must compute the same of a real record.
-	RecordDigest string             `json:"recordDigest"`
-	Anchors      map[string]*string `json:"anchors"`
-	Ballots      *struct {
-		Recorded, Valid, Counted, Late int
-	} `json:"ballots"`
-	Result *struct {
-		BallotCount uint64 `json:"ballotCount"`
-		Contests    []struct {
-			ID      string   `json:"id"`
-			Ballots uint64   `json:"ballots"`
-			Counts  []uint64 `json:"counts"`
-		} `json:"contests"`
-	} `json:"result"`
-	Failures []struct{ Kind string } `json:"failures"`
-}
-
-func (e *env) verifyJSON(t *testing.T, wantCode int, args ...string) *jsonReport {
+// verifyJSON runs fabvote verify --json and decodes its report
+// (internal/audit's type, which the Python verifier's report must match).
+func (e *env) verifyJSON(t *testing.T, wantCode int, args ...string) *audit.JSONReport {
 	t.Helper()
 	return e.runReport(t, wantCode, exec.Command(e.Bin, append([]string{"verify", "--json"}, args...)...))
 }
@@ -60,13 +39,13 @@ func pyVerifier(t *testing.T) string {
 }
 
 // pyVerifyJSON runs the independent Python verifier on a record.
-func (e *env) pyVerifyJSON(t *testing.T, py string, wantCode int, args ...string) *jsonReport {
+func (e *env) pyVerifyJSON(t *testing.T, py string, wantCode int, args ...string) *audit.JSONReport {
 	t.Helper()
 	return e.runReport(t, wantCode, exec.Command(py, append([]string{"-m", "fabvote_verifier", "--json"}, args...)...))
 }
 
 // runReport runs a verifier with --json and decodes its report.
-func (e *env) runReport(t *testing.T, wantCode int, cmd *exec.Cmd) *jsonReport {
+func (e *env) runReport(t *testing.T, wantCode int, cmd *exec.Cmd) *audit.JSONReport {
 	t.Helper()
 	args := cmd.Args
 	cmd.Dir = e.Dir
@@ -82,7 +61,7 @@ func (e *env) runReport(t *testing.T, wantCode int, cmd *exec.Cmd) *jsonReport {
 	if code != wantCode {
 		t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, wantCode, out, stderr.String())
 	}
-	var rep jsonReport
+	var rep audit.JSONReport
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("%v: the report does not decode: %v\n%s", args, err, out)
 	}
@@ -96,8 +75,8 @@ func recordChecks(t *testing.T, e *env, id string) {
 	dir, genesis, rec := exportRecord(t, e, id)
 	t.Run("independent Python verifier", func(t *testing.T) {
 		py := e.pyVerifyJSON(t, pyVerifier(t), 0, "--record", dir, "--genesis-hash", genesis)
-		if len(rec.RecordDigest) != 64 || rec.Anchors["genesisHash"] == nil {
-			t.Fatalf("fabvote's report of the record has digest %q and anchors %v", rec.RecordDigest, rec.Anchors)
+		if len(rec.Digest) != 64 || rec.Anchors == nil || rec.Anchors.GenesisHash == nil {
+			t.Fatalf("fabvote's report of the record has digest %q and anchors %+v", rec.Digest, rec.Anchors)
 		}
 		if !reflect.DeepEqual(py, rec) {
 			t.Fatalf("the Python verifier's report differs from fabvote's:\npython %+v %+v %+v\nfabvote %+v %+v %+v", py, py.Ballots, py.Result, rec, rec.Ballots, rec.Result)
@@ -115,7 +94,7 @@ func recordChecks(t *testing.T, e *env, id string) {
 // report to match the live one and the human report to pass. It returns
 // the record directory, the genesis hash the export printed and the
 // record's report.
-func exportRecord(t *testing.T, e *env, id string) (dir, genesis string, rec *jsonReport) {
+func exportRecord(t *testing.T, e *env, id string) (dir, genesis string, rec *audit.JSONReport) {
 	dir = e.path("record-" + id)
 	out := e.Must(t, "record", "export", "--network", e.netPath, "--election", id, "--out", dir)
 	m := regexp.MustCompile(`genesis hash: ([0-9a-f]{64})`).FindStringSubmatch(out)
@@ -203,14 +182,14 @@ func offlineVerify(t *testing.T, e *env, dir, genesis string) {
 
 // failureKinds lists a failing report's distinct failure kinds; a passing
 // report has none.
-func failureKinds(rep *jsonReport) []string {
+func failureKinds(rep *audit.JSONReport) []string {
 	var kinds []string
 	for _, f := range rep.Failures {
 		if !slices.Contains(kinds, f.Kind) {
 			kinds = append(kinds, f.Kind)
 		}
 	}
-	if rep.OK {
+	if rep.OK == nil || *rep.OK {
 		return nil
 	}
 	return kinds

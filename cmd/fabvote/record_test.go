@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/audit"
 )
 
 const recordFixtures = "../../internal/record/testdata/records"
@@ -137,23 +139,16 @@ func TestVerifyRecordJSON(t *testing.T) {
 		if code != tc.code {
 			t.Fatalf("%s: exit %d, want %d", tc.dir, code, tc.code)
 		}
-		var rep struct {
-			Format, Source, GenesisHash string
-			OK                          bool
-			Steps                       []struct{ Step string }
-			Ballots                     struct{ Recorded, Valid, Counted, Late int }
-			LateBallots                 []struct{ Pseudonym string }
-			Failures                    []struct{ Kind string }
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		var rep audit.JSONReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.OK == nil || rep.Ballots == nil {
 			t.Fatalf("%s: the JSON report does not decode: %v\n%s", tc.dir, err, out)
 		}
 		var kinds []string
 		for _, f := range rep.Failures {
 			kinds = append(kinds, f.Kind)
 		}
-		if rep.Format != "fabvote-verify-report" || rep.Source != "record" || len(rep.GenesisHash) != 64 || len(rep.Steps) != 7 ||
-			rep.OK != (tc.code == 0) || rep.Ballots.Late != tc.late || len(rep.LateBallots) != tc.late || strings.Join(kinds, ",") != tc.kinds {
+		if rep.Format != audit.ReportFormat || rep.Source != audit.SourceRecord || len(rep.GenesisHash) != 64 || len(rep.Steps) != 7 ||
+			*rep.OK != (tc.code == 0) || rep.Ballots.Late != uint64(tc.late) || len(rep.LateBallots) != tc.late || strings.Join(kinds, ",") != tc.kinds {
 			t.Fatalf("%s: report %+v", tc.dir, rep)
 		}
 	}

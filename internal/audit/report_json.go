@@ -79,33 +79,42 @@ func SortFailures(fs []Failure) {
 	})
 }
 
-// The JSON report's shape (docs/record/report.schema.json). Field order is
-// the schema's, so that two verifiers' reports diff line by line.
-type jsonReport struct {
+// ReportFormat and ReportVersion name the JSON report's format.
+const (
+	ReportFormat  = "fabvote-verify-report"
+	ReportVersion = 1
+)
+
+// JSONReport is the JSON verification report (docs/RECORD.md section 7,
+// docs/record/report.schema.json): what Report.JSON writes, and what a
+// reader of either verifier's report decodes (the bulletin board, the
+// end-to-end test). Field order is the schema's, so that two verifiers'
+// reports diff line by line.
+type JSONReport struct {
 	Format      string        `json:"format"`
 	Version     int           `json:"version"`
 	ElectionID  string        `json:"electionID"`
 	Source      string        `json:"source"`
-	OK          bool          `json:"ok"`
+	OK          *bool         `json:"ok"` // a pointer, so that a reader tells a report without "ok" from one not ok
 	GenesisHash string        `json:"genesisHash,omitempty"`
-	Anchors     *jsonAnchors  `json:"anchors,omitempty"`
+	Anchors     *JSONAnchors  `json:"anchors,omitempty"`
 	Digest      string        `json:"recordDigest,omitempty"`
-	Steps       []jsonStep    `json:"steps"`
-	Checks      []jsonCheck   `json:"checks"`
-	Ballots     *jsonBallots  `json:"ballots"`
-	Result      *jsonResult   `json:"result"`
-	LateBallots []jsonLate    `json:"lateBallots"`
-	Failures    []jsonFailure `json:"failures"`
+	Steps       []JSONStep    `json:"steps"`
+	Checks      []JSONCheck   `json:"checks"`
+	Ballots     *JSONBallots  `json:"ballots"`
+	Result      *JSONResult   `json:"result"`
+	LateBallots []JSONLate    `json:"lateBallots"`
+	Failures    []JSONFailure `json:"failures"`
 }
 
-// jsonAnchors names each anchor a record verification checked; null
+// JSONAnchors names each anchor a record verification checked; null
 // when not given.
-type jsonAnchors struct {
+type JSONAnchors struct {
 	GenesisHash    *string `json:"genesisHash"`
 	ManifestSHA256 *string `json:"manifestSHA256"`
 }
 
-func (a *Anchors) json() *jsonAnchors {
+func (a *Anchors) json() *JSONAnchors {
 	if a == nil {
 		return nil
 	}
@@ -116,33 +125,38 @@ func (a *Anchors) json() *jsonAnchors {
 		s := hex.EncodeToString(b)
 		return &s
 	}
-	return &jsonAnchors{GenesisHash: hexOrNull(a.GenesisHash), ManifestSHA256: hexOrNull(a.ManifestSHA256)}
+	return &JSONAnchors{GenesisHash: hexOrNull(a.GenesisHash), ManifestSHA256: hexOrNull(a.ManifestSHA256)}
 }
 
-type jsonStep struct {
+// JSONStep is a step of the verification and whether it passed.
+type JSONStep struct {
 	Step string `json:"step"`
 	OK   bool   `json:"ok"`
 }
 
-type jsonCheck struct {
+// JSONCheck is a numbered check of docs/VERIFY.md that ran and whether it passed.
+type JSONCheck struct {
 	Check string `json:"check"`
 	OK    bool   `json:"ok"`
 }
 
-type jsonBallots struct {
-	Recorded int `json:"recorded"`
-	Valid    int `json:"valid"`
-	Counted  int `json:"counted"`
-	Late     int `json:"late"`
+// JSONBallots counts the ballots read, the valid ones, those the result
+// must count, and those committed after the result.
+type JSONBallots struct {
+	Recorded uint64 `json:"recorded"`
+	Valid    uint64 `json:"valid"`
+	Counted  uint64 `json:"counted"`
+	Late     uint64 `json:"late"`
 }
 
-type jsonResult struct {
+// JSONResult is the decoded result: its ballot count and its contests.
+type JSONResult struct {
 	BallotCount uint64        `json:"ballotCount"`
-	Contests    []jsonContest `json:"contests"`
+	Contests    []JSONContest `json:"contests"`
 }
 
-// jsonContest is a contest's count beside its names from the manifest.
-type jsonContest struct {
+// JSONContest is a contest's count beside its names from the manifest.
+type JSONContest struct {
 	ID         string   `json:"id"`
 	Title      string   `json:"title"`
 	Options    []string `json:"options"`
@@ -152,13 +166,16 @@ type jsonContest struct {
 	Undervotes uint64   `json:"undervotes"`
 }
 
-type jsonLate struct {
+// JSONLate is a ballot committed after the result.
+type JSONLate struct {
 	Pseudonym string `json:"pseudonym"`
 	TxID      string `json:"txID"`
 	Block     uint64 `json:"block"`
 }
 
-type jsonFailure struct {
+// JSONFailure is one failure: its kind (RECORD.md 7), the check of
+// docs/VERIFY.md it fails, the ballot's code, what it is about, and the message.
+type JSONFailure struct {
 	Kind      string `json:"kind"`
 	Check     string `json:"check,omitempty"`
 	Code      string `json:"code,omitempty"`
@@ -170,9 +187,10 @@ type jsonFailure struct {
 // JSON renders the report as docs/RECORD.md section 7 describes, for a
 // live verification and a record alike.
 func (r *Report) JSON() ([]byte, error) {
-	out := jsonReport{Format: "fabvote-verify-report", Version: 1, ElectionID: r.ElectionID, Source: r.Source, OK: r.OK(),
+	ok := r.OK()
+	out := JSONReport{Format: ReportFormat, Version: ReportVersion, ElectionID: r.ElectionID, Source: r.Source, OK: &ok,
 		Steps: r.jsonSteps(), Checks: r.jsonChecks(), Ballots: r.jsonBallots(), Result: r.jsonResult(),
-		LateBallots: []jsonLate{}, Failures: []jsonFailure{}}
+		LateBallots: []JSONLate{}, Failures: []JSONFailure{}}
 	if out.Source == "" {
 		out.Source = SourceNetwork
 	}
@@ -184,10 +202,10 @@ func (r *Report) JSON() ([]byte, error) {
 		out.Digest = hex.EncodeToString(r.RecordDigest)
 	}
 	for _, lb := range r.Order.LateBallots() {
-		out.LateBallots = append(out.LateBallots, jsonLate{Pseudonym: lb.Entry.Pseudonym, TxID: lb.Entry.TxID, Block: lb.Block})
+		out.LateBallots = append(out.LateBallots, JSONLate{Pseudonym: lb.Entry.Pseudonym, TxID: lb.Entry.TxID, Block: lb.Block})
 	}
 	for _, f := range r.Failures {
-		out.Failures = append(out.Failures, jsonFailure{Kind: f.Kind, Check: CheckOf(f), Code: f.Code, Subject: f.Subject, Pseudonym: f.Pseudonym, Error: f.Err})
+		out.Failures = append(out.Failures, JSONFailure{Kind: f.Kind, Check: CheckOf(f), Code: f.Code, Subject: f.Subject, Pseudonym: f.Pseudonym, Error: f.Err})
 	}
 	return json.MarshalIndent(out, "", "  ")
 }
@@ -204,7 +222,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // jsonSteps lists the steps reached, each not ok when a failure of its
 // kinds is reported.
-func (r *Report) jsonSteps() []jsonStep {
+func (r *Report) jsonSteps() []JSONStep {
 	names := r.Steps
 	if names == nil {
 		names = NetworkSteps
@@ -213,19 +231,19 @@ func (r *Report) jsonSteps() []jsonStep {
 	for _, f := range r.Failures {
 		failed[StepOf(f.Kind)] = true
 	}
-	steps := make([]jsonStep, len(names))
+	steps := make([]JSONStep, len(names))
 	for i, n := range names {
-		steps[i] = jsonStep{Step: n, OK: !failed[n]}
+		steps[i] = JSONStep{Step: n, OK: !failed[n]}
 	}
 	return steps
 }
 
 // jsonChecks lists the outcome of every check of docs/VERIFY.md that ran:
 // those of the steps reached that apply to the source.
-func (r *Report) jsonChecks() []jsonCheck {
-	out := []jsonCheck{}
+func (r *Report) jsonChecks() []JSONCheck {
+	out := []JSONCheck{}
 	for _, c := range r.ChecksRun() {
-		out = append(out, jsonCheck{Check: c.ID, OK: c.OK})
+		out = append(out, JSONCheck{Check: c.ID, OK: c.OK})
 	}
 	return out
 }
@@ -282,39 +300,39 @@ func (r *Report) failedKind(kind string) bool {
 	return slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Kind == kind })
 }
 
-// jsonBallots is null when the ballots were not reached. Recorded counts
+// JSONBallots is null when the ballots were not reached. Recorded counts
 // every ballot read (late ones too), Counted those the result must count.
-func (r *Report) jsonBallots() *jsonBallots {
+func (r *Report) jsonBallots() *JSONBallots {
 	if r.Tally == nil {
 		return nil
 	}
-	b := &jsonBallots{Recorded: r.Tally.Entries, Valid: r.Tally.Valid, Counted: r.Counted}
-	b.Late = len(r.Order.LateBallots())
+	b := &JSONBallots{Recorded: uint64(r.Tally.Entries), Valid: uint64(r.Tally.Valid), Counted: uint64(r.Counted)}
+	b.Late = uint64(len(r.Order.LateBallots()))
 	return b
 }
 
-// jsonResult is null when no result was decoded.
-func (r *Report) jsonResult() *jsonResult {
+// JSONResult is null when no result was decoded.
+func (r *Report) jsonResult() *JSONResult {
 	if r.Result == nil {
 		return nil
 	}
-	return &jsonResult{BallotCount: r.Result.BallotCount, Contests: r.jsonContests()}
+	return &JSONResult{BallotCount: r.Result.BallotCount, Contests: r.jsonContests()}
 }
 
 // jsonContests are the result's contests with the manifest's names: none
 // unless the manifest was read and the result has one entry per contest
 // (a result that does not is a failure of its own).
-func (r *Report) jsonContests() []jsonContest {
-	out := []jsonContest{}
+func (r *Report) jsonContests() []JSONContest {
+	out := []JSONContest{}
 	if r.Result == nil || r.Manifest == nil || len(r.Result.Contests) != len(r.Manifest.Contests) {
 		return out
 	}
 	for i, cr := range r.Result.Contests {
 		c := &r.Manifest.Contests[i]
 		if len(cr.Counts) != len(c.Options) {
-			return []jsonContest{}
+			return []JSONContest{}
 		}
-		out = append(out, jsonContest{ID: c.ID, Title: c.Title, Options: c.Options, Ballots: cr.Ballots, Counts: cr.Counts, Blank: cr.Blank, Undervotes: cr.Undervotes})
+		out = append(out, JSONContest{ID: c.ID, Title: c.Title, Options: c.Options, Ballots: cr.Ballots, Counts: cr.Counts, Blank: cr.Blank, Undervotes: cr.Undervotes})
 	}
 	return out
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/record"
 )
 
 // build runs Build on f into a fresh outDir and returns the site's files.
@@ -198,7 +200,7 @@ func TestPagination(t *testing.T) {
 
 func TestEmptyElection(t *testing.T) {
 	f := newFixture("single").passing()
-	f.ballots = []ballotEntry{}
+	f.ballots = []record.Entry{}
 	f.result, f.report["result"], f.report["lateBallots"] = nil, nil, []any{}
 	_, files := build(t, f)
 	if !strings.Contains(files["ballots-0001.html"], "No ballot was recorded") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
+	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -31,7 +32,7 @@ func fixture40k(b *testing.B) *fixture {
 	}
 	sortBallots(f.ballots)
 	f.report = map[string]any{
-		"format": reportFormat, "version": 1, "electionID": f.id, "source": "record", "ok": true,
+		"format": audit.ReportFormat, "version": 1, "electionID": f.id, "source": "record", "ok": true,
 		"genesisHash": genesis, "steps": stepList(),
 		"ballots":     map[string]any{"recorded": 40000, "valid": 40000, "counted": 39990, "late": 10},
 		"lateBallots": late, "failures": []any{},

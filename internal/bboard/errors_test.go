@@ -1,10 +1,13 @@
 package bboard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fabvote/fabvote/election"
 )
 
 // Every kind of bad input fails with an error that names the problem, and
@@ -31,15 +34,20 @@ func TestBuildErrors(t *testing.T) {
 		{"malformed ballots.json", func(f *fixture, rec string) []byte {
 			put(t, rec, "ballots.json", `[{"pseudonym":`)
 			return nil
-		}, "ballots.json: unexpected EOF"},
+		}, "ballots.json does not decode: unexpected EOF"},
 		{"ballots.json null", func(f *fixture, rec string) []byte {
 			put(t, rec, "ballots.json", "null")
 			return nil
-		}, "ballots.json: not an array"},
+		}, "ballots.json is not an array"},
 		{"ballot hash not hex", func(f *fixture, rec string) []byte {
 			put(t, rec, "ballots.json", strings.Replace(string(jsonOf(f.ballots)), f.ballots[1].BallotHash, "XYZ", 1))
 			return nil
-		}, `ballots.json: entry 1: ballotHash "XYZ" is not 64 lower-case hex digits`},
+		}, `ballots.json, entry 1: ballotHash "XYZ" is not 64 lower-case hex digits`},
+		{"transaction id too long", func(f *fixture, rec string) []byte {
+			long := strings.Repeat("a", election.MaxTxIDLen+1)
+			put(t, rec, "ballots.json", strings.Replace(string(jsonOf(f.ballots)), f.ballots[2].TxID, long, 1))
+			return nil
+		}, fmt.Sprintf("ballots.json, entry 2: txID has %d bytes, want at most %d", election.MaxTxIDLen+1, election.MaxTxIDLen)},
 		{"manifest not canonical", func(f *fixture, rec string) []byte {
 			put(t, rec, "manifest.json", string(f.manifest)+" ")
 			return nil
@@ -52,7 +60,7 @@ func TestBuildErrors(t *testing.T) {
 			f.record["version"] = 1
 			put(t, rec, "record.json", string(jsonOf(f.record)))
 			return nil
-		}, `record.json: format "fabvote-election-record" version 1`},
+		}, `record.json: a record of format version 1; this verifier reads version 2 only`},
 		{"malformed report", func(f *fixture, rec string) []byte {
 			return []byte(`{"format":"fabvote-verify-report",`)
 		}, "verification report: malformed JSON"},

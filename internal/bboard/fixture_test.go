@@ -18,6 +18,7 @@ import (
 	"github.com/fabvote/fabvote/crypto/zkp"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
+	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -146,24 +147,24 @@ type fixture struct {
 	manifest []byte
 	result   []byte // nil: no result.json
 	record   map[string]any
-	ballots  []ballotEntry
+	ballots  []record.Entry
 	report   map[string]any
 }
 
 // ballotN is the n-th synthetic ballot: hashes derived from n so that the
 // fixture is the same on every run.
-func ballotN(n int) ballotEntry {
-	return ballotEntry{
+func ballotN(n int) record.Entry {
+	return record.Entry{
 		Pseudonym:  hexOf(fmt.Sprint("pseudonym ", n)),
 		BallotHash: hexOf(fmt.Sprint("ballot ", n)),
 		TxID:       hexOf(fmt.Sprint("tx ", n)),
 		Block:      uint64(3 + n/100),
-		Index:      uint64(n % 100),
+		Index:      n % 100,
 	}
 }
 
-func sortBallots(bs []ballotEntry) {
-	slices.SortFunc(bs, func(a, b ballotEntry) int { return strings.Compare(a.Pseudonym, b.Pseudonym) })
+func sortBallots(bs []record.Entry) {
+	slices.SortFunc(bs, func(a, b record.Entry) int { return strings.Compare(a.Pseudonym, b.Pseudonym) })
 }
 
 var allSteps = []string{"record", "blocks", "block-signatures", "ballot-index", "ballots", "commit-order", "result"}
@@ -194,7 +195,7 @@ func newFixture(kind string) *fixture {
 	sortBallots(f.ballots)
 	late, bad := ballotN(5), ballotN(6)
 	f.report = map[string]any{
-		"format": reportFormat, "version": 1, "electionID": f.id, "source": "record", "ok": false,
+		"format": audit.ReportFormat, "version": 1, "electionID": f.id, "source": "record", "ok": false,
 		"genesisHash": genesis, "steps": stepList("ballots"),
 		"checks":      []any{map[string]any{"check": "V1", "ok": true}, map[string]any{"check": "V19", "ok": false}},
 		"ballots":     map[string]any{"recorded": 7, "valid": 6, "counted": 5, "late": 1},
@@ -221,7 +222,7 @@ func reportResultOf(m *election.Manifest, r *election.Result) map[string]any {
 // ballot gone from the index.
 func (f *fixture) passing() *fixture {
 	bad := ballotN(6)
-	f.ballots = slices.DeleteFunc(f.ballots, func(b ballotEntry) bool { return b.Pseudonym == bad.Pseudonym })
+	f.ballots = slices.DeleteFunc(f.ballots, func(b record.Entry) bool { return b.Pseudonym == bad.Pseudonym })
 	f.report["ok"] = true
 	f.report["steps"] = stepList()
 	f.report["failures"] = []any{}

@@ -14,128 +14,43 @@ import (
 	"slices"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
-// recordFile is record.json (docs/RECORD.md section 2).
-type recordFile struct {
-	Format     string `json:"format"`
-	Version    int    `json:"version"`
-	ElectionID string `json:"electionID"`
-	Channel    string `json:"channel"`
-	Chaincode  string `json:"chaincode"`
-	LastBlock  uint64 `json:"lastBlock"`
-}
-
-// ballotEntry is one entry of ballots.json (docs/RECORD.md section 4).
-type ballotEntry struct {
-	Pseudonym  string `json:"pseudonym"`
-	BallotHash string `json:"ballotHash"`
-	TxID       string `json:"txID"`
-	Block      uint64 `json:"block"`
-	Index      uint64 `json:"index"`
-}
-
-// report is the JSON verification report (docs/RECORD.md section 7). Unknown
-// fields are tolerated so that a verifier may add some without breaking the
-// bulletin board; the fields used here are checked.
-type report struct {
-	Format      string          `json:"format"`
-	Version     int             `json:"version"`
-	ElectionID  string          `json:"electionID"`
-	Source      string          `json:"source"`
-	OK          *bool           `json:"ok"`
-	GenesisHash string          `json:"genesisHash"`
-	Anchors     *reportAnchors  `json:"anchors"`
-	Steps       []reportStep    `json:"steps"`
-	Checks      []reportStep    `json:"checks"` // each with Check set, not Step
-	Ballots     *reportBallots  `json:"ballots"`
-	Result      *reportResult   `json:"result"`
-	LateBallots []reportLate    `json:"lateBallots"`
-	Failures    []reportFailure `json:"failures"`
-}
-
-// reportAnchors are the anchors the verification was given (RECORD.md 7);
-// a report without them is shown as given none.
-type reportAnchors struct {
-	GenesisHash    *string `json:"genesisHash"`
-	ManifestSHA256 *string `json:"manifestSHA256"`
-}
-
-type reportStep struct {
-	Step  string `json:"step"`
-	Check string `json:"check"`
-	OK    bool   `json:"ok"`
-}
-
-type reportBallots struct {
-	Recorded uint64 `json:"recorded"`
-	Valid    uint64 `json:"valid"`
-	Counted  uint64 `json:"counted"`
-	Late     uint64 `json:"late"`
-}
-
-type reportResult struct {
-	BallotCount uint64          `json:"ballotCount"`
-	Contests    []reportContest `json:"contests"`
-}
-
-// reportContest is one contest's count as the report gives it, beside the
-// manifest's names (which the board takes from manifest.json itself).
-type reportContest struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Options    []string `json:"options"`
-	Ballots    uint64   `json:"ballots"`
-	Counts     []uint64 `json:"counts"`
-	Blank      uint64   `json:"blank"`
-	Undervotes uint64   `json:"undervotes"`
-}
-
-type reportLate struct {
-	Pseudonym string `json:"pseudonym"`
-	TxID      string `json:"txID"`
-	Block     uint64 `json:"block"`
-}
-
-type reportFailure struct {
-	Kind      string `json:"kind"`
-	Check     string `json:"check"`
-	Code      string `json:"code"`
-	Subject   string `json:"subject"`
-	Pseudonym string `json:"pseudonym"`
-	Error     string `json:"error"`
-}
+// The board reads the record's files with internal/record's parsers and the
+// verification report, of either verifier, with internal/audit's types: each
+// format has that one owner. Unknown report fields are tolerated, so that a
+// verifier may add some without breaking the board; the fields used here
+// are checked.
 
 // input is everything Build reads, decoded and cross-checked.
 type input struct {
 	dir      string // the record's directory
-	record   recordFile
+	record   *record.Info
 	manifest *election.Manifest
 	// manifestHash is SHA-256 of manifest.json, hex: what an observer
 	// compares with the manifest the authority published.
 	manifestHash string
 	result       *election.Result // nil when no result is published
-	ballots      []ballotEntry
-	report       report
+	ballots      []record.Entry
+	report       audit.JSONReport
 	rawRep       []byte
 }
 
 // hex64 is a SHA-256 (or pseudonym) in the record's lower-case hex form.
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-const reportFormat = "fabvote-verify-report"
-
 // loadInput reads the record directory and decodes the report. Every error
 // names the file at fault so that an operator can fix the right thing.
 func loadInput(recordDir string, rep []byte) (*input, error) {
 	in := &input{dir: recordDir, rawRep: rep}
-	if err := readJSON(recordDir, "record.json", &in.record); err != nil {
+	rb, err := readFile(recordDir, record.RecordFile)
+	if err != nil {
 		return nil, err
 	}
-	if in.record.Format != record.Format || in.record.Version != record.Version {
-		return nil, fmt.Errorf("record.json: format %q version %d, want %q version %d",
-			in.record.Format, in.record.Version, record.Format, record.Version)
+	if in.record, err = record.ParseRecordJSON(rb); err != nil {
+		return nil, err
 	}
 	mb, err := readFile(recordDir, "manifest.json")
 	if err != nil {
@@ -149,13 +64,14 @@ func loadInput(recordDir string, rep []byte) (*input, error) {
 	if in.result, err = readResult(recordDir); err != nil {
 		return nil, err
 	}
-	if err := readJSON(recordDir, "ballots.json", &in.ballots); err != nil {
+	bb, err := readFile(recordDir, record.BallotsFile)
+	if err != nil {
 		return nil, err
 	}
-	if in.ballots == nil {
-		return nil, errors.New("ballots.json: not an array (null)")
+	if in.ballots, err = record.ParseBallotIndex(bb); err != nil {
+		return nil, err
 	}
-	if err := checkBallots(in.ballots); err != nil {
+	if err := checkTxIDs(in.ballots); err != nil {
 		return nil, err
 	}
 	if err := decodeReport(rep, &in.report); err != nil {
@@ -220,30 +136,25 @@ func decodeStrict(b []byte, v any, noUnknown bool) error {
 	return nil
 }
 
-// checkBallots rejects entries the site could not present faithfully: the
-// search page keys on the ballot hash, so it must be the record's hex form.
-func checkBallots(bs []ballotEntry) error {
+// checkTxIDs rejects a transaction id longer than the ledger allows: the
+// board shows each one in full on its ballot's row.
+func checkTxIDs(bs []record.Entry) error {
 	for i, b := range bs {
-		switch {
-		case !hex64.MatchString(b.Pseudonym):
-			return fmt.Errorf("ballots.json: entry %d: pseudonym %q is not 64 lower-case hex digits", i, b.Pseudonym)
-		case !hex64.MatchString(b.BallotHash):
-			return fmt.Errorf("ballots.json: entry %d: ballotHash %q is not 64 lower-case hex digits", i, b.BallotHash)
-		case b.TxID == "" || len(b.TxID) > election.MaxTxIDLen:
-			return fmt.Errorf("ballots.json: entry %d: txID has %d bytes, want 1..%d", i, len(b.TxID), election.MaxTxIDLen)
+		if len(b.TxID) > election.MaxTxIDLen {
+			return fmt.Errorf("%s, entry %d: txID has %d bytes, want at most %d", record.BallotsFile, i, len(b.TxID), election.MaxTxIDLen)
 		}
 	}
 	return nil
 }
 
 // decodeReport decodes and checks the verification report on its own.
-func decodeReport(b []byte, r *report) error {
+func decodeReport(b []byte, r *audit.JSONReport) error {
 	if err := decodeStrict(b, r, false); err != nil {
 		return fmt.Errorf("verification report: malformed JSON: %w", err)
 	}
 	switch {
-	case r.Format != reportFormat || r.Version != 1:
-		return fmt.Errorf("verification report: format %q version %d, want %q version 1", r.Format, r.Version, reportFormat)
+	case r.Format != audit.ReportFormat || r.Version != audit.ReportVersion:
+		return fmt.Errorf("verification report: format %q version %d, want %q version %d", r.Format, r.Version, audit.ReportFormat, audit.ReportVersion)
 	case r.OK == nil:
 		return errors.New("verification report: no \"ok\" field")
 	case r.Source != "record":
@@ -317,7 +228,7 @@ func resultFitsManifest(r *election.Result, m *election.Manifest) error {
 // resultDiffers says how the report's result differs from result.json's,
 // or "" when it does not: the ballot count and, contest by contest, the
 // id, the ballots, the counts, the blank votes and the undervotes.
-func resultDiffers(rr *reportResult, r *election.Result) string {
+func resultDiffers(rr *audit.JSONResult, r *election.Result) string {
 	if rr.BallotCount != r.BallotCount {
 		return fmt.Sprintf("ballotCount %d, result.json %d", rr.BallotCount, r.BallotCount)
 	}

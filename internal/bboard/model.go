@@ -39,7 +39,8 @@ func (s status) Class() string { return statusInfo[s].class }
 // row is one ballot as the site shows it.
 type row struct {
 	Hash, Pseudonym, TxID string
-	Block, Index          uint64
+	Block                 uint64
+	Index                 int
 	Status                status
 	Reason                string // the failure's kind and code, for an invalid ballot
 }
@@ -154,7 +155,7 @@ type model struct {
 	Checks                          []checkView
 	Failures                        []failureView
 	MoreFail                        int
-	Counts                          *reportBallots
+	Counts                          *audit.JSONBallots
 	Indexed                         int
 	ByStatus                        []statusCount
 	Pages                           []pageRef
@@ -283,8 +284,8 @@ func share(n, total uint64) string {
 
 // steps lists every known step, in order, marking those the report lacks as
 // not reached, then any step this code does not know, as the report gives it.
-func steps(got []reportStep) []stepView {
-	byName := map[string]reportStep{}
+func steps(got []audit.JSONStep) []stepView {
+	byName := map[string]audit.JSONStep{}
 	for _, s := range got {
 		byName[s.Step] = s
 	}
@@ -304,7 +305,7 @@ func steps(got []reportStep) []stepView {
 }
 
 // checks lists the checks the report ran, with their titles.
-func checks(got []reportStep) []checkView {
+func checks(got []audit.JSONCheck) []checkView {
 	title := map[string]string{}
 	for _, c := range audit.Checks {
 		title[c.ID] = c.Title
@@ -316,7 +317,7 @@ func checks(got []reportStep) []checkView {
 	return out
 }
 
-func failures(fs []reportFailure) ([]failureView, int) {
+func failures(fs []audit.JSONFailure) ([]failureView, int) {
 	var out []failureView
 	for i, f := range fs {
 		if i == maxIndexFailures {
@@ -342,7 +343,7 @@ func rows(in *input) []row {
 	for _, l := range in.report.LateBallots {
 		late[l.Pseudonym] = true
 	}
-	checked := slices.ContainsFunc(in.report.Steps, func(s reportStep) bool { return s.Step == "ballots" })
+	checked := slices.ContainsFunc(in.report.Steps, func(s audit.JSONStep) bool { return s.Step == "ballots" })
 	out := make([]row, len(in.ballots))
 	for i, b := range in.ballots {
 		r := row{Hash: b.BallotHash, Pseudonym: b.Pseudonym, TxID: b.TxID, Block: b.Block, Index: b.Index}

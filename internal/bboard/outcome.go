@@ -7,6 +7,7 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
 )
 
 // bar is one bar of a contest's chart, in the SVG's units (0 … chartWidth).
@@ -151,9 +152,9 @@ type kindCount struct {
 
 // byCause sorts the failures first cause first (stable within a kind) and
 // counts them per kind in that order.
-func byCause(fs []reportFailure) ([]reportFailure, []kindCount) {
+func byCause(fs []audit.JSONFailure) ([]audit.JSONFailure, []kindCount) {
 	sorted := slices.Clone(fs)
-	slices.SortStableFunc(sorted, func(a, b reportFailure) int { return causeRank(a.Kind) - causeRank(b.Kind) })
+	slices.SortStableFunc(sorted, func(a, b audit.JSONFailure) int { return causeRank(a.Kind) - causeRank(b.Kind) })
 	var sum []kindCount
 	for _, f := range sorted {
 		if n := len(sum); n > 0 && sum[n-1].Kind == f.Kind {
