@@ -40,7 +40,12 @@ NET_SH=$ROOT/network/net.sh
 #   all-o4       O-I to O-IV together
 #   fork         every switch of the fork on (O-I to O-VII)
 #   *-nobatch    the same with the chaincode's cross-transaction proof batching off
-BENCH_ALL_CONFIGS="stock fork-off o1 o2 o3 o4 o5 o6 o7 all all-o4 fork stock-nobatch all-nobatch"
+# The fork's configurations (fork-off to fork) and their switches come from
+# bench/configs.tsv, generated from fabric/switches' table (make docs):
+# name<TAB>description<TAB>VAR=value ..., after '#' comment lines.
+BENCH_CONFIGS_TSV=$ROOT/bench/configs.tsv
+[[ -r $BENCH_CONFIGS_TSV ]] || { echo "bench: no $BENCH_CONFIGS_TSV (make docs writes it)" >&2; exit 1; }
+BENCH_ALL_CONFIGS="stock $(grep -v '^#' "$BENCH_CONFIGS_TSV" | cut -f1 | tr '\n' ' ')stock-nobatch all-nobatch"
 
 # Settings a stock Fabric operator can make without our code (the tuned-stock
 # baseline): CONFIG+TUNING[+TUNING...] adds them to any configuration, e.g.
@@ -82,6 +87,21 @@ bench_load_flags() {
 	if [[ $1 == max || $1 == 0 ]]; then echo "--concurrency $CONCURRENCY"; else echo "--rate $1"; fi
 }
 
+# bench_switch_env NAME prints the environment of fork configuration NAME of
+# bench/configs.tsv, one VAR=value a line after FABRIC_BIN; fails for a name
+# the file does not have.
+bench_switch_env() {
+	local name desc vars
+	local -a kv
+	while IFS=$'\t' read -r name desc vars; do
+		[[ $name == "$1" && $name != "#"* ]] || continue
+		read -r -a kv <<<"$vars"
+		printf '%s\n' "FABRIC_BIN=$BIN" "${kv[@]}"
+		return 0
+	done <"$BENCH_CONFIGS_TSV"
+	return 1
+}
+
 # bench_config_env CONFIG prints the environment of CONFIG, one VAR=value a line.
 bench_config_env() {
 	local c=${1%%+*} base t
@@ -90,19 +110,7 @@ bench_config_env() {
 	base=${c%-nobatch}
 	case $base in
 	stock) printf '%s\n' "FABRIC_BIN=$BIN/stock" "FABRIC_CFG_SRC=$ROOT/build/config-stock" ;;
-	fork-off) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o1) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o2) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o3) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	all) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	all-o4) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o5) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=on FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock ;;
-	o6) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=on FABVOTE_LEVELDB=stock ;;
-	o7) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=tuned ;;
-	fork) printf '%s\n' "FABRIC_BIN=$BIN" FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless \
-		FABVOTE_VALIDATION_PLUGIN=ballotvscc FABVOTE_SIG_MEMO=on FABVOTE_DECODE_MEMO=on FABVOTE_LEVELDB=tuned ;;
-	*) bench_die "unknown configuration '$c' (known: $BENCH_ALL_CONFIGS)" ;;
+	*) bench_switch_env "$base" || bench_die "unknown configuration '$c' (known: $BENCH_ALL_CONFIGS)" ;;
 	esac
 	# BENCH_PROOF_BATCH (unset: the chaincode's default) sets the proof batch
 	# cap of every batching configuration alike.

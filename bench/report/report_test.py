@@ -189,6 +189,37 @@ class Eras(unittest.TestCase):
             self.assertEqual(report.shown_name(d, "stock"), "stock", "no main report: the file's name")
 
 
+class Configurations(unittest.TestCase):
+    """The order and descriptions read from bench/configs.tsv are the ones report.py wrote out before."""
+
+    def test_order_and_descriptions(self):
+        self.assertEqual(report.ORDER, [
+            "stock", "fork-off", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "all", "all-o4", "fork-no-o6", "fork",
+            "stock-nobatch", "fork-off-nobatch", "o1-nobatch", "o2-nobatch", "o3-nobatch", "all-nobatch"])
+        self.assertEqual(report.DESC, {
+            "stock": "upstream Fabric 2.5 (bin/stock)",
+            "fork-off": "fork, every switch off",
+            "o1": "fork, O-I (SHA-256 simd)",
+            "o2": "fork, O-II (OpenSSL ECDSA)",
+            "o3": "fork, O-III (lockless commit gate)",
+            "o4": "fork, O-IV (proof checked by every peer at validation, cheap endorsement)",
+            "all": "fork, O-I + O-II + O-III",
+            "all-o4": "fork, O-I + O-II + O-III + O-IV",
+            "o5": "fork, O-V (verified-signature memo)",
+            "o6": "fork, O-VI (each transaction decoded once for the whole commit)",
+            "o7": "fork, O-VII (tuned LevelDB options)",
+            "fork-no-o6": "fork, every switch on but O-VI (O-I to O-V, O-VII): runs from before O-VI existed",
+            "fork": "fork, every switch on (O-I to O-VII)",
+        })
+
+    def test_comment_and_blank_lines_skipped(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "configs.tsv")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# name\tdescription\tenv\n\nx\tfork, X\tA=1 B=2\n")
+            self.assertEqual(report.read_configs(path), [("x", "fork, X")])
+
+
 class Sweep(unittest.TestCase):
     def test_method_says_how_the_points_were_run(self):
         fresh = report.sweep_method({"sweepSeconds": 20, "sweepFreshNetworks": True})

@@ -1,0 +1,76 @@
+package switches
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Generated files, relative to the repository, and how they are written again.
+const (
+	ConfigsFile = "bench/configs.tsv"
+	ForkDoc     = "docs/FORK.md"
+	Regenerate  = "make docs (go test ./fabric/switches -run TestGenerated -args -update)"
+)
+
+// The markers around the switch table in docs/FORK.md.
+const (
+	BeginTable = "<!-- BEGIN switches: generated from fabric/switches by `make docs`; edit the table there, not this text -->"
+	EndTable   = "<!-- END switches -->"
+)
+
+// ConfigsTSV is bench/configs.tsv: one fork configuration a line,
+// name<TAB>description<TAB>VAR=value VAR=value …, after comment lines
+// starting with '#'. bench/lib.sh prints a configuration's settings from it
+// and bench/report/report.py takes the names, their order and their
+// descriptions, so that neither writes a switch's value of its own.
+func ConfigsTSV() []byte {
+	var b strings.Builder
+	b.WriteString("# Generated from fabric/switches by `make docs`; edit the table there, not this file.\n")
+	b.WriteString("# name\tdescription\tenvironment (VAR=value, space-separated)\n")
+	for _, c := range Configs() {
+		env := make([]string, len(c.Env))
+		for i, s := range c.Env {
+			env[i] = s.String()
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, c.Description, strings.Join(env, " "))
+	}
+	return []byte(b.String())
+}
+
+// MarkdownTable is docs/FORK.md's switch table, markers included.
+func MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString(BeginTable + "\n")
+	b.WriteString("| variable | values | default | invalid value | logged | fork | our package | patches | alone |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range Table {
+		vals := make([]string, len(s.Values))
+		for i, v := range s.Values {
+			vals[i] = fmt.Sprintf("`%s` (%s)", v.Name, v.Meaning)
+		}
+		def := "`" + s.Default + "`"
+		if s.OmitDefault {
+			def += "; the benchmark leaves it unset"
+		}
+		fmt.Fprintf(&b, "| `%s` (%s) | %s | %s | %s | %s | `%s` | `%s` | %s | `%s` |\n",
+			s.Env, s.Lever, strings.Join(vals, ", "), def, s.Invalid, s.Logged, s.Fork,
+			s.Package, strings.Join(s.Patches, ", "), s.Config)
+	}
+	b.WriteString(EndTable + "\n")
+	return b.String()
+}
+
+// Splice returns doc with the text between its switch-table markers (the
+// markers included) replaced by table; an error if the markers are not
+// there once each, in order.
+func Splice(doc, table string) (string, error) {
+	i, j := strings.Index(doc, BeginTable), strings.Index(doc, EndTable)
+	if i < 0 || j < i || strings.Count(doc, BeginTable) != 1 || strings.Count(doc, EndTable) != 1 {
+		return "", fmt.Errorf("%s: want one %q and, after it, one %q", ForkDoc, BeginTable, EndTable)
+	}
+	end := j + len(EndTable)
+	if end < len(doc) && doc[end] == '\n' {
+		end++
+	}
+	return doc[:i] + table + doc[end:], nil
+}

@@ -1,0 +1,85 @@
+package switches
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// buildArray is the words of bash array NAME=(…) in fabric/build.sh.
+func buildArray(t *testing.T, name string) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, "fabric/build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^` + name + `=\(([^)]*)\)`).FindSubmatch(src)
+	if m == nil {
+		t.Fatalf("fabric/build.sh has no %s=(…)", name)
+	}
+	return strings.Fields(string(m[1]))
+}
+
+// Every switch's package is one fabric/build.sh copies into the patched
+// tree: an extension package (EXT_SRC) or one of fabric/intree
+// (INTREE_PKGS), and it has Go files.
+func TestEveryPackageIsBuilt(t *testing.T) {
+	ext, intree := buildArray(t, "EXT_SRC"), buildArray(t, "INTREE_PKGS")
+	for _, s := range Table {
+		name, in := strings.CutPrefix(s.Package, "fabric/intree/")
+		if !slices.Contains(ext, s.Package) && !(in && slices.Contains(intree, name)) {
+			t.Errorf("%s: package %s is in neither EXT_SRC %q nor INTREE_PKGS %q of fabric/build.sh", s.Env, s.Package, ext, intree)
+		}
+		if files, _ := filepath.Glob(filepath.Join(root, s.Package, "*.go")); len(files) == 0 {
+			t.Errorf("%s: package %s has no Go files", s.Env, s.Package)
+		}
+	}
+}
+
+// Every patch the table names is in fabric/patches.
+func TestEveryPatchExists(t *testing.T) {
+	for _, s := range Table {
+		for _, p := range s.Patches {
+			if _, err := os.Stat(filepath.Join(root, "fabric/patches", p+".patch")); err != nil {
+				t.Errorf("%s: %v", s.Env, err)
+			}
+		}
+	}
+}
+
+// bench/lib.sh's bench_config_env prints, for every configuration (with
+// -nobatch, tunings and BENCH_PROOF_BATCH), exactly the lines it printed
+// when it wrote each configuration's switches itself (the golden file was
+// taken from that lib.sh and is not regenerated).
+func TestBenchConfigEnv(t *testing.T) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("bash", "testdata/dump_config_env.sh", abs).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dump_config_env.sh: %v\n%s", err, out)
+	}
+	want, err := os.ReadFile("testdata/bench_config_env.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, wantLines := strings.Split(string(out), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(got), len(wantLines)) {
+		g, w := line(got, i), line(wantLines, i)
+		if g != w {
+			t.Fatalf("bench_config_env output line %d: %q, want %q", i+1, g, w)
+		}
+	}
+}
+
+func line(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "<none>"
+}
