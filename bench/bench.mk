@@ -1,10 +1,10 @@
-# bench/bench.mk — the end-to-end benchmark (docs/BENCHMARKS.md, "End-to-end").
+# bench/bench.mk — the end-to-end benchmark (docs/bench/end-to-end.md).
 # Included by caliper-bench/caliper.mk (and safe to include again from the top Makefile).
 #
 #   make ballots VOTERS=40000   pre-generate the benchmark election and N ballots (cached in .cache/ballots)
 #   make bench                  every configuration side by side with fabvote bench (bench/run-matrix.sh;
 #                               BENCH_CONFIGS, TRIALS, VOTERS, RATE, MODE, SWEEP_RATES, PROFILE_CONFIGS)
-#   make bench-report           docs/BENCHMARKS.md end-to-end section + docs/bench/*.png from RESULTS
+#   make bench-report           docs/bench/end-to-end.md generated section + docs/bench/*.png from RESULTS
 #                               (default: the latest run in .cache/bench/results)
 #   make bench-report-unit      the report's statistics (paired ratios and their intervals) and its
 #                               reading of CPU profiles (in make test)

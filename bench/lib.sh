@@ -62,7 +62,7 @@ BENCH_ALL_CONFIGS="stock $(grep -v '^#' "$BENCH_CONFIGS_TSV" | cut -f1 | tr '\n'
 #                    that the orderer checks a transaction's signature once,
 #                    not once per ImplicitMeta sub-policy
 #   tuned            the settings kept for the tuned-stock baseline
-#                    (docs/BENCHMARKS.md, "A tuned stock baseline"): gogc200,
+#                    (docs/bench/2026-11-26-tuned-stock.md, "A tuned stock baseline"): gogc200,
 #                    blocks8mb, batch128 and writers
 BENCH_TUNINGS="gogc200 gogc400 nohistory blocks8mb batch128 writers tuned"
 bench_tuning_env() {

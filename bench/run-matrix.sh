@@ -210,4 +210,4 @@ if [[ -n $PROFILE_CONFIGS ]]; then
 	# summaries bench/report reads: what docs/bench/raw keeps of them.
 	GO=${GO:-go} python3 "$ROOT/bench/report/profiles.py" "$OUT" || bench_log "  the profiles' text views failed (see above)"
 fi
-bench_log "results in $OUT; make bench-report RESULTS=$OUT writes docs/BENCHMARKS.md"
+bench_log "results in $OUT; make bench-report RESULTS=$OUT writes docs/bench/end-to-end.md"

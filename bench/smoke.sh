@@ -92,7 +92,7 @@ if lockless:
 print(f"delaywork smoke: 100/100 committed, endorsement p50 {r['endorseLatencyMs']['p50']} ms, gate counters moved {d}")
 PY
 # bench/verify-count.sh on one fresh network: Fabric's own debug lines still
-# count what docs/BENCHMARKS.md says (under the ImplicitMeta Writers policy
+# count what docs/bench/2026-11-26-ecdsa-under-load.md says (under the ImplicitMeta Writers policy
 # the orderer verifies a ballot's signature once or twice, under the
 # signature policy exactly once; the peer four times).
 bench_net_down

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""report.py — the end-to-end section of docs/BENCHMARKS.md and its plots,
+"""report.py — the end-to-end section of docs/bench/end-to-end.md and its plots,
 from the results of bench/run-matrix.sh (and, optionally, caliper-bench/run.sh).
 
-    report.py RESULTS_DIR [--caliper DIR ...] [--doc docs/BENCHMARKS.md] [--plots docs/bench]
+    report.py RESULTS_DIR [--caliper DIR ...] [--doc docs/bench/end-to-end.md] [--plots docs/bench]
 
 Every figure it writes comes from a JSON report in RESULTS_DIR (or a CPU
 profile there); nothing is typed in by hand. The section sits between the
@@ -284,7 +284,7 @@ def write_section(path, begin, end, section):
     """Writes section (which starts with begin and ends with end) over the markers and the text
     between them in path, keeping what follows as it is, or appends it if path has no markers; by a
     rename, so that a reader never sees half a file."""
-    doc = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    doc = open(path).read() if os.path.exists(path) else "# End-to-end: method and generated tables\n"
     if begin in doc and end in doc:
         new = doc[:doc.index(begin)] + section.rstrip("\n") + doc[doc.index(end) + len(end):]
     else:
@@ -609,7 +609,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results", nargs="+", help="results directories of bench/run-matrix.sh; their reports are pooled")
     ap.add_argument("--caliper", action="append", default=[])
-    ap.add_argument("--doc", default="docs/BENCHMARKS.md")
+    ap.add_argument("--doc", default="docs/bench/end-to-end.md")
     ap.add_argument("--plots", default="docs/bench")
     a = ap.parse_args()
     dirs = [os.path.realpath(r) for r in a.results]

@@ -15,4 +15,4 @@ fi
 args=()
 for d in ${CALIPER_RESULTS:-}; do args+=(--caliper "$d"); done
 cd "$ROOT"
-"$VENV/bin/python" bench/report/report.py "${RESULTS[@]}" --doc docs/BENCHMARKS.md --plots docs/bench "${args[@]}"
+"$VENV/bin/python" bench/report/report.py "${RESULTS[@]}" --doc docs/bench/end-to-end.md --plots docs/bench "${args[@]}"

@@ -16,7 +16,7 @@ import (
 const ReportVersion = 1
 
 // Report is the JSON output of a run (`fabvote bench --json`), read by
-// bench/report to build docs/BENCHMARKS.md and the plots.
+// bench/report to build docs/bench/end-to-end.md and the plots.
 type Report struct {
 	Version     int            `json:"version"`
 	Tool        string         `json:"tool"`

@@ -8,7 +8,7 @@
 //     multiplication; the multi-exponentiation is Straus' interleaved windows
 //     for few bases and Pippenger's bucket method for many);
 //   - build tag "gmp" (cgo, libgmp-dev): the same functions on GMP's mpz
-//     routines. Results are identical; only speed differs (docs/BENCHMARKS.md).
+//     routines. Results are identical; only speed differs (docs/bench/2026-11-22-ballot-cryptography.md).
 //     GMP is not constant-time, so computations on secrets call ExpSecret,
 //     which stays on math/big in every build; Exp, MultiExp and MulAll are
 //     for public values (verification, the tally product).

@@ -7,7 +7,7 @@ import (
 )
 
 // Benchmarks at the real size (N = 2048 bits, 2-of-3). Record results in
-// docs/BENCHMARKS.md ("Threshold decryption"):
+// docs/bench/2026-11-22-threshold-decryption.md:
 //
 //	go test ./crypto/paillier/threshold -run '^$' -bench . -benchtime=20x
 //	go test ./crypto/paillier/threshold -run '^$' -bench SafePrime -benchtime=1x

@@ -30,7 +30,7 @@
 // the prototypes it needs, so neither OpenSSL's headers nor the library are
 // needed to build, and it calls the EC_KEY functions directly, which is
 // faster with OpenSSL 3.0 than the EVP interface that golang-fips/openssl
-// uses (docs/BENCHMARKS.md). The package imports only the standard library
+// uses (docs/bench/2026-11-22-sha256-ecdsa.md). The package imports only the standard library
 // so that it can be copied unchanged into the patched Fabric tree.
 package osslecdsa
 
