@@ -45,7 +45,10 @@ git -C "$ROOT" worktree add --detach "$work/w/base" "$BASE" >/dev/null
 declare -A TREE=([base]=$work/w/base [head]=$ROOT)
 
 {
-	echo "base $(git -C "$ROOT" rev-parse "$BASE"), head $(git -C "$ROOT" rev-parse HEAD)$(git -C "$ROOT" diff --quiet -- . ":(exclude)$OUT" || echo ' (with uncommitted changes)')"
+	# Changes under OUT (the results themselves, when OUT is in this tree) do not count.
+	exclude=()
+	[[ $OUT == "$ROOT"/* ]] && exclude=(":(exclude)$OUT")
+	echo "base $(git -C "$ROOT" rev-parse "$BASE"), head $(git -C "$ROOT" rev-parse HEAD)$(git -C "$ROOT" diff --quiet -- . "${exclude[@]}" || echo ' (with uncommitted changes)')"
 	echo "$(nproc) CPUs: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(go version)"
 	echo "ballots per make-ballots trial: $BALLOTS_VOTERS; make bench: $CONFIG, $VOTERS ballots, rate $RATE (0 = closed loop), concurrency $CONCURRENCY; $TRIALS trials"
 } >"$OUT/meta.txt"

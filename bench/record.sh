@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # record.sh — the cost of an election record (docs/BENCHMARKS.md, "The
-# election record"): its size, and the time and memory of each verifier on it.
+# election record at the thesis's size"): its size, and the time and memory of each verifier on it.
 #
 #   bench/record.sh RECORD OUT [TRIALS]
 #

@@ -62,6 +62,10 @@ FV=$BIN/fabvote
 [[ $TRIALS =~ ^[1-9][0-9]*$ ]] || bench_die "TRIALS=$TRIALS: want a positive number"
 [[ $COUNT =~ ^[1-9][0-9]*$ ]] && ((COUNT <= VOTERS)) || bench_die "COUNT=$COUNT: want 1..VOTERS ($VOTERS)"
 case $MODE in full | skip-commit | skip-endorsement) ;; *) bench_die "MODE=$MODE: want full, skip-commit or skip-endorsement" ;; esac
+# The numbers meta.json carries are checked here, before the ballots are made.
+for v in CONCURRENCY PROFILE_DELAY PROFILE_SECONDS SWEEP_SECONDS BENCH_BATCH_SIZE BENCH_GATEWAY_LIMIT; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || bench_die "$v=${!v}: want a number"
+done
 read -r -a CONFIGS <<<"$BENCH_CONFIGS"
 for c in "${CONFIGS[@]}"; do bench_config_env "$c" >/dev/null; done
 for c in "${CONFIGS[@]}"; do

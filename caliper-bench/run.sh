@@ -5,7 +5,8 @@
 #   caliper-bench/run.sh BENCHMARK        (smoke | fixed-40k | sweep | endorse-only)
 #
 # For trial 1..TRIALS and every configuration in CALIPER_CONFIGS (see
-# bench/lib.sh: stock, fork-off, o1, o2, o3, all, *-nobatch), it starts a
+# bench/lib.sh: stock, and the fork's configurations of bench/configs.tsv,
+# each also as *-nobatch), it starts a
 # fresh benchmark network, opens the benchmark election, generates Caliper's
 # network configuration from the network's network.json, runs Caliper with
 # benchmarks/BENCHMARK.yaml on the cached ballots, keeps the HTML report, the

@@ -2,8 +2,10 @@
 # Included by the top-level Makefile (ROOT, BIN, BUILD, RUN, GO come from there).
 #
 #   make fabvote      build bin/fabvote
-#   make docs         write the CLI reference docs/cli/ from the command tree
-#                     (TestCLIReference, in make test, fails when it is stale)
+#   make docs         write the CLI reference docs/cli/ from the command tree, and
+#                     bench/configs.tsv and docs/FORK.md's switch table from
+#                     fabric/switches (TestCLIReference and TestGenerated, in
+#                     make test, fail when either is stale)
 #   make demo         a whole election on a fresh solo-org network (VOTERS=1000 by default)
 #   make readme-test  README.md's steps by hand, as written, on a running network (in make test)
 #   make e2e-test     the end-to-end test on a real three-orgs network (in make test)

@@ -60,7 +60,11 @@ func TestBenchConfigEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("bash", "testdata/dump_config_env.sh", abs).CombinedOutput()
+	cmd := exec.Command("bash", "testdata/dump_config_env.sh", abs)
+	// Only what the script needs: a benchmark variable exported by the
+	// caller (BENCH_PROOF_BATCH, BENCH_BASE_PORT, …) would change the lines.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("dump_config_env.sh: %v\n%s", err, out)
 	}

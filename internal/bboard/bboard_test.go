@@ -353,3 +353,23 @@ func TestContestsRendered(t *testing.T) {
 		t.Errorf("index.html: %s", p)
 	}
 }
+
+// An index out of order is the verifier's finding (its report says so),
+// not a file the board cannot read: the board is built and lists every
+// entry, so that an observer sees the record and the verdict side by side.
+func TestIndexOutOfOrderShown(t *testing.T) {
+	f := newFixture("single")
+	f.ballots[0], f.ballots[1] = f.ballots[1], f.ballots[0]
+	_, files := build(t, f)
+	var pages strings.Builder
+	for name, text := range files {
+		if strings.HasPrefix(name, "ballots") {
+			pages.WriteString(text)
+		}
+	}
+	for _, b := range f.ballots {
+		if !strings.Contains(pages.String(), b.BallotHash) {
+			t.Errorf("ballot %s is on no page of the board", b.BallotHash)
+		}
+	}
+}

@@ -20,9 +20,10 @@ import (
 
 // The board reads the record's files with internal/record's parsers and the
 // verification report, of either verifier, with internal/audit's types: each
-// format has that one owner. Unknown report fields are tolerated, so that a
-// verifier may add some without breaking the board; the fields used here
-// are checked.
+// format has that one owner. The ballot index is read without its order
+// rule, which is a check of the verification whose verdict the board shows.
+// Unknown report fields are tolerated, so that a verifier may add some
+// without breaking the board; the fields used here are checked.
 
 // input is everything Build reads, decoded and cross-checked.
 type input struct {
@@ -68,7 +69,7 @@ func loadInput(recordDir string, rep []byte) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.ballots, err = record.ParseBallotIndex(bb); err != nil {
+	if in.ballots, err = record.DecodeBallotIndex(bb); err != nil {
 		return nil, err
 	}
 	if err := checkTxIDs(in.ballots); err != nil {
@@ -78,18 +79,6 @@ func loadInput(recordDir string, rep []byte) (*input, error) {
 		return nil, err
 	}
 	return in, in.crossCheck()
-}
-
-// readJSON decodes one JSON file of the record; a missing file is an error.
-func readJSON(dir, name string, v any) error {
-	b, err := readFile(dir, name)
-	if err != nil {
-		return err
-	}
-	if err := decodeStrict(b, v, true); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
 }
 
 // readFile reads a file the record must have.
@@ -121,12 +110,10 @@ func readResult(dir string) (*election.Result, error) {
 	return r, nil
 }
 
-// decodeStrict decodes exactly one JSON value, with no trailing data.
-func decodeStrict(b []byte, v any, noUnknown bool) error {
+// decodeOne decodes exactly one JSON value, with no trailing data; unknown
+// fields are tolerated (a verifier may add some).
+func decodeOne(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	if noUnknown {
-		dec.DisallowUnknownFields()
-	}
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
@@ -149,7 +136,7 @@ func checkTxIDs(bs []record.Entry) error {
 
 // decodeReport decodes and checks the verification report on its own.
 func decodeReport(b []byte, r *audit.JSONReport) error {
-	if err := decodeStrict(b, r, false); err != nil {
+	if err := decodeOne(b, r); err != nil {
 		return fmt.Errorf("verification report: malformed JSON: %w", err)
 	}
 	switch {

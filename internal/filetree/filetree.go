@@ -31,8 +31,10 @@ func Copy(src, dst string) error {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		case d.Type().IsRegular():
 			return CopyFile(p, filepath.Join(dst, rel))
+		case d.Type()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s: a symbolic link: only regular files and directories are copied", rel)
 		default:
-			return fmt.Errorf("%s: only regular files and directories are copied, not %s", rel, d.Type())
+			return fmt.Errorf("%s: only regular files and directories are copied, not a file of mode %v", rel, d.Type())
 		}
 	})
 }

@@ -56,7 +56,7 @@ func TestCopyRefuses(t *testing.T) {
 			if err := os.Symlink(filepath.Join(src, "secret"), filepath.Join(src, "sub", "link")); err != nil {
 				t.Fatal(err)
 			}
-		}, "sub/link: only regular files and directories are copied"},
+		}, "sub/link: a symbolic link: only regular files and directories are copied"},
 		{"missing source", func(t *testing.T, src string) {
 			if err := os.RemoveAll(src); err != nil {
 				t.Fatal(err)

@@ -154,7 +154,14 @@ func ParseRecordJSON(b []byte) (*Info, error) {
 
 // ParseBallotIndex decodes ballots.json: an array of entries with every
 // field, lower-case hex, sorted by pseudonym with none twice.
-func ParseBallotIndex(b []byte) ([]Entry, error) {
+func ParseBallotIndex(b []byte) ([]Entry, error) { return decodeBallotIndex(b, true) }
+
+// DecodeBallotIndex is ParseBallotIndex without the order rule: what a
+// reader that shows an index, rather than verifies it, needs (the bulletin
+// board shows the verifier's verdict on the order beside the entries).
+func DecodeBallotIndex(b []byte) ([]Entry, error) { return decodeBallotIndex(b, false) }
+
+func decodeBallotIndex(b []byte, sorted bool) ([]Entry, error) {
 	var raw []json.RawMessage
 	if err := decodeStrict(b, &raw); err != nil {
 		return nil, fmt.Errorf("%s does not decode: %w", BallotsFile, err)
@@ -167,7 +174,7 @@ func ParseBallotIndex(b []byte) ([]Entry, error) {
 		if err := parseEntry(r, &out[i]); err != nil {
 			return nil, fmt.Errorf("%s, entry %d: %w", BallotsFile, i, err)
 		}
-		if i > 0 && out[i-1].Pseudonym >= out[i].Pseudonym {
+		if sorted && i > 0 && out[i-1].Pseudonym >= out[i].Pseudonym {
 			return nil, fmt.Errorf("%s, entry %d: pseudonym %s is not after %s (sorted, none twice)", BallotsFile, i, out[i].Pseudonym, out[i-1].Pseudonym)
 		}
 	}

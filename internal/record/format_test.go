@@ -64,6 +64,11 @@ func TestParseBallotIndex(t *testing.T) {
 		if _, err := record.ParseBallotIndex([]byte(s)); err == nil {
 			t.Errorf("%s: accepted %s", name, s)
 		}
+		// DecodeBallotIndex leaves out the order rule alone.
+		_, err := record.DecodeBallotIndex([]byte(s))
+		if order := name == "unsorted" || name == "duplicate"; (err == nil) != order {
+			t.Errorf("%s: DecodeBallotIndex error %v, want one only for a malformed index", name, err)
+		}
 	}
 }
 

@@ -76,7 +76,9 @@ func Receive(t *Topology, h Home, org, dir, expectDigest string) error {
 	}
 	// Check the copy, not the source: the source may change in between.
 	err := filetree.Copy(dir, tmp)
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("bundle %s: %w", dir, err)
+	} else {
 		err = checkReceived(tmp, org != t.OrdererOrg.Name, expectDigest)
 	}
 	if err != nil {
