@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT=$1 BIN=/BIN RUN=/RUN
 fake=$(mktemp)
 trap 'rm -f "$fake"' EXIT
-printf '#!/bin/sh\nprintf "BASE_PORT=7000\\nPPROF_PEER=1\\nPPROF_ORDERER=2\\nPPROF_CC=3\\n"\n' >"$fake"
+printf '#!/bin/sh\nprintf "BASE_PORT=1\\nPPROF_PEER=1\\nPPROF_ORDERER=2\\nPPROF_CC=3\\n"\n' >"$fake"
 chmod +x "$fake"
 FABNET=$fake
 # shellcheck source=bench/lib.sh
