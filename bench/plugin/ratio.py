@@ -4,13 +4,12 @@ head's three-contest ballot against head's one-question ballot, as the
 geometric mean of the paired trials' ratios with a 95 % t interval on the
 log ratios."""
 
-import math
 import pathlib
 import re
-import statistics
 import sys
 
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "report"))
+from report import paired_ratio  # noqa: E402
 
 
 def cpu(path, name):
@@ -22,10 +21,8 @@ def cpu(path, name):
 
 
 def ratio(pairs):
-    logs = [math.log(a / b) for a, b in pairs]
-    mean = statistics.fmean(logs)
-    half = T95[len(logs) - 1] * statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else float("inf")
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+    """The geometric mean of a/b over the pairs, with its 95 % interval (report.paired_ratio)."""
+    return paired_ratio([a / b for a, b in pairs])
 
 
 def main(out):

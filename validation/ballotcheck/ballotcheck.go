@@ -103,8 +103,8 @@ func CheckBlock(random io.Reader, manifests Manifests, txs []*Tx) []error {
 			errs[i] = err
 			continue
 		}
-		for _, items := range ballots {
-			queue = append(queue, pending{tx: i, proofs: items})
+		for _, ps := range ballots {
+			queue = append(queue, pending{tx: i, proofs: ps})
 		}
 	}
 	if len(queue) == 0 {
