@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -174,40 +173,29 @@ func cmdRecordSite(fs *pflag.FlagSet) func() error {
 	}
 }
 
-// otherReport reads another verifier's JSON report. It is shown only when
-// its record digest is this record's; a report of other files is refused
-// (named in refused) and the site shows this command's verification
-// alone. A file that is no report of this election is an error.
+// otherReport reads another verifier's JSON report (audit.ParseJSONReport).
+// It is shown only when its record digest is this record's; a report of
+// other files is refused (named in refused) and the site shows this
+// command's verification alone. A file that is no report of this election
+// is an error.
 func otherReport(path string, rep *audit.Report) (other *bboard.OtherReport, refused string, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
 	}
-	var fields map[string]json.RawMessage
-	var ok bool
-	var digest, id string
-	err = json.Unmarshal(b, &fields)
-	for _, f := range []struct {
-		key string
-		v   any
-	}{{"ok", &ok}, {"electionID", &id}} {
-		if err == nil {
-			err = json.Unmarshal(fields[f.key], f.v)
-		}
-	}
+	r, err := audit.ParseJSONReport(b)
 	if err != nil {
-		return nil, "", fmt.Errorf("is not a JSON report of a record with its ok and electionID: %w", err)
+		return nil, "", fmt.Errorf("is not a JSON verification report: %w", err)
 	}
-	if id != rep.ElectionID {
-		return nil, "", fmt.Errorf("the report is of election %q, the record of %q", id, rep.ElectionID)
+	if r.ElectionID != rep.ElectionID {
+		return nil, "", fmt.Errorf("the report is of election %q, the record of %q", r.ElectionID, rep.ElectionID)
 	}
 	// A verifier gives the digest once step 1 found every file; without
 	// one on either side nothing ties the report to these files.
-	want := hex.EncodeToString(rep.RecordDigest)
-	if raw, has := fields["recordDigest"]; !has || json.Unmarshal(raw, &digest) != nil || digest == "" || want == "" || digest != want {
-		return nil, fmt.Sprintf("the report in %s is not shown: its record digest %q is not this record's %q", filepath.Base(path), digest, want), nil
+	if want := hex.EncodeToString(rep.RecordDigest); r.Digest == "" || want == "" || r.Digest != want {
+		return nil, fmt.Sprintf("the report in %s is not shown: its record digest %q is not this record's %q", filepath.Base(path), r.Digest, want), nil
 	}
-	return &bboard.OtherReport{Name: "the report in " + filepath.Base(path), OK: ok}, "", nil
+	return &bboard.OtherReport{Name: "the report in " + filepath.Base(path), OK: *r.OK}, "", nil
 }
 
 // siteVerdict is what the command prints of the site's outcome.
