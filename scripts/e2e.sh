@@ -39,17 +39,27 @@ cleanup() {
 # The test's TestElection/peers_of_every_org_agree then compares their blocks'
 # validation codes, commit hashes and state: an optimisation that changed a
 # verdict or the ledger would split them.
-FORK_ON="FABVOTE_SHA256=simd FABVOTE_ECDSA=openssl FABVOTE_COMMIT_GATE=lockless FABVOTE_SIG_MEMO=on FABVOTE_DECODE_MEMO=check FABVOTE_LEVELDB=tuned"
-FORK_OFF="FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked FABVOTE_SIG_MEMO=off FABVOTE_DECODE_MEMO=off FABVOTE_LEVELDB=stock"
+# The settings and the log lines that show them are scripts/peer-switches.tsv's,
+# generated from fabric/switches (make docs).
+# peer_config NAME FIELD prints field FIELD of configuration NAME there.
+peer_config() {
+	awk -F '\t' -v name="$1" -v field="$2" '$1 == name { print $field; found = 1 } END { exit !found }' \
+		"$ROOT/scripts/peer-switches.tsv" || { echo "e2e: no configuration $1 in scripts/peer-switches.tsv" >&2; exit 1; }
+}
+FORK_ON=$(peer_config peer-fork 2)
+FORK_ON_LOGS=$(peer_config peer-fork 3)
+FORK_OFF=$(peer_config peer-stock 2)
+FORK_OFF_LOGS=$(peer_config peer-stock 3)
 export NET_PEER_ENV_ea=${NET_PEER_ENV_ea-$FORK_ON}
 export NET_PEER_ENV_party1=${NET_PEER_ENV_party1-$FORK_ON}
 export NET_PEER_ENV_party2=${NET_PEER_ENV_party2-$FORK_OFF}
 
-# check_switches ORG WANT...: the peer's log shows each WANT line, so the
-# comparison above compares what it claims to.
+# check_switches ORG TEXTS: the peer's log shows each of the '|'-separated
+# TEXTS, so the comparison above compares what it claims to.
 check_switches() {
-	local log=$RUN/$PROFILE/logs/peer0.$1.log want
-	for want in "${@:2}"; do
+	local log=$RUN/$PROFILE/logs/peer0.$1.log want wants
+	IFS='|' read -r -a wants <<<"$2"
+	for want in "${wants[@]}"; do
 		grep -qF "$want" "$log" || { echo "e2e: peer0.$1's log lacks '$want' ($log)" >&2; exit 1; }
 	done
 }
@@ -62,8 +72,8 @@ if [[ $PROFILE == three-orgs ]]; then
 	for org in ea party1 party2; do
 		var=NET_PEER_ENV_$org
 		case ${!var} in
-		"$FORK_ON") check_switches "$org" 'SHA-256 implementation "simd"' 'memo on: true' 'decode memo "check"' 'LevelDB options "tuned"' 'ECDSA P-256 implementation "openssl"' 'commit gate mode "lockless"' ;;
-		"$FORK_OFF") check_switches "$org" 'SHA-256 implementation "stdlib"' 'memo on: false' 'decode memo "off"' 'LevelDB options "stock"' 'ECDSA P-256 implementation "go"' 'commit gate mode "locked"' ;;
+		"$FORK_ON") check_switches "$org" "$FORK_ON_LOGS" ;;
+		"$FORK_OFF") check_switches "$org" "$FORK_OFF_LOGS" ;;
 		*) continue ;;
 		esac
 		echo "e2e: peer0.$org runs ${!var}"

@@ -8,6 +8,7 @@ import (
 // Generated files, relative to the repository, and how they are written again.
 const (
 	ConfigsFile = "bench/configs.tsv"
+	PeerFile    = "scripts/peer-switches.tsv"
 	ForkDoc     = "docs/FORK.md"
 	Regenerate  = "make docs (go test ./fabric/switches -run TestGenerated -args -update)"
 )
@@ -33,6 +34,24 @@ func ConfigsTSV() []byte {
 			env[i] = s.String()
 		}
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, c.Description, strings.Join(env, " "))
+	}
+	return []byte(b.String())
+}
+
+// PeerSwitchesTSV is scripts/peer-switches.tsv: one peer configuration a
+// line, name<TAB>VAR=value VAR=value …<TAB>log text|log text|…, after
+// comment lines starting with '#'. scripts/e2e.sh sets each org's peer
+// from it and looks for each log text in the peer's log.
+func PeerSwitchesTSV() []byte {
+	var b strings.Builder
+	b.WriteString("# Generated from fabric/switches by `make docs`; edit the table there, not this file.\n")
+	b.WriteString("# name\tenvironment (VAR=value, space-separated)\tlog texts ('|'-separated)\n")
+	for _, c := range PeerConfigs() {
+		env := make([]string, len(c.Env))
+		for i, s := range c.Env {
+			env[i] = s.String()
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, strings.Join(env, " "), strings.Join(c.Logs, "|"))
 	}
 	return []byte(b.String())
 }

@@ -4,8 +4,9 @@
 //
 // Everything else that names a switch derives from Table: the benchmark's
 // configurations (bench/configs.tsv, read by bench/lib.sh and
-// bench/report/report.py) and the switch table of docs/FORK.md are
-// generated from it, and its tests tie it to fabric/build.sh and the patch
+// bench/report/report.py), the peers' settings of the end-to-end test and
+// the log lines that show them (scripts/peer-switches.tsv, read by
+// scripts/e2e.sh) and the switch table of docs/FORK.md are generated from it, and its tests tie it to fabric/build.sh and the patch
 // series, so that adding or changing a switch is one edit here and
 // `make docs`. The package imports nothing of Fabric: it describes the
 // fork, it is not part of it.
@@ -15,6 +16,10 @@ package switches
 type Value struct {
 	Name    string // as written in the environment
 	Meaning string // what the peer (or network tool) does with it
+	// Logs is the text a peer's log holds once it has taken this value
+	// (the INFO line its patch writes, after "fabvote: "); empty for a
+	// switch that the peer does not read.
+	Logs string
 }
 
 // A Switch is one lever of the fork.
@@ -33,7 +38,20 @@ type Switch struct {
 	Patches     []string // the patch files of fabric/patches that wire it in
 	Config      string   // the ablation configuration with this switch alone
 	Summary     string   // one line: what the fork's value does
+	// ReadBy is the process that reads the variable: ReadByPeer for a
+	// switch each organisation sets for its own peer, ReadByChaincode for
+	// one that the channel's chaincode definition decides.
+	ReadBy string
+	// Check is the value that takes the fork's path and also checks it
+	// against stock's, if the switch has one; the end-to-end test runs it.
+	Check string
 }
+
+// The processes that read a switch (Switch.ReadBy).
+const (
+	ReadByPeer      = "peer"
+	ReadByChaincode = "ballot chaincode"
+)
 
 // Configuration names that are not one switch alone.
 const (
@@ -97,4 +115,50 @@ func levers(n int) string {
 		out += s.Lever
 	}
 	return out
+}
+
+// The peer configurations of the end-to-end test, in which the peers of
+// one channel run different switches and must still agree on every block.
+const (
+	PeerFork  = "peer-fork"  // every switch a peer reads at its Check value, else the fork's
+	PeerStock = "peer-stock" // every switch a peer reads at its default, as stock Fabric
+)
+
+// A PeerConfig is the environment of one peer and the lines its log shows
+// once it has taken each setting.
+type PeerConfig struct {
+	Name string
+	Env  []Setting
+	Logs []string
+}
+
+// PeerConfigs derives PeerFork and PeerStock from Table: only the switches
+// that a peer reads (ReadByPeer), because each organisation chooses them
+// for its own peer.
+func PeerConfigs() []PeerConfig {
+	fork, stock := PeerConfig{Name: PeerFork}, PeerConfig{Name: PeerStock}
+	for _, s := range Table {
+		if s.ReadBy != ReadByPeer {
+			continue
+		}
+		on := s.Fork
+		if s.Check != "" {
+			on = s.Check
+		}
+		fork.Env = append(fork.Env, Setting{s.Env, on})
+		fork.Logs = append(fork.Logs, s.value(on).Logs)
+		stock.Env = append(stock.Env, Setting{s.Env, s.Default})
+		stock.Logs = append(stock.Logs, s.value(s.Default).Logs)
+	}
+	return []PeerConfig{fork, stock}
+}
+
+// value is the switch's Value called name, or the zero Value.
+func (s Switch) value(name string) Value {
+	for _, v := range s.Values {
+		if v.Name == name {
+			return v
+		}
+	}
+	return Value{}
 }

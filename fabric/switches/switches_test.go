@@ -11,7 +11,7 @@ import (
 
 // update makes TestGenerated write the generated files instead of checking
 // them: `make docs`.
-var update = flag.Bool("update", false, "rewrite bench/configs.tsv and docs/FORK.md's switch table from Table")
+var update = flag.Bool("update", false, "rewrite bench/configs.tsv, scripts/peer-switches.tsv and docs/FORK.md's switch table from Table")
 
 // root is the repository, from this package's directory.
 const root = "../.."
@@ -27,7 +27,7 @@ func generated(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string][]byte{ConfigsFile: ConfigsTSV(), ForkDoc: []byte(spliced)}
+	return map[string][]byte{ConfigsFile: ConfigsTSV(), PeerFile: PeerSwitchesTSV(), ForkDoc: []byte(spliced)}
 }
 
 // TestGenerated fails, naming the file and the command, where a generated

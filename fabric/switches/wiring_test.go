@@ -1,11 +1,14 @@
 package switches
 
 import (
+	"bytes"
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -86,4 +89,69 @@ func line(lines []string, i int) string {
 		return lines[i]
 	}
 	return "<none>"
+}
+
+// Every log text of a peer switch is what a patch of the series logs
+// (O-I's line is written by O-II's patch): `Infof("fabvote: <text before
+// the value>`, the value quoted (or true/false for a flag); a switch the
+// peer does not read has none.
+func TestPeerLogTexts(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(root, "fabric/patches/*.patch"))
+	var patches []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		patches = append(patches, b...)
+	}
+	for _, s := range Table {
+		for _, v := range s.Values {
+			if s.ReadBy != ReadByPeer {
+				if v.Logs != "" {
+					t.Errorf("%s=%s: log text %q for a switch the peer does not read", s.Env, v.Name, v.Logs)
+				}
+				continue
+			}
+			i := strings.LastIndex(v.Logs, " ")
+			stem, shown := v.Logs[:i+1], v.Logs[i+1:]
+			if i < 0 || strings.ContainsAny(v.Logs, "|\t") || !bytes.Contains(patches, []byte(`Infof("fabvote: `+stem)) {
+				t.Errorf("%s=%s: log text %q is not one that a patch logs", s.Env, v.Name, v.Logs)
+			}
+			if shown != strconv.Quote(v.Name) && shown != "true" && shown != "false" {
+				t.Errorf("%s=%s: log text %q does not show the value", s.Env, v.Name, v.Logs)
+			}
+		}
+	}
+}
+
+// The peer configurations set every switch a peer reads, and nothing else:
+// the fork's (or checking) value in one, the default in the other.
+func TestPeerConfigs(t *testing.T) {
+	cs := PeerConfigs()
+	if len(cs) != 2 || cs[0].Name != PeerFork || cs[1].Name != PeerStock {
+		t.Fatalf("peer configurations %+v", cs)
+	}
+	var peer []Switch
+	for _, s := range Table {
+		if s.ReadBy == ReadByPeer {
+			peer = append(peer, s)
+		} else if s.ReadBy != ReadByChaincode {
+			t.Errorf("%s: ReadBy %q", s.Env, s.ReadBy)
+		}
+	}
+	for _, c := range cs {
+		if len(c.Env) != len(peer) || len(c.Logs) != len(peer) {
+			t.Fatalf("%s: %d settings and %d log texts for %d peer switches", c.Name, len(c.Env), len(c.Logs), len(peer))
+		}
+		for i, s := range peer {
+			want := s.Default
+			if c.Name == PeerFork {
+				want = cmp.Or(s.Check, s.Fork)
+			}
+			if c.Env[i] != (Setting{s.Env, want}) || c.Logs[i] == "" {
+				t.Errorf("%s: %v (log %q), want %s=%s", c.Name, c.Env[i], c.Logs[i], s.Env, want)
+			}
+		}
+	}
 }
