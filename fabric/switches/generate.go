@@ -78,18 +78,3 @@ func MarkdownTable() string {
 	b.WriteString(EndTable + "\n")
 	return b.String()
 }
-
-// Splice returns doc with the text between its switch-table markers (the
-// markers included) replaced by table; an error if the markers are not
-// there once each, in order.
-func Splice(doc, table string) (string, error) {
-	i, j := strings.Index(doc, BeginTable), strings.Index(doc, EndTable)
-	if i < 0 || j < i || strings.Count(doc, BeginTable) != 1 || strings.Count(doc, EndTable) != 1 {
-		return "", fmt.Errorf("%s: want one %q and, after it, one %q", ForkDoc, BeginTable, EndTable)
-	}
-	end := j + len(EndTable)
-	if end < len(doc) && doc[end] == '\n' {
-		end++
-	}
-	return doc[:i] + table + doc[end:], nil
-}

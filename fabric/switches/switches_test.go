@@ -3,6 +3,7 @@ package switches
 import (
 	"bytes"
 	"flag"
+	"github.com/fabvote/fabvote/internal/docsplice"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +24,7 @@ func generated(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spliced, err := Splice(string(doc), MarkdownTable())
+	spliced, err := docsplice.Splice(string(doc), BeginTable, EndTable, MarkdownTable())
 	if err != nil {
 		t.Fatal(err)
 	}
