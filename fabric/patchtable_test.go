@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/docsplice"
+	"github.com/fabvote/fabvote/internal/gentest"
 )
 
 // updatePatchTable makes TestPatchTable write docs/FORK.md's patch table
@@ -30,15 +31,7 @@ func TestPatchTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("docs/FORK.md: %v", err)
 	}
-	if *updatePatchTable {
-		if err := os.WriteFile(forkDoc, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if want != string(doc) {
-		t.Error("docs/FORK.md's patch table is stale: run make docs (go test ./fabric -run TestPatchTable -args -update)")
-	}
+	gentest.Check(t, forkDoc, []byte(want), *updatePatchTable, "make docs (go test ./fabric -run TestPatchTable -args -update)")
 }
 
 // ParsePatch takes the subject from the header's first paragraph and the

@@ -29,11 +29,7 @@ func ConfigsTSV() []byte {
 	b.WriteString("# Generated from fabric/switches by `make docs`; edit the table there, not this file.\n")
 	b.WriteString("# name\tdescription\tenvironment (VAR=value, space-separated)\n")
 	for _, c := range Configs() {
-		env := make([]string, len(c.Env))
-		for i, s := range c.Env {
-			env[i] = s.String()
-		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, c.Description, strings.Join(env, " "))
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, c.Description, envText(c.Env))
 	}
 	return []byte(b.String())
 }
@@ -47,13 +43,18 @@ func PeerSwitchesTSV() []byte {
 	b.WriteString("# Generated from fabric/switches by `make docs`; edit the table there, not this file.\n")
 	b.WriteString("# name\tenvironment (VAR=value, space-separated)\tlog texts ('|'-separated)\n")
 	for _, c := range PeerConfigs() {
-		env := make([]string, len(c.Env))
-		for i, s := range c.Env {
-			env[i] = s.String()
-		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, strings.Join(env, " "), strings.Join(c.Logs, "|"))
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", c.Name, envText(c.Env), strings.Join(c.Logs, "|"))
 	}
 	return []byte(b.String())
+}
+
+// envText is env as env(1) takes it: VAR=value, space-separated.
+func envText(env []Setting) string {
+	words := make([]string, len(env))
+	for i, s := range env {
+		words[i] = s.String()
+	}
+	return strings.Join(words, " ")
 }
 
 // MarkdownTable is docs/FORK.md's switch table, markers included.

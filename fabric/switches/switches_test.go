@@ -1,9 +1,9 @@
 package switches
 
 import (
-	"bytes"
 	"flag"
 	"github.com/fabvote/fabvote/internal/docsplice"
+	"github.com/fabvote/fabvote/internal/gentest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,16 +36,7 @@ func generated(t *testing.T) map[string][]byte {
 // it writes them instead.
 func TestGenerated(t *testing.T) {
 	for name, want := range generated(t) {
-		path := filepath.Join(root, name)
-		if *update {
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s is stale or missing: run %s", name, Regenerate)
-		}
+		gentest.Check(t, filepath.Join(root, name), want, *update, Regenerate)
 	}
 }
 
