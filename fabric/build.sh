@@ -55,7 +55,7 @@ EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless fabvote/txframe fabv
 # imports of github.com/fabvote/fabvote/ rewritten to that prefix. They must
 # import only the standard library and each other (checked by the build).
 MOD_PKGS=(election crypto/zkp crypto/paillier crypto/paillier/arith crypto/paillier/threshold
-	crypto/paillier/threshold/internal/tallyseal crypto/votecode validation/ballotcheck
+	crypto/paillier/threshold/internal/testseal crypto/votecode validation/ballotcheck
 	election/electiontest)
 MOD_PREFIX=$MODULE/fabvote/mod
 

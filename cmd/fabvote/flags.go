@@ -13,12 +13,12 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/registrar"
+	"github.com/fabvote/fabvote/internal/trustee"
 )
 
 // required is a usage error naming the first flag of names left empty.

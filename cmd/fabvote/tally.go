@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/audit"
@@ -24,6 +23,7 @@ import (
 	"github.com/fabvote/fabvote/internal/keyfile"
 	"github.com/fabvote/fabvote/internal/sharebox"
 	"github.com/fabvote/fabvote/internal/tallyjournal"
+	"github.com/fabvote/fabvote/internal/trustee"
 )
 
 // tallyOptions are the flags of `tally`.

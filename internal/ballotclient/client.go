@@ -26,7 +26,7 @@ type Client struct {
 	// OwnOrgOnly has every query answered by a peer of the gateway peer's
 	// own org (gateway.Conn.EvaluateInOwnOrg), and Blocks reads blocks there
 	// too: a trustee reads each org's ledger separately and compares them
-	// (package threshold/trustee), as does the end-to-end test's check that
+	// (package internal/trustee), as does the end-to-end test's check that
 	// every org's peer validated the election alike.
 	OwnOrgOnly bool
 }
@@ -207,7 +207,7 @@ func (c *Client) GetResult(ctx context.Context, electionID string) ([]byte, erro
 
 // WindowClosed evaluates the chaincode's WindowClosed: whether the peer that
 // answers would now accept a result for the election, and so no longer a
-// ballot. Trustees ask it before decrypting (package threshold/trustee).
+// ballot. Trustees ask it before decrypting (package internal/trustee).
 func (c *Client) WindowClosed(ctx context.Context, electionID string) (bool, error) {
 	out, err := c.evaluate(ctx, "WindowClosed", []byte(electionID))
 	if err != nil {

@@ -6,7 +6,7 @@
 // and a different product for the same election is refused (ErrOtherTally).
 //
 // The journal is file handling only; the check that uses it lives with the
-// tally recomputation in crypto/paillier/threshold/trustee.
+// tally recomputation in internal/trustee.
 package tallyjournal
 
 import (

@@ -56,13 +56,16 @@
 //   - Fewer than K trustees are corrupt (static corruption). K colluding
 //     trustees can decrypt any ballot, not just the tally, so an honest
 //     trustee partially decrypts only the tally ciphertext it has recomputed
-//     from the ledger itself: in fabvote's code, KeyShare.DecryptTally, the
-//     only exported use of a share's secret, takes only a tally sealed by
-//     package threshold/trustee, which seals the product of the ledger's
-//     verified ballots once every org's peer shows the voting window closed.
-//     The seal keeps fabvote's own tools from misusing a share; a program
-//     written against this library can still decrypt anything with K
-//     shares, which is why shares are kept apart. PublicParams are
+//     from the ledger itself: KeyShare.DecryptTally, the only exported use
+//     of a share's secret, takes only a SealedTally, and only the Sealer
+//     makes one. ClaimSealer hands a process's one Sealer to its first
+//     caller; in fabvote that is internal/trustee, when it is initialised,
+//     and it seals only the product of the ledger's verified ballots once
+//     every org's peer shows the voting window closed (its tests check
+//     that no other package of fabvote claims the Sealer). This binds
+//     fabvote's own code: a program written against this library can claim
+//     the Sealer itself, or work on a share's bytes, and decrypt anything
+//     with K shares, which is why shares are kept apart. PublicParams are
 //     read-only after construction and safe for concurrent use.
 //   - The Fiat–Shamir transform with SHA-256 as a random oracle; the hash binds
 //     the whole statement (N, V, i, V_i, c, c_i), not just the commitments,

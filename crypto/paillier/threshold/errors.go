@@ -24,6 +24,8 @@ var (
 	ErrTooFewPartials = errors.New("threshold: fewer than K partial decryptions")
 	// ErrUnsealedTally: DecryptTally was given no sealed tally ciphertext.
 	ErrUnsealedTally = errors.New("threshold: not a sealed tally")
+	// ErrSealerClaimed: ClaimSealer was called after the Sealer was handed out.
+	ErrSealerClaimed = errors.New("threshold: the process's Sealer is already claimed")
 	// ErrMalformed: an encoding is not the canonical encoding of a value.
 	ErrMalformed = errors.New("threshold: malformed encoding")
 )

@@ -9,7 +9,6 @@ import (
 	"math/big"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
 )
 
 // EqualityProof is a non-interactive proof that
@@ -35,16 +34,15 @@ type PartialDecryption struct {
 // could decrypt any ciphertext, a single ballot included, so an honest
 // trustee decrypts only the tally that it has recomputed itself from the
 // verified ballots on the ledger once the voting window has closed. A
-// tallyseal.Ciphertext can be made only under crypto/paillier/threshold
-// (Go's internal-package rule), and the package that makes one,
-// threshold/trustee, does so only after those checks. This keeps fabvote's
-// own tools from misusing a share; it does not stop a program written
-// against this library, which can decrypt anything with K shares. A nil or
-// empty seal is refused with ErrUnsealedTally.
-func (ks *KeyShare) DecryptTally(random io.Reader, pp *PublicParams, t *tallyseal.Ciphertext) (*PartialDecryption, error) {
-	c := t.Value()
+// SealedTally comes only from the process's one Sealer (ClaimSealer), which
+// in fabvote internal/trustee claims and uses only after those checks. This
+// keeps fabvote's own tools from misusing a share; it does not stop a
+// program written against this library, which can decrypt anything with K
+// shares. A nil or zero SealedTally is refused with ErrUnsealedTally.
+func (ks *KeyShare) DecryptTally(random io.Reader, pp *PublicParams, t *SealedTally) (*PartialDecryption, error) {
+	c := t.Ciphertext()
 	if c == nil {
-		return nil, fmt.Errorf("%w: a trustee decrypts only the tally it recomputed from the ledger (package threshold/trustee)", ErrUnsealedTally)
+		return nil, fmt.Errorf("%w: a trustee decrypts only the tally it recomputed from the ledger (internal/trustee)", ErrUnsealedTally)
 	}
 	return ks.partialDecrypt(random, pp, c)
 }

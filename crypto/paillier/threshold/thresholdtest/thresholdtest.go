@@ -4,7 +4,9 @@
 //
 // The product offers no such thing (see threshold.KeyShare.DecryptTally), so
 // PartialDecrypt works only inside a test binary: in any other program it
-// returns an error and decrypts nothing.
+// returns an error and decrypts nothing. It seals through threshold's
+// internal test hook, not the Sealer, which the trustee of a test binary may
+// hold.
 package thresholdtest
 
 import (
@@ -14,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/testseal"
 )
 
 // ErrNotTest is returned outside test binaries.
@@ -25,5 +27,6 @@ func PartialDecrypt(ks *threshold.KeyShare, pp *threshold.PublicParams, c *big.I
 	if !testing.Testing() {
 		return nil, ErrNotTest
 	}
-	return ks.DecryptTally(rand.Reader, pp, tallyseal.Seal(c))
+	sealed, _ := testseal.Seal(c).(*threshold.SealedTally)
+	return ks.DecryptTally(rand.Reader, pp, sealed)
 }

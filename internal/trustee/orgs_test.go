@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
+	"github.com/fabvote/fabvote/internal/trustee"
 )
 
 // A peer that lies alone is caught: Recompute asks every org's peer, and

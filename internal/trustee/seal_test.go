@@ -1,7 +1,9 @@
 package trustee_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,10 +11,53 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
+	"github.com/fabvote/fabvote/internal/trustee"
 )
 
-// forged is a program that seals a ciphertext of its choosing and has a
-// share decrypt it.
+// module is the import path prefix of fabvote's packages.
+const module = "github.com/fabvote/fabvote/"
+
+// repoRoot is the repository's root directory.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "..", "..")
+}
+
+// This package claimed the program's Sealer when it was initialised: no
+// other package of the program can claim it any more.
+func TestTrusteeHoldsTheSealer(t *testing.T) {
+	if !trustee.HoldsSealer() {
+		t.Fatal("package trustee did not claim threshold's Sealer")
+	}
+	if s, err := threshold.ClaimSealer(); !errors.Is(err, threshold.ErrSealerClaimed) || s != nil {
+		t.Fatalf("ClaimSealer after trustee's init = %p, %v; want ErrSealerClaimed", s, err)
+	}
+}
+
+// Had another package of the program claimed the Sealer first, Recompute
+// refuses, before it reads the ledger, and says so.
+func TestRecomputeWithoutTheSealer(t *testing.T) {
+	w := newWorld(t)
+	f := w.ledger(true)
+	restore := trustee.LoseSealer()
+	defer restore()
+	tally, err := trustee.Recompute(context.Background(), w.of(f), w.raw, opts)
+	if !errors.Is(err, trustee.ErrNoSealer) || !errors.Is(err, threshold.ErrSealerClaimed) || tally != nil {
+		t.Fatalf("Recompute without the Sealer = %v, %v; want ErrNoSealer", tally, err)
+	}
+	if !strings.Contains(err.Error(), "another package of this program claimed threshold's Sealer first") {
+		t.Errorf("the error does not say why: %v", err)
+	}
+	if f.ballotReads != 0 {
+		t.Errorf("ballots read %d times, want 0", f.ballotReads)
+	}
+}
+
+// forged is a program that seals a ciphertext of its choosing through
+// threshold's test hook and has a share decrypt it.
 const forged = `package forged
 
 import (
@@ -20,11 +65,11 @@ import (
 	"math/big"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
+	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/testseal"
 )
 
 func Decrypt(ks *threshold.KeyShare, pp *threshold.PublicParams, c *big.Int) (*threshold.PartialDecryption, error) {
-	return ks.DecryptTally(rand.Reader, pp, tallyseal.Seal(c))
+	return ks.DecryptTally(rand.Reader, pp, testseal.Seal(c).(*threshold.SealedTally))
 }
 `
 
@@ -32,13 +77,12 @@ func Decrypt(ks *threshold.KeyShare, pp *threshold.PublicParams, c *big.Int) (*t
 // crypto/paillier/threshold (here: as a package of the CLI's tree), and
 // builds it under threshold, so the refusal is the internal-package rule
 // and not a mistake in the program.
-func TestSealOnlyUnderThreshold(t *testing.T) {
+func TestSealHookOnlyUnderThreshold(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go toolchain")
 	}
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(self), "..", "..", "..", "..")
+	root := repoRoot(t)
 	src := filepath.Join(t.TempDir(), "forged.go")
 	if err := os.WriteFile(src, []byte(forged), 0o644); err != nil {
 		t.Fatal(err)
@@ -76,21 +120,18 @@ func TestSealOnlyUnderThreshold(t *testing.T) {
 
 // The programs fabvote ships (./cmd/... and ./chaincode/..., test files
 // left out) link neither the test-only partial decryption (thresholdtest)
-// nor any package that imports the seal other than threshold, which opens
-// it, and threshold/trustee, which makes it after its checks. So the only
-// way the shipped code has a share decrypt is trustee.Recompute.
+// nor any package other than threshold that imports threshold's test hook,
+// and they link this package, the one claimer of the Sealer
+// (TestOnlyTrusteeClaimsTheSealer). So the only way the shipped code has a
+// share decrypt is Recompute.
 func TestShippedProgramsUseTheSealOnlyThroughTrustee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go toolchain")
 	}
-	const mod = "github.com/fabvote/fabvote/"
-	const seal = mod + "crypto/paillier/threshold/internal/tallyseal"
-	allowed := map[string]bool{mod + "crypto/paillier/threshold": true, mod + "crypto/paillier/threshold/trustee": true}
-	_, self, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(self), "..", "..", "..", "..")
+	const hook = module + "crypto/paillier/threshold/internal/testseal"
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps",
 		"-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./cmd/...", "./chaincode/...")
-	cmd.Dir = root
+	cmd.Dir = repoRoot(t)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -102,14 +143,14 @@ func TestShippedProgramsUseTheSealOnlyThroughTrustee(t *testing.T) {
 		if strings.HasSuffix(pkg, "/thresholdtest") {
 			t.Errorf("a shipped program links %s", pkg)
 		}
-		if pkg == mod+"crypto/paillier/threshold/trustee" {
+		if pkg == module+"internal/trustee" {
 			sawTrustee = true
 		}
-		if slices.Contains(f[1:], seal) && !allowed[pkg] {
-			t.Errorf("%s, linked into a shipped program, imports the seal", pkg)
+		if slices.Contains(f[1:], hook) && pkg != module+"crypto/paillier/threshold" {
+			t.Errorf("%s, linked into a shipped program, imports threshold's test hook", pkg)
 		}
 	}
 	if !sawTrustee {
-		t.Fatal("the shipped programs do not link threshold/trustee: the check looked at the wrong packages")
+		t.Fatal("the shipped programs do not link internal/trustee: the check looked at the wrong packages")
 	}
 }

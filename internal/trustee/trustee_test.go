@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/tallyjournal"
+	"github.com/fabvote/fabvote/internal/trustee"
 )
 
 // fakeLedger is one org's peer, in memory, for unit tests (the real one is

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/internal/tallyjournal"
+	"github.com/fabvote/fabvote/internal/trustee"
 )
 
 // The attack: the tallier holds an endorsed ballot back, has the trustee

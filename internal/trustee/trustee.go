@@ -11,24 +11,26 @@
 // WindowClosed to say the window has closed, and every org's ballot listing
 // to have the same digest; it verifies every ballot (the checks of
 // audit.CheckBallots, the same as `fabvote verify`) and multiplies the valid
-// ones. Only then does it seal the product (threshold's internal tallyseal
-// package), and a sealed product is the only thing KeyShare.DecryptTally
-// accepts. Tally.PartialDecrypt then records the product in the trustee's
-// journal (internal/tallyjournal), durably, and refuses a second, different
-// product for the same election: two decrypted tallies that differ by one
-// held-back ballot would reveal it.
+// ones. Only then does it seal the product, and a sealed product is the only
+// thing threshold.KeyShare.DecryptTally accepts. Tally.PartialDecrypt then
+// records the product in the trustee's journal (internal/tallyjournal),
+// durably, and refuses a second, different product for the same election:
+// two decrypted tallies that differ by one held-back ballot would reveal it.
 //
-// The seal binds fabvote's own code, not a program written against this
-// library: such a program can import threshold/trustee, or copy a share's
+// The seal comes from the program's only threshold.Sealer, which this
+// package claims when it is initialised (threshold.ClaimSealer hands it out
+// once). A test checks that no other package of the module calls
+// ClaimSealer, and another that the shipped programs link no other way to
+// seal, so in fabvote's own code every decryption goes through Recompute.
+// Should another package of a program claim the Sealer first, Recompute
+// refuses with ErrNoSealer.
+//
+// The seal binds fabvote's own code, not a program written against the
+// library: such a program can claim the Sealer itself, or copy a share's
 // arithmetic, and decrypt anything with K shares. What keeps shares from
 // that is that they never sit together (internal/sharebox) and that honest
 // trustees run fabvote.
 //
-// The package sits under crypto/paillier/threshold because Go lets only
-// packages there import the seal; that is also why it imports the ledger
-// client and the ballot checks from internal/, which a crypto package
-// otherwise would not. Outside that tree the seal would have to move to the
-// module's own internal/, where every package of fabvote could make one.
 // Ledger can be built only from internal/ballotclient clients (NewLedger);
 // tests build one from fakes. The journal's file handling is
 // internal/tallyjournal's.
@@ -46,12 +48,15 @@ import (
 	"strings"
 
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
-	"github.com/fabvote/fabvote/crypto/paillier/threshold/internal/tallyseal"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/tallyjournal"
 )
+
+// sealer is the program's only threshold.Sealer, claimed at initialisation;
+// sealerErr is why not, if another package claimed it first.
+var sealer, sealerErr = threshold.ClaimSealer()
 
 // reader is what Recompute reads from one org's peers; *ballotclient.Client is
 // one. It is unexported so that Ledger can be built only from ledger
@@ -115,13 +120,17 @@ var (
 	ErrOrgsDisagree     = errors.New("the orgs' peers disagree")
 )
 
+// ErrNoSealer: another package of the program claimed threshold's Sealer
+// before this one was initialised, so Recompute cannot seal a tally.
+var ErrNoSealer = errors.New("trustee: another package of this program claimed threshold's Sealer first, so no tally can be sealed for decryption")
+
 // Tally is an election's tally as recomputed from the ledger. Only
 // Recompute makes one that can be decrypted.
 type Tally struct {
 	manifest string // tallyjournal.ManifestKey of the manifest's bytes
 	prepared *election.Prepared
 	checked  *audit.Tally
-	sealed   *tallyseal.Ciphertext
+	sealed   *threshold.SealedTally
 }
 
 // Recompute reads the election of manifest from l and returns its tally,
@@ -129,6 +138,9 @@ type Tally struct {
 // copy (canonical bytes); it must name l's channel and equal every org's
 // copy on the ledger byte for byte.
 func Recompute(ctx context.Context, l *Ledger, manifest []byte, opts audit.Options) (*Tally, error) {
+	if sealer == nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoSealer, sealerErr)
+	}
 	if l == nil || len(l.orgs) == 0 {
 		return nil, errors.New("trustee: no ledger to recompute the tally from (NewLedger)")
 	}
@@ -157,7 +169,7 @@ func Recompute(ctx context.Context, l *Ledger, manifest []byte, opts audit.Optio
 	if len(t.Failures) > 0 {
 		return nil, &BallotsError{ElectionID: id, Failures: t.Failures}
 	}
-	return &Tally{manifest: tallyjournal.ManifestKey(manifest), prepared: p, checked: t, sealed: tallyseal.Seal(t.Product)}, nil
+	return &Tally{manifest: tallyjournal.ManifestKey(manifest), prepared: p, checked: t, sealed: sealer.Seal(t.Product)}, nil
 }
 
 // sameManifest: every org's peer holds manifest for id.
@@ -275,7 +287,7 @@ func (t *Tally) Prepared() *election.Prepared { return t.prepared }
 // product, which the result publishes.
 func (t *Tally) Checked() *audit.Tally {
 	c := *t.checked
-	c.Product = t.sealed.Value()
+	c.Product = t.sealed.Ciphertext()
 	c.Failures = nil
 	return &c
 }
@@ -302,7 +314,7 @@ func (t *Tally) PartialDecrypt(random io.Reader, ks *threshold.KeyShare, j *tall
 		return nil, fmt.Errorf("the key share does not belong to election %q: %w", id, err)
 	}
 	width := (pp.PublicKey.NSquared.BitLen() + 7) / 8
-	if err := j.Record(t.manifest, id, t.sealed.Value(), width, t.checked.Valid); err != nil {
+	if err := j.Record(t.manifest, id, t.sealed.Ciphertext(), width, t.checked.Valid); err != nil {
 		return nil, err
 	}
 	return ks.DecryptTally(random, pp, t.sealed)
