@@ -355,7 +355,7 @@ wait_ready() {
 		done
 		# and, with other orgs, until every gateway can again gather endorsements
 		if ((${#ORGS[@]} > 1)) && [[ -s $RUN_DIR/chaincodes.list && -f $RUN_DIR/network.json ]]; then
-			"$RUN_DIR/tools/netready" -network "$RUN_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
+			"$RUN_DIR/tools/netready" --network "$RUN_DIR/network.json" --timeout "${NET_READY_TIMEOUT:-120s}" ||
 				fail_node "$1" "gateways cannot gather endorsements after restarting $1"
 		fi
 		;;

@@ -64,7 +64,7 @@ func cmdBallot(fs *pflag.FlagSet) func() error {
 // run makes the bulk ballots, or the one ballot once its flags are
 // complete.
 func (o *ballotOptions) run(fs *pflag.FlagSet) error {
-	if err := required(fs, "manifest", "out"); err != nil {
+	if err := cli.Required(fs, "manifest", "out"); err != nil {
 		return err
 	}
 	m, _, err := loadManifest(o.manifest)
@@ -82,7 +82,7 @@ func (o *ballotOptions) run(fs *pflag.FlagSet) error {
 		return bulkBallots(p, &o.ea, bulkConfig{voters: o.voters, votersFile: o.votersFile, choices: o.choices,
 			out: o.out, choicesOut: o.choicesOut, workers: o.workers, quiet: o.quiet})
 	}
-	if err := required(fs, "voter-key", "token", "choice"); err != nil {
+	if err := cli.Required(fs, "voter-key", "token", "choice"); err != nil {
 		return err
 	}
 	return o.singleBallot(p)

@@ -313,7 +313,7 @@ func cmdReceiptCheck(fs *pflag.FlagSet) func() error {
 	var nf netFlags
 	nf.register(fs, "user1")
 	return func() error {
-		if err := required(fs, "receipt"); err != nil {
+		if err := cli.Required(fs, "receipt"); err != nil {
 			return err
 		}
 		if err := notEmptyIfGiven(fs, "record", "genesis-hash", "manifest"); err != nil {

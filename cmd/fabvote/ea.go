@@ -35,7 +35,7 @@ func cmdEARoll(fs *pflag.FlagSet) func() error {
 	styles := fs.StringSlice("styles", nil, "ballot style ids, comma-separated: voters get them in turn (an election of several styles needs each voter's)")
 	out := fs.String("out", "", "roll file to write (mode 0600: it holds the one-time codes)")
 	return func() error {
-		if err := required(fs, "out"); err != nil {
+		if err := cli.Required(fs, "out"); err != nil {
 			return err
 		}
 		if *n <= 0 {
@@ -63,7 +63,7 @@ func cmdEATLSCert(fs *pflag.FlagSet) func() error {
 	hosts := fs.String("hosts", "127.0.0.1,localhost", "comma-separated IP addresses and DNS names")
 	days := fs.Int("days", 30, "validity of the server certificate in days")
 	return func() error {
-		if err := required(fs, "ca-cert", "ca-key", "cert", "key"); err != nil {
+		if err := cli.Required(fs, "ca-cert", "ca-key", "cert", "key"); err != nil {
 			return err
 		}
 		if *days < 1 {
@@ -140,7 +140,7 @@ func cmdEAInitState(fs *pflag.FlagSet) func() error {
 	var sf stateFlags
 	sf.register(fs)
 	return func() error {
-		if err := required(fs, "manifest", "roll"); err != nil {
+		if err := cli.Required(fs, "manifest", "roll"); err != nil {
 			return err
 		}
 		_, _, b, err := sf.load()
@@ -204,7 +204,7 @@ func cmdEAServe(fs *pflag.FlagSet) func() error {
 	o.limits = limitFlags(fs)
 	o.ea.register(fs)
 	return func() error {
-		if err := required(fs, "manifest", "roll", "tls-cert", "tls-key"); err != nil {
+		if err := cli.Required(fs, "manifest", "roll", "tls-cert", "tls-key"); err != nil {
 			return err
 		}
 		return o.serve()
@@ -355,7 +355,7 @@ func cmdRegister(fs *pflag.FlagSet) func() error {
 
 // run registers offline, or online once the online flags are complete.
 func (o *registerOptions) run(fs *pflag.FlagSet) error {
-	if err := required(fs, "manifest", "out"); err != nil {
+	if err := cli.Required(fs, "manifest", "out"); err != nil {
 		return err
 	}
 	m, _, err := loadManifest(o.manifest)
@@ -365,7 +365,7 @@ func (o *registerOptions) run(fs *pflag.FlagSet) error {
 	if o.offline {
 		return registerOffline(m, &o.ea, o.roll, o.voters, o.out)
 	}
-	if err := required(fs, "url", "voter-id", "key"); err != nil {
+	if err := cli.Required(fs, "url", "voter-id", "key"); err != nil {
 		return err
 	}
 	if o.code, err = readSecret("code", o.code, "code-file", o.codeFile, "FABVOTE_CODE"); err != nil {

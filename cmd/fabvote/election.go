@@ -47,7 +47,7 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 	var o createOptions
 	o.register(fs)
 	return func() error {
-		if err := required(fs, "id", "max-voters", "out"); err != nil {
+		if err := cli.Required(fs, "id", "max-voters", "out"); err != nil {
 			return err
 		}
 		if (o.cands == "") == (o.contestsPath == "") {
@@ -436,7 +436,7 @@ func cmdElectionOpen(fs *pflag.FlagSet) func() error {
 	var nf netFlags
 	nf.register(fs, "admin")
 	return func() error {
-		if err := required(fs, "manifest"); err != nil {
+		if err := cli.Required(fs, "manifest"); err != nil {
 			return err
 		}
 		m, data, err := loadManifest(*manifest)

@@ -22,16 +22,6 @@ import (
 	"github.com/fabvote/fabvote/internal/trustee"
 )
 
-// required is a usage error naming the first flag of names left empty.
-func required(fs *pflag.FlagSet, names ...string) error {
-	for _, n := range names {
-		if f := fs.Lookup(n); f == nil || missing(f) {
-			return cli.Usagef("--%s is required", n)
-		}
-	}
-	return nil
-}
-
 // notEmptyIfGiven refuses a flag given with an empty value, such as an
 // unset shell variable: for an anchor (--genesis-hash, --manifest) an empty
 // value would otherwise be taken for no anchor, and the check silently skipped.
@@ -42,13 +32,6 @@ func notEmptyIfGiven(fs *pflag.FlagSet, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// missing reports whether f holds no value: an empty string (given or not),
-// or a number left at its zero default.
-func missing(f *pflag.Flag) bool {
-	v := f.Value.String()
-	return v == "" || (!f.Changed && v == "0" && f.DefValue == "0")
 }
 
 // netFlags select the network and the identity.

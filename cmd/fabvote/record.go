@@ -27,7 +27,7 @@ func cmdRecordExport(fs *pflag.FlagSet) func() error {
 	var nf netFlags
 	nf.register(fs, "user1")
 	return func() error {
-		if err := required(fs, "election", "out"); err != nil {
+		if err := cli.Required(fs, "election", "out"); err != nil {
 			return err
 		}
 		return nf.withLedger("", func(ctx context.Context, lc *ballotclient.Client) error {
@@ -145,7 +145,7 @@ func cmdRecordSite(fs *pflag.FlagSet) func() error {
 	genesis := fs.String("genesis-hash", "", "require this header hash (hex) of the channel's genesis block")
 	manifest := fs.String("manifest", "", "require the record's manifest to be this published one")
 	return func() error {
-		if err := required(fs, "record", "out"); err != nil {
+		if err := cli.Required(fs, "record", "out"); err != nil {
 			return err
 		}
 		if err := notEmptyIfGiven(fs, "report", "genesis-hash", "manifest"); err != nil {

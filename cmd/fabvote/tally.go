@@ -61,7 +61,7 @@ func cmdTally(fs *pflag.FlagSet) func() error {
 // check refuses flags that cannot make a result: no key at all, a single
 // key mixed with shares, or more than one share in this process.
 func (o *tallyOptions) check(fs *pflag.FlagSet) error {
-	if err := required(fs, "manifest"); err != nil {
+	if err := cli.Required(fs, "manifest"); err != nil {
 		return err
 	}
 	if fs.Lookup("product-out").Value.String() != "" {
@@ -366,7 +366,7 @@ func cmdTrusteeDecrypt(fs *pflag.FlagSet) func() error {
 		if fs.Lookup("product").Value.String() != "" {
 			return cli.Usagef("--product is removed: a trustee decrypts only the tally it recomputes from the ledger's verified ballots; give --network instead")
 		}
-		if err := required(fs, "manifest", "share", "age-identity", "out"); err != nil {
+		if err := cli.Required(fs, "manifest", "share", "age-identity", "out"); err != nil {
 			return err
 		}
 		return o.decrypt()
@@ -419,7 +419,7 @@ func writePartial(tally *trustee.Tally, share, ageID, out string) error {
 func cmdTrusteeKeygen(fs *pflag.FlagSet) func() error {
 	out := fs.String("out", "", "directory for identity.txt (secret, 0600) and recipient.txt (give it to the authority)")
 	return func() error {
-		if err := required(fs, "out"); err != nil {
+		if err := cli.Required(fs, "out"); err != nil {
 			return err
 		}
 		rcp, err := sharebox.GenerateIdentity(*out)

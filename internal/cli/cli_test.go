@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // testTree is a small tool in the convention: `tool greet --name N
@@ -209,3 +210,35 @@ func captureStdout(t *testing.T, fn func()) string {
 	}
 	return string(b)
 }
+
+// TestRequired: a flag is missing when it is undefined, an empty string,
+// or a number left at its zero default; a zero given on purpose is not.
+func TestRequired(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // "" for no error
+	}{
+		{[]string{"--s", "x", "--n", "2"}, ""},
+		{[]string{"--s", "x", "--n", "0"}, ""},
+		{[]string{"--n", "2"}, "--s is required"},
+		{[]string{"--s", "", "--n", "2"}, "--s is required"},
+		{[]string{"--s", "x"}, "--n is required"},
+	}
+	for _, tc := range tests {
+		cmd := &cobra.Command{Use: "x"}
+		cmd.Flags().String("s", "", "")
+		cmd.Flags().Int("n", 0, "")
+		if err := cmd.Flags().Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		err := Required(cmd.Flags(), "s", "n")
+		if (tc.want == "") != (err == nil) || (err != nil && (!IsUsage(err) || err.Error() != tc.want)) {
+			t.Errorf("%q: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if err := Required(pflagSet(), "undefined"); err == nil || err.Error() != "--undefined is required" {
+		t.Errorf("an undefined flag: error %v", err)
+	}
+}
+
+func pflagSet() *pflag.FlagSet { return pflag.NewFlagSet("x", pflag.ContinueOnError) }

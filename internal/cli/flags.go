@@ -116,3 +116,21 @@ func (v *exclusiveValue) IsBoolFlag() bool {
 	b, ok := v.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
 }
+
+// Required is a usage error naming the first flag of names that fs does
+// not define or that holds no value: an empty string (given or not), or a
+// number left at its zero default.
+func Required(fs *pflag.FlagSet, names ...string) error {
+	for _, n := range names {
+		if f := fs.Lookup(n); f == nil || missing(f) {
+			return Usagef("--%s is required", n)
+		}
+	}
+	return nil
+}
+
+// missing reports whether f holds no value.
+func missing(f *pflag.Flag) bool {
+	v := f.Value.String()
+	return v == "" || (!f.Changed && v == "0" && f.DefValue == "0")
+}

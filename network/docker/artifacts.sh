@@ -103,10 +103,10 @@ merge() {
 	ops=$(container_port '.orgs[0].peer.opsPort')
 	NODE_NAME=$host NODE_HOME=/var/hyperledger NODE_MSP_DIR=/etc/fabvote/msp NODE_TLS_DIR=/etc/fabvote/tls NODE_HOST=127.0.0.1 NODE_LISTEN_HOST=127.0.0.1 \
 		NODE_CC_PORT=$cc NODE_ADMIN_PORT=$admin NODE_OPS_PORT=$ops FABVOTE_CCAAS_BUILDER=/opt/fabvote/builder \
-		"$TOOLS/cfgmerge" -base "$FABRIC_CFG_SRC/$kind.yaml" -override "$ROOT/network/config/$kind.yaml" \
-		-out "$out/$kind.native.yaml" || ddie "cfgmerge of network/config/$kind.yaml for $host failed"
-	NODE_NAME=$host "$TOOLS/cfgmerge" -base "$out/$kind.native.yaml" -override "$DOCKER_SRC/config/$kind.yaml" \
-		-out "$out/$kind.yaml" || ddie "cfgmerge of network/docker/config/$kind.yaml for $host failed"
+		"$TOOLS/cfgmerge" --base "$FABRIC_CFG_SRC/$kind.yaml" --override "$ROOT/network/config/$kind.yaml" \
+		--out "$out/$kind.native.yaml" || ddie "cfgmerge of network/config/$kind.yaml for $host failed"
+	NODE_NAME=$host "$TOOLS/cfgmerge" --base "$out/$kind.native.yaml" --override "$DOCKER_SRC/config/$kind.yaml" \
+		--out "$out/$kind.yaml" || ddie "cfgmerge of network/docker/config/$kind.yaml for $host failed"
 	rm -f "$out/$kind.native.yaml"
 }
 

@@ -73,7 +73,7 @@ cmd_up() {
 		ddie "deploying $CC_NAME $v (sequence $CC_SEQUENCE) failed"
 	"$DOCKER_SRC/artifacts.sh" network-json
 	dlog "waiting until every org's gateway can gather endorsements (service discovery)"
-	"$TOOLS/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}" ||
+	"$TOOLS/netready" --network "$FABVOTE_DOCKER_DIR/network.json" --timeout "${NET_READY_TIMEOUT:-120s}" ||
 		ddie "the gateways are not ready"
 	# Caliper's network configuration for this instance (absolute paths into
 	# this material): caliper-bench/run.sh with CALIPER_NETWORK makes its own,
@@ -133,7 +133,7 @@ wait_ready() {
 			sleep 1
 		done
 		if [[ -f $FABVOTE_DOCKER_DIR/network.json ]]; then
-			"$TOOLS/netready" -network "$FABVOTE_DOCKER_DIR/network.json" -timeout "${NET_READY_TIMEOUT:-120s}"
+			"$TOOLS/netready" --network "$FABVOTE_DOCKER_DIR/network.json" --timeout "${NET_READY_TIMEOUT:-120s}"
 		fi
 		;;
 	esac

@@ -137,8 +137,8 @@ func (sp ServicePackage) Write(builder, path string) error {
 	}
 	defer os.RemoveAll(tmp)
 	conn := filepath.Join(tmp, "connection.json")
-	cmd := exec.Command(builder, "connection", "-address", sp.Address, "-root-cert", sp.RootCert,
-		"-client-cert", sp.ClientCert, "-client-key", sp.ClientKey, "-out", conn)
+	cmd := exec.Command(builder, "connection", "--address", sp.Address, "--root-cert", sp.RootCert,
+		"--client-cert", sp.ClientCert, "--client-key", sp.ClientKey, "--out", conn)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("connection.json for %s: %v\n%s", sp.Label, err, out)
 	}

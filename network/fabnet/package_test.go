@@ -9,10 +9,10 @@ import (
 )
 
 // fakeBuilder is a stand-in for ccaas-builder's connection subcommand: it
-// writes its arguments to the file after -out, or fails when told to.
+// writes its arguments to the file after --out, or fails when told to.
 func fakeBuilder(t *testing.T, fail bool) string {
 	t.Helper()
-	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -out) out=$2;; -address) addr=$2;; esac; shift; done\n" +
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --out) out=$2;; --address) addr=$2;; esac; shift; done\n" +
 		"printf '{\"address\":\"%s\"}' \"$addr\" > \"$out\"\n"
 	if fail {
 		script = "#!/bin/sh\necho 'no such root certificate' >&2\nexit 1\n"

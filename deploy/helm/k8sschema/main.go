@@ -5,6 +5,8 @@
 //
 //	k8sschema --swagger swagger.json --out DIR [--kinds Deployment,Service,...]
 //
+// (docs/cli/k8sschema.md; exit status 0 success, 1 failure, 2 bad usage).
+//
 // Each kind gets DIR/<kind>-<group>-<version>.json (kubeconform's naming:
 // `{{ .ResourceKind }}{{ .KindSuffix }}.json`), standalone: the definitions it
 // reaches are copied under "definitions". The schemas are strict: an object
@@ -15,34 +17,56 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fabvote/fabvote/internal/cli"
 )
 
 const refPrefix = "#/definitions/"
 
 func main() {
-	swagger := flag.String("swagger", "", "Kubernetes swagger.json (required)")
-	out := flag.String("out", "", "directory to write the schemas to (required)")
-	kinds := flag.String("kinds", "", "comma-separated kinds to write (default: every kind)")
-	flag.Parse()
-	if err := run(*swagger, *out, *kinds); err != nil {
-		fmt.Fprintln(os.Stderr, "k8sschema:", err)
-		os.Exit(1)
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run runs the command line args and returns the exit status; errors and
+// help go to stderr.
+func run(args []string, stderr io.Writer) int {
+	return cli.Execute(newRootCommand(stderr), args, stderr)
+}
+
+func newRootCommand(stderr io.Writer) *cobra.Command {
+	var swagger, out, kinds string
+	root := &cobra.Command{
+		Use:   "k8sschema --swagger swagger.json --out DIR [--kinds Deployment,Service,...]",
+		Short: "write the JSON Schemas kubeconform checks the Helm charts against, from a Kubernetes swagger.json",
+		Args:  cli.NoArgs,
 	}
+	fs := root.Flags()
+	fs.StringVar(&swagger, "swagger", "", "Kubernetes swagger.json (required)")
+	fs.StringVar(&out, "out", "", "directory to write the schemas to (required)")
+	fs.StringVar(&kinds, "kinds", "", "comma-separated kinds to write (default: every kind)")
+	root.RunE = func(*cobra.Command, []string) error {
+		if err := cli.Required(fs, "swagger", "out"); err != nil {
+			return err
+		}
+		return writeSchemas(swagger, out, kinds)
+	}
+	cli.Configure(root, stderr)
+	return root
 }
 
 type gvk struct{ Group, Version, Kind string }
 
-func run(swagger, out, kinds string) error {
-	if swagger == "" || out == "" {
-		return errors.New("--swagger and --out are required")
-	}
+// writeSchemas writes to out the schema of every kind of the swagger file
+// (of kinds, if not empty).
+func writeSchemas(swagger, out, kinds string) error {
 	b, err := os.ReadFile(swagger)
 	if err != nil {
 		return err

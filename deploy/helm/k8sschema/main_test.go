@@ -32,7 +32,7 @@ func TestSchemas(t *testing.T) {
 	sw := filepath.Join(dir, "swagger.json")
 	os.WriteFile(sw, []byte(miniSwagger), 0o644)
 	out := filepath.Join(dir, "out")
-	if err := run(sw, out, ""); err != nil {
+	if err := writeSchemas(sw, out, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"deployment-apps-v1.json", "service-v1.json", "networkpolicy-networking-v1.json"} {
@@ -79,13 +79,11 @@ func TestRunRefuses(t *testing.T) {
 	sw := filepath.Join(dir, "swagger.json")
 	os.WriteFile(sw, []byte(miniSwagger), 0o644)
 	for _, c := range []struct{ swagger, out, kinds, want string }{
-		{"", dir, "", "required"},
-		{sw, "", "", "required"},
 		{filepath.Join(dir, "none.json"), dir, "", "none.json"},
 		{sw, filepath.Join(dir, "o"), "Deployment,CronJob", "kind CronJob"},
 	} {
-		if err := run(c.swagger, c.out, c.kinds); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("run(%q, %q, %q) = %v, want an error naming %q", c.swagger, c.out, c.kinds, err, c.want)
+		if err := writeSchemas(c.swagger, c.out, c.kinds); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("writeSchemas(%q, %q, %q) = %v, want an error naming %q", c.swagger, c.out, c.kinds, err, c.want)
 		}
 	}
 }

@@ -12,9 +12,11 @@
 //	build   SOURCE_DIR METADATA_DIR OUTPUT_DIR  validate connection.json, copy it (and META-INF) to OUTPUT_DIR
 //	release OUTPUT_DIR RELEASE_DIR            copy connection.json to RELEASE_DIR/chaincode/server/
 //
-// A fourth step is for the network scripts, not the peer: "connection -address
-// … -root-cert F -client-cert F -client-key F -out F" writes a mutual-TLS
-// connection.json with the PEM files inlined (shell has no JSON encoder).
+// A fourth step is for the network tools, not the peer: "connection --address
+// … --root-cert F --client-cert F --client-key F --out F" writes a mutual-TLS
+// connection.json with the PEM files inlined. docs/cli/ccaas-builder.md
+// has every step; exit status 0 success (for detect: the package is
+// ccaas), 1 failure (for detect: not ccaas), 2 bad usage.
 //
 // build checks connection.json as strictly as the peer will (address present,
 // TLS material present and PEM-encoded when required, dial_timeout parseable),
@@ -25,68 +27,73 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/filetree"
 )
 
 // PackageType is the metadata.json type this builder accepts.
 const PackageType = "ccaas"
 
-// Exit code for "not mine" from detect (any non-zero code means no).
-const exitNotDetected = 1
+// peerSteps are the steps the peer runs, each through a link of that name
+// to this binary.
+var peerSteps = []string{"detect", "build", "release"}
 
 func main() {
-	step := filepath.Base(os.Args[0])
 	args := os.Args[1:]
-	switch step {
-	case "detect", "build", "release":
-	default:
-		if len(args) == 0 {
-			fmt.Fprintln(os.Stderr, "usage: ccaas-builder detect|build|release DIR...")
-			os.Exit(2)
-		}
-		step, args = args[0], args[1:]
+	if step := filepath.Base(os.Args[0]); slices.Contains(peerSteps, step) {
+		args = append([]string{step}, args...)
 	}
-	var err error
-	switch step {
-	case "detect":
-		if len(args) != 2 {
-			err = errors.New("detect: want SOURCE_DIR METADATA_DIR")
-			break
-		}
-		var ok bool
-		ok, err = Detect(args[1])
-		if err == nil && !ok {
-			os.Exit(exitNotDetected)
-		}
-	case "build":
-		if len(args) != 3 {
-			err = errors.New("build: want SOURCE_DIR METADATA_DIR OUTPUT_DIR")
-			break
-		}
-		err = Build(args[0], args[2])
-	case "connection":
-		err = writeConnection(args)
-	case "release":
-		if len(args) != 2 {
-			err = errors.New("release: want OUTPUT_DIR RELEASE_DIR")
-			break
-		}
-		err = Release(args[0], args[1])
-	default:
-		err = fmt.Errorf("unknown step %q (want detect, build, release or connection)", step)
+	os.Exit(run(args, os.Stderr))
+}
+
+// run runs the command line args and returns the exit status; errors and
+// help go to stderr.
+func run(args []string, stderr io.Writer) int {
+	return cli.Execute(newRootCommand(stderr), args, stderr)
+}
+
+func newRootCommand(stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ccaas-builder STEP ARGS",
+		Short: "fabvote's Fabric external builder for chaincode run as a service",
+		Args:  cli.UnknownCommand,
+		RunE:  cli.ShowUsage,
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ccaas-builder:", err)
-		os.Exit(2)
-	}
+	root.AddCommand(&cobra.Command{
+		Use:   "detect SOURCE_DIR METADATA_DIR",
+		Short: "exit 0 if METADATA_DIR/metadata.json has type ccaas, 1 if not",
+		Args:  cli.ExactArgs(2, "SOURCE_DIR METADATA_DIR"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			ok, err := Detect(args[1])
+			if err == nil && !ok {
+				return cli.ErrReported // not a ccaas package: exit 1, nothing to say
+			}
+			return err
+		},
+	}, &cobra.Command{
+		Use:   "build SOURCE_DIR METADATA_DIR OUTPUT_DIR",
+		Short: "validate SOURCE_DIR/connection.json and copy it (and META-INF) to OUTPUT_DIR",
+		Args:  cli.ExactArgs(3, "SOURCE_DIR METADATA_DIR OUTPUT_DIR"),
+		RunE:  func(_ *cobra.Command, args []string) error { return Build(args[0], args[2]) },
+	}, &cobra.Command{
+		Use:   "release OUTPUT_DIR RELEASE_DIR",
+		Short: "copy OUTPUT_DIR/connection.json to RELEASE_DIR/chaincode/server/",
+		Args:  cli.ExactArgs(2, "OUTPUT_DIR RELEASE_DIR"),
+		RunE:  func(_ *cobra.Command, args []string) error { return Release(args[0], args[1]) },
+	}, connectionCommand())
+	cli.Configure(root, stderr)
+	return root
 }
 
 // Detect reports whether metadataDir/metadata.json declares a ccaas package.
@@ -215,41 +222,47 @@ func Release(outputDir, releaseDir string) error {
 // (internal/atomicfile), so the peer never reads half of one.
 const connectionMode = 0o600
 
-// writeConnection implements the "connection" step.
-func writeConnection(args []string) error {
-	fs := flag.NewFlagSet("connection", flag.ContinueOnError)
-	address := fs.String("address", "", "chaincode service address host:port")
-	rootCert := fs.String("root-cert", "", "PEM file: CA of the chaincode service's TLS certificate")
-	clientCert := fs.String("client-cert", "", "PEM file: the peer's TLS client certificate")
-	clientKey := fs.String("client-key", "", "PEM file: the peer's TLS client key")
-	dialTimeout := fs.String("dial-timeout", "10s", "dial timeout")
-	out := fs.String("out", "", "output file")
-	if err := fs.Parse(args); err != nil {
-		return err
+// connectionCommand is the "connection" step.
+func connectionCommand() *cobra.Command {
+	var address, rootCert, clientCert, clientKey, dialTimeout, out string
+	c := &cobra.Command{
+		Use:   "connection --address HOST:PORT --root-cert FILE --client-cert FILE --client-key FILE [--dial-timeout 10s] --out FILE",
+		Short: "write a mutual-TLS connection.json with the PEM files inlined",
+		Args:  cli.NoArgs,
 	}
-	if *out == "" {
-		return errors.New("connection: -out is required")
+	fs := c.Flags()
+	fs.StringVar(&address, "address", "", "chaincode service address host:port (required)")
+	fs.StringVar(&rootCert, "root-cert", "", "PEM file: CA of the chaincode service's TLS certificate (required)")
+	fs.StringVar(&clientCert, "client-cert", "", "PEM file: the peer's TLS client certificate (required)")
+	fs.StringVar(&clientKey, "client-key", "", "PEM file: the peer's TLS client key (required)")
+	fs.StringVar(&dialTimeout, "dial-timeout", "10s", "dial timeout")
+	fs.StringVar(&out, "out", "", "output file (required)")
+	c.RunE = func(*cobra.Command, []string) error {
+		if err := cli.Required(fs, "address", "root-cert", "client-cert", "client-key", "out"); err != nil {
+			return err
+		}
+		conn, err := NewConnection(address, dialTimeout, rootCert, clientCert, clientKey)
+		if err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(conn, "", "  ")
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(out, append(b, '\n'), connectionMode)
 	}
-	c, err := NewConnection(*address, *dialTimeout, *rootCert, *clientCert, *clientKey)
-	if err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(*out, append(b, '\n'), connectionMode)
+	return c
 }
 
 // NewConnection builds a mutual-TLS Connection from PEM files and validates it.
 func NewConnection(address, dialTimeout, rootCertFile, clientCertFile, clientKeyFile string) (*Connection, error) {
 	read := func(flagName, path string) (string, error) {
 		if path == "" {
-			return "", fmt.Errorf("connection: -%s is required", flagName)
+			return "", fmt.Errorf("connection: --%s is required", flagName)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return "", fmt.Errorf("connection: -%s: %w", flagName, err)
+			return "", fmt.Errorf("connection: --%s: %w", flagName, err)
 		}
 		return string(b), nil
 	}

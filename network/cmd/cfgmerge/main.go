@@ -2,35 +2,53 @@
 // as upstream's sampleconfig plus our overrides, ${NAME} in the overrides
 // taken from the environment (package network/cfgmerge).
 //
-// Usage: cfgmerge -base upstream.yaml -override ours.yaml -out merged.yaml
+// Usage: cfgmerge --base upstream.yaml --override ours.yaml --out merged.yaml
+// (docs/cli/cfgmerge.md; exit status 0 success, 1 failure, 2 bad usage).
 package main
 
 import (
-	"flag"
-	"fmt"
+	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/cfgmerge"
 )
 
 func main() {
-	base := flag.String("base", "", "upstream YAML file")
-	override := flag.String("override", "", "override YAML file (${VAR} expanded from the environment)")
-	out := flag.String("out", "", "output file (written atomically)")
-	flag.Parse()
-	if err := run(*base, *override, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "cfgmerge:", err)
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-func run(basePath, overridePath, outPath string) error {
-	for name, v := range map[string]string{"-base": basePath, "-override": overridePath, "-out": outPath} {
-		if v == "" {
-			return fmt.Errorf("flag %s is required", name)
-		}
+// run runs the command line args and returns the exit status; errors and
+// help go to stderr.
+func run(args []string, stderr io.Writer) int {
+	return cli.Execute(newRootCommand(stderr), args, stderr)
+}
+
+func newRootCommand(stderr io.Writer) *cobra.Command {
+	var base, override, out string
+	root := &cobra.Command{
+		Use:   "cfgmerge --base upstream.yaml --override ours.yaml --out merged.yaml",
+		Short: "write a Fabric configuration file, upstream's sampleconfig with our overrides merged on top",
+		Args:  cli.NoArgs,
 	}
+	fs := root.Flags()
+	fs.StringVar(&base, "base", "", "upstream YAML file (required)")
+	fs.StringVar(&override, "override", "", "override YAML file, ${VAR} expanded from the environment (required)")
+	fs.StringVar(&out, "out", "", "output file, written atomically (required)")
+	root.RunE = func(*cobra.Command, []string) error {
+		if err := cli.Required(fs, "base", "override", "out"); err != nil {
+			return err
+		}
+		return merge(base, override, out)
+	}
+	cli.Configure(root, stderr)
+	return root
+}
+
+func merge(basePath, overridePath, outPath string) error {
 	merged, err := cfgmerge.File(basePath, overridePath, os.LookupEnv)
 	if err != nil {
 		return err

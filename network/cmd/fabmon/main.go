@@ -7,73 +7,95 @@
 // The scrape configuration names the TLS files network.json names, so it is
 // valid on the host that holds them; load it with
 // `prometheus --config.file=prometheus.yml`. The dashboard imports into
-// Grafana with a Prometheus data source chosen at import.
+// Grafana with a Prometheus data source chosen at import. docs/cli/fabmon.md
+// has every flag; exit status 0 success, 1 failure, 2 bad usage.
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
+	"io"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/monitoring"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "fabmon:", err)
-		os.Exit(2)
-	}
+	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-type listFlag []string
+// run runs the command line args and returns the exit status; errors and
+// help go to stderr.
+func run(args []string, stderr io.Writer) int {
+	return cli.Execute(newRootCommand(stderr), args, stderr)
+}
 
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-func run(args []string) error {
-	if len(args) == 0 {
-		return errors.New("usage: fabmon prometheus|dashboard [flags]")
+func newRootCommand(stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "fabmon COMMAND [flags]",
+		Short: "write the monitoring configuration of a fabvote network",
+		Args:  cli.UnknownCommand,
+		RunE:  cli.ShowUsage,
 	}
-	fs := flag.NewFlagSet("fabmon "+args[0], flag.ContinueOnError)
-	out := fs.String("out", "", "file to write (required)")
-	switch args[0] {
-	case "prometheus":
-		network := fs.String("network", "", "network.json of the network to scrape (required)")
-		var registrars listFlag
-		fs.Var(&registrars, "registrar", "operations endpoint (host:port) of an `ea serve` (repeatable)")
-		interval := fs.Duration("interval", 15*time.Second, "scrape interval")
-		if err := fs.Parse(args[1:]); err != nil {
+	root.AddCommand(prometheusCommand(), dashboardCommand())
+	cli.Configure(root, stderr)
+	return root
+}
+
+func prometheusCommand() *cobra.Command {
+	var network, out string
+	var o monitoring.Options
+	c := &cobra.Command{
+		Use:   "prometheus --network network.json [--registrar HOST:PORT]... [--interval 15s] --out prometheus.yml",
+		Short: "write the Prometheus scrape configuration of the network's nodes and registration services",
+		Args:  noArgsButRegistrars,
+	}
+	fs := c.Flags()
+	fs.StringVar(&network, "network", "", "network.json of the network to scrape (required)")
+	fs.StringArrayVar(&o.Registrars, "registrar", nil, "operations endpoint HOST:PORT of a registration service, fabvote ea serve (repeatable)")
+	fs.DurationVar(&o.Interval, "interval", 15*time.Second, "scrape interval")
+	fs.StringVar(&out, "out", "", "file to write (required)")
+	c.RunE = func(*cobra.Command, []string) error {
+		if err := cli.Required(fs, "network", "out"); err != nil {
 			return err
 		}
-		if fs.NArg() > 0 {
-			return fmt.Errorf("prometheus: unexpected argument %q (repeat --registrar for each endpoint)", fs.Arg(0))
-		}
-		if *network == "" || *out == "" {
-			return errors.New("prometheus: --network and --out are required")
-		}
-		return writePrometheus(*network, *out, monitoring.Options{Interval: *interval, Registrars: registrars})
-	case "dashboard":
-		if err := fs.Parse(args[1:]); err != nil {
+		return writePrometheus(network, out, o)
+	}
+	return c
+}
+
+// noArgsButRegistrars refuses positional arguments, the likeliest being a
+// second endpoint after one --registrar.
+func noArgsButRegistrars(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return cli.Usagef("unexpected argument %q (repeat --registrar for each endpoint)", args[0])
+	}
+	return nil
+}
+
+func dashboardCommand() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "dashboard --out fabvote.json",
+		Short: "write the Grafana dashboard of the network (network/monitoring/grafana/fabvote.json)",
+		Args:  cli.NoArgs,
+	}
+	c.Flags().StringVar(&out, "out", "", "file to write (required)")
+	c.RunE = func(*cobra.Command, []string) error {
+		if err := cli.Required(c.Flags(), "out"); err != nil {
 			return err
-		}
-		if fs.NArg() > 0 {
-			return fmt.Errorf("dashboard: unexpected argument %q", fs.Arg(0))
-		}
-		if *out == "" {
-			return errors.New("dashboard: --out is required")
 		}
 		b, err := monitoring.Dashboard()
 		if err != nil {
 			return err
 		}
-		return atomicfile.WriteFile(*out, b, 0o644)
+		return atomicfile.WriteFile(out, b, 0o644)
 	}
-	return fmt.Errorf("unknown command %q: want prometheus or dashboard", args[0])
+	return c
 }
 
 func writePrometheus(network, out string, o monitoring.Options) error {

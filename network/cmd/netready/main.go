@@ -12,32 +12,55 @@
 // org.hyperledger.fabric:GetMetadata that every contract-api chaincode has;
 // nothing reaches the ledger.
 //
-// Usage: netready -network run/<profile>/network.json [-timeout 120s]
+// Usage: netready --network run/<profile>/network.json [--timeout 120s]
+// (docs/cli/netready.md; exit status 0 ready, 1 failure, 2 bad usage).
 package main
 
 import (
-	"flag"
-	"fmt"
+	"io"
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 
 func main() {
-	path := flag.String("network", "", "network.json written by network-up")
-	timeout := flag.Duration("timeout", 120*time.Second, "give up after this long")
-	flag.Parse()
-	if err := run(*path, *timeout); err != nil {
-		fmt.Fprintln(os.Stderr, "netready:", err)
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-func run(path string, timeout time.Duration) error {
-	if path == "" {
-		return fmt.Errorf("flag -network is required")
+// run runs the command line args and returns the exit status; errors and
+// help go to stderr.
+func run(args []string, stderr io.Writer) int {
+	return cli.Execute(newRootCommand(stderr), args, stderr)
+}
+
+func newRootCommand(stderr io.Writer) *cobra.Command {
+	var path string
+	var timeout time.Duration
+	root := &cobra.Command{
+		Use:   "netready --network network.json [--timeout 120s]",
+		Short: "wait until every org's gateway can endorse every chaincode of a freshly started network",
+		Args:  cli.NoArgs,
 	}
+	fs := root.Flags()
+	fs.StringVar(&path, "network", "", "network.json written by network-up (required)")
+	fs.DurationVar(&timeout, "timeout", 120*time.Second, "give up after this long")
+	root.RunE = func(*cobra.Command, []string) error {
+		if err := cli.Required(fs, "network"); err != nil {
+			return err
+		}
+		return waitReady(path, timeout)
+	}
+	cli.Configure(root, stderr)
+	return root
+}
+
+// waitReady waits until every org of the network described at path can
+// endorse every chaincode, or timeout has passed.
+func waitReady(path string, timeout time.Duration) error {
 	n, err := netjson.Load(path)
 	if err != nil {
 		return err
