@@ -35,7 +35,7 @@ if [[ ! -f $EDIR/manifest.json ]]; then
 	echo "ballots.sh: creating the benchmark election $BENCH_ELECTION in $EDIR" >&2
 	rm -rf "$EDIR.tmp"
 	mkdir -p "$BENCH_CACHE"
-	"$FV" election create --id "$BENCH_ELECTION" --title "fabvote benchmark" --candidates Alice,Bob,Carol,Dave \
+	"$FV" election create --election "$BENCH_ELECTION" --title "fabvote benchmark" --candidates Alice,Bob,Carol,Dave \
 		--max-voters 100000 --bits 2048 --start 2026-01-01T00:00:00Z --end 2036-01-01T00:00:00Z --out "$EDIR.tmp" >&2
 	mv "$EDIR.tmp" "$EDIR"
 fi

@@ -70,7 +70,7 @@ func TestMonitoring(t *testing.T) {
 func startRegistrar(t *testing.T, e *env) string {
 	el := nettest.CreateElection(t, e.CLI, "mon-1", 10)
 	e.Must(t, "ea", "roll", "--voters", "2", "--out", "roll.csv")
-	e.Must(t, "ea", "tls-cert", "--ca-cert", "ca.crt", "--ca-key", "ca.key", "--cert", "tls.crt", "--key", "tls.key", "--hosts", "127.0.0.1")
+	e.Must(t, "ea", "tls-cert", "--ca-cert", "ca.crt", "--ca-key", "ca.key", "--tls-cert", "tls.crt", "--tls-key", "tls.key", "--hosts", "127.0.0.1")
 	cmd := exec.Command(e.Bin, "ea", "serve", "--init-state", "--addr", "127.0.0.1:0", "--ops-addr", "127.0.0.1:0",
 		"--manifest", el.Manifest(), "--roll", "roll.csv", "--tls-cert", "tls.crt", "--tls-key", "tls.key", "--ea-key", el.EAKey())
 	cmd.Dir = e.Dir

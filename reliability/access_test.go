@@ -94,7 +94,7 @@ func startAccess(t *testing.T) *accessRun {
 		id:      fmt.Sprintf("access-%d", time.Now().Unix()), rogueDir: t.TempDir()}
 	// Party2 is a trustee org and may publish; Party1 is neither.
 	a.e = newElection(t, bin, a.id, accessVoters, "--trustee-msps", "Party2MSP")
-	nettest.CLI{Bin: bin, Dir: a.rogueDir}.Must(t, "election", "create", "--id", a.id+"-p1", "--candidates", nettest.Candidates,
+	nettest.CLI{Bin: bin, Dir: a.rogueDir}.Must(t, "election", "create", "--election", a.id+"-p1", "--candidates", nettest.Candidates,
 		"--max-voters", "100", "--authority-msp", "Party1MSP", "--out", "el")
 	a.m = nettest.ReadManifest(t, a.e.manifest)
 	a.m.Start = time.Now().Add(-5 * time.Second).UTC().Truncate(time.Second)

@@ -125,7 +125,7 @@ done
 step "creating election $ID: $BALLOT_WHAT, 3 trustees (any 2 decrypt), $VOTERS voters"
 # One host: every peer reads the same clock, so the bound on the difference
 # between two peers' clocks (a result is accepted from end + it) is small.
-"$FV" election create --id "$ID" --title "fabvote demo" "${BALLOT_FLAGS[@]}" \
+"$FV" election create --election "$ID" --title "fabvote demo" "${BALLOT_FLAGS[@]}" \
 	--max-voters "$VOTERS" --trustees 3 --threshold 2 --trustee-recipients trustee-recipients.txt --max-clock-skew 2s --out election
 M=election/manifest.json
 # The dealer sealed share i to trustee i's key and kept nothing else; each
@@ -138,7 +138,7 @@ say "each trustees/trustee-i holds its own identity and its own sealed share; el
 step "registering $HTTPS_VOTERS voters through the HTTPS registration service (ea serve)"
 "$FV" ea roll --voters "$HTTPS_VOTERS" "${ROLL_FLAGS[@]}" --out election/roll.csv
 "$FV" ea tls-cert --ca-cert election/ea-tls-ca.crt --ca-key election/ea-tls-ca.key \
-	--cert election/ea-tls.crt --key election/ea-tls.key
+	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key
 "$FV" ea init-state --manifest "$M" --roll election/roll.csv
 "$FV" ea serve --addr "$EA_ADDR" --manifest "$M" --roll election/roll.csv \
 	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key --ea-key election/ea.key 2>ea-serve.log &
@@ -165,7 +165,7 @@ i=0
 tail -n +2 election/roll.csv | while IFS=, read -r vid code style; do
 	choice=$(demo_choice "$i" "$style")
 	printf '%s\n' "$code" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
-		--voter-id "$vid" --key "voters/$vid.key" --out "voters/$vid.token.json" >/dev/null 2>&1 ||
+		--voter-id "$vid" --voter-key "voters/$vid.key" --out "voters/$vid.token.json" >/dev/null 2>&1 ||
 		die "registering $vid failed"
 	"$FV" ballot --manifest "$M" --voter-key "voters/$vid.key" --token "voters/$vid.token.json" \
 		--choice "$choice" --out "voters/$vid.ballot" >/dev/null
@@ -176,7 +176,7 @@ say "$HTTPS_VOTERS voters registered over HTTPS and made their ballots (choices 
 HTTPS_IDS=$(tail -n +2 voters/choices.csv | cut -d, -f1)
 first=$(sed -n 2p election/roll.csv)
 if printf '%s\n' "${first#*,}" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
-	--voter-id "${first%%,*}" --key voters/intruder.key --out voters/intruder.token.json 2>reuse.err; then
+	--voter-id "${first%%,*}" --voter-key voters/intruder.key --out voters/intruder.token.json 2>reuse.err; then
 	die "a one-time code was accepted twice"
 fi
 say "re-using ${first%%,*}'s one-time code is refused: $(tail -1 reuse.err)"

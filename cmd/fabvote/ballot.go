@@ -52,10 +52,11 @@ func cmdBallot(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.votersFile, "voters-file", "", "bulk: voters from fabvote register --offline instead of --voters")
 	fs.StringVar(&o.choices, "choices", "random", "bulk: random (valid selections for each voter's style), or a file with one line of choices (as --choice) per voter")
 	fs.StringVar(&o.choicesOut, "choices-out", "", "bulk: secret record of each voter's choice (default OUT.choices.csv, 0600)")
-	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "bulk: parallel workers")
+	fs.IntVar(&o.workers, "concurrency", runtime.NumCPU(), "bulk: ballots made at once")
 	// The help and the CLI reference name the default, not this machine's
 	// number of CPUs.
-	fs.Lookup("workers").DefValue = "one per CPU"
+	fs.Lookup("concurrency").DefValue = "one per CPU"
+	cli.Alias(fs, "concurrency", "workers")
 	fs.BoolVar(&o.quiet, "quiet", false, "bulk: no progress bar")
 	o.ea.register(fs)
 	return func() error { return o.run(fs) }

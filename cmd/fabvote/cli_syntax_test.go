@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,49 @@ func TestCompletion(t *testing.T) {
 		if code, stderr := fv(t, args...); code != 2 || !strings.Contains(stderr, "want one shell: bash, zsh, fish") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// TestDeprecatedFlagNames: each old flag name still sets the flag of its
+// new name and prints a deprecation notice; giving both names is a usage
+// error; the help lists the new name only.
+func TestDeprecatedFlagNames(t *testing.T) {
+	tests := []struct {
+		command        string
+		oldName, value string
+		newName        string
+	}{
+		{"election create", "id", "e1", "election"},
+		{"register", "key", "voter.key", "voter-key"},
+		{"ea tls-cert", "cert", "tls.crt", "tls-cert"},
+		{"ea tls-cert", "key", "tls.key", "tls-key"},
+		{"ballot", "workers", "3", "concurrency"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.command+" --"+tc.oldName, func(t *testing.T) {
+			words := strings.Fields(tc.command)
+			cmd, _, err := newRootCommand(io.Discard).Find(words)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.ParseFlags([]string{"--" + tc.oldName, tc.value}); err != nil {
+				t.Fatalf("--%s: %v", tc.oldName, err)
+			}
+			if got := cmd.Flags().Lookup(tc.newName).Value.String(); got != tc.value {
+				t.Fatalf("--%s %s set --%s to %q", tc.oldName, tc.value, tc.newName, got)
+			}
+			_, stderr := fv(t, append(words, "--"+tc.oldName, tc.value)...)
+			if want := "Flag --" + tc.oldName + " has been deprecated, use --" + tc.newName + " instead"; !strings.Contains(stderr, want) {
+				t.Errorf("stderr %q does not say %q", stderr, want)
+			}
+			code, stderr := fv(t, append(words, "--"+tc.newName, tc.value, "--"+tc.oldName, tc.value)...)
+			if code != 2 || !strings.Contains(stderr, "not both") {
+				t.Errorf("both names: exit %d, stderr %q; want 2 and not both", code, stderr)
+			}
+			_, help := fv(t, append(words, "--help")...)
+			if !strings.Contains(help, "--"+tc.newName+" ") || strings.Contains(help, "--"+tc.oldName+" ") {
+				t.Errorf("help does not list --%s alone:\n%s", tc.newName, help)
+			}
+		})
 	}
 }

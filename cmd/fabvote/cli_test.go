@@ -48,14 +48,14 @@ type contractCase struct {
 // cases touches the network or writes a file.
 func TestEveryCommand(t *testing.T) {
 	tests := []contractCase{
-		{"election create", "--id is required", []string{"--max-voters", "ten"}, "--max-voters"},
+		{"election create", "--election is required", []string{"--max-voters", "ten"}, "--max-voters"},
 		{"election open", "--manifest is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"ea roll", "--out is required", []string{"--voters", "x"}, "--voters"},
 		{"ea tls-cert", "--ca-cert is required", []string{"--days", "1.5"}, "--days"},
 		{"ea init-state", "--manifest is required", nil, ""},
 		{"ea serve", "--manifest is required", []string{"--lockout", "soon"}, "--lockout"},
 		{"register", "--manifest is required", []string{"--offline=maybe"}, "--offline"},
-		{"ballot", "--manifest is required", []string{"--workers", "x"}, "--workers"},
+		{"ballot", "--manifest is required", []string{"--concurrency", "x"}, "--concurrency"},
 		{"cast", "exactly one of --ballot or --ballots", []string{"--concurrency", "x"}, "--concurrency"},
 		{"receipt check", "--receipt is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"tally", "--manifest is required", []string{"--wait=maybe"}, "--wait"},
@@ -124,7 +124,7 @@ func usageMistakes(tc contractCase, args func(...string) []string) []usageMistak
 func TestRequiredNumberFlag(t *testing.T) {
 	dir := t.TempDir()
 	checkUsageError(t, "election create without --max-voters",
-		[]string{"election", "create", "--id", "e1", "--candidates", "A,B", "--out", filepath.Join(dir, "el")},
+		[]string{"election", "create", "--election", "e1", "--candidates", "A,B", "--out", filepath.Join(dir, "el")},
 		[]string{"--max-voters is required"})
 	if _, err := os.Stat(filepath.Join(dir, "el")); !os.IsNotExist(err) {
 		t.Fatalf("a refused election create left %s behind (stat: %v)", filepath.Join(dir, "el"), err)
@@ -138,14 +138,14 @@ func TestElectionCreateRefusalLeavesNoDir(t *testing.T) {
 		name, want string
 		extra      []string
 	}{
-		{"bad id", "electionID", []string{"--id", "bad id"}},
+		{"bad id", "electionID", []string{"--election", "bad id"}},
 		{"duplicate candidates", `options[1] "A" repeats`, []string{"--candidates", "A,A"}},
 		{"modulus too small", "bits", []string{"--bits", "1000"}},
 		{"end before start", "--end", []string{"--start", "+2h", "--end", "+1h"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "el")
-			args := append([]string{"election", "create", "--id", "e1", "--candidates", "A,B", "--max-voters", "10", "--out", out}, tc.extra...)
+			args := append([]string{"election", "create", "--election", "e1", "--candidates", "A,B", "--max-voters", "10", "--out", out}, tc.extra...)
 			var code int
 			var stderr string
 			captureStderr(t, func() { code, stderr = fv(t, args...) })
@@ -293,7 +293,7 @@ func TestElectionCreateContests(t *testing.T) {
 		var code int
 		var stderr string
 		captureStderr(t, func() {
-			code, stderr = fv(t, "election", "create", "--id", "e-"+name, "--contests", path, "--max-voters", "10", "--out", out)
+			code, stderr = fv(t, "election", "create", "--election", "e-"+name, "--contests", path, "--max-voters", "10", "--out", out)
 		})
 		return code, stderr, out
 	}

@@ -58,12 +58,14 @@ func cmdEATLSCert(fs *pflag.FlagSet) func() error {
 	var f registrar.TLSFiles
 	fs.StringVar(&f.CACert, "ca-cert", "", "CA certificate voters trust (register --ca-cert); made with --ca-key if neither exists")
 	fs.StringVar(&f.CAKey, "ca-key", "", "CA private key (0600); keep it offline between renewals")
-	fs.StringVar(&f.Cert, "cert", "", "server certificate to write (a leaf signed by the CA; ea serve --tls-cert)")
-	fs.StringVar(&f.Key, "key", "", "server private key to write (0600)")
+	fs.StringVar(&f.Cert, "tls-cert", "", "server certificate to write (a leaf signed by the CA; ea serve --tls-cert)")
+	fs.StringVar(&f.Key, "tls-key", "", "server private key to write (0600; ea serve --tls-key)")
+	cli.Alias(fs, "tls-cert", "cert")
+	cli.Alias(fs, "tls-key", "key")
 	hosts := fs.String("hosts", "127.0.0.1,localhost", "comma-separated IP addresses and DNS names")
 	days := fs.Int("days", 30, "validity of the server certificate in days")
 	return func() error {
-		if err := cli.Required(fs, "ca-cert", "ca-key", "cert", "key"); err != nil {
+		if err := cli.Required(fs, "ca-cert", "ca-key", "tls-cert", "tls-key"); err != nil {
 			return err
 		}
 		if *days < 1 {
@@ -319,7 +321,7 @@ func loadOrCreateVoterKey(path string) (*ecdsa.PrivateKey, bool, error) {
 	}
 	k, err := easigner.LoadPEM(path)
 	if err != nil {
-		return nil, false, fmt.Errorf("--key: %w", err)
+		return nil, false, fmt.Errorf("--voter-key: %w", err)
 	}
 	return k, false, nil
 }
@@ -344,7 +346,8 @@ func cmdRegister(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.voterID, "voter-id", "", "your voter id on the roll")
 	fs.StringVar(&o.code, "code", "", "your one-time code (default: $FABVOTE_CODE; prefer --code-file)")
 	fs.StringVar(&o.codeFile, "code-file", "", "read your one-time code from the first line of this file (- for standard input)")
-	fs.StringVar(&o.keyPath, "key", "", "your voter key (PEM; created if it does not exist)")
+	fs.StringVar(&o.keyPath, "voter-key", "", "your voter key (PEM; created if it does not exist)")
+	cli.Alias(fs, "voter-key", "key")
 	fs.StringVar(&o.out, "out", "", "token file to write (offline: voters file)")
 	fs.BoolVar(&o.offline, "offline", false, "bulk mode for benchmarks: generate voter keys and sign their tokens locally with the EA key")
 	fs.StringVar(&o.roll, "roll", "", "offline: take voter ids from this roll")
@@ -365,7 +368,7 @@ func (o *registerOptions) run(fs *pflag.FlagSet) error {
 	if o.offline {
 		return registerOffline(m, &o.ea, o.roll, o.voters, o.out)
 	}
-	if err := cli.Required(fs, "url", "voter-id", "key"); err != nil {
+	if err := cli.Required(fs, "url", "voter-id", "voter-key"); err != nil {
 		return err
 	}
 	if o.code, err = readSecret("code", o.code, "code-file", o.codeFile, "FABVOTE_CODE"); err != nil {

@@ -47,7 +47,7 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 	var o createOptions
 	o.register(fs)
 	return func() error {
-		if err := cli.Required(fs, "id", "max-voters", "out"); err != nil {
+		if err := cli.Required(fs, "election", "max-voters", "out"); err != nil {
 			return err
 		}
 		if (o.cands == "") == (o.contestsPath == "") {
@@ -58,7 +58,8 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 }
 
 func (o *createOptions) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.id, "id", "", "election id (1..64 characters of [A-Za-z0-9._-], starting with a letter or digit)")
+	fs.StringVar(&o.id, "election", "", "election id (1..64 characters of [A-Za-z0-9._-], starting with a letter or digit)")
+	cli.Alias(fs, "election", "id")
 	fs.StringVar(&o.title, "title", "", "title (default: the id)")
 	fs.StringVar(&o.cands, "candidates", "", "comma-separated candidate names: an election of one question, choose one of them")
 	fs.StringVar(&o.contestsPath, "contests", "", "JSON file of the election's contests and ballot styles (docs/cli: election create)")

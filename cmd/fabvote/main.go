@@ -29,19 +29,19 @@ type command struct {
 }
 
 var commands = []command{
-	{"election create", "--id ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K --trustee-recipients FILE] --out DIR",
+	{"election create", "--election ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K --trustee-recipients FILE] --out DIR",
 		"generate the Paillier key (or trustee shares), the EA token key and the manifest", cmdElectionCreate},
 	{"election open", "--manifest FILE [--start T --end T] [--network FILE]",
 		"write the manifest to the ledger (as the election authority)", cmdElectionOpen},
 	{"ea roll", "--voters N --out roll.csv",
 		"write a voter roll of voter ids with fresh one-time codes", cmdEARoll},
-	{"ea tls-cert", "--ca-cert FILE --ca-key FILE --cert FILE --key FILE [--hosts 127.0.0.1,localhost]",
+	{"ea tls-cert", "--ca-cert FILE --ca-key FILE --tls-cert FILE --tls-key FILE [--hosts 127.0.0.1,localhost]",
 		"write the TLS server certificate of `ea serve`, signed by a CA voters trust", cmdEATLSCert},
 	{"ea init-state", "--manifest FILE --roll roll.csv [--state FILE]",
 		"create the registration state of a new election's roll", cmdEAInitState},
 	{"ea serve", "--manifest FILE --roll roll.csv [--state FILE] [--init-state] --tls-cert FILE --tls-key FILE (--ea-key FILE | --pkcs11-…) [--addr HOST:PORT]",
 		"run the HTTPS registration service (voter id + one-time code -> token)", cmdEAServe},
-	{"register", "--url https://HOST:PORT --ca-cert FILE --manifest FILE --voter-id ID --code CODE --key voter.key --out token.json\n       fabvote register --offline --manifest FILE (--ea-key FILE | --pkcs11-…) (--roll roll.csv | --voters N) --out voters.jsonl",
+	{"register", "--url https://HOST:PORT --ca-cert FILE --manifest FILE --voter-id ID --code CODE --voter-key voter.key --out token.json\n       fabvote register --offline --manifest FILE (--ea-key FILE | --pkcs11-…) (--roll roll.csv | --voters N) --out voters.jsonl",
 		"register a voter key with `ea serve` (or --offline: issue tokens locally)", cmdRegister},
 	{"ballot", "--manifest FILE --voter-key voter.key --token token.json --choice N|NAME --out ballot.bin\n       fabvote ballot --bulk --manifest FILE (--voters N (--ea-key FILE | --pkcs11-…) | --voters-file voters.jsonl) --choices random|FILE --out ballots.bin",
 		"encrypt, prove and sign a ballot (or --bulk: many voters on every core)", cmdBallot},

@@ -41,14 +41,14 @@ func TestUsage(t *testing.T) {
 		{[]string{"help", "ballot"}, 0, "usage: fabvote ballot --manifest"},
 		{[]string{"ballot", "--help"}, 0, ""},
 		{[]string{"cast", "--nope"}, 2, "unknown flag: --nope"},
-		{[]string{"election", "create", "--id", "x"}, 2, "--max-voters is required"},
-		{[]string{"election", "create", "--id", "x", "--max-voters", "9", "--out", "d"}, 2, "give --candidates (one question: choose one) or --contests FILE, not both"},
-		{[]string{"election", "create", "--id", "x", "--max-voters", "9", "--out", "d", "--candidates", "a,b", "--contests", "f"}, 2, "not both"},
-		{[]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--trustees", "3", "--threshold", "4"}, 2, "--threshold 4 with --trustees 3"},
-		{[]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "+2h", "--end", "+1h"}, 2, "is not after --start"},
-		{[]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "tomorrow"}, 2, `--start "tomorrow"`},
-		{[]string{"election", "create", "--id", "bad id!", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir()}, 1, "electionID"},
-		{[]string{"election", "create", "--id", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, 1, "repeats"},
+		{[]string{"election", "create", "--election", "x"}, 2, "--max-voters is required"},
+		{[]string{"election", "create", "--election", "x", "--max-voters", "9", "--out", "d"}, 2, "give --candidates (one question: choose one) or --contests FILE, not both"},
+		{[]string{"election", "create", "--election", "x", "--max-voters", "9", "--out", "d", "--candidates", "a,b", "--contests", "f"}, 2, "not both"},
+		{[]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--trustees", "3", "--threshold", "4"}, 2, "--threshold 4 with --trustees 3"},
+		{[]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "+2h", "--end", "+1h"}, 2, "is not after --start"},
+		{[]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "tomorrow"}, 2, `--start "tomorrow"`},
+		{[]string{"election", "create", "--election", "bad id!", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir()}, 1, "electionID"},
+		{[]string{"election", "create", "--election", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, 1, "repeats"},
 		{[]string{"cast", "--ballot", "a", "--ballots", "b"}, 2, "exactly one of --ballot or --ballots"},
 		{[]string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, 1, "is the network up?"},
 		{[]string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, 1, "--manifest"},
@@ -110,7 +110,7 @@ func (e *offlineElection) p(s string) string { return filepath.Join(e.dir, s) }
 // files and that it refuses to create a second election in place.
 func createOfflineElection(t *testing.T) *offlineElection {
 	e := &offlineElection{dir: t.TempDir()}
-	if code, errs := fv(t, "election", "create", "--id", "cli-1", "--candidates", "Alice,Bob,Carol", "--max-voters", "100",
+	if code, errs := fv(t, "election", "create", "--election", "cli-1", "--candidates", "Alice,Bob,Carol", "--max-voters", "100",
 		"--start", "2026-01-01T00:00:00Z", "--end", "2027-01-01T00:00:00Z", "--out", e.p("el")); code != 0 {
 		t.Fatalf("election create: %d\n%s", code, errs)
 	}
@@ -119,7 +119,7 @@ func createOfflineElection(t *testing.T) *offlineElection {
 			t.Errorf("%s has mode %v, want %v", f, got, want)
 		}
 	}
-	if code, errs := fv(t, "election", "create", "--id", "cli-1", "--candidates", "a,b", "--max-voters", "10", "--out", e.p("el")); code != 1 || !strings.Contains(errs, "already holds an election") {
+	if code, errs := fv(t, "election", "create", "--election", "cli-1", "--candidates", "a,b", "--max-voters", "10", "--out", e.p("el")); code != 1 || !strings.Contains(errs, "already holds an election") {
 		t.Fatalf("second create into the same directory: %d %s", code, errs)
 	}
 	var err error
@@ -171,7 +171,7 @@ func checkBulkBallots(t *testing.T, e *offlineElection) {
 		t.Fatal("voters file is not 0600")
 	}
 	os.WriteFile(e.p("choices.txt"), []byte("0\nBob\n2\n1\n"), 0o600)
-	if code, errs := fv(t, "ballot", "--bulk", "--manifest", e.p("el/manifest.json"), "--voters-file", e.p("voters.jsonl"), "--choices", e.p("choices.txt"), "--out", e.p("ballots.bin"), "--quiet", "--workers", "2"); code != 0 {
+	if code, errs := fv(t, "ballot", "--bulk", "--manifest", e.p("el/manifest.json"), "--voters-file", e.p("voters.jsonl"), "--choices", e.p("choices.txt"), "--out", e.p("ballots.bin"), "--quiet", "--concurrency", "2"); code != 0 {
 		t.Fatalf("ballot --bulk: %s", errs)
 	}
 	if n := checkBallotStream(t, e.prep, e.p("ballots.bin")); n != 4 {
@@ -281,7 +281,7 @@ func offlineMinter(t *testing.T, e *offlineElection) *election.Minter {
 func checkRegisterAndBallot(t *testing.T, e *offlineElection, reg registrationService) {
 	register := func(code, key string) (int, string) {
 		return fv(t, "register", "--url", reg.url, "--ca-cert", reg.caCert, "--manifest", e.p("el/manifest.json"),
-			"--voter-id", reg.voterID, "--code", code, "--key", e.p(key), "--out", e.p("token.json"))
+			"--voter-id", reg.voterID, "--code", code, "--voter-key", e.p(key), "--out", e.p("token.json"))
 	}
 	if code, errs := register("WRONGCODEWRONG", "v.key"); code != 1 || !strings.Contains(errs, "HTTP 403") {
 		t.Fatalf("wrong code: %d %s", code, errs)

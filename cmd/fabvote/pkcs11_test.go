@@ -47,7 +47,7 @@ func TestPKCS11EAKey(t *testing.T) {
 	p := func(s string) string { return filepath.Join(dir, s) }
 	hsm := []string{"--pkcs11-module", module, "--pkcs11-token", "ea-token", "--pkcs11-label", "ea-1"}
 
-	args := append([]string{"election", "create", "--id", "hsm-1", "--candidates", "a,b", "--max-voters", "10", "--out", p("el")}, hsm...)
+	args := append([]string{"election", "create", "--election", "hsm-1", "--candidates", "a,b", "--max-voters", "10", "--out", p("el")}, hsm...)
 	if code, errs := fv(t, args...); code != 0 {
 		t.Fatalf("election create with PKCS#11: %s", errs)
 	}

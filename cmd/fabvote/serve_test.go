@@ -76,7 +76,7 @@ func newServeEnv(t *testing.T, voters int, maxVoters uint64) *serveEnv {
 	if code, errs := fv(t, "ea", "roll", "--voters", fmt.Sprint(voters), "--out", e.p("roll.csv")); code != 0 {
 		t.Fatal(errs)
 	}
-	if code, errs := fv(t, "ea", "tls-cert", "--ca-cert", e.p("ca.crt"), "--ca-key", e.p("ca.key"), "--cert", e.p("tls.crt"), "--key", e.p("tls.key"), "--hosts", "127.0.0.1"); code != 0 {
+	if code, errs := fv(t, "ea", "tls-cert", "--ca-cert", e.p("ca.crt"), "--ca-key", e.p("ca.key"), "--tls-cert", e.p("tls.crt"), "--tls-key", e.p("tls.key"), "--hosts", "127.0.0.1"); code != 0 {
 		t.Fatal(errs)
 	}
 	if e.codes, err = registrar.ReadRollCodes(e.p("roll.csv")); err != nil {
@@ -426,7 +426,7 @@ func TestRegisterCodeFromFileOrStdin(t *testing.T) {
 	}
 	reg := func(i int, extra ...string) (int, string) {
 		args := append([]string{"register", "--url", srv.url, "--ca-cert", e.p("ca.crt"), "--manifest", e.p("manifest.json"),
-			"--voter-id", e.codes[i][0], "--key", e.p(fmt.Sprintf("v%d.key", i)), "--out", e.p(fmt.Sprintf("t%d.json", i))}, extra...)
+			"--voter-id", e.codes[i][0], "--voter-key", e.p(fmt.Sprintf("v%d.key", i)), "--out", e.p(fmt.Sprintf("t%d.json", i))}, extra...)
 		return fv(t, args...)
 	}
 	os.WriteFile(e.p("code0"), []byte(e.codes[0][1]+"\n"), 0o600)

@@ -107,7 +107,7 @@ func TestTrusteeRefusals(t *testing.T) {
 	manifest, sealed := writeThresholdElection(t, root, dirs[0])
 	short, dup := writeBadRecipients(t, root, rf)
 	create := func(extra ...string) []string {
-		return append([]string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10",
+		return append([]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10",
 			"--trustees", "3", "--threshold", "2", "--out", filepath.Join(root, "created")}, extra...)
 	}
 	partial := filepath.Join(root, "partial.bin")
@@ -123,7 +123,7 @@ func TestTrusteeRefusals(t *testing.T) {
 		{"create without recipients", create(), 2, "--trustees needs --trustee-recipients"},
 		{"create with too few recipients", create("--trustee-recipients", short), 2, "2 recipients for 3 trustees"},
 		{"create with a recipient twice", create("--trustee-recipients", dup), 2, "would hold two shares"},
-		{"recipients without trustees", []string{"election", "create", "--id", "x", "--candidates", "a,b", "--max-voters", "10",
+		{"recipients without trustees", []string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10",
 			"--trustee-recipients", rf, "--out", filepath.Join(root, "created")}, 2, "need --trustees"},
 		{"decrypt with --product", decrypt("--age-identity", filepath.Join(dirs[0], sharebox.IdentityFile), "--product", "p.bin"), 2, "--product is removed"},
 		{"decrypt without identity", decrypt(), 2, "--age-identity is required"},

@@ -93,7 +93,7 @@ func TestCreateElectionAndBallots(t *testing.T) {
 		"trustee keygen --out " + d + "/trustees/trustee-1",
 		"trustee keygen --out " + d + "/trustees/trustee-2",
 		"trustee keygen --out " + d + "/trustees/trustee-3",
-		"election create --id el-1 --candidates Alice,Bob,Carol,Dave --max-voters 12 --trustees 3 --threshold 2 " +
+		"election create --election el-1 --candidates Alice,Bob,Carol,Dave --max-voters 12 --trustees 3 --threshold 2 " +
 			"--trustee-recipients " + d + "/trustee-recipients.txt --out el --max-clock-skew 2s --channel fabvote",
 		"register --offline --manifest " + m + " --voters 2 --ea-key " + d + "/el/ea.key --out " + d + "/voters.jsonl",
 		"ballot --bulk --manifest " + m + " --voters-file " + d + "/voters.jsonl --choices choices.txt --out " + d + "/ballots.bin --quiet",

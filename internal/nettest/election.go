@@ -81,7 +81,7 @@ func CreateElection(t testing.TB, cli CLI, id string, maxVoters int, flags ...st
 	t.Helper()
 	e := Election{ID: id, Dir: cli.Dir}
 	recipients := trusteeKeygen(t, cli, e)
-	args := []string{"election", "create", "--id", id, "--candidates", Candidates,
+	args := []string{"election", "create", "--election", id, "--candidates", Candidates,
 		"--max-voters", strconv.Itoa(maxVoters), "--trustees", strconv.Itoa(Trustees),
 		"--threshold", strconv.Itoa(Threshold), "--trustee-recipients", recipients,
 		"--out", "el", "--max-clock-skew", "2s"}

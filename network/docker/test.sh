@@ -141,7 +141,7 @@ ID=docker-test-$(date -u +%H%M%S)
 step "election $ID: 4 candidates, $VOTERS voters, from the host through 127.0.0.1:${FABVOTE_PORT_PREFIX}150"
 # One host: the peers share a clock, so a small clock-skew bound (a result is
 # accepted from end + it).
-"$FV" election create --id "$ID" --candidates Alice,Bob,Carol,Dave --max-voters "$VOTERS" --max-clock-skew 2s --out election
+"$FV" election create --election "$ID" --candidates Alice,Bob,Carol,Dave --max-voters "$VOTERS" --max-clock-skew 2s --out election
 "$FV" ballot --bulk --quiet --manifest election/manifest.json --voters "$VOTERS" --ea-key election/ea.key \
 	--choices random --out ballots.bin | tee gen.out
 RATE=$(sed -n 's/.*(\([0-9.]*\) ballots\/s).*/\1/p' gen.out)
@@ -153,7 +153,7 @@ WINDOW=${DOCKER_TEST_WINDOW:-$(awk -v n="$VOTERS" -v r="${RATE:-5}" 'BEGIN { r =
 step "only the authority's MSP opens elections (FABVOTE_AUTHORITY_MSPS=EAMSP)"
 # A party names itself as the authority of a new election and signs the
 # opening with its own admin: the chaincode must refuse it.
-"$FV" election create --id "$ID-party1" --candidates Yes,No --max-voters 10 --authority-msp Party1MSP \
+"$FV" election create --election "$ID-party1" --candidates Yes,No --max-voters 10 --authority-msp Party1MSP \
 	--out election-party1 >/dev/null
 if "$FV" election open --network "$NET" --org party1 --manifest election-party1/manifest.json \
 	--max-attempts 1 >party-open.out 2>&1; then
@@ -262,7 +262,7 @@ step "the tools container's fabvote against the same network (network.container.
 bench_election() {
 	local e=$ID-$1 n=$2
 	# The load generator against the same network.json, so it keeps working here.
-	"$FV" election create --id "$e" --candidates Alice,Bob,Carol,Dave --max-voters "$n" --end +1h \
+	"$FV" election create --election "$e" --candidates Alice,Bob,Carol,Dave --max-voters "$n" --end +1h \
 		--out "$1-election" >/dev/null
 	"$FV" ballot --bulk --quiet --manifest "$1-election/manifest.json" --voters "$n" \
 		--ea-key "$1-election/ea.key" --choices random --out "$1-ballots.bin" >/dev/null

@@ -343,7 +343,7 @@ func (s *site) prepareElection(voters int) *vote {
 		recipients = append(recipients, s.read(trusteeOrg[i], "trustee-"+strconv.Itoa(i), "recipient.txt")...)
 	}
 	s.write("ea", "trustee-recipients.txt", recipients)
-	s.run("ea", v.fv, "election", "create", "--id", v.id, "--title", "separate hosts", "--candidates", "A,B,C,D",
+	s.run("ea", v.fv, "election", "create", "--election", v.id, "--title", "separate hosts", "--candidates", "A,B,C,D",
 		"--max-voters", strconv.Itoa(voters), "--trustees", "3", "--threshold", "2",
 		"--trustee-recipients", "trustee-recipients.txt", "--max-clock-skew", "2s", "--out", "election")
 	for i := 1; i <= 3; i++ {
