@@ -125,3 +125,24 @@ func TestIndexPage(t *testing.T) {
 		t.Fatalf("an index page without a title: err %v", err)
 	}
 }
+
+// TestReferenceLinks checks that every link of every page in docs/cli
+// names a page there (the docs link check skips docs/cli).
+func TestReferenceLinks(t *testing.T) {
+	const dir = "../../docs/cli"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		page, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range linkRE.FindAllSubmatch(page, -1) {
+			if _, err := os.Stat(filepath.Join(dir, string(m[1]))); err != nil {
+				t.Errorf("docs/cli/%s links to %s, which is not a page of docs/cli", e.Name(), m[1])
+			}
+		}
+	}
+}

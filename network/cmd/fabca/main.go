@@ -1,7 +1,7 @@
 // Command fabca enrolls one organisation's nodes and users from its two
 // running Fabric CA servers (MSP and TLS) and writes them in cryptogen's
-// layout (package network/fabca). network/net.sh runs it for every
-// organisation when NET_IDENTITIES=ca.
+// layout (package network/fabca, which fabnet calls for every organisation
+// when net.sh's NET_IDENTITIES=ca).
 //
 //	fabca --client bin/fabric-ca-client --domain ea.fabvote.local --dir crypto/peerOrganizations/ea.fabvote.local \
 //	      --nodes peer0,ccaas0 --users Admin,User1,User2 \
