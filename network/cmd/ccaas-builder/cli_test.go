@@ -48,7 +48,7 @@ func TestExitStatus(t *testing.T) {
 			"-client-key", pemFile, "-out", filepath.Join(dir, "conn2.json")}, 0, ""},
 		{"detect golang", []string{"detect", src, golang}, 1, ""},
 		{"detect without metadata", []string{"detect", src, dir}, 1, "ccaas-builder detect: "},
-		{"build without connection.json", []string{"build", dir, ccaas, filepath.Join(dir, "out2")}, 1, "build: "},
+		{"build without connection.json", []string{"build", dir, ccaas, filepath.Join(dir, "out2")}, 1, "ccaas-builder build: open "},
 		{"connection, missing PEM file", append(slices.Clone(conn[:len(conn)-1]), filepath.Join(dir, "none"), "--out", filepath.Join(dir, "c3.json")), 1, "--client-key"},
 		{"no step", nil, 2, "usage: ccaas-builder STEP ARGS"},
 		{"unknown step", []string{"launch"}, 2, `unknown command "launch"`},

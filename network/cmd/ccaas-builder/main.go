@@ -183,10 +183,10 @@ func Build(sourceDir, outputDir string) error {
 	src := filepath.Join(sourceDir, "connection.json")
 	b, err := os.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("build: %w", err)
+		return err
 	}
 	if _, err := ParseConnection(b); err != nil {
-		return fmt.Errorf("build: %w", err)
+		return err
 	}
 	if err := os.MkdirAll(outputDir, 0o755); err != nil {
 		return err
@@ -197,7 +197,7 @@ func Build(sourceDir, outputDir string) error {
 	meta := filepath.Join(sourceDir, "META-INF")
 	if fi, err := os.Stat(meta); err == nil && fi.IsDir() {
 		if err := filetree.Copy(meta, filepath.Join(outputDir, "META-INF")); err != nil {
-			return fmt.Errorf("build: META-INF: %w", err)
+			return fmt.Errorf("META-INF: %w", err)
 		}
 	}
 	return nil
@@ -208,7 +208,7 @@ func Build(sourceDir, outputDir string) error {
 func Release(outputDir, releaseDir string) error {
 	b, err := os.ReadFile(filepath.Join(outputDir, "connection.json"))
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	dir := filepath.Join(releaseDir, "chaincode", "server")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -258,11 +258,11 @@ func connectionCommand() *cobra.Command {
 func NewConnection(address, dialTimeout, rootCertFile, clientCertFile, clientKeyFile string) (*Connection, error) {
 	read := func(flagName, path string) (string, error) {
 		if path == "" {
-			return "", fmt.Errorf("connection: --%s is required", flagName)
+			return "", fmt.Errorf("--%s is required", flagName)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return "", fmt.Errorf("connection: --%s: %w", flagName, err)
+			return "", fmt.Errorf("--%s: %w", flagName, err)
 		}
 		return string(b), nil
 	}
