@@ -113,7 +113,7 @@ func generateRecord(t *testing.T, py string, args ...string) string {
 	genLimit <- struct{}{}
 	defer func() { <-genLimit }()
 	dir := filepath.Join(t.TempDir(), "record")
-	argv := append([]string{genRecordTool, dir, "--ballots", "12", "--per-block", "5", "--workers", "1", "--nonce-pool", "4"}, args...)
+	argv := append([]string{genRecordTool, dir, "--ballots", "12", "--per-block", "5", "--concurrency", "1", "--nonce-pool", "4"}, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, py, argv...).CombinedOutput(); err != nil {

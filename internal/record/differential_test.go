@@ -46,7 +46,7 @@ type pyRun struct {
 // (a manifest anchor is written to a file beside the record).
 func runPython(t testing.TB, py, dir string, opts record.Options, timeout time.Duration) pyRun {
 	t.Helper()
-	args := []string{"-m", "fabvote_verifier", "--record", dir, "--json", "--workers", "1"}
+	args := []string{"-m", "fabvote_verifier", "--record", dir, "--json", "--concurrency", "1"}
 	if opts.GenesisHash != nil {
 		args = append(args, "--genesis-hash", hex.EncodeToString(opts.GenesisHash))
 	}

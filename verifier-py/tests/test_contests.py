@@ -277,7 +277,7 @@ def record(tmp_path_factory):
     """A verified multi-contest record of gen_record (both styles, every kind)."""
     out = str(tmp_path_factory.mktemp("multi") / "rec")
     argv = sys.argv
-    sys.argv = ["gen_record", out, "--contests", "multi", "--ballots", "10", "--per-block", "5", "--workers", "1",
+    sys.argv = ["gen_record", out, "--contests", "multi", "--ballots", "10", "--per-block", "5", "--concurrency", "1",
                 "--nonce-pool", "4"]
     try:
         gen_record.main()

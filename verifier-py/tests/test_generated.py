@@ -18,7 +18,7 @@ import gen_record  # noqa: E402
 def make(tmp_path, *args):
     out = str(tmp_path / "rec")
     argv = sys.argv
-    sys.argv = ["gen_record", out, "--ballots", "12", "--per-block", "5", "--workers", "1", "--nonce-pool", "4", *args]
+    sys.argv = ["gen_record", out, "--ballots", "12", "--per-block", "5", "--concurrency", "1", "--nonce-pool", "4", *args]
     try:
         gen_record.main()
     finally:

@@ -252,6 +252,18 @@ def test_empty_anchor_is_a_usage_error(good, flag, capsys):
     assert f"{flag} was given an empty value" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args,code,err", [
+    (["--concurrency", "1"], 0, ""),
+    (["--workers", "1"], 0, "--workers is deprecated, use --concurrency"),
+    (["--workers", "1", "--concurrency", "1"], 2, "not both"),
+    (["--concurrency", "0"], 2, "--concurrency must be at least 1"),
+])
+def test_concurrency_flag(good, args, code, err, capsys):
+    """--concurrency, fabvote's name; its old name --workers works for one release, with a notice."""
+    assert main(["--record", good, *args]) == code
+    assert err in capsys.readouterr().err
+
+
 def test_anchors_reported(good, capsys):
     """Both reports say which anchors were checked, as the Go verifier's do."""
     assert main(["--record", good, "--json"]) == 0
@@ -324,7 +336,7 @@ def test_cli_json_and_exit_codes(good, tmp_path, capsys):
 
 def test_module_entry_point(good):
     env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src"))
-    r = subprocess.run([sys.executable, "-m", "fabvote_verifier", "--record", good, "--json", "--workers", "2"],
+    r = subprocess.run([sys.executable, "-m", "fabvote_verifier", "--record", good, "--json", "--concurrency", "2"],
                        capture_output=True, env=env, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["ok"] is True

@@ -23,7 +23,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--record", default=os.path.join(os.path.dirname(__file__), "..", "..", "internal", "record",
                                                  "testdata", "records", "good"))
 ap.add_argument("--copies", type=int, default=4000)
-ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+ap.add_argument("--concurrency", "--workers", dest="workers", type=int, default=os.cpu_count() or 1)
 a = ap.parse_args()
 
 raw_manifest = open(os.path.join(a.record, "manifest.json"), "rb").read()

@@ -358,7 +358,7 @@ def parse_args():
     ap.add_argument("--late", type=int, default=0)
     ap.add_argument("--rewrite-ballot", action="store_true")
     ap.add_argument("--variant", action="append", default=[])
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--concurrency", "--workers", dest="workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--nonce-pool", type=int, default=48, help="nonces r^N drawn once and reused (each costs a 4096-bit power)")
     return ap.parse_args()
 

@@ -31,12 +31,22 @@ def main(argv=None) -> int:
                     help="require manifest.json to be this file, the election's published manifest, byte for byte")
     ap.add_argument("--receipt", metavar="FILE",
                     help="check this voter's receipt (from fabvote cast) against the verified record")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+    ap.add_argument("--concurrency", type=int, default=None, metavar="N",
                     help="processes for the ballot checks (default: the number of CPUs)")
+    # The old name, as fabvote keeps its old flag names: for one release.
+    ap.add_argument("--workers", type=int, default=None, help=argparse.SUPPRESS)
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
+    if args.workers is not None:
+        if args.concurrency is not None:
+            print("fabvote-verify-record: give --concurrency or its old name --workers, not both", file=sys.stderr)
+            return 2
+        print("fabvote-verify-record: --workers is deprecated, use --concurrency", file=sys.stderr)
+        args.concurrency = args.workers
+    if args.concurrency is None:
+        args.concurrency = os.cpu_count() or 1
     for flag, value in (("--record", args.record), ("--genesis-hash", args.genesis_hash), ("--manifest", args.manifest),
                         ("--receipt", args.receipt)):
         if value == "":
@@ -47,8 +57,8 @@ def main(argv=None) -> int:
     if args.genesis_hash is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", args.genesis_hash):
         print("fabvote-verify-record: --genesis-hash must be 64 hex digits", file=sys.stderr)
         return 2
-    if args.workers < 1:
-        print("fabvote-verify-record: --workers must be at least 1", file=sys.stderr)
+    if args.concurrency < 1:
+        print("fabvote-verify-record: --concurrency must be at least 1", file=sys.stderr)
         return 2
     published = None
     if args.manifest is not None:
@@ -66,7 +76,7 @@ def main(argv=None) -> int:
             print(f"fabvote-verify-record: {e}", file=sys.stderr)
             return 2
     try:
-        rep = verify_record(args.record, args.genesis_hash, args.workers, published)
+        rep = verify_record(args.record, args.genesis_hash, args.concurrency, published)
     except Unreadable as e:
         print(f"fabvote-verify-record: {e}", file=sys.stderr)
         return 2
