@@ -1,7 +1,6 @@
 package fabric
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -10,14 +9,11 @@ import (
 	"github.com/fabvote/fabvote/internal/gentest"
 )
 
-// updatePatchTable makes TestPatchTable write docs/FORK.md's patch table
-// instead of checking it: `make docs`.
-var updatePatchTable = flag.Bool("update", false, "rewrite docs/FORK.md's patch table from the patch headers")
-
 const forkDoc = "../docs/FORK.md"
 
 // TestPatchTable fails where docs/FORK.md's patch table differs from what
-// the patch files say of themselves, so that it never goes stale.
+// the patch files say of themselves, so that it never goes stale; with
+// -update (gentest.Update) it writes the table instead.
 func TestPatchTable(t *testing.T) {
 	table, err := PatchTable()
 	if err != nil {
@@ -31,7 +27,7 @@ func TestPatchTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("docs/FORK.md: %v", err)
 	}
-	gentest.Check(t, forkDoc, []byte(want), *updatePatchTable, "make docs (go test ./fabric -run TestPatchTable -args -update)")
+	gentest.Check(t, forkDoc, []byte(want), "make docs (go test ./fabric -run TestPatchTable -args -update)")
 }
 
 // ParsePatch takes the subject from the header's first paragraph and the

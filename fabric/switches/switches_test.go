@@ -1,18 +1,14 @@
 package switches
 
 import (
-	"flag"
-	"github.com/fabvote/fabvote/internal/docsplice"
-	"github.com/fabvote/fabvote/internal/gentest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-)
 
-// update makes TestGenerated write the generated files instead of checking
-// them: `make docs`.
-var update = flag.Bool("update", false, "rewrite bench/configs.tsv, scripts/peer-switches.tsv and docs/FORK.md's switch table from Table")
+	"github.com/fabvote/fabvote/internal/docsplice"
+	"github.com/fabvote/fabvote/internal/gentest"
+)
 
 // root is the repository, from this package's directory.
 const root = "../.."
@@ -33,10 +29,10 @@ func generated(t *testing.T) map[string][]byte {
 
 // TestGenerated fails, naming the file and the command, where a generated
 // file differs from what Table makes, so that none goes stale. With -update
-// it writes them instead.
+// (gentest.Update) it writes them instead.
 func TestGenerated(t *testing.T) {
 	for name, want := range generated(t) {
-		gentest.Check(t, filepath.Join(root, name), want, *update, Regenerate)
+		gentest.Check(t, filepath.Join(root, name), want, Regenerate)
 	}
 }
 

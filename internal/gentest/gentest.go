@@ -6,15 +6,21 @@ package gentest
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"testing"
 )
 
-// Check fails t unless the file at path holds want; with update it writes
+// Update is the -update flag of every test binary that imports gentest:
+// with it, tests write their generated files instead of checking them.
+// One flag for all, so that `make docs` passes the same -update to each.
+var Update = flag.Bool("update", false, "write the generated files instead of checking them (make docs)")
+
+// Check fails t unless the file at path holds want; with -update it writes
 // want there instead. regenerate is the command that rewrites the file.
-func Check(t testing.TB, path string, want []byte, update bool, regenerate string) {
+func Check(t testing.TB, path string, want []byte, regenerate string) {
 	t.Helper()
-	if update {
+	if *Update {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
