@@ -2,32 +2,23 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // TestSingleDashCommandLines runs command lines written for Go's flag
 // package: they parse as before.
 func TestSingleDashCommandLines(t *testing.T) {
-	tests := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"ea", "roll", "-voters", "0", "-out", "x"}, 2, "--voters 0: want at least 1"},
-		{[]string{"ea", "roll", "-voters=0", "-out=x"}, 2, "--voters 0: want at least 1"},
-		{[]string{"version", "-patches=maybe"}, 2, `invalid argument "maybe" for "--patches"`},
-		{[]string{"election", "create", "-help"}, 0, "usage: fabvote election create "},
-		{[]string{"cast", "-ballot", "a", "-ballots", "b"}, 2, "exactly one of --ballot or --ballots"},
-	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stderr := fv(t, tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr, tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Args: []string{"ea", "roll", "-voters", "0", "-out", "x"}, Code: 2, Want: "--voters 0: want at least 1"},
+		{Args: []string{"ea", "roll", "-voters=0", "-out=x"}, Code: 2, Want: "--voters 0: want at least 1"},
+		{Args: []string{"version", "-patches=maybe"}, Code: 2, Want: `invalid argument "maybe" for "--patches"`},
+		{Args: []string{"election", "create", "-help"}, Code: 0, Want: "usage: fabvote election create "},
+		{Args: []string{"cast", "-ballot", "a", "-ballots", "b"}, Code: 2, Want: "exactly one of --ballot or --ballots"},
+	})
 }
 
 // TestCompletion checks that `fabvote completion SHELL` prints cobra's
@@ -35,7 +26,7 @@ func TestSingleDashCommandLines(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	for shell, want := range map[string]string{"bash": "# bash completion V2 for fabvote", "zsh": "#compdef fabvote", "fish": "# fish completion for fabvote"} {
 		var code int
-		out := captureStdout(t, func() { code, _ = fv(t, "completion", shell) })
+		out := clitest.Capture(t, &os.Stdout, func() { code, _ = fv(t, "completion", shell) })
 		if code != 0 || !strings.HasPrefix(out, want) {
 			t.Errorf("completion %s: exit %d, output starts %q, want %q", shell, code, out[:min(len(out), 40)], want)
 		}

@@ -11,27 +11,8 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
-
-// captureStderr runs fn with os.Stderr sent to a file and returns what was
-// written. Commands print their progress to os.Stderr, not to run's writer.
-func captureStderr(t *testing.T, fn func()) string {
-	t.Helper()
-	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	old := os.Stderr
-	os.Stderr = f
-	defer func() { os.Stderr = old }()
-	fn()
-	b, err := os.ReadFile(f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // contractCase is one command of TestEveryCommand.
 type contractCase struct {
@@ -148,7 +129,7 @@ func TestElectionCreateRefusalLeavesNoDir(t *testing.T) {
 			args := append([]string{"election", "create", "--election", "e1", "--candidates", "A,B", "--max-voters", "10", "--out", out}, tc.extra...)
 			var code int
 			var stderr string
-			captureStderr(t, func() { code, stderr = fv(t, args...) })
+			clitest.Capture(t, &os.Stderr, func() { code, stderr = fv(t, args...) })
 			if code == 0 || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want a failure naming %q", code, stderr, tc.want)
 			}
@@ -171,7 +152,7 @@ func TestEARollRefusesExistingRoll(t *testing.T) {
 	}
 	var code int
 	var stderr string
-	captureStderr(t, func() { code, stderr = fv(t, "ea", "roll", "--voters", "2", "--out", roll) })
+	clitest.Capture(t, &os.Stderr, func() { code, stderr = fv(t, "ea", "roll", "--voters", "2", "--out", roll) })
 	if code != 1 || !strings.Contains(stderr, "exists") {
 		t.Fatalf("second ea roll to the same file: exit %d, stderr %q; want exit 1 saying it exists", code, stderr)
 	}
@@ -187,7 +168,7 @@ func checkUsageError(t *testing.T, what string, args, want []string) {
 	t.Helper()
 	var code int
 	var stderr string
-	captureStderr(t, func() { code, stderr = fv(t, args...) })
+	clitest.Capture(t, &os.Stderr, func() { code, stderr = fv(t, args...) })
 	if code != 2 {
 		t.Errorf("%s: exit %d, want 2 (usage error); stderr:\n%s", what, code, stderr)
 	}
@@ -292,7 +273,7 @@ func TestElectionCreateContests(t *testing.T) {
 		}
 		var code int
 		var stderr string
-		captureStderr(t, func() {
+		clitest.Capture(t, &os.Stderr, func() {
 			code, stderr = fv(t, "election", "create", "--election", "e-"+name, "--contests", path, "--max-voters", "10", "--out", out)
 		})
 		return code, stderr, out

@@ -31,7 +31,8 @@ fabvote:
 	$(GO) build $(if $(CHAINCODE_GO_TAGS),-tags $(CHAINCODE_GO_TAGS)) -ldflags "-X main.version=$(FABVOTE_VERSION)" -o $(BIN)/fabvote ./cmd/fabvote
 
 # The packages of the command-line tools (internal/cli): each has a
-# TestCLIReference that checks, or with -update writes, its pages in docs/cli.
+# TestCLIReference (internal/cli/clitest) that checks, or with -update
+# (internal/gentest) writes, its pages in docs/cli.
 CLI_TOOLS := ./cmd/fabvote ./network/cmd/fabca ./network/cmd/ccaas-builder ./network/cmd/fabmon \
 	./network/cmd/cfgmerge ./network/cmd/netready ./deploy/helm/k8sschema
 

@@ -11,9 +11,6 @@
 package main
 
 import (
-	"io"
-	"os"
-
 	"github.com/spf13/pflag"
 
 	"github.com/fabvote/fabvote/internal/cli"
@@ -65,12 +62,6 @@ var commands = []command{
 		"print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
 }
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
-}
-
-// run runs the command line args and returns the exit status; errors, usage
-// and help go to stderr, the commands' output to os.Stdout.
-func run(args []string, stderr io.Writer) int {
-	return cli.Execute(newRootCommand(stderr), args, stderr)
-}
+// main runs the command line: errors, usage and help go to stderr, the
+// commands' output to os.Stdout.
+func main() { cli.Main(newRootCommand) }

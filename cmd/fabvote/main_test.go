@@ -14,6 +14,8 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
 	"github.com/fabvote/fabvote/internal/ballotstream"
+	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/registrar"
 )
@@ -22,49 +24,34 @@ import (
 func fv(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var stderr bytes.Buffer
-	code := run(args, &stderr)
+	code := cli.Execute(newRootCommand(&stderr), args, &stderr)
 	return code, stderr.String()
 }
 
 func TestUsage(t *testing.T) {
-	tests := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{nil, 2, "usage: fabvote COMMAND"},
-		{[]string{"help"}, 0, "election create"},
-		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
-		{[]string{"election"}, 2, "usage: fabvote election SUBCOMMAND"},
-		{[]string{"election", "frobnicate"}, 2, `fabvote election: unknown command "frobnicate"`},
-		{[]string{"election", "--help"}, 0, "  create  "},
-		{[]string{"help", "ballot"}, 0, "usage: fabvote ballot --manifest"},
-		{[]string{"ballot", "--help"}, 0, ""},
-		{[]string{"cast", "--nope"}, 2, "unknown flag: --nope"},
-		{[]string{"election", "create", "--election", "x"}, 2, "--max-voters is required"},
-		{[]string{"election", "create", "--election", "x", "--max-voters", "9", "--out", "d"}, 2, "give --candidates (one question: choose one) or --contests FILE, not both"},
-		{[]string{"election", "create", "--election", "x", "--max-voters", "9", "--out", "d", "--candidates", "a,b", "--contests", "f"}, 2, "not both"},
-		{[]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--trustees", "3", "--threshold", "4"}, 2, "--threshold 4 with --trustees 3"},
-		{[]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "+2h", "--end", "+1h"}, 2, "is not after --start"},
-		{[]string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "tomorrow"}, 2, `--start "tomorrow"`},
-		{[]string{"election", "create", "--election", "bad id!", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir()}, 1, "electionID"},
-		{[]string{"election", "create", "--election", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, 1, "repeats"},
-		{[]string{"cast", "--ballot", "a", "--ballots", "b"}, 2, "exactly one of --ballot or --ballots"},
-		{[]string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, 1, "is the network up?"},
-		{[]string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, 1, "--manifest"},
-		{[]string{"ea", "roll", "--voters", "0", "--out", "x"}, 2, "--voters 0"},
-	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stderr := fv(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
-			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Fatalf("stderr %q does not mention %q", stderr, tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Args: nil, Code: 2, Want: "usage: fabvote COMMAND"},
+		{Args: []string{"help"}, Code: 0, Want: "election create"},
+		{Args: []string{"frobnicate"}, Code: 2, Want: `unknown command "frobnicate"`},
+		{Args: []string{"election"}, Code: 2, Want: "usage: fabvote election SUBCOMMAND"},
+		{Args: []string{"election", "frobnicate"}, Code: 2, Want: `fabvote election: unknown command "frobnicate"`},
+		{Args: []string{"election", "--help"}, Code: 0, Want: "  create  "},
+		{Args: []string{"help", "ballot"}, Code: 0, Want: "usage: fabvote ballot --manifest"},
+		{Args: []string{"ballot", "--help"}, Code: 0, Want: ""},
+		{Args: []string{"cast", "--nope"}, Code: 2, Want: "unknown flag: --nope"},
+		{Args: []string{"election", "create", "--election", "x"}, Code: 2, Want: "--max-voters is required"},
+		{Args: []string{"election", "create", "--election", "x", "--max-voters", "9", "--out", "d"}, Code: 2, Want: "give --candidates (one question: choose one) or --contests FILE, not both"},
+		{Args: []string{"election", "create", "--election", "x", "--max-voters", "9", "--out", "d", "--candidates", "a,b", "--contests", "f"}, Code: 2, Want: "not both"},
+		{Args: []string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--trustees", "3", "--threshold", "4"}, Code: 2, Want: "--threshold 4 with --trustees 3"},
+		{Args: []string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "+2h", "--end", "+1h"}, Code: 2, Want: "is not after --start"},
+		{Args: []string{"election", "create", "--election", "x", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir(), "--start", "tomorrow"}, Code: 2, Want: `--start "tomorrow"`},
+		{Args: []string{"election", "create", "--election", "bad id!", "--candidates", "a,b", "--max-voters", "10", "--out", t.TempDir()}, Code: 1, Want: "electionID"},
+		{Args: []string{"election", "create", "--election", "x", "--candidates", "a,a", "--max-voters", "10", "--out", t.TempDir()}, Code: 1, Want: "repeats"},
+		{Args: []string{"cast", "--ballot", "a", "--ballots", "b"}, Code: 2, Want: "exactly one of --ballot or --ballots"},
+		{Args: []string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, Code: 1, Want: "is the network up?"},
+		{Args: []string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, Code: 1, Want: "--manifest"},
+		{Args: []string{"ea", "roll", "--voters", "0", "--out", "x"}, Code: 2, Want: "--voters 0"},
+	})
 }
 
 func mode(t *testing.T, p string) os.FileMode {

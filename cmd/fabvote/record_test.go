@@ -10,28 +10,10 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/audit"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 const recordFixtures = "../../internal/record/testdata/records"
-
-// captureStdout runs fn with os.Stdout sent to a file and returns it.
-func captureStdout(t *testing.T, fn func()) string {
-	t.Helper()
-	f, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	old := os.Stdout
-	os.Stdout = f
-	defer func() { os.Stdout = old }()
-	fn()
-	b, err := os.ReadFile(f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // TestVerifyRecordExit: exit 0 for a passing record, 1 for a failing one,
 // 2 for no record at all or a bad flag; the human report ends in its verdict.
@@ -64,7 +46,7 @@ func TestVerifyRecordExit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var code int
 			var stderr string
-			out := captureStdout(t, func() { code, stderr = fv(t, append([]string{"verify"}, tc.args...)...) })
+			out := clitest.Capture(t, &os.Stdout, func() { code, stderr = fv(t, append([]string{"verify"}, tc.args...)...) })
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, tc.code, stderr, out)
 			}
@@ -91,7 +73,7 @@ func TestVerifyRecordAnchors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var genesis string
-	out := captureStdout(t, func() { fv(t, "verify", "--json", "--record", good) })
+	out := clitest.Capture(t, &os.Stdout, func() { fv(t, "verify", "--json", "--record", good) })
 	var rep struct {
 		GenesisHash string
 		Anchors     map[string]*string
@@ -103,12 +85,12 @@ func TestVerifyRecordAnchors(t *testing.T) {
 	if len(rep.Anchors) != 2 || rep.Anchors["genesisHash"] != nil || rep.Anchors["manifestSHA256"] != nil {
 		t.Errorf("without anchors: %s, want both null", out)
 	}
-	human := captureStdout(t, func() { fv(t, "verify", "--record", good) })
+	human := clitest.Capture(t, &os.Stdout, func() { fv(t, "verify", "--record", good) })
 	if !strings.Contains(human, "anchors:         none given: only the record's internal consistency was checked") {
 		t.Errorf("without anchors the human report does not say so:\n%s", human)
 	}
 	anchored := []string{"--record", good, "--genesis-hash", genesis, "--manifest", good + "/manifest.json"}
-	out = captureStdout(t, func() { fv(t, append([]string{"verify", "--json"}, anchored...)...) })
+	out = clitest.Capture(t, &os.Stdout, func() { fv(t, append([]string{"verify", "--json"}, anchored...)...) })
 	rep.Anchors = nil
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
@@ -117,7 +99,7 @@ func TestVerifyRecordAnchors(t *testing.T) {
 	if g, m := rep.Anchors["genesisHash"], rep.Anchors["manifestSHA256"]; g == nil || *g != genesis || m == nil || *m != hex.EncodeToString(sum[:]) {
 		t.Errorf("with both anchors: %s", out)
 	}
-	human = captureStdout(t, func() { fv(t, append([]string{"verify"}, anchored...)...) })
+	human = clitest.Capture(t, &os.Stdout, func() { fv(t, append([]string{"verify"}, anchored...)...) })
 	for _, w := range []string{"genesis hash " + genesis + " (--genesis-hash): checked", "SHA-256 " + hex.EncodeToString(sum[:]) + " (--manifest): checked"} {
 		if !strings.Contains(human, w) || strings.Contains(human, "none given") {
 			t.Errorf("with both anchors the human report lacks %q:\n%s", w, human)
@@ -135,7 +117,7 @@ func TestVerifyRecordJSON(t *testing.T) {
 		kinds string
 	}{{"late-ballot", 0, 1, ""}, {"result-foreign-partial", 1, 0, "RESULT"}} {
 		var code int
-		out := captureStdout(t, func() { code, _ = fv(t, "verify", "--json", "--record", recordFixtures+"/"+tc.dir) })
+		out := clitest.Capture(t, &os.Stdout, func() { code, _ = fv(t, "verify", "--json", "--record", recordFixtures+"/"+tc.dir) })
 		if code != tc.code {
 			t.Fatalf("%s: exit %d, want %d", tc.dir, code, tc.code)
 		}
@@ -199,7 +181,7 @@ func checkRecordSite(t *testing.T, tc siteCase) {
 	site := filepath.Join(t.TempDir(), "site")
 	var code int
 	var stderr string
-	out := captureStdout(t, func() {
+	out := clitest.Capture(t, &os.Stdout, func() {
 		code, stderr = fv(t, append([]string{"record", "site", "--out", site}, tc.args...)...)
 	})
 	if code != tc.code {
@@ -252,7 +234,7 @@ type siteReports struct {
 
 // writeSiteReports writes the reports of the record good.
 func writeSiteReports(t *testing.T, good string) siteReports {
-	goodJSON := captureStdout(t, func() { fv(t, "verify", "--json", "--record", good) })
+	goodJSON := clitest.Capture(t, &os.Stdout, func() { fv(t, "verify", "--json", "--record", good) })
 	var genesis struct{ GenesisHash, ElectionID, RecordDigest string }
 	if err := json.Unmarshal([]byte(goodJSON), &genesis); err != nil || len(genesis.GenesisHash) != 64 || len(genesis.RecordDigest) != 64 {
 		t.Fatalf("verify --json: %v\n%s", err, goodJSON)
@@ -318,7 +300,7 @@ func TestReceiptCheckRecord(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var code int
 			var stderr string
-			out := captureStdout(t, func() { code, stderr = fv(t, append([]string{"receipt", "check"}, tc.args...)...) })
+			out := clitest.Capture(t, &os.Stdout, func() { code, stderr = fv(t, append([]string{"receipt", "check"}, tc.args...)...) })
 			if code != tc.code || !strings.Contains(out+stderr, tc.want) {
 				t.Fatalf("exit %d (want %d); stdout %s; stderr %s; want %q", code, tc.code, out, stderr, tc.want)
 			}

@@ -2,17 +2,13 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"regexp"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
-
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite the CLI reference in docs/cli from the command tree")
 
 // referenceDir is docs/cli, from this package's directory.
 const referenceDir = "../../docs/cli"
@@ -20,7 +16,7 @@ const referenceDir = "../../docs/cli"
 // TestCLIReference fails, naming the file, where fabvote's pages in
 // docs/cli differ from the command tree; with -update it writes them.
 func TestCLIReference(t *testing.T) {
-	cli.CheckReference(t, reference(newRootCommand(io.Discard)), referenceDir, *updateReference)
+	clitest.CheckReference(t, reference(newRootCommand(io.Discard)), referenceDir)
 }
 
 // TestCLIReferenceIsDeterministic builds the reference twice: a page that

@@ -22,6 +22,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/election/electiontest"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/fabvote/fabvote/internal/registrar"
@@ -31,7 +32,7 @@ import (
 // `fabvote ea serve` as a real process and kill it.
 func TestMain(m *testing.M) {
 	if os.Getenv("FABVOTE_TEST_AS_CLI") == "1" {
-		os.Exit(run(os.Args[1:], os.Stderr))
+		cli.Main(newRootCommand)
 	}
 	os.Exit(m.Run())
 }

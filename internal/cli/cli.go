@@ -4,16 +4,19 @@
 // command tree.
 //
 // A tool builds its cobra tree, calls Configure on the root and runs it
-// with Execute, which returns the exit status: 0 success, 1 failure, 2 bad
-// usage (an unknown command or flag, a stray argument, a badly typed value,
-// or an error made by Usagef). Usage and help go to stderr; a command
-// writes its own output to standard output.
+// with Execute (through Main, in its main function), which returns the
+// exit status: 0 success, 1 failure, 2 bad usage (an unknown command or
+// flag, a stray argument, a badly typed value, or an error made by
+// Usagef). Usage and help go to stderr; a command writes its own output to
+// standard output. A tool's tests check its exit statuses and its
+// reference with package clitest.
 package cli
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -63,6 +66,12 @@ func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
 		cmd = root
 	}
 	return exitStatus(cmd.CommandPath(), err, stderr)
+}
+
+// Main is the main function of a tool whose root command newRoot builds:
+// it runs the process's command line and exits with Execute's status.
+func Main(newRoot func(stderr io.Writer) *cobra.Command) {
+	os.Exit(Execute(newRoot(os.Stderr), os.Args[1:], os.Stderr))
 }
 
 // exitStatus reports err of the command named name on stderr and returns

@@ -1,80 +1,41 @@
-package cli
+package cli_test
 
 import (
 	"bytes"
-	"errors"
+	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-)
 
-// testTree is a small tool in the convention: `tool greet --name N
-// [--loud] [--count N]` (--who is its deprecated alias of --name),
-// `tool fail`, `tool report`, and a parent command `tool group sub`.
-func testTree(stderr *bytes.Buffer) *cobra.Command {
-	root := &cobra.Command{Use: "tool COMMAND [flags]", Short: "a test tool", Args: UnknownCommand, RunE: ShowUsage}
-	var name string
-	greet := &cobra.Command{Use: "greet --name N", Short: "greet someone", Args: NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if name == "" {
-				return Usagef("--name is required")
-			}
-			stderr.WriteString("hello " + name + "\n")
-			return nil
-		}}
-	greet.Flags().StringVar(&name, "name", "", "whom to greet")
-	greet.Flags().Bool("loud", false, "shout")
-	greet.Flags().Int("count", 1, "how many times")
-	Alias(greet.Flags(), "name", "who")
-	fail := &cobra.Command{Use: "fail", Short: "fail", Args: NoArgs,
-		RunE: func(*cobra.Command, []string) error { return errors.New("it broke") }}
-	report := &cobra.Command{Use: "report", Short: "fail, reported", Args: NoArgs,
-		RunE: func(*cobra.Command, []string) error { return ErrReported }}
-	group := &cobra.Command{Use: "group SUBCOMMAND", Short: "a parent", Args: UnknownCommand, RunE: ShowUsage}
-	group.AddCommand(&cobra.Command{Use: "sub", Short: "a child", Args: NoArgs, RunE: func(*cobra.Command, []string) error { return nil }})
-	root.AddCommand(greet, fail, report, group)
-	Configure(root, stderr)
-	return root
-}
+	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
+	"github.com/fabvote/fabvote/internal/cli/internal/testtool"
+)
 
 // TestExecute checks the exit status and message of each kind of outcome.
 func TestExecute(t *testing.T) {
-	tests := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"greet", "--name", "x"}, 0, "hello x"},
-		{[]string{"greet", "-name", "x"}, 0, "hello x"},
-		{[]string{"--help"}, 0, "usage: tool COMMAND [flags]"},
-		{[]string{"help", "greet"}, 0, "usage: tool greet --name N"},
-		{[]string{"group", "--help"}, 0, "  sub  a child"},
-		{[]string{"fail"}, 1, "tool fail: it broke\n"},
-		{[]string{"report"}, 1, ""},
-		{nil, 2, "usage: tool COMMAND"},
-		{[]string{"nope"}, 2, "tool: unknown command \"nope\" (see `tool --help`)"},
-		{[]string{"group"}, 2, "usage: tool group SUBCOMMAND"},
-		{[]string{"group", "nope"}, 2, `tool group: unknown command "nope"`},
-		{[]string{"greet"}, 2, "tool greet: --name is required (see `tool greet --help`)"},
-		{[]string{"greet", "--nope"}, 2, "unknown flag: --nope"},
-		{[]string{"greet", "stray"}, 2, `unexpected argument "stray"`},
-		{[]string{"greet", "--count", "x"}, 2, `invalid argument "x" for "--count"`},
-		{[]string{"completion", "tcsh"}, 2, "want one shell: bash, zsh, fish"},
-	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := Execute(testTree(&stderr), tc.args, &stderr)
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, testtool.NewRootCommand, []clitest.Case{
+		{Args: []string{"greet", "--name", "x"}, Code: 0, Want: "hello x"},
+		{Args: []string{"greet", "-name", "x"}, Code: 0, Want: "hello x"},
+		{Args: []string{"--help"}, Code: 0, Want: "usage: tool COMMAND [flags]"},
+		{Args: []string{"help", "greet"}, Code: 0, Want: "usage: tool greet --name N"},
+		{Args: []string{"group", "--help"}, Code: 0, Want: "  sub  a child"},
+		{Args: []string{"fail"}, Code: 1, Want: "tool fail: it broke\n"},
+		{Args: []string{"report"}, Code: 1, Want: ""},
+		{Args: nil, Code: 2, Want: "usage: tool COMMAND"},
+		{Args: []string{"nope"}, Code: 2, Want: "tool: unknown command \"nope\" (see `tool --help`)"},
+		{Args: []string{"group"}, Code: 2, Want: "usage: tool group SUBCOMMAND"},
+		{Args: []string{"group", "nope"}, Code: 2, Want: `tool group: unknown command "nope"`},
+		{Args: []string{"greet"}, Code: 2, Want: "tool greet: --name is required (see `tool greet --help`)"},
+		{Args: []string{"greet", "--nope"}, Code: 2, Want: "unknown flag: --nope"},
+		{Args: []string{"greet", "stray"}, Code: 2, Want: `unexpected argument "stray"`},
+		{Args: []string{"greet", "--count", "x"}, Code: 2, Want: `invalid argument "x" for "--count"`},
+		{Args: []string{"completion", "tcsh"}, Code: 2, Want: "want one shell: bash, zsh, fish"},
+	})
 }
 
 // TestHelpFormat: a command that only has subcommands lists them; a leaf
@@ -82,7 +43,7 @@ func TestExecute(t *testing.T) {
 // lists both.
 func TestHelpFormat(t *testing.T) {
 	var b bytes.Buffer
-	root := testTree(&b)
+	root := testtool.NewRootCommand(&b)
 	for _, tc := range []struct {
 		args        []string
 		want, avoid []string
@@ -91,7 +52,7 @@ func TestHelpFormat(t *testing.T) {
 		{[]string{"greet", "--help"}, []string{"flags:\n", "--name string", "--loud"}, []string{"commands:", "--who"}},
 	} {
 		b.Reset()
-		if code := Execute(root, tc.args, &b); code != 0 {
+		if code := cli.Execute(root, tc.args, &b); code != 0 {
 			t.Fatalf("%q: exit %d", tc.args, code)
 		}
 		for _, w := range tc.want {
@@ -105,11 +66,11 @@ func TestHelpFormat(t *testing.T) {
 			}
 		}
 	}
-	leafWithCommands := &cobra.Command{Use: "one --x X", Short: "one", Args: NoArgs, RunE: func(*cobra.Command, []string) error { return nil }}
+	leafWithCommands := &cobra.Command{Use: "one --x X", Short: "one", Args: cli.NoArgs, RunE: func(*cobra.Command, []string) error { return nil }}
 	leafWithCommands.Flags().String("x", "", "the x")
-	Configure(leafWithCommands, &b)
+	cli.Configure(leafWithCommands, &b)
 	b.Reset()
-	WriteHelp(&b, leafWithCommands)
+	cli.WriteHelp(&b, leafWithCommands)
 	if !strings.Contains(b.String(), "flags:\n      --x string") || !strings.Contains(b.String(), "commands:\n  completion") {
 		t.Errorf("a tool with flags and the completion command: help\n%s", b.String())
 	}
@@ -118,32 +79,19 @@ func TestHelpFormat(t *testing.T) {
 // TestAlias: the old name sets the new name's variable and prints the
 // deprecation notice; giving both names is a usage error.
 func TestAlias(t *testing.T) {
-	tests := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"greet", "--who", "x"}, 0, "Flag --who has been deprecated, use --name instead\nhello x"},
-		{[]string{"greet", "-who=x"}, 0, "hello x"},
-		{[]string{"greet", "--name", "x", "--who", "y"}, 2, "give --who or --name, not both"},
-		{[]string{"greet", "--who", "y", "--name", "x"}, 2, "give --name or --who, not both"},
-	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := Execute(testTree(&stderr), tc.args, &stderr)
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, testtool.NewRootCommand, []clitest.Case{
+		{Args: []string{"greet", "--who", "x"}, Code: 0, Want: "Flag --who has been deprecated, use --name instead\nhello x"},
+		{Args: []string{"greet", "-who=x"}, Code: 0, Want: "hello x"},
+		{Args: []string{"greet", "--name", "x", "--who", "y"}, Code: 2, Want: "give --who or --name, not both"},
+		{Args: []string{"greet", "--who", "y", "--name", "x"}, Code: 2, Want: "give --name or --who, not both"},
+	})
 }
 
 // TestAliasBool: a boolean alias takes no value, as its flag.
 func TestAliasBool(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}
 	loud := cmd.Flags().Bool("loud", false, "shout")
-	Alias(cmd.Flags(), "loud", "shout")
+	cli.Alias(cmd.Flags(), "loud", "shout")
 	if err := cmd.Flags().Parse([]string{"--shout"}); err != nil || !*loud {
 		t.Fatalf("--shout: err %v, loud %v", err, *loud)
 	}
@@ -171,7 +119,7 @@ func TestDoubleDashLongFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			got := doubleDashLongFlags(testTree(new(bytes.Buffer)), tc.args)
+			got := cli.DoubleDashLongFlags(testtool.NewRootCommand(io.Discard), tc.args)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
@@ -184,31 +132,13 @@ func TestDoubleDashLongFlags(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	for shell, want := range map[string]string{"bash": "# bash completion V2 for tool", "zsh": "#compdef tool", "fish": "# fish completion for tool"} {
 		var code int
-		out := captureStdout(t, func() { code = Execute(testTree(new(bytes.Buffer)), []string{"completion", shell}, new(bytes.Buffer)) })
+		out := clitest.Capture(t, &os.Stdout, func() {
+			code = cli.Execute(testtool.NewRootCommand(io.Discard), []string{"completion", shell}, io.Discard)
+		})
 		if code != 0 || !strings.HasPrefix(out, want) {
 			t.Errorf("completion %s: exit %d, output starts %q, want %q", shell, code, out[:min(len(out), 40)], want)
 		}
 	}
-}
-
-// captureStdout runs fn with os.Stdout sent to a file and returns what was
-// written.
-func captureStdout(t *testing.T, fn func()) string {
-	t.Helper()
-	f, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	old := os.Stdout
-	os.Stdout = f
-	defer func() { os.Stdout = old }()
-	fn()
-	b, err := os.ReadFile(f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestRequired: a flag is missing when it is undefined, an empty string,
@@ -231,12 +161,12 @@ func TestRequired(t *testing.T) {
 		if err := cmd.Flags().Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		err := Required(cmd.Flags(), "s", "n")
-		if (tc.want == "") != (err == nil) || (err != nil && (!IsUsage(err) || err.Error() != tc.want)) {
+		err := cli.Required(cmd.Flags(), "s", "n")
+		if (tc.want == "") != (err == nil) || (err != nil && (!cli.IsUsage(err) || err.Error() != tc.want)) {
 			t.Errorf("%q: error %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if err := Required(pflagSet(), "undefined"); err == nil || err.Error() != "--undefined is required" {
+	if err := cli.Required(pflagSet(), "undefined"); err == nil || err.Error() != "--undefined is required" {
 		t.Errorf("an undefined flag: error %v", err)
 	}
 }

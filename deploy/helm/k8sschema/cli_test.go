@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // TestExitStatus runs the command line in-process: help and success exit
@@ -20,35 +18,18 @@ func TestExitStatus(t *testing.T) {
 	if err := os.WriteFile(sw, []byte(miniSwagger), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"help", []string{"--help"}, 0, "usage: k8sschema --swagger swagger.json --out DIR"},
-		{"schemas", []string{"--swagger", sw, "--out", filepath.Join(dir, "out")}, 0, ""},
-		{"single-dash flags", []string{"-swagger", sw, "-out", filepath.Join(dir, "out2")}, 0, ""},
-		{"unknown kind", []string{"--swagger", sw, "--out", filepath.Join(dir, "o"), "--kinds", "CronJob"}, 1, "k8sschema: kind CronJob is not in"},
-		{"missing swagger file", []string{"--swagger", filepath.Join(dir, "none.json"), "--out", dir}, 1, "none.json"},
-		{"no --swagger", []string{"--out", dir}, 2, "--swagger is required (see `k8sschema --help`)"},
-		{"no --out", []string{"--swagger", sw}, 2, "--out is required"},
-		{"unknown flag", []string{"--nope"}, 2, "unknown flag: --nope"},
-		{"stray argument", []string{"--swagger", sw, "--out", dir, "x"}, 2, `unexpected argument "x"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if code := run(tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "help", Args: []string{"--help"}, Code: 0, Want: "usage: k8sschema --swagger swagger.json --out DIR"},
+		{Name: "schemas", Args: []string{"--swagger", sw, "--out", filepath.Join(dir, "out")}, Code: 0, Want: ""},
+		{Name: "single-dash flags", Args: []string{"-swagger", sw, "-out", filepath.Join(dir, "out2")}, Code: 0, Want: ""},
+		{Name: "unknown kind", Args: []string{"--swagger", sw, "--out", filepath.Join(dir, "o"), "--kinds", "CronJob"}, Code: 1, Want: "k8sschema: kind CronJob is not in"},
+		{Name: "missing swagger file", Args: []string{"--swagger", filepath.Join(dir, "none.json"), "--out", dir}, Code: 1, Want: "none.json"},
+		{Name: "no --swagger", Args: []string{"--out", dir}, Code: 2, Want: "--swagger is required (see `k8sschema --help`)"},
+		{Name: "no --out", Args: []string{"--swagger", sw}, Code: 2, Want: "--out is required"},
+		{Name: "unknown flag", Args: []string{"--nope"}, Code: 2, Want: "unknown flag: --nope"},
+		{Name: "stray argument", Args: []string{"--swagger", sw, "--out", dir, "x"}, Code: 2, Want: `unexpected argument "x"`},
+	})
 }
-
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite k8sschema's pages in docs/cli from the command tree")
 
 // TestCLIReference fails, naming the file, where k8sschema's pages in
 // docs/cli differ from the command tree; with -update it writes them.
@@ -59,5 +40,5 @@ func TestCLIReference(t *testing.T) {
 		About: "`make helm-test` runs it once per Kubernetes release to write the schemas of the kinds the charts use " +
 			"(deploy/helm/README.md), so that kubeconform needs no network.",
 	}
-	cli.CheckReference(t, ref, "../../../docs/cli", *updateReference)
+	clitest.CheckReference(t, ref, "../../../docs/cli")
 }

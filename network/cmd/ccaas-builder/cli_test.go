@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // TestExitStatus runs each step's command line in-process: success (and
@@ -33,44 +31,45 @@ func TestExitStatus(t *testing.T) {
 	src := write("src/connection.json", `{"address":"127.0.0.1:9999","tls_required":false}`)
 	pemFile := filepath.Join(write("pem/c.pem", testPEM), "c.pem")
 	conn := []string{"connection", "--address", "a:1", "--root-cert", pemFile, "--client-cert", pemFile, "--client-key", pemFile}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"help", []string{"--help"}, 0, "  detect      exit 0 if METADATA_DIR/metadata.json has type ccaas"},
-		{"detect ccaas", []string{"detect", src, ccaas}, 0, ""},
-		{"build", []string{"build", src, ccaas, filepath.Join(dir, "out")}, 0, ""},
-		{"release", []string{"release", filepath.Join(dir, "out"), filepath.Join(dir, "rel")}, 0, ""},
-		{"connection", append(conn, "--out", filepath.Join(dir, "conn.json")), 0, ""},
-		{"connection, single dash", []string{"connection", "-address", "a:1", "-root-cert", pemFile, "-client-cert", pemFile,
-			"-client-key", pemFile, "-out", filepath.Join(dir, "conn2.json")}, 0, ""},
-		{"detect golang", []string{"detect", src, golang}, 1, ""},
-		{"detect without metadata", []string{"detect", src, dir}, 1, "ccaas-builder detect: "},
-		{"build without connection.json", []string{"build", dir, ccaas, filepath.Join(dir, "out2")}, 1, "ccaas-builder build: open "},
-		{"connection, missing PEM file", append(slices.Clone(conn[:len(conn)-1]), filepath.Join(dir, "none"), "--out", filepath.Join(dir, "c3.json")), 1, "--client-key"},
-		{"no step", nil, 2, "usage: ccaas-builder STEP ARGS"},
-		{"unknown step", []string{"launch"}, 2, `unknown command "launch"`},
-		{"detect, one directory", []string{"detect", src}, 2, "want SOURCE_DIR METADATA_DIR (see `ccaas-builder detect --help`)"},
-		{"build, two directories", []string{"build", src, ccaas}, 2, "want SOURCE_DIR METADATA_DIR OUTPUT_DIR"},
-		{"release, three directories", []string{"release", src, ccaas, dir}, 2, "want OUTPUT_DIR RELEASE_DIR"},
-		{"connection without --out", conn, 2, "--out is required"},
-		{"connection without --root-cert", []string{"connection", "--address", "a:1", "--out", "x"}, 2, "--root-cert is required"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if code := run(tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "help", Args: []string{"--help"}, Code: 0, Want: "  detect      exit 0 if METADATA_DIR/metadata.json has type ccaas"},
+		{Name: "detect ccaas", Args: []string{"detect", src, ccaas}, Code: 0, Want: ""},
+		{Name: "build", Args: []string{"build", src, ccaas, filepath.Join(dir, "out")}, Code: 0, Want: ""},
+		{Name: "release", Args: []string{"release", filepath.Join(dir, "out"), filepath.Join(dir, "rel")}, Code: 0, Want: ""},
+		{Name: "connection", Args: append(conn, "--out", filepath.Join(dir, "conn.json")), Code: 0, Want: ""},
+		{Name: "connection, single dash", Args: []string{"connection", "-address", "a:1", "-root-cert", pemFile, "-client-cert", pemFile,
+			"-client-key", pemFile, "-out", filepath.Join(dir, "conn2.json")}, Code: 0, Want: ""},
+		{Name: "detect golang", Args: []string{"detect", src, golang}, Code: 1, Want: ""},
+		{Name: "detect without metadata", Args: []string{"detect", src, dir}, Code: 1, Want: "ccaas-builder detect: "},
+		{Name: "build without connection.json", Args: []string{"build", dir, ccaas, filepath.Join(dir, "out2")}, Code: 1, Want: "ccaas-builder build: open "},
+		{Name: "connection, missing PEM file", Args: append(slices.Clone(conn[:len(conn)-1]), filepath.Join(dir, "none"), "--out", filepath.Join(dir, "c3.json")), Code: 1, Want: "--client-key"},
+		{Name: "no step", Args: nil, Code: 2, Want: "usage: ccaas-builder STEP ARGS"},
+		{Name: "unknown step", Args: []string{"launch"}, Code: 2, Want: `unknown command "launch"`},
+		{Name: "detect, one directory", Args: []string{"detect", src}, Code: 2, Want: "want SOURCE_DIR METADATA_DIR (see `ccaas-builder detect --help`)"},
+		{Name: "build, two directories", Args: []string{"build", src, ccaas}, Code: 2, Want: "want SOURCE_DIR METADATA_DIR OUTPUT_DIR"},
+		{Name: "release, three directories", Args: []string{"release", src, ccaas, dir}, Code: 2, Want: "want OUTPUT_DIR RELEASE_DIR"},
+		{Name: "connection without --out", Args: conn, Code: 2, Want: "--out is required"},
+		{Name: "connection without --root-cert", Args: []string{"connection", "--address", "a:1", "--out", "x"}, Code: 2, Want: "--root-cert is required"},
+	})
 }
 
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite ccaas-builder's pages in docs/cli from the command tree")
+// TestStepArgs: run through a link named after a peer step, the binary
+// runs that step; under any other name, the command line as given.
+func TestStepArgs(t *testing.T) {
+	tests := []struct {
+		argv, want []string
+	}{
+		{[]string{"/peer/builder/bin/detect", "src", "meta"}, []string{"detect", "src", "meta"}},
+		{[]string{"bin/release", "out", "rel"}, []string{"release", "out", "rel"}},
+		{[]string{"ccaas-builder", "build", "src", "meta", "out"}, []string{"build", "src", "meta", "out"}},
+		{[]string{"bin/connection", "--out", "x"}, []string{"--out", "x"}},
+	}
+	for _, tc := range tests {
+		if got := stepArgs(tc.argv); !slices.Equal(got, tc.want) {
+			t.Errorf("stepArgs(%q) = %q, want %q", tc.argv, got, tc.want)
+		}
+	}
+}
 
 // TestCLIReference fails, naming the file, where ccaas-builder's pages in
 // docs/cli differ from the command tree; with -update it writes them.
@@ -85,5 +84,5 @@ func TestCLIReference(t *testing.T) {
 			"the network tools run connection.",
 		Failures: "detect finding a package that is not ccaas",
 	}
-	cli.CheckReference(t, ref, "../../../docs/cli", *updateReference)
+	clitest.CheckReference(t, ref, "../../../docs/cli")
 }

@@ -49,18 +49,21 @@ const PackageType = "ccaas"
 // to this binary.
 var peerSteps = []string{"detect", "build", "release"}
 
+// main runs the command line as cli.Main does, but with the step first
+// when the peer runs the binary through a step's link (stepArgs).
 func main() {
-	args := os.Args[1:]
-	if step := filepath.Base(os.Args[0]); slices.Contains(peerSteps, step) {
-		args = append([]string{step}, args...)
-	}
-	os.Exit(run(args, os.Stderr))
+	os.Exit(cli.Execute(newRootCommand(os.Stderr), stepArgs(os.Args), os.Stderr))
 }
 
-// run runs the command line args and returns the exit status; errors and
-// help go to stderr.
-func run(args []string, stderr io.Writer) int {
-	return cli.Execute(newRootCommand(stderr), args, stderr)
+// stepArgs is the command line of the process run as argv: the arguments
+// after the program's name, after the step's name when the program is
+// invoked through a link named after one of peerSteps (bin/detect).
+func stepArgs(argv []string) []string {
+	args := argv[1:]
+	if step := filepath.Base(argv[0]); slices.Contains(peerSteps, step) {
+		args = append([]string{step}, args...)
+	}
+	return args
 }
 
 func newRootCommand(stderr io.Writer) *cobra.Command {

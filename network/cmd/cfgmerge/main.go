@@ -17,15 +17,7 @@ import (
 	"github.com/fabvote/fabvote/network/cfgmerge"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
-}
-
-// run runs the command line args and returns the exit status; errors and
-// help go to stderr.
-func run(args []string, stderr io.Writer) int {
-	return cli.Execute(newRootCommand(stderr), args, stderr)
-}
+func main() { cli.Main(newRootCommand) }
 
 func newRootCommand(stderr io.Writer) *cobra.Command {
 	var base, override, out string

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // TestExitStatus runs the command line in-process: help and success exit
@@ -24,37 +23,20 @@ func TestExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := []string{"--base", base, "--override", override}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"help", []string{"--help"}, 0, "usage: cfgmerge --base upstream.yaml"},
-		{"merge", append(files, "--out", out), 0, ""},
-		{"single-dash flags", []string{"-base", base, "-override", override, "-out", out}, 0, ""},
-		{"missing base", []string{"--base", filepath.Join(dir, "none.yaml"), "--override", override, "--out", out}, 1, "cfgmerge: "},
-		{"no --out", files, 2, "--out is required (see `cfgmerge --help`)"},
-		{"no --base", []string{"--override", override, "--out", out}, 2, "--base is required"},
-		{"unknown flag", []string{"--nope"}, 2, "unknown flag: --nope"},
-		{"stray argument", append(files, "--out", out, "x"), 2, `unexpected argument "x"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if code := run(tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "help", Args: []string{"--help"}, Code: 0, Want: "usage: cfgmerge --base upstream.yaml"},
+		{Name: "merge", Args: append(files, "--out", out), Code: 0, Want: ""},
+		{Name: "single-dash flags", Args: []string{"-base", base, "-override", override, "-out", out}, Code: 0, Want: ""},
+		{Name: "missing base", Args: []string{"--base", filepath.Join(dir, "none.yaml"), "--override", override, "--out", out}, Code: 1, Want: "cfgmerge: "},
+		{Name: "no --out", Args: files, Code: 2, Want: "--out is required (see `cfgmerge --help`)"},
+		{Name: "no --base", Args: []string{"--override", override, "--out", out}, Code: 2, Want: "--base is required"},
+		{Name: "unknown flag", Args: []string{"--nope"}, Code: 2, Want: "unknown flag: --nope"},
+		{Name: "stray argument", Args: append(files, "--out", out, "x"), Code: 2, Want: `unexpected argument "x"`},
+	})
 	if got, err := os.ReadFile(out); err != nil || !strings.Contains(string(got), "b: 3") || !strings.Contains(string(got), "c: 2") {
 		t.Fatalf("merged file %q (%v)", got, err)
 	}
 }
-
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite cfgmerge's pages in docs/cli from the command tree")
 
 // TestCLIReference fails, naming the file, where cfgmerge's pages in
 // docs/cli differ from the command tree; with -update it writes them.
@@ -65,5 +47,5 @@ func TestCLIReference(t *testing.T) {
 		About: "The network scripts run it once per node to write its core.yaml or orderer.yaml " +
 			"from upstream's sampleconfig and network/config's overrides (network/README.md).",
 	}
-	cli.CheckReference(t, ref, "../../../docs/cli", *updateReference)
+	clitest.CheckReference(t, ref, "../../../docs/cli")
 }

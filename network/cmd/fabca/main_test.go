@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // TestExitStatus runs the command line in-process: help exits 0, a
@@ -27,29 +25,16 @@ func TestExitStatus(t *testing.T) {
 	base := []string{"--client", "/bin/false", "--domain", "ea.local", "--dir", dir, "--nodes", "peer0",
 		"--ca", "127.0.0.1:1", "--ca-tls-cert", good, "--tlsca", "127.0.0.1:2", "--tlsca-tls-cert", good}
 	with := func(extra ...string) []string { return append(append([]string{}, base...), extra...) }
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"help", []string{"--help"}, 0, "usage: fabca --client FILE"},
-		{"missing registrar file", with("--ca-registrar-file", filepath.Join(dir, "none"), "--tlsca-registrar-file", good), 1, "fabca: --ca-registrar-file"},
-		{"malformed registrar file", with("--ca-registrar-file", good, "--tlsca-registrar-file", bad), 1, "want one line user:password"},
-		{"no registrar files", base, 2, "--ca-registrar-file is required (see `fabca --help`)"},
-		{"no TLS CA registrar", with("--ca-registrar-file", good), 2, "--tlsca-registrar-file is required"},
-		{"no domain", []string{"--client", "x"}, 2, "--domain is required"},
-		{"bad timeout", with("--timeout", "soon"), 2, `invalid argument "soon" for "--timeout"`},
-		{"stray argument", with("--ca-registrar-file", good, "--tlsca-registrar-file", good, "extra"), 2, `unexpected argument "extra"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if code := run(tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "help", Args: []string{"--help"}, Code: 0, Want: "usage: fabca --client FILE"},
+		{Name: "missing registrar file", Args: with("--ca-registrar-file", filepath.Join(dir, "none"), "--tlsca-registrar-file", good), Code: 1, Want: "fabca: --ca-registrar-file"},
+		{Name: "malformed registrar file", Args: with("--ca-registrar-file", good, "--tlsca-registrar-file", bad), Code: 1, Want: "want one line user:password"},
+		{Name: "no registrar files", Args: base, Code: 2, Want: "--ca-registrar-file is required (see `fabca --help`)"},
+		{Name: "no TLS CA registrar", Args: with("--ca-registrar-file", good), Code: 2, Want: "--tlsca-registrar-file is required"},
+		{Name: "no domain", Args: []string{"--client", "x"}, Code: 2, Want: "--domain is required"},
+		{Name: "bad timeout", Args: with("--timeout", "soon"), Code: 2, Want: `invalid argument "soon" for "--timeout"`},
+		{Name: "stray argument", Args: with("--ca-registrar-file", good, "--tlsca-registrar-file", good, "extra"), Code: 2, Want: `unexpected argument "extra"`},
+	})
 }
 
 func TestSplit(t *testing.T) {
@@ -57,10 +42,6 @@ func TestSplit(t *testing.T) {
 		t.Fatalf("split = %q", got)
 	}
 }
-
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite fabca's pages in docs/cli from the command tree")
 
 // TestCLIReference fails, naming the file, where fabca's pages in docs/cli
 // differ from the command tree; with -update it writes them.
@@ -72,5 +53,5 @@ func TestCLIReference(t *testing.T) {
 			"MSP and TLS, and writes them in cryptogen's layout (package network/fabca). " +
 			"Each registrar file holds user:password of that server's bootstrap registrar (0600, in the organisation's directory).",
 	}
-	cli.CheckReference(t, ref, "../../../docs/cli", *updateReference)
+	clitest.CheckReference(t, ref, "../../../docs/cli")
 }

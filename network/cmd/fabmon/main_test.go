@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // TestExitStatus runs the command line in-process: help exits 0, a
@@ -23,51 +21,35 @@ func TestExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "prometheus.yml")
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"help", []string{"--help"}, 0, "  prometheus  write the Prometheus scrape configuration"},
-		{"prometheus help", []string{"prometheus", "--help"}, 0, "--registrar stringArray"},
-		{"missing network.json", []string{"prometheus", "--network", filepath.Join(dir, "none.json"), "--out", out}, 1, "none.json"},
-		{"incomplete network.json", []string{"prometheus", "--network", incomplete, "--out", out}, 1, "monitoringClient"},
-		{"no command", nil, 2, "usage: fabmon COMMAND"},
-		{"unknown command", []string{"grafana"}, 2, `unknown command "grafana"`},
-		{"prometheus without network", []string{"prometheus", "--out", out}, 2, "--network is required (see `fabmon prometheus --help`)"},
-		{"dashboard without out", []string{"dashboard"}, 2, "--out is required"},
-		{"bad interval", []string{"prometheus", "--network", incomplete, "--interval", "soon", "--out", out}, 2, `invalid argument "soon" for "--interval"`},
-		{"stray argument", []string{"prometheus", "--network", incomplete, "--registrar", "a:1", "b:2", "--out", out}, 2, `unexpected argument "b:2" (repeat --registrar`},
+	cases := []clitest.Case{
+		{Name: "help", Args: []string{"--help"}, Code: 0, Want: "  prometheus  write the Prometheus scrape configuration"},
+		{Name: "prometheus help", Args: []string{"prometheus", "--help"}, Code: 0, Want: "--registrar stringArray"},
+		{Name: "missing network.json", Args: []string{"prometheus", "--network", filepath.Join(dir, "none.json"), "--out", out}, Code: 1, Want: "none.json"},
+		{Name: "incomplete network.json", Args: []string{"prometheus", "--network", incomplete, "--out", out}, Code: 1, Want: "monitoringClient"},
+		{Name: "no command", Args: nil, Code: 2, Want: "usage: fabmon COMMAND"},
+		{Name: "unknown command", Args: []string{"grafana"}, Code: 2, Want: `unknown command "grafana"`},
+		{Name: "prometheus without network", Args: []string{"prometheus", "--out", out}, Code: 2, Want: "--network is required (see `fabmon prometheus --help`)"},
+		{Name: "dashboard without out", Args: []string{"dashboard"}, Code: 2, Want: "--out is required"},
+		{Name: "bad interval", Args: []string{"prometheus", "--network", incomplete, "--interval", "soon", "--out", out}, Code: 2, Want: `invalid argument "soon" for "--interval"`},
+		{Name: "stray argument", Args: []string{"prometheus", "--network", incomplete, "--registrar", "a:1", "b:2", "--out", out}, Code: 2, Want: `unexpected argument "b:2" (repeat --registrar`},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if code := run(tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Fatalf("a refused command wrote %s", out)
-			}
-		})
+	for _, c := range cases {
+		clitest.CheckExit(t, newRootCommand, []clitest.Case{c})
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Fatalf("%s: a refused command wrote %s", c.Name, out)
+		}
 	}
 }
 
 func TestDashboardWritten(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d.json")
-	if code := run([]string{"dashboard", "--out", out}, io.Discard); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{{Name: "dashboard", Args: []string{"dashboard", "--out", out}}})
 	want, _ := os.ReadFile("../../monitoring/grafana/fabvote.json")
 	got, _ := os.ReadFile(out)
 	if len(got) == 0 || string(got) != string(want) {
 		t.Fatal("fabmon dashboard does not write the committed dashboard")
 	}
 }
-
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite fabmon's pages in docs/cli from the command tree")
 
 // TestCLIReference fails, naming the file, where fabmon's pages in
 // docs/cli differ from the command tree; with -update it writes them.
@@ -79,5 +61,5 @@ func TestCLIReference(t *testing.T) {
 			"load it with `prometheus --config.file=prometheus.yml`. The dashboard imports into Grafana " +
 			"with a Prometheus data source chosen at import (network/monitoring/README.md).",
 	}
-	cli.CheckReference(t, ref, "../../../docs/cli", *updateReference)
+	clitest.CheckReference(t, ref, "../../../docs/cli")
 }

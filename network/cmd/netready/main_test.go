@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 )
 
 // The probe itself runs at the end of every `net.sh up` (make network-test);
@@ -26,33 +24,16 @@ func TestExitStatus(t *testing.T) {
 		"peers":[{"endpoint":"127.0.0.1:1","tlsCACert":"/nonexistent"}],"identities":{}}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"help", []string{"--help"}, 0, "usage: netready --network network.json"},
-		{"missing file", []string{"--network", filepath.Join(dir, "none.json"), "--timeout", "1s"}, 1, "none.json"},
-		{"invalid description", []string{"--network", bad, "--timeout", "1s"}, 1, "channel"},
-		{"no user1 identity", []string{"-network", noUser, "-timeout", "1s"}, 1, `"user1"`},
-		{"no --network", nil, 2, "--network is required (see `netready --help`)"},
-		{"bad timeout", []string{"--network", bad, "--timeout", "soon"}, 2, `invalid argument "soon" for "--timeout"`},
-		{"stray argument", []string{"--network", bad, "x"}, 2, `unexpected argument "x"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if code := run(tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d; stderr %q does not say %q", code, tc.code, stderr.String(), tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "help", Args: []string{"--help"}, Code: 0, Want: "usage: netready --network network.json"},
+		{Name: "missing file", Args: []string{"--network", filepath.Join(dir, "none.json"), "--timeout", "1s"}, Code: 1, Want: "none.json"},
+		{Name: "invalid description", Args: []string{"--network", bad, "--timeout", "1s"}, Code: 1, Want: "channel"},
+		{Name: "no user1 identity", Args: []string{"-network", noUser, "-timeout", "1s"}, Code: 1, Want: `"user1"`},
+		{Name: "no --network", Args: nil, Code: 2, Want: "--network is required (see `netready --help`)"},
+		{Name: "bad timeout", Args: []string{"--network", bad, "--timeout", "soon"}, Code: 2, Want: `invalid argument "soon" for "--timeout"`},
+		{Name: "stray argument", Args: []string{"--network", bad, "x"}, Code: 2, Want: `unexpected argument "x"`},
+	})
 }
-
-// updateReference makes TestCLIReference write docs/cli instead of
-// checking it: `make docs`.
-var updateReference = flag.Bool("update", false, "rewrite netready's pages in docs/cli from the command tree")
 
 // TestCLIReference fails, naming the file, where netready's pages in
 // docs/cli differ from the command tree; with -update it writes them.
@@ -65,5 +46,5 @@ func TestCLIReference(t *testing.T) {
 			"collects endorsements that satisfy each chaincode's policy.",
 		Failures: "the timeout passing before the network is ready",
 	}
-	cli.CheckReference(t, ref, "../../../docs/cli", *updateReference)
+	clitest.CheckReference(t, ref, "../../../docs/cli")
 }
