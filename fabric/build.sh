@@ -15,6 +15,7 @@
 #                            editing the series (see docs/FORK.md)
 #   build.sh export DIR      rewrite fabric/patches from such a workspace
 #   build.sh patch-level     the patch series' level, as `peer version` prints it
+#   build.sh packages        our packages copied into the tree: ext SRC DST, intree NAME
 #
 # Environment: ROOT (repository root), BUILD, BIN, GO; FABRIC_GO_TAGS (extra build
 # tags, as upstream's GO_TAGS; default "gmp" when libgmp links, see below).
@@ -45,10 +46,14 @@ export CGO_ENABLED=${CGO_ENABLED:-1}
 CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 
 # Our own packages, copied into the tree so patches can import them as
-# github.com/hyperledger/fabric/fabvote/<name>. They import only the standard
-# library and third-party modules (checked below), never each other.
-EXT_SRC=(fabric/ext/sha256x fabric/ext/osslecdsa txmgr/lockless fabric/ext/txframe fabric/ext/timewindow fabric/ext/sigmemo fabric/ext/leveldbopts fabric/ext/decodememo)
-EXT_DST=(fabvote/sha256x fabvote/osslecdsa fabvote/lockless fabvote/txframe fabvote/timewindow fabvote/sigmemo fabvote/leveldbopts fabvote/decodememo)
+# github.com/hyperledger/fabric/fabvote/<name>: every package of fabric/ext,
+# and txmgr/lockless. They import only the standard library and third-party
+# modules (checked below), never each other. A new switch's package in
+# fabric/ext is built without an edit here (fabric/switches' tests check
+# that every switch's package is among these).
+mapfile -t EXT_SRC < <(cd "$ROOT" && for d in fabric/ext/*/; do echo "${d%/}"; done; echo txmgr/lockless)
+EXT_DST=()
+for s in "${EXT_SRC[@]}"; do EXT_DST+=("fabvote/${s##*/}"); done
 
 # Packages of the root module that in-tree code needs (the validation-time
 # ballot check and what it imports), copied to fabvote/mod/<path> with their
@@ -63,7 +68,7 @@ MOD_PREFIX=$MODULE/fabvote/mod
 # module): copied with their tests to fabvote/<name>; they are built and
 # tested only in the tree.
 INTREE=$HERE/intree
-INTREE_PKGS=(ballotvscc)
+mapfile -t INTREE_PKGS < <(cd "$INTREE" && for d in */; do echo "${d%/}"; done)
 
 # In-tree test files: fabric/testdata/overlay/<path> is copied to <tree>/<path>.
 OVERLAY=$HERE/testdata/overlay
@@ -324,6 +329,10 @@ esac
 
 case "${1:-}" in
 patch-level) patch_level ;;
+packages)
+	for i in "${!EXT_SRC[@]}"; do echo "ext ${EXT_SRC[$i]} ${EXT_DST[$i]}"; done
+	for p in "${INTREE_PKGS[@]}"; do echo "intree $p"; done
+	;;
 verify) moddir >/dev/null && log "$MODULE@$VERSION matches $SUM" ;;
 stock) cmd_stock ;;
 fork) cmd_fork ;;
@@ -333,5 +342,5 @@ test) . "$HERE/test.sh" && cmd_test ;;
 bench) . "$HERE/test.sh" && cmd_bench ;;
 workspace) . "$HERE/test.sh" && cmd_workspace "${2:?usage: build.sh workspace DIR}" ;;
 export) . "$HERE/test.sh" && cmd_export "${2:?usage: build.sh export DIR}" ;;
-*) sed -n '2,18p' "$0" >&2; exit 2 ;;
+*) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac

@@ -6,36 +6,45 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// buildArray is the words of bash array NAME=(…) in fabric/build.sh.
-func buildArray(t *testing.T, name string) []string {
+// builtPackages is what `fabric/build.sh packages` says it copies into the
+// patched tree: the extension packages' sources and the in-tree packages'
+// names.
+func builtPackages(t *testing.T) (ext, intree []string) {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(root, "fabric/build.sh"))
+	out, err := exec.Command("bash", filepath.Join(root, "fabric/build.sh"), "packages").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("fabric/build.sh packages: %v", err)
 	}
-	m := regexp.MustCompile(`(?m)^` + name + `=\(([^)]*)\)`).FindSubmatch(src)
-	if m == nil {
-		t.Fatalf("fabric/build.sh has no %s=(…)", name)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		switch f := strings.Fields(line); {
+		case len(f) == 3 && f[0] == "ext":
+			ext = append(ext, f[1])
+		case len(f) == 2 && f[0] == "intree":
+			intree = append(intree, f[1])
+		default:
+			t.Fatalf("fabric/build.sh packages: unexpected line %q", line)
+		}
 	}
-	return strings.Fields(string(m[1]))
+	return ext, intree
 }
 
 // Every switch's package is one fabric/build.sh copies into the patched
-// tree: an extension package (EXT_SRC) or one of fabric/intree
-// (INTREE_PKGS), and it has Go files.
+// tree: an extension package or one of fabric/intree, and it has Go files.
 func TestEveryPackageIsBuilt(t *testing.T) {
-	ext, intree := buildArray(t, "EXT_SRC"), buildArray(t, "INTREE_PKGS")
+	ext, intree := builtPackages(t)
+	if len(ext) == 0 || len(intree) == 0 {
+		t.Fatalf("fabric/build.sh packages: ext %q, intree %q", ext, intree)
+	}
 	for _, s := range Table {
 		name, in := strings.CutPrefix(s.Package, "fabric/intree/")
 		if !slices.Contains(ext, s.Package) && !(in && slices.Contains(intree, name)) {
-			t.Errorf("%s: package %s is in neither EXT_SRC %q nor INTREE_PKGS %q of fabric/build.sh", s.Env, s.Package, ext, intree)
+			t.Errorf("%s: package %s is neither an extension package %q nor an in-tree one %q of fabric/build.sh", s.Env, s.Package, ext, intree)
 		}
 		if files, _ := filepath.Glob(filepath.Join(root, s.Package, "*.go")); len(files) == 0 {
 			t.Errorf("%s: package %s has no Go files", s.Env, s.Package)
