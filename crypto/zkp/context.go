@@ -62,14 +62,21 @@ func (ctx *Context) Check() error {
 	if ctx == nil {
 		return fmt.Errorf("%w: context is missing", ErrInvalidContext)
 	}
-	pk := ctx.PublicKey
+	if err := checkKeyAndBits(ctx.PublicKey, ctx.challengeBits()); err != nil {
+		return err
+	}
+	return checkMessages(ctx.PublicKey, ctx.Messages)
+}
+
+// checkKeyAndBits checks a context's key and challenge length t (the
+// default already applied).
+func checkKeyAndBits(pk *paillier.PublicKey, t int) error {
 	if pk == nil || pk.N == nil || pk.NSquared == nil || pk.N.Sign() <= 0 || pk.N.Bit(0) == 0 {
 		return fmt.Errorf("%w: field PublicKey: missing or even modulus", ErrInvalidContext)
 	}
 	if new(big.Int).Mul(pk.N, pk.N).Cmp(pk.NSquared) != 0 {
 		return fmt.Errorf("%w: field PublicKey: NSquared is not N²", ErrInvalidContext)
 	}
-	t := ctx.challengeBits()
 	if t%8 != 0 || t < MinChallengeBits || t > MaxChallengeBits {
 		return fmt.Errorf("%w: field ChallengeBits: %d, want a multiple of 8 in [%d, %d]", ErrInvalidContext, t, MinChallengeBits, MaxChallengeBits)
 	}
@@ -77,14 +84,20 @@ func (ctx *Context) Check() error {
 	if t+RhoBits+2 >= pk.N.BitLen()/2 {
 		return fmt.Errorf("%w: field ChallengeBits: %d is too long for a %d-bit modulus", ErrInvalidContext, t, pk.N.BitLen())
 	}
-	p := len(ctx.Messages)
+	return nil
+}
+
+// checkMessages checks a context's messages: 1..MaxCandidates distinct
+// values in [0, N).
+func checkMessages(pk *paillier.PublicKey, messages []*big.Int) error {
+	p := len(messages)
 	// One message is allowed: the proof then shows that c encrypts exactly
 	// it (a contest's selection count when Min = Max).
 	if p < 1 || p > MaxCandidates {
 		return fmt.Errorf("%w: field Messages: %d messages, want 1..%d", ErrInvalidContext, p, MaxCandidates)
 	}
 	seen := make(map[string]int, p)
-	for k, m := range ctx.Messages {
+	for k, m := range messages {
 		if m == nil || m.Sign() < 0 || m.Cmp(pk.N) >= 0 {
 			return fmt.Errorf("%w: field Messages[%d]: not in [0, N)", ErrInvalidContext, k)
 		}

@@ -22,48 +22,20 @@ type ValidityProof struct {
 // ProveValidity proves that c = (1+N)^(Messages[choice]) · r^N mod N² encrypts
 // one of ctx.Messages without revealing which. random must be a
 // cryptographically secure source (nil means crypto/rand). If (c, choice, r)
-// do not match, the result does not verify.
+// do not match, the result does not verify. It is PrecomputeValidity and
+// Finish in one call, except that it draws nothing for the real branch.
 func ProveValidity(random io.Reader, ctx *Context, c *big.Int, choice int, r *big.Int) (*ValidityProof, error) {
 	if err := checkProverInput(ctx, c, choice, r); err != nil {
 		return nil, err
 	}
-	if random == nil {
-		random = rand.Reader
-	}
-	pk := ctx.PublicKey
-	p := len(ctx.Messages)
-	t := ctx.challengeBits()
-	tMod := new(big.Int).Lsh(one, uint(t))
-	cInv := new(big.Int).ModInverse(c, pk.NSquared)
-	pr := &ValidityProof{A: make([]*big.Int, p), E: make([]*big.Int, p), Z: make([]*big.Int, p)}
-	// Draw all randomness first, in a fixed order (e_k, z_k for each simulated
-	// branch, then ω), so that a deterministic reader gives reproducible
-	// known-answer vectors; then do the p exponentiations by N in parallel.
-	eSum, err := drawSimulatedBranches(random, ctx, pr, choice, tMod)
+	// Knowing the real branch, draw nothing for it: the random stream is
+	// then e_k, z_k of each simulated branch and ω, which the known-answer
+	// vectors fix.
+	pc, err := precomputeValidity(random, ctx.PublicKey, len(ctx.Messages), ctx.challengeBits(), choice)
 	if err != nil {
 		return nil, err
 	}
-	omega, err := pk.RandomNonce(random)
-	if err != nil {
-		return nil, err
-	}
-	tasks := []func(){func() { pr.A[choice] = arith.ExpSecret(omega, pk.N, pk.NSquared) }}
-	for k, m := range ctx.Messages {
-		if k == choice {
-			continue
-		}
-		tasks = append(tasks, func() { simulateBranch(pk, cInv, m, pr, k) })
-	}
-	runParallel(tasks)
-	e := ctx.challenge(c, pr.A)
-	ej := e.Sub(e, eSum)
-	ej.Mod(ej, tMod)
-	zj := arith.ExpSecret(r, ej, pk.N)
-	zj.Mul(zj, omega)
-	zj.Mod(zj, pk.N)
-	canonicalZ(zj, pk.N)
-	pr.E[choice], pr.Z[choice] = ej, zj
-	return pr, nil
+	return pc.finish(ctx, c, choice, r)
 }
 
 // checkProverInput checks the context and the witness: choice names one of
@@ -86,40 +58,17 @@ func checkProverInput(ctx *Context, c *big.Int, choice int, r *big.Int) error {
 	return nil
 }
 
-// drawSimulatedBranches draws e_k < 2^t and z_k ∈ Z*_N for every branch k
-// but choice, in order of k, into pr, and returns Σ e_k.
-func drawSimulatedBranches(random io.Reader, ctx *Context, pr *ValidityProof, choice int, tMod *big.Int) (*big.Int, error) {
-	pk := ctx.PublicKey
-	eSum := new(big.Int)
-	for k := range ctx.Messages {
-		if k == choice {
-			continue
-		}
-		ek, err := rand.Int(random, tMod)
-		if err != nil {
-			return nil, fmt.Errorf("zkp: drawing challenge share: %w", err)
-		}
-		zk, err := pk.RandomNonce(random)
-		if err != nil {
-			return nil, err
-		}
-		pr.E[k], pr.Z[k] = ek, zk
-		eSum.Add(eSum, ek)
-	}
-	return eSum, nil
-}
-
 // simulateBranch computes the commitment a_k of simulated branch k, for
-// message m, from its drawn e_k and z_k.
-func simulateBranch(pk *paillier.PublicKey, cInv, m *big.Int, pr *ValidityProof, k int) {
+// message m, from its drawn e_k and z_k and the precomputed z_k^N.
+func simulateBranch(pk *paillier.PublicKey, cInv, m, zN *big.Int, pr *ValidityProof, k int) {
 	// Simulated branch: a_k = z_k^N · u_k^(-e_k) with
 	// u_k^-1 = c^-1 · (1+N)^(M^k) = c^-1 · (1 + M^k·N).
 	uInv := new(big.Int).Mul(m, pk.N)
 	uInv.Add(uInv, one)
 	uInv.Mul(uInv, cInv)
 	uInv.Mod(uInv, pk.NSquared)
-	ak := arith.ExpSecret(pr.Z[k], pk.N, pk.NSquared)
-	ak.Mul(ak, arith.ExpSecret(uInv, pr.E[k], pk.NSquared))
+	ak := arith.ExpSecret(uInv, pr.E[k], pk.NSquared)
+	ak.Mul(ak, zN)
 	pr.A[k] = ak.Mod(ak, pk.NSquared)
 	// Canonicalise after computing a_k, exactly as for the real
 	// branch: then z_k^N = ±a_k·u_k^e_k with a sign that is a fair
