@@ -47,15 +47,28 @@ func (pk *PublicKey) Encrypt(random io.Reader, m *big.Int) (c, r *big.Int, err e
 	if err := pk.checkPlaintext(m); err != nil {
 		return nil, nil, err
 	}
-	r, err = pk.RandomNonce(random)
+	r, rN, err := pk.NoncePower(random)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err = pk.EncryptWithNonce(m, r)
+	c, err = pk.EncryptWithNoncePower(m, rN)
 	if err != nil {
 		return nil, nil, err
 	}
 	return c, r, nil
+}
+
+// NoncePower draws a nonce r ∈ Z*_N and returns it with r^N mod N²: the
+// part of an encryption that does not depend on the plaintext, and its
+// one exponentiation. A slow client (the booth, in WebAssembly) computes it
+// before the plaintext is known; EncryptWithNoncePower completes the
+// encryption. r is secret, and serves one encryption.
+func (pk *PublicKey) NoncePower(random io.Reader) (r, rN *big.Int, err error) {
+	r, err = pk.RandomNonce(random)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, arith.ExpSecret(r, pk.N, pk.NSquared), nil // r is the voter's secret nonce
 }
 
 // EncryptWithNonce returns (1+N)^m · r^N mod N², computed as (1 + m·N) · r^N.
@@ -69,10 +82,21 @@ func (pk *PublicKey) EncryptWithNonce(m, r *big.Int) (*big.Int, error) {
 	case new(big.Int).GCD(nil, nil, r, pk.N).Cmp(one) != 0:
 		return nil, fmt.Errorf("%w: nonce r shares a factor with N", ErrInvalidPlaintext)
 	}
-	c := arith.ExpSecret(r, pk.N, pk.NSquared) // r is the voter's secret nonce
-	gm := new(big.Int).Mul(m, pk.N)
-	gm.Add(gm, one)
-	c.Mul(c, gm)
+	return pk.EncryptWithNoncePower(m, arith.ExpSecret(r, pk.N, pk.NSquared)) // r is the voter's secret nonce
+}
+
+// EncryptWithNoncePower returns (1 + m·N) · rN mod N², the encryption of m
+// with the nonce whose power rN = r^N mod N² NoncePower returned.
+func (pk *PublicKey) EncryptWithNoncePower(m, rN *big.Int) (*big.Int, error) {
+	if err := pk.checkPlaintext(m); err != nil {
+		return nil, err
+	}
+	if rN == nil || rN.Sign() <= 0 || rN.Cmp(pk.NSquared) >= 0 {
+		return nil, fmt.Errorf("%w: nonce power r^N must satisfy 0 < r^N < N²", ErrInvalidPlaintext)
+	}
+	c := new(big.Int).Mul(m, pk.N)
+	c.Add(c, one)
+	c.Mul(c, rN)
 	return c.Mod(c, pk.NSquared), nil
 }
 

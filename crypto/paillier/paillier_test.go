@@ -222,3 +222,45 @@ func BenchmarkMulModReference(b *testing.B) {
 		z.Mod(z, sk.NSquared)
 	}
 }
+
+// An encryption in two phases (NoncePower before the plaintext is known,
+// EncryptWithNoncePower after) equals EncryptWithNonce with the same nonce.
+func TestEncryptWithNoncePower(t *testing.T) {
+	sk := fixedKey(t, "small1024")
+	m := randBelow(t, sk.N)
+	r, rN, err := sk.NoncePower(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sk.EncryptWithNoncePower(m, rN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sk.EncryptWithNonce(m, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cmp(want) != 0 {
+		t.Fatal("EncryptWithNoncePower differs from EncryptWithNonce with the same nonce")
+	}
+}
+
+func TestEncryptWithNoncePowerRejects(t *testing.T) {
+	sk := fixedKey(t, "small512")
+	for _, tc := range []struct {
+		name  string
+		m, rN *big.Int
+	}{
+		{"m = N", sk.N, big.NewInt(5)},
+		{"m nil", nil, big.NewInt(5)},
+		{"r^N zero", big.NewInt(1), big.NewInt(0)},
+		{"r^N = N²", big.NewInt(1), sk.NSquared},
+		{"r^N nil", big.NewInt(1), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := sk.EncryptWithNoncePower(tc.m, tc.rN); !errors.Is(err, ErrInvalidPlaintext) {
+				t.Fatalf("err = %v, want ErrInvalidPlaintext", err)
+			}
+		})
+	}
+}
