@@ -233,39 +233,18 @@ func (p *Prepared) NewBallot(random io.Reader, voter *ecdsa.PrivateKey, token []
 
 // NewBallotSelections encrypts one selection per contest of the token's
 // style (in the style's order), proves every statement, and signs
-// everything with voter's key.
+// everything with voter's key: PrecomputeBallot and Finish in one call.
 func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey, token []byte, sels []votecode.Selection) (*Ballot, error) {
-	if voter == nil || voter.Curve != p256 {
-		return nil, fmt.Errorf("election: voter key must be an ECDSA P-256 key")
-	}
-	voterPub, err := voter.PublicKey.Bytes()
-	if err != nil {
-		return nil, fmt.Errorf("election: voter key: %w", err)
-	}
-	if err := p.VerifyToken(voterPub, token); err != nil {
-		return nil, fmt.Errorf("election: the token is not valid for this voter key and election: %w", err)
-	}
-	t, _ := ParseToken(token) // VerifyToken parsed it and checked its style
-	f := &p.styles[t.Style]
-	cts, proofs, err := p.encryptAndProve(random, voterPub, t.Pseudonym, f, sels)
+	_, t, err := p.checkVoter(voter, token)
 	if err != nil {
 		return nil, err
 	}
-	b := &Ballot{
-		ElectionID: p.Manifest.ElectionID,
-		VoterPub:   voterPub,
-		Token:      append([]byte(nil), token...),
-		Contests:   append([]byte(nil), f.contests...),
-		Ciphertext: cts,
-		Proof:      proofs,
-	}
-	if len(b.Proof) != f.proofLen {
-		return nil, fmt.Errorf("election: proofs encode to %d bytes, the manifest implies %d", len(b.Proof), f.proofLen)
-	}
-	if err := b.Sign(voter); err != nil {
+	bp, err := p.PrecomputeBallot(random, int(t.Style))
+	if err != nil {
 		return nil, err
 	}
-	return b, nil
+	b, _, err := bp.Finish(voter, token, sels)
+	return b, err
 }
 
 // TokenStyle is the index of the ballot style token names, checked to be

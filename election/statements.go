@@ -219,38 +219,80 @@ func VerifyBallotProofs(random io.Reader, ballots []Proofs) []error {
 	return out
 }
 
-// encryptAndProve encrypts one selection per contest of style f and
-// proves every statement, contest by contest (its ciphertexts, then its
-// proofs, so that a deterministic reader gives reproducible ballots), and
-// returns the ballot's ciphertext and proof fields.
-func (p *Prepared) encryptAndProve(random io.Reader, voterPub []byte, pseudonym [PseudonymLen]byte, f *styleForm, sels []votecode.Selection) (cts, proofs []byte, err error) {
+// encodedContest is one contest's selection as the layout encodes it: the
+// plaintext of each of its ciphertexts and, for each of its statements,
+// the index of the true message.
+type encodedContest struct {
+	plaintexts []*big.Int
+	choices    []int
+}
+
+// encodeSelections encodes one selection per contest of style f, in the
+// style's order. Errors name the contest and wrap votecode.ErrInvalid.
+func (p *Prepared) encodeSelections(f *styleForm, sels []votecode.Selection) ([]encodedContest, error) {
 	if len(sels) != len(f.contests) {
-		return nil, nil, fmt.Errorf("election: %d selections for the style's %d contests", len(sels), len(f.contests))
+		return nil, fmt.Errorf("election: %d selections for the style's %d contests", len(sels), len(f.contests))
 	}
-	cs, rs := make([]*big.Int, p.slots), make([]*big.Int, p.slots)
-	keyHash := VoterKeyHash(voterPub)
+	enc := make([]encodedContest, len(sels))
 	for i, ci := range f.contests {
 		plaintexts, choices, err := p.Layout.Contests[ci].Encode(sels[i])
 		if err != nil {
-			return nil, nil, fmt.Errorf("election: contest %q: %w", p.Manifest.Contests[ci].ID, err)
+			return nil, fmt.Errorf("election: contest %q: %w", p.Manifest.Contests[ci].ID, err)
 		}
-		for j, m := range plaintexts {
-			slot := p.contestSlot[ci] + j
-			if cs[slot], rs[slot], err = p.PublicKey.Encrypt(random, m); err != nil {
-				return nil, nil, fmt.Errorf("election: encrypting: %w", err)
-			}
-			cts = append(cts, p.PublicKey.EncodeCiphertext(cs[slot])...)
-		}
-		if proofs, err = p.proveContest(random, keyHash, pseudonym, int(ci), choices, cs, rs, proofs); err != nil {
-			return nil, nil, err
-		}
+		enc[i] = encodedContest{plaintexts: plaintexts, choices: choices}
 	}
-	return cts, proofs, nil
+	return enc, nil
+}
+
+// ballotWork is a ballot in the making: its ciphertexts and their nonces
+// at their election slots, its encoded fields and its opening.
+type ballotWork struct {
+	cs, rs      []*big.Int
+	cts, proofs []byte
+	opening     *Opening
+}
+
+// encryptAndProve encrypts the encoded selections of style f with the
+// precomputed nonces and finishes the precomputed proofs, contest by
+// contest (its ciphertexts, then its proofs), and returns the ballot's
+// ciphertext and proof fields and its opening.
+func (p *Prepared) encryptAndProve(voterPub []byte, pseudonym [PseudonymLen]byte, f *styleForm, enc []encodedContest, nonces []slotNonce, pcs []*zkp.ValidityPrecomputation) (cts, proofs []byte, opening *Opening, err error) {
+	w := &ballotWork{cs: make([]*big.Int, p.slots), rs: make([]*big.Int, p.slots), opening: &Opening{}}
+	keyHash := VoterKeyHash(voterPub)
+	for i, ci := range f.contests {
+		n := len(enc[i].plaintexts)
+		if err := p.encryptContest(w, int(ci), enc[i].plaintexts, nonces[:n]); err != nil {
+			return nil, nil, nil, err
+		}
+		nonces = nonces[n:]
+		k := len(enc[i].choices)
+		if err := p.proveContest(w, keyHash, pseudonym, int(ci), enc[i].choices, pcs[:k]); err != nil {
+			return nil, nil, nil, err
+		}
+		pcs = pcs[k:]
+	}
+	return w.cts, w.proofs, w.opening, nil
+}
+
+// encryptContest encrypts contest ci's plaintexts with their nonces.
+func (p *Prepared) encryptContest(w *ballotWork, ci int, plaintexts []*big.Int, nonces []slotNonce) error {
+	for j, m := range plaintexts {
+		slot := p.contestSlot[ci] + j
+		c, err := p.PublicKey.EncryptWithNoncePower(m, nonces[j].rN)
+		if err != nil {
+			return fmt.Errorf("election: encrypting: %w", err)
+		}
+		w.cs[slot], w.rs[slot] = c, nonces[j].r
+		w.cts = append(w.cts, p.PublicKey.EncodeCiphertext(c)...)
+		w.opening.add(m, nonces[j].r)
+	}
+	return nil
 }
 
 // proveContest appends the proofs of contest ci's statements, whose
-// choices (the index of the true message of each) Encode gave.
-func (p *Prepared) proveContest(random io.Reader, keyHash [32]byte, pseudonym [PseudonymLen]byte, ci int, choices []int, cs, rs []*big.Int, proofs []byte) ([]byte, error) {
+// choices (the index of the true message of each) Encode gave, finishing
+// their precomputations.
+func (p *Prepared) proveContest(w *ballotWork, keyHash [32]byte, pseudonym [PseudonymLen]byte, ci int, choices []int, pcs []*zkp.ValidityPrecomputation) error {
 	k := 0
 	for i := range p.statements {
 		st := &p.statements[i]
@@ -258,12 +300,13 @@ func (p *Prepared) proveContest(random io.Reader, keyHash [32]byte, pseudonym [P
 			continue
 		}
 		ctx := p.statementContext(st, keyHash, pseudonym)
-		proof, err := zkp.ProveValidity(random, ctx, statementCiphertext(st, cs, p.PublicKey.NSquared), choices[k], statementCiphertext(st, rs, p.PublicKey.N))
+		c, r := statementCiphertext(st, w.cs, p.PublicKey.NSquared), statementCiphertext(st, w.rs, p.PublicKey.N)
+		proof, err := pcs[k].Finish(ctx, c, choices[k], r)
 		if err != nil {
-			return nil, fmt.Errorf("election: proving validity: %w", err)
+			return fmt.Errorf("election: proving validity: %w", err)
 		}
-		proofs = append(proofs, proof.Marshal(ctx)...)
+		w.proofs = append(w.proofs, proof.Marshal(ctx)...)
 		k++
 	}
-	return proofs, nil
+	return nil
 }

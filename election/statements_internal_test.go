@@ -71,7 +71,11 @@ func styledBallot(t *testing.T, p *Prepared, style int, sels []votecode.Selectio
 	b.Token[PseudonymLen+1+31], b.Token[TokenLen-1] = 1, 1 // r = s = 1: a canonical signature, as ParseToken wants
 	f := &p.styles[style]
 	b.Contests = bytes.Clone(f.contests)
-	b.Ciphertext, b.Proof, err = p.encryptAndProve(rand.Reader, b.VoterPub, b.Pseudonym(), f, sels)
+	bp, err := p.PrecomputeBallot(rand.Reader, style)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Ciphertext, b.Proof, _, err = bp.encryptAndProve(b.VoterPub, b.Pseudonym(), sels)
 	if err != nil {
 		t.Fatal(err)
 	}
