@@ -24,6 +24,21 @@
 // the election id, the channel, N, the candidates and every other manifest
 // field) stops reuse in any other election, even one with the same id and key.
 //
+// # Proving in two phases
+//
+// Every exponentiation by N of the proof is independent of c and of which
+// branch is real: ω^N for the real branch and z_k^N for a simulated one.
+// PrecomputeValidity draws ω and, for every branch k, e_k and z_k, and
+// computes ω^N and every z_k^N; Finish, given c, its nonce r and the real
+// index j, computes each simulated a_k = z_k^N · u_k^(-e_k) (an exponent of
+// t bits), the challenge, e_j and z_j = ω·r^(e_j) mod N, and discards e_j and
+// z_j as drawn. The proof is the same function of the randomness used as a
+// one-go proof, so it is distributed the same. A precomputation serves one
+// proof (ErrPrecomputationUsed): two proofs with the same simulated (e_k,
+// z_k) would show which branch is real. ProveValidity is both phases, and
+// draws nothing for the real branch: e_k and z_k of each simulated branch in
+// order of k, then ω, the stream the known-answer vectors fix.
+//
 // # What the verifier checks
 //
 //  1. exactly p branches; c and every a_k in Z*_{N²} (0 < x < N², gcd(x, N) = 1);
