@@ -1,11 +1,15 @@
 // Package election holds the fabvote protocol objects that the ballot
-// chaincode, the CLI and the auditor must agree on byte for byte: the election
+// chaincode, the CLI, the booth and the auditor must agree on byte for byte: the election
 // manifest, the authority's eligibility token, the ballot, the stored ballot
 // record and the published result, with their canonical encodings and checks.
 //
 // It exists as its own package so that the chaincode (which accepts ballots)
 // and `fabvote verify` (which re-checks them from the ledger alone) run the
 // very same code, and so that one place defines what "canonical" means.
+// The booth (package booth, compiled to WebAssembly) builds its ballots with
+// it too, in two phases: PrecomputeBallot does every exponentiation before
+// the voter chooses, BallotPrecomputation.Finish the rest (docs/PROTOCOL.md
+// section 3.8).
 //
 // Encodings (docs/PROTOCOL.md has the full tables):
 //
