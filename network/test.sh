@@ -312,8 +312,9 @@ stock_peer_refused() {
 # (chaincode deployment); each time no process whose working directory or
 # command line is in the run dir survives, and none of its ports listens.
 interrupted_up() {
-	local dir=$RUN/test-interrupted base at pid p left port deadline
+	local dir=$RUN/test-interrupted base at pid p left deadline
 	base=$(net_test_base 2) || exit 1
+	fabnet_tool || fail "building fabnet"
 	for at in "Fabric CA servers" "deploying chaincode"; do
 		step "solo-org up (CA identities) interrupted (SIGTERM) just after '$at': nothing left behind"
 		rm -rf "$dir"
@@ -334,11 +335,9 @@ interrupted_up() {
 			fi
 		done
 		((${#left[@]} == 0)) || fail "left after the interrupted up: $(printf '\n  %s' "${left[@]}")"
-		# every listening socket (state 0A) of the kernel's tables, its port in hex
-		while read -r port; do
-			port=$((16#$port))
-			((port < base || port > base + 399)) || fail "port $port still listens after the interrupted up"
-		done < <(awk '$4 == "0A" { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6)
+		# every port of the network's plan is free (fabnet ports check names any that is not)
+		"$FABNET" ports check --stack network-test ${NET_TEST_BASE_PORT:+--base-port "$NET_TEST_BASE_PORT"} --slot 2 \
+			--profile solo-org --identities ca --chaincodes 1 || fail "a port of the interrupted up still listens"
 		printf "[network-test] ok: interrupted at '%s', no process and no port left\n" "$at" >&2
 	done
 	rm -rf "$dir" "$dir.log"

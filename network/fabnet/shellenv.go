@@ -8,6 +8,15 @@ import (
 	"strings"
 )
 
+// EnvContext is what ShellEnv says besides the topology, each when set:
+// the profile the topology was made from (PROFILE), and the port plan's
+// base it was placed at (BASE_PORT, and PORT_PREFIX its thousands: the
+// Docker stacks' FABVOTE_PORT_PREFIX).
+type EnvContext struct {
+	Profile  string
+	BasePort int
+}
+
 // ShellEnv is the topology for the scripts, one NAME=VALUE line each, in
 // a form they read without evaluating it (`fabnet topology env`;
 // scripts/topology.sh). A list is written NAME=(a b c), its items in the
@@ -15,17 +24,17 @@ import (
 // CHAINCODES, one item per organisation), of ORGS. Paths are relative to
 // the network's crypto directory, in cryptogen's layout (Layout). Every
 // value is made of letters, digits, spaces (scalars only) and @._:/-.
-// basePort, when not 0, is the port plan's base the topology was placed
-// at: BASE_PORT, and PORT_PREFIX its thousands (the Docker stacks'
-// FABVOTE_PORT_PREFIX).
-func ShellEnv(t *Topology, basePort int) (string, error) {
+func ShellEnv(t *Topology, c EnvContext) (string, error) {
 	if err := t.Check(); err != nil {
 		return "", err
 	}
 	var e shellEnv
-	if basePort != 0 {
-		e.scalar("BASE_PORT", strconv.Itoa(basePort))
-		e.scalar("PORT_PREFIX", strconv.Itoa(basePort/1000))
+	if c.Profile != "" {
+		e.scalar("PROFILE", c.Profile)
+	}
+	if c.BasePort != 0 {
+		e.scalar("BASE_PORT", strconv.Itoa(c.BasePort))
+		e.scalar("PORT_PREFIX", strconv.Itoa(c.BasePort/1000))
 	}
 	e.scalar("CHANNEL", t.Channel)
 	e.scalar("WRITERS", t.Writers)

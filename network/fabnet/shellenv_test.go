@@ -12,11 +12,12 @@ func TestShellEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ShellEnv(top, 7050)
+	got, err := ShellEnv(top, EnvContext{Profile: "solo-org", BasePort: 7050})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `BASE_PORT=7050
+	want := `PROFILE=solo-org
+BASE_PORT=7050
 PORT_PREFIX=7
 CHANNEL=fabvote
 WRITERS=
@@ -62,11 +63,11 @@ CC_OPS_PORTS_0=(7250)
 }
 
 // TestShellEnvLists: every list has one item per organisation (or
-// orderer), in the topology's order, and a network's own file gives no
-// BASE_PORT.
+// orderer), in the topology's order, and a topology without a profile
+// or a base gives neither.
 func TestShellEnvLists(t *testing.T) {
 	top := threeOrgs(t, map[string]string{"party2": "party2.example.org"})
-	env, err := ShellEnv(top, 0)
+	env, err := ShellEnv(top, EnvContext{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,10 @@ func TestShellEnvLists(t *testing.T) {
 			t.Errorf("%s=%s, want %s", tc.name, lines[tc.name], tc.want)
 		}
 	}
-	if _, ok := lines["BASE_PORT"]; ok {
-		t.Errorf("BASE_PORT written for a topology without a base")
+	for _, name := range []string{"PROFILE", "BASE_PORT", "PORT_PREFIX"} {
+		if _, ok := lines[name]; ok {
+			t.Errorf("%s written for a topology without one", name)
+		}
 	}
 }
 
@@ -104,7 +107,7 @@ func TestShellEnvLists(t *testing.T) {
 func TestShellEnvRefused(t *testing.T) {
 	bad := threeOrgs(t, nil)
 	bad.Orgs[1].Name = "party/1"
-	if _, err := ShellEnv(bad, 0); err == nil || !strings.Contains(err.Error(), `"party/1"`) {
+	if _, err := ShellEnv(bad, EnvContext{}); err == nil || !strings.Contains(err.Error(), `"party/1"`) {
 		t.Errorf("ShellEnv of an unchecked topology: %v, want its check's error", err)
 	}
 	tests := []struct {

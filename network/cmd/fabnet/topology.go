@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fabvote/fabvote/network/compose"
 	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/portplan"
 )
@@ -27,7 +28,7 @@ type envFlags struct {
 	profile, home      string
 	stack              string
 	slot, base, prefix int
-	containers         bool
+	containers, docker bool
 	chaincodes         multiFlag
 }
 
@@ -35,7 +36,8 @@ type envFlags struct {
 // scripts/topology.sh):
 //
 //	fabnet topology env --profile P [--stack S] [--slot N] [--base-port B | --port-prefix P] [--chaincode NAME[:ballot] ...]
-//	fabnet topology env --profile P --containers [--chaincode ...]   the Docker network's containers
+//	fabnet topology env --profile P --containers [--chaincode ...]   every node a container (fabnet.Containers)
+//	fabnet topology env --docker [--containers | --stack S ...]      the Docker network's (network/compose)
 //	fabnet topology env --home DIR                                   a network's own topology.json
 func topologyEnv(args []string) error {
 	f := &envFlags{fs: flag.NewFlagSet("fabnet topology env", flag.ContinueOnError)}
@@ -47,17 +49,18 @@ func topologyEnv(args []string) error {
 	f.fs.IntVar(&f.prefix, "port-prefix", 0, "the stack's base as its thousands, the Docker stacks' FABVOTE_PORT_PREFIX (17: 17050)")
 	f.fs.BoolVar(&f.containers, "containers", false, "the Docker network's containers: every node by its container name and port (fabnet.Containers)")
 	f.fs.Var(&f.chaincodes, "chaincode", "NAME[:ballot] of a chaincode every organisation runs (repeatable)")
+	f.fs.BoolVar(&f.docker, "docker", false, "the single-host Docker network's profile and chaincodes (network/compose), instead of --profile and --chaincode")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
 	}
-	t, base, err := f.topology()
+	t, c, err := f.topology()
 	if err != nil {
 		return err
 	}
-	text, err := fabnet.ShellEnv(t, base)
+	text, err := fabnet.ShellEnv(t, c)
 	if err != nil {
 		return err
 	}
@@ -65,33 +68,44 @@ func topologyEnv(args []string) error {
 	return nil
 }
 
-// topology is the topology the flags name, and the port plan's base it
-// was placed at (0 for a network's own file and for the containers).
-func (f *envFlags) topology() (*fabnet.Topology, int, error) {
+// topology is the topology the flags name, with its profile and the port
+// plan's base it was placed at (none for a network's own file; no base
+// for the containers).
+func (f *envFlags) topology() (*fabnet.Topology, fabnet.EnvContext, error) {
+	var c fabnet.EnvContext
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	placed := set["stack"] || set["slot"] || set["base-port"] || set["port-prefix"]
+	ccs := chaincodes(f.chaincodes)
 	switch {
 	case f.home != "":
 		for name := range set {
 			if name != "home" {
-				return nil, 0, fmt.Errorf("--%s does not apply with --home: the network's topology.json decides it", name)
+				return nil, c, fmt.Errorf("--%s does not apply with --home: the network's topology.json decides it", name)
 			}
 		}
 		t, err := fabnet.Load(filepath.Join(f.home, "topology.json"))
-		return t, 0, err
-	case f.containers && placed:
-		return nil, 0, errors.New("--containers: the containers' ports are Fabric's own, not the port plan's; no --stack, --slot, --base-port or --port-prefix")
-	case f.containers:
-		t, err := fabnet.Containers(f.profile, chaincodes(f.chaincodes))
-		return t, 0, err
+		return t, c, err
+	case f.docker && (set["profile"] || set["chaincode"]):
+		return nil, c, errors.New("--docker: the Docker network's profile and chaincodes are network/compose's; no --profile or --chaincode")
+	case f.docker:
+		f.profile, ccs = compose.Profile, compose.Chaincodes()
+	}
+	c.Profile = f.profile
+	if f.containers {
+		if placed {
+			return nil, c, errors.New("--containers: the containers' ports are Fabric's own, not the port plan's; no --stack, --slot, --base-port or --port-prefix")
+		}
+		t, err := fabnet.Containers(f.profile, ccs)
+		return t, c, err
 	}
 	base, err := f.placement()
 	if err != nil {
-		return nil, 0, err
+		return nil, c, err
 	}
-	t, err := fabnet.Profile(f.profile, base, nil, chaincodes(f.chaincodes))
-	return t, base, err
+	c.BasePort = base
+	t, err := fabnet.Profile(f.profile, base, nil, ccs)
+	return t, c, err
 }
 
 // placement is the base of the network in its slot of the stack, refused

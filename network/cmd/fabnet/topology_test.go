@@ -17,6 +17,8 @@ func TestTopologyEnvRefusals(t *testing.T) {
 		{"--home with a profile flag", []string{"--home", t.TempDir(), "--profile", "three-orgs"}, "--profile does not apply with --home"},
 		{"--home without a topology", []string{"--home", t.TempDir()}, "topology.json"},
 		{"--containers on a stack", []string{"--containers", "--stack", "docker"}, "--containers: the containers' ports"},
+		{"--docker with a profile", []string{"--docker", "--profile", "solo-org"}, "--docker: the Docker network's profile"},
+		{"--docker with a chaincode", []string{"--docker", "--chaincode", "kv"}, "no --profile or --chaincode"},
 		{"unknown stack", []string{"--stack", "nowhere"}, `no stack "nowhere"`},
 		{"slot beyond the stack's", []string{"--stack", "default", "--slot", "1"}, "--slot 1: stack default has 1 networks"},
 		{"base and prefix", []string{"--stack", "docker", "--base-port", "18050", "--port-prefix", "18"}, "give one"},
