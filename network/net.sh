@@ -29,7 +29,6 @@ FABRIC_BIN=${FABRIC_BIN:-$ROOT/bin}
 FABRIC_CFG_SRC=${FABRIC_CFG_SRC:-$ROOT/build/config}
 RUN=${RUN:-$ROOT/run}
 GO=${GO:-go}
-CHANNEL=${CHANNEL:-fabvote}
 # The port plan (network/portplan; `fabnet ports list`): NET_STACK names the
 # stack the network belongs to (default, e2e, bench, ...), and BASE_PORT, when
 # set, moves it; unset, the stack's own base. fabnet local-up refuses a base
@@ -130,10 +129,12 @@ load_state() {
 
 # set_topology reads the network's topology from its run dir
 # (network/fabnet; scripts/topology.sh): TOPO_ORGS, TOPO_ORDERERS and, in
-# their order, their MSP ids, hosts, ports and files (relative to crypto/).
+# their order, their MSP ids, hosts, ports and files (relative to crypto/);
+# CHANNEL, the channel.
 set_topology() {
 	[[ -n ${TOPO_ORGS+set} ]] && return 0
 	read_topology TOPO_ "$RUN_DIR/tools/fabnet" --home "$RUN_DIR" || die "cannot read the topology of $RUN_DIR"
+	CHANNEL=$TOPO_CHANNEL
 }
 # org_get LIST ORG: ORG's item of the topology's LIST (ORG_MSPIDS, PEER_PORTS, ...).
 org_get() {

@@ -61,13 +61,14 @@ total() { q '{"function":"Total","Args":[]}' "${1:-}"; }
 transfer() { "$NET" invoke kvtransfer "{\"function\":\"Transfer\",\"Args\":[\"$1\",\"$2\",\"$3\"]}" >/dev/null; }
 
 # gate_metric NAME: the peer's fabvote_commit_gate_NAME_total counter for the
-# channel (fabric/patches/0007), read from its operations endpoint over https.
+# channel (fabric/patches/0007), read from its operations endpoint over https
+# (after topology).
 gate_metric() {
 	local peer m v
 	peer=$("$NET" nodes | grep -m1 '^peer0\.') || fail "no peer in the network"
 	m=$("$NET" ops "$peer" /metrics) || fail "GET /metrics from $peer over https"
-	v=$(awk -v k="fabvote_commit_gate_$1_total{channel=\"${CHANNEL:-fabvote}\"}" '$1 == k { printf "%d", $2 }' <<<"$m")
-	[[ -n $v ]] || fail "$peer's /metrics has no fabvote_commit_gate_$1_total for channel ${CHANNEL:-fabvote}"
+	v=$(awk -v k="fabvote_commit_gate_$1_total{channel=\"$T_CHANNEL\"}" '$1 == k { printf "%d", $2 }' <<<"$m")
+	[[ -n $v ]] || fail "$peer's /metrics has no fabvote_commit_gate_$1_total for channel $T_CHANNEL"
 	echo "$v"
 }
 expect_grew() { # what before after
