@@ -1,6 +1,9 @@
 package fabnet
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -131,6 +134,56 @@ func TestShellEnvRefused(t *testing.T) {
 			}
 			if e.b.String() != "" {
 				t.Errorf("wrote %q despite the error", e.b.String())
+			}
+		})
+	}
+}
+
+// readTopology runs scripts/topology.sh's read_topology on out, as a
+// fabnet that prints it, then the shell command after.
+func readTopology(t *testing.T, out, after string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "env"), []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(dir, "fabnet")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\n[ \"$1 $2\" = 'topology env' ] && exec cat \"$(dirname \"$0\")/env\"\nexit 2\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("../../scripts/topology.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", `set -eu; . "$1"; read_topology T_ "$2" --profile x; `+after, "bash", script, fake)
+	b, err := cmd.CombinedOutput()
+	return string(b), err
+}
+
+// TestReadTopologyScript: what ShellEnv writes, the scripts read back as
+// arrays and strings, and a line they cannot take as it is stops them.
+func TestReadTopologyScript(t *testing.T) {
+	top := threeOrgs(t, nil)
+	env, err := ShellEnv(top, EnvContext{Profile: "three-orgs", BasePort: 7050})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readTopology(t, env, `echo "${#T_ORGS[@]} ${T_ORGS[2]} ${T_PEER_PORTS[1]} ${#T_CC_OPS_PORTS_1[@]} [$T_BATCH_PREFERRED_BYTES] [$T_WRITERS] $(topo_get T_ORG_MSPIDS T_ORGS party1)"`)
+	if want := "3 party2 7160 3 [4 MB] [] Party1MSP\n"; err != nil || got != want {
+		t.Errorf("read back: %q, %v; want %q", got, err, want)
+	}
+	tests := []struct{ name, line string }{
+		{"a command substitution", "X=$(touch /tmp/owned)"},
+		{"a line without a name", "=x"},
+		{"a lower-case name", "x=1"},
+		{"a list not closed", "XS=(a b"},
+		{"a quote", "X='a'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := readTopology(t, "A=1\n"+tc.line+"\n", `echo read`)
+			if err == nil || !strings.Contains(out, "unexpected line from fabnet topology env: "+tc.line) {
+				t.Fatalf("read_topology took %q: %q, %v", tc.line, out, err)
 			}
 		})
 	}
