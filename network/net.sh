@@ -19,7 +19,7 @@
 #   net.sh ops NODE PATH         GET PATH (/healthz, /metrics) from NODE's operations endpoint (https)
 #   net.sh env [ORG]             export lines for using the peer CLI as ORG's admin: eval "$(net.sh env ea)"
 #
-# Node names: orderer0..2, peer0.ea, peer0.party1, peer0.party2, cc.<chaincode>.<peer>.
+# Node names: orderer<i>, peer0.<org>, cc.<chaincode>.peer0.<org> (net.sh nodes lists them).
 # Everything is configured by environment variables; see network/README.md.
 set -euo pipefail
 
@@ -29,17 +29,15 @@ FABRIC_BIN=${FABRIC_BIN:-$ROOT/bin}
 FABRIC_CFG_SRC=${FABRIC_CFG_SRC:-$ROOT/build/config}
 RUN=${RUN:-$ROOT/run}
 GO=${GO:-go}
-CHANNEL=${CHANNEL:-fabvote}
 # The port plan (network/portplan; `fabnet ports list`): NET_STACK names the
 # stack the network belongs to (default, e2e, bench, ...), and BASE_PORT, when
 # set, moves it; unset, the stack's own base. fabnet local-up refuses a base
 # whose ports meet another stack's, and ports something already holds.
 NET_STACK=${NET_STACK:-default}
 BASE_PORT=${BASE_PORT:-}
-BATCH_SIZE=${BATCH_SIZE:-500}
-BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
-BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
-BATCH_ABSOLUTE_BYTES=${BATCH_ABSOLUTE_BYTES:-10 MB}
+# BATCH_SIZE, BATCH_TIMEOUT, BATCH_PREFERRED_BYTES, BATCH_ABSOLUTE_BYTES: the
+# channel's block cutting, when set; unset, the topology's defaults
+# (network/fabnet, DefaultBatch).
 # The channel's /Channel/Writers policy: empty for Fabric's ImplicitMeta
 # default, "signature" for the one signature policy over the same principals
 # (network/fabnet, WritersSignature).
@@ -54,8 +52,8 @@ NET_STOP_TIMEOUT=${NET_STOP_TIMEOUT:-10}
 # FABVOTE_COMMIT_GATE, ...): Go runtime knobs and the loader path.
 NET_PASS_ENV=${NET_PASS_ENV:-GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH}
 # FABVOTE_AUTHORITY_MSPS (the MSPs that may open elections on the ballot
-# chaincode services) defaults to EAMSP in fabnet local-up; set it empty to
-# lift the restriction.
+# chaincode services) defaults to the profile's first organisation's MSP in
+# fabnet local-up; set it empty to lift the restriction.
 # O-IV: FABVOTE_VALIDATION_PLUGIN=ballotvscc names the fork's ballot
 # validation plugin in the definition of every chaincode built from the
 # ballot contract (--validation-plugin); fabnet local-up gives those
@@ -77,10 +75,15 @@ NET_NODE_ENV=${NET_NODE_ENV:-}
 # (make fabric-ca).
 NET_IDENTITIES=${NET_IDENTITIES:-ca}
 FABRIC_CA_BIN=${FABRIC_CA_BIN:-$ROOT/bin}
-# NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_party2="FABVOTE_SIG_MEMO=off"): extra
+# NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_ea="FABVOTE_SIG_MEMO=off"): extra
 # KEY=VALUE settings for that org's peers only, after every other setting, so
 # that one network can run peers with different switches (the end-to-end test
 # compares their blocks and state).
+# FABNET, when set, is the fabnet binary up puts in the run dir instead of
+# building one (a test's build with a profile of its own, go build -overlay).
+
+# shellcheck source=scripts/topology.sh
+. "$ROOT/scripts/topology.sh"
 
 log() { printf '[net %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf '[net] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -103,10 +106,9 @@ resolve_run_dir() {
 		PROFILE=solo-org
 		RUN_DIR=$RUN/$PROFILE
 	fi
-	case $PROFILE in
-	solo-org | three-orgs) ;;
-	*) die "PROFILE=$PROFILE: want solo-org or three-orgs" ;;
-	esac
+	# Whether it is registered is fabnet's to say (up refuses it, naming
+	# the registered ones); here it is a path component.
+	[[ $PROFILE =~ ^[a-z0-9][a-z0-9-]*$ ]] || die "PROFILE=$PROFILE: not a profile name (lower-case letters, digits and '-')"
 	RUN_DIR=$(realpath -m "$RUN_DIR")
 	RUN=$(realpath -m "$RUN")
 	# A run dir of an older net.sh records its nodes in files this one does
@@ -125,38 +127,27 @@ load_state() {
 
 # ---------------------------------------------------------------- topology
 
-# set_topology defines the orgs and orderers of $PROFILE. The ports below
-# are the port plan's (network/portplan), read from the network's BASE_PORT
-# in state.env: orderer i at BASE_PORT+10i, peer j at BASE_PORT+100+10j.
+# set_topology reads the network's topology from its run dir
+# (network/fabnet; scripts/topology.sh): TOPO_ORGS, TOPO_ORDERERS and, in
+# their order, their MSP ids, hosts, ports and files (relative to crypto/);
+# CHANNEL, the channel.
 set_topology() {
-	case $PROFILE in
-	solo-org) ORGS=(ea) ORDERERS=(orderer0) ;;
-	three-orgs) ORGS=(ea party1 party2) ORDERERS=(orderer0 orderer1 orderer2) ;;
-	esac
-	ORDERER_DOMAIN=orderer.fabvote.local
-	ORDERER_MSPID=OrdererMSP
+	[[ -n ${TOPO_ORGS+set} ]] && return 0
+	read_topology TOPO_ "$RUN_DIR/tools/fabnet" --home "$RUN_DIR" || die "cannot read the topology of $RUN_DIR"
+	CHANNEL=$TOPO_CHANNEL
 }
-org_mspid() {
-	case $1 in
-	ea) echo EAMSP ;; party1) echo Party1MSP ;; party2) echo Party2MSP ;;
-	*) die "unknown org $1" ;;
-	esac
+# org_get LIST ORG: ORG's item of the topology's LIST (ORG_MSPIDS, PEER_PORTS, ...).
+org_get() {
+	topo_get "TOPO_$1" TOPO_ORGS "$2" || die "org $2 is not in the network of $RUN_DIR (orgs: ${TOPO_ORGS[*]})"
 }
-org_domain() { echo "$1.fabvote.local"; }
-org_index() {
-	local i
-	for i in "${!ORGS[@]}"; do [[ ${ORGS[$i]} == "$1" ]] && { echo "$i"; return; }; done
-	die "org $1 is not in profile $PROFILE (orgs: ${ORGS[*]})"
+# orderer_get LIST ORDERER: ORDERER's item of the topology's LIST (ORDERER_PORTS, ...).
+orderer_get() {
+	topo_get "TOPO_$1" TOPO_ORDERERS "$2" || die "orderer $2 is not in the network of $RUN_DIR (orderers: ${TOPO_ORDERERS[*]})"
 }
-orderer_index() { echo "${1#orderer}"; }
-orderer_port() { echo $((BASE_PORT + 10 * $(orderer_index "$1"))); }
-peer_port() { echo $((BASE_PORT + 100 + 10 * $(org_index "$1"))); }
-peer_name() { echo "peer0.$1"; }
-crypto_peer_org() { echo "$RUN_DIR/crypto/peerOrganizations/$(org_domain "$1")"; }
-crypto_user() { echo "$(crypto_peer_org "$1")/users/$2@$(org_domain "$1")"; }
-org_tlsca() { echo "$(crypto_peer_org "$1")/tlsca/tlsca.$(org_domain "$1")-cert.pem"; }
-crypto_orderer_org() { echo "$RUN_DIR/crypto/ordererOrganizations/$ORDERER_DOMAIN"; }
-orderer_tlsca() { echo "$(crypto_orderer_org)/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem"; }
+peer_address() { echo "$(org_get ORG_HOSTS "$1"):$(org_get PEER_PORTS "$1")"; }
+orderer_address() { echo "$(orderer_get ORDERER_HOSTS "$1"):$(orderer_get ORDERER_PORTS "$1")"; }
+# crypto FILE: a file of the network's crypto directory.
+crypto() { echo "$RUN_DIR/crypto/$1"; }
 
 # ---------------------------------------------------------------- processes
 
@@ -206,32 +197,32 @@ peer_cli() {
 	local org=$1
 	shift
 	env -i PATH="$PATH" HOME="${HOME:-/root}" \
-		FABRIC_CFG_PATH="$(node_dir "$(peer_name "${ORGS[0]}")")" \
+		FABRIC_CFG_PATH="$(node_dir "${TOPO_PEER_NODES[0]}")" \
 		FABRIC_LOGGING_SPEC="${NET_CLI_LOG_SPEC:-warning}" \
-		CORE_PEER_LOCALMSPID="$(org_mspid "$org")" \
-		CORE_PEER_MSPCONFIGPATH="$(crypto_user "$org" Admin)/msp" \
-		CORE_PEER_ADDRESS="127.0.0.1:$(peer_port "$org")" \
+		CORE_PEER_LOCALMSPID="$(org_get ORG_MSPIDS "$org")" \
+		CORE_PEER_MSPCONFIGPATH="$(crypto "$(org_get ORG_ADMIN_MSPS "$org")")" \
+		CORE_PEER_ADDRESS="$(peer_address "$org")" \
 		CORE_PEER_TLS_ENABLED=true \
-		CORE_PEER_TLS_ROOTCERT_FILE="$(org_tlsca "$org")" \
+		CORE_PEER_TLS_ROOTCERT_FILE="$(crypto "$(org_get ORG_TLSCAS "$org")")" \
 		"$FABRIC_BIN/peer" "$@"
 }
 
 # orderer_flags: the first running orderer (so the CLI still works while one is down).
 orderer_flags() {
-	local o use=${ORDERERS[0]}
-	for o in "${ORDERERS[@]}"; do
+	local o use=${TOPO_ORDERERS[0]}
+	for o in "${TOPO_ORDERERS[@]}"; do
 		if node_pid "$o" >/dev/null; then
 			use=$o
 			break
 		fi
 	done
-	echo -o "127.0.0.1:$(orderer_port "$use")" --tls --cafile "$(orderer_tlsca)"
+	echo -o "$(orderer_address "$use")" --tls --cafile "$(crypto "$TOPO_ORDERER_TLSCA")"
 }
 
 all_peer_flags() {
 	local org
-	for org in "${ORGS[@]}"; do
-		echo --peerAddresses "127.0.0.1:$(peer_port "$org")" --tlsRootCertFiles "$(org_tlsca "$org")"
+	for org in "${TOPO_ORGS[@]}"; do
+		echo --peerAddresses "$(peer_address "$org")" --tlsRootCertFiles "$(crypto "$(org_get ORG_TLSCAS "$org")")"
 	done
 }
 
@@ -274,16 +265,16 @@ cmd_up() {
 	[[ -n ${1:-} ]] && PROFILE=$1
 	PROFILE=${PROFILE:-solo-org}
 	resolve_run_dir
-	set_topology
-	local tools args=() entry v org var
+	local tools args=() entry v org var tags pkgs=(./network/cmd/cfgmerge ./network/cmd/ccaas-builder ./network/cmd/netready ./network/cmd/fabca)
 	for entry in ${CHAINCODES//,/ }; do args+=(--chaincode "$entry"); done
 	for v in $NET_NODE_ENV; do args+=(--node-env "$v"); done
-	for org in "${ORGS[@]}"; do
-		var="NET_PEER_ENV_$org"
-		for v in ${!var:-}; do args+=(--peer-env "$org=$v"); done
-	done
 	[[ ${NET_KEEP_ON_FAILURE:-0} == 1 ]] && args+=(--keep-on-failure)
 	[[ ${NET_SET_CURRENT:-1} == 1 ]] && args+=(--current "$RUN/current")
+	[[ -n ${BASE_PORT:-} ]] && args+=(--base-port "$BASE_PORT")
+	[[ -n ${BATCH_SIZE:-} ]] && args+=(--batch-size "$BATCH_SIZE")
+	[[ -n ${BATCH_TIMEOUT:-} ]] && args+=(--batch-timeout "$BATCH_TIMEOUT")
+	[[ -n ${BATCH_PREFERRED_BYTES:-} ]] && args+=(--batch-preferred-bytes "$BATCH_PREFERRED_BYTES")
+	[[ -n ${BATCH_ABSOLUTE_BYTES:-} ]] && args+=(--batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES")
 	# Nodes run in their own directories: the paths are made absolute,
 	# relative ones taken from the current directory, else from the repository.
 	for v in FABRIC_BIN FABRIC_CFG_SRC FABRIC_CA_BIN; do
@@ -293,11 +284,23 @@ cmd_up() {
 	tools=$(mktemp -d "$RUN/.tools.XXXXXX")
 	# shellcheck disable=SC2064 # the path now
 	trap "rm -rf '$tools'" EXIT # until fabnet takes them over
-	(cd "$ROOT" && "$GO" build -o "$tools/" ./network/cmd/fabnet ./network/cmd/cfgmerge ./network/cmd/ccaas-builder \
-		./network/cmd/netready ./network/cmd/fabca) || die "building network/cmd tools failed"
+	if [[ -n ${FABNET:-} ]]; then
+		cp "$FABNET" "$tools/fabnet" || die "copying FABNET=$FABNET failed"
+	else
+		pkgs+=(./network/cmd/fabnet)
+	fi
+	(cd "$ROOT" && "$GO" build -o "$tools/" "${pkgs[@]}") || die "building network/cmd tools failed"
+	# The profile's organisations, for their NET_PEER_ENV_<org>; an
+	# unknown profile is refused here, naming the registered ones.
+	read_topology TOPO_ "$tools/fabnet" --profile "$PROFILE" || die "PROFILE=$PROFILE: no such topology"
+	for org in "${TOPO_ORGS[@]}"; do
+		var="NET_PEER_ENV_$org"
+		[[ $var =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue # an org whose name no variable can carry
+		for v in ${!var:-}; do args+=(--peer-env "$org=$v"); done
+	done
 	# CHAINCODE_GO_TAGS (chaincode/chaincode.mk: "gmp" when libgmp links) picks
 	# the chaincode's arithmetic backend; unset means probe here the same way.
-	local tags=${CHAINCODE_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
+	tags=${CHAINCODE_GO_TAGS-$("$ROOT/chaincode/gotags.sh" "$GO")}
 	# Every FABVOTE_* variable reaches the nodes, and so do those NET_PASS_ENV names.
 	for v in $NET_PASS_ENV; do
 		[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "NET_PASS_ENV entry '$v': want a variable name"
@@ -305,9 +308,8 @@ cmd_up() {
 	done
 	trap - EXIT
 	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --run-dir "$RUN_DIR" --profile "$PROFILE" \
-		--stack "$NET_STACK" ${BASE_PORT:+--base-port "$BASE_PORT"} --batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT" \
-		--batch-preferred-bytes "$BATCH_PREFERRED_BYTES" --batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" \
-		--channel-writers "$CHANNEL_WRITERS" --cc-version "$CC_VERSION" --validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
+		--stack "$NET_STACK" --channel-writers "$CHANNEL_WRITERS" --cc-version "$CC_VERSION" \
+		--validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
 		--bin "$FABRIC_BIN" --ca-bin "$FABRIC_CA_BIN" --config-src "$FABRIC_CFG_SRC" --overrides "$NET_DIR/config" \
 		--go "$GO" --go-tags "$tags" --root "$ROOT" --log-spec "$NET_LOG_SPEC" --pass-env "$NET_PASS_ENV" \
 		--wait "${NET_WAIT}s" --stop-timeout "${NET_STOP_TIMEOUT}s" "${args[@]}"
@@ -344,22 +346,21 @@ cmd_status() {
 # channel (its ledger is open); a chaincode service when it listens.
 wait_ready() {
 	set_topology
-	case $1 in
-	orderer*) wait_orderer_ready "$1" ;;
-	peer0.*)
-		local org=${1#peer0.} h deadline=$((SECONDS + NET_WAIT))
+	local org h deadline=$((SECONDS + NET_WAIT))
+	if topo_index TOPO_ORDERERS "$1" >/dev/null; then
+		wait_orderer_ready "$1"
+	elif org=$(topo_get TOPO_ORGS TOPO_PEER_NODES "$1"); then
 		until h=$(channel_height "$org") && [[ $h =~ ^[0-9]+$ ]]; do
 			((SECONDS < deadline)) || fail_node "$1" "$1 does not answer for channel $CHANNEL within ${NET_WAIT}s"
 			node_pid "$1" >/dev/null || fail_node "$1" "$1 exited"
 			sleep 0.3
 		done
 		# and, with other orgs, until every gateway can again gather endorsements
-		if ((${#ORGS[@]} > 1)) && [[ -s $RUN_DIR/chaincodes.list && -f $RUN_DIR/network.json ]]; then
+		if ((${#TOPO_ORGS[@]} > 1)) && [[ -s $RUN_DIR/chaincodes.list && -f $RUN_DIR/network.json ]]; then
 			"$RUN_DIR/tools/netready" --network "$RUN_DIR/network.json" --timeout "${NET_READY_TIMEOUT:-120s}" ||
 				fail_node "$1" "gateways cannot gather endorsements after restarting $1"
 		fi
-		;;
-	esac
+	fi
 }
 
 main() {
@@ -413,24 +414,29 @@ main() {
 			(($# == 2)) || die "usage: net.sh invoke CHAINCODE JSON"
 			# shellcheck disable=SC2046
 			NET_CLI_LOG_SPEC=${NET_CLI_LOG_SPEC:-warning:chaincodeCmd=info} \
-				peer_cli "${ORGS[0]}" chaincode invoke $(orderer_flags) -C "$CHANNEL" -n "$1" -c "$2" \
+				peer_cli "${TOPO_ORGS[0]}" chaincode invoke $(orderer_flags) -C "$CHANNEL" -n "$1" -c "$2" \
 				$(all_peer_flags) --waitForEvent
 			;;
 		query)
 			(($# >= 2)) || die "usage: net.sh query CHAINCODE JSON [ORG]"
-			peer_cli "${3:-${ORGS[0]}}" chaincode query -C "$CHANNEL" -n "$1" -c "$2"
+			peer_cli "${3:-${TOPO_ORGS[0]}}" chaincode query -C "$CHANNEL" -n "$1" -c "$2"
 			;;
-		height) channel_height "${1:-${ORGS[0]}}" ;;
+		height) channel_height "${1:-${TOPO_ORGS[0]}}" ;;
 		env)
-			local org=${1:-${ORGS[0]}}
-			org_index "$org" >/dev/null
-			printf 'export FABRIC_CFG_PATH=%q\n' "$(node_dir "$(peer_name "${ORGS[0]}")")"
-			printf 'export CORE_PEER_LOCALMSPID=%q\n' "$(org_mspid "$org")"
-			printf 'export CORE_PEER_MSPCONFIGPATH=%q\n' "$(crypto_user "$org" Admin)/msp"
-			printf 'export CORE_PEER_ADDRESS=%q\n' "127.0.0.1:$(peer_port "$org")"
+			local org=${1:-${TOPO_ORGS[0]}} msp admin address tlsca orderer
+			# Assigned first: an unknown org then stops the script.
+			msp=$(org_get ORG_MSPIDS "$org")
+			admin=$(crypto "$(org_get ORG_ADMIN_MSPS "$org")")
+			address=$(peer_address "$org")
+			tlsca=$(crypto "$(org_get ORG_TLSCAS "$org")")
+			orderer=$(orderer_address "${TOPO_ORDERERS[0]}")
+			printf 'export FABRIC_CFG_PATH=%q\n' "$(node_dir "${TOPO_PEER_NODES[0]}")"
+			printf 'export CORE_PEER_LOCALMSPID=%q\n' "$msp"
+			printf 'export CORE_PEER_MSPCONFIGPATH=%q\n' "$admin"
+			printf 'export CORE_PEER_ADDRESS=%q\n' "$address"
 			printf 'export CORE_PEER_TLS_ENABLED=true\n'
-			printf 'export CORE_PEER_TLS_ROOTCERT_FILE=%q\n' "$(org_tlsca "$org")"
-			printf 'export ORDERER_ADDRESS=%q ORDERER_CA=%q\n' "127.0.0.1:$(orderer_port orderer0)" "$(orderer_tlsca)"
+			printf 'export CORE_PEER_TLS_ROOTCERT_FILE=%q\n' "$tlsca"
+			printf 'export ORDERER_ADDRESS=%q ORDERER_CA=%q\n' "$orderer" "$(crypto "$TOPO_ORDERER_TLSCA")"
 			;;
 		esac
 		;;

@@ -94,11 +94,12 @@ multihost-test: fabric fabric-ca fabvote
 TEST_NET_TARGETS += multihost-test
 
 # One host cut off for PARTITION_CUT in the middle of a fixed-rate run of
-# PARTITION_BALLOTS ballots (docs/RELIABILITY.md); PARTITION_HOST=party2
-# (a peer's host) or orderer; PARTITION_OUT=FILE keeps the figures as JSON.
+# PARTITION_BALLOTS ballots (docs/RELIABILITY.md); PARTITION_HOST is a
+# party's peer host (empty: TestPartition's default) or orderer;
+# PARTITION_OUT=FILE keeps the figures as JSON.
 PARTITION_BALLOTS ?= 500
 PARTITION_CUT     ?= 30s
-PARTITION_HOST    ?= party2
+PARTITION_HOST    ?=
 multihost-partition: fabric fabric-ca fabvote
 	$(MULTIHOST_ENV) FABVOTE_PARTITION_TEST=1 FABVOTE_PARTITION_BALLOTS=$(PARTITION_BALLOTS) \
 		FABVOTE_PARTITION_CUT=$(PARTITION_CUT) FABVOTE_PARTITION_HOST=$(PARTITION_HOST) \

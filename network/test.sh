@@ -5,6 +5,8 @@
 # solo-org: up with cryptogen's identities and kvtransfer, Init/Transfer/Total through the peer CLI, the
 # gateway test, kill -9 of the peer, the chaincode service and the orderer with
 # restarts (ledger height and state must survive), down, and no process left.
+# A profile registered only by the test (a Go file added with go build
+# -overlay): make network-up starts it, each organisation's peer answers.
 # three-orgs (unless NET_TEST_THREE_ORGS=0): up with every organisation's
 # identities enrolled from its own Fabric CA servers (NET_IDENTITIES=ca), the
 # certificates checked against those CAs, cross-org gateway test, kill -9 of
@@ -29,6 +31,8 @@ RUN=${RUN:-$ROOT/run}
 GO=${GO:-go}
 # shellcheck source=scripts/ports.sh
 . "$ROOT/scripts/ports.sh"
+# shellcheck source=scripts/topology.sh
+. "$ROOT/scripts/topology.sh"
 # net_test_base SLOT: the base of the test's network SLOT (0 solo-org,
 # 1 three-orgs, 2 the interrupted ups) in the port plan's network-test stack.
 net_test_base() {
@@ -57,13 +61,14 @@ total() { q '{"function":"Total","Args":[]}' "${1:-}"; }
 transfer() { "$NET" invoke kvtransfer "{\"function\":\"Transfer\",\"Args\":[\"$1\",\"$2\",\"$3\"]}" >/dev/null; }
 
 # gate_metric NAME: the peer's fabvote_commit_gate_NAME_total counter for the
-# channel (fabric/patches/0007), read from its operations endpoint over https.
+# channel (fabric/patches/0007), read from its operations endpoint over https
+# (after topology).
 gate_metric() {
 	local peer m v
 	peer=$("$NET" nodes | grep -m1 '^peer0\.') || fail "no peer in the network"
 	m=$("$NET" ops "$peer" /metrics) || fail "GET /metrics from $peer over https"
-	v=$(awk -v k="fabvote_commit_gate_$1_total{channel=\"${CHANNEL:-fabvote}\"}" '$1 == k { printf "%d", $2 }' <<<"$m")
-	[[ -n $v ]] || fail "$peer's /metrics has no fabvote_commit_gate_$1_total for channel ${CHANNEL:-fabvote}"
+	v=$(awk -v k="fabvote_commit_gate_$1_total{channel=\"$T_CHANNEL\"}" '$1 == k { printf "%d", $2 }' <<<"$m")
+	[[ -n $v ]] || fail "$peer's /metrics has no fabvote_commit_gate_$1_total for channel $T_CHANNEL"
 	echo "$v"
 }
 expect_grew() { # what before after
@@ -79,6 +84,12 @@ assert_gone() {
 	done
 	((${#left[@]} == 0)) || fail "processes left after down: ${left[*]}"
 	printf '[network-test] ok: all %d processes gone\n' "$#" >&2
+}
+
+# topology: the running network's organisations, orderers and node names
+# (T_ORGS, T_ORDERERS, T_PEER_NODES, ...), read from its run dir.
+topology() {
+	read_topology T_ "$NET_RUN_DIR/tools/fabnet" --home "$NET_RUN_DIR" || fail "fabnet topology env --home $NET_RUN_DIR"
 }
 
 cleanup() {
@@ -99,14 +110,16 @@ solo_org() {
 	"$NET" up || fail "network-up"
 	printf '[network-test] up took %ds\n' $((SECONDS - t0)) >&2
 	[[ -f $NET_RUN_DIR/network.json ]] || fail "network.json missing"
+	topology
+	local peer=${T_PEER_NODES[0]} orderer=${T_ORDERERS[0]}
 
 	step "operations endpoints speak TLS only"
 	local node ops_before=() ops_after=() g
 	for node in $("$NET" nodes | grep -E '^(orderer|peer)'); do
 		expect_eq "$node /healthz over https" "$("$NET" ops "$node" /healthz | grep -o '"status":"OK"')" '"status":"OK"'
 	done
-	if curl -sf --max-time 5 "http://127.0.0.1:$(jq -r '.ordererOrg.orderers[0].opsPort' "$NET_RUN_DIR/topology.json")/healthz" >/dev/null 2>&1; then
-		fail "orderer0's operations endpoint answered plain HTTP"
+	if curl -sf --max-time 5 "http://${T_ORDERER_HOSTS[0]}:${T_ORDERER_OPS_PORTS[0]}/healthz" >/dev/null 2>&1; then
+		fail "$orderer's operations endpoint answered plain HTTP"
 	fi
 	for g in sessions commits escalations retries; do ops_before+=("$(gate_metric "$g")"); done
 
@@ -143,12 +156,12 @@ solo_org() {
 	step "kill -9 the peer, restart it"
 	local h0 h1 pid
 	h0=$("$NET" height) || fail "net.sh height"
-	pid=$("$NET" pid peer0.ea)
-	"$NET" kill peer0.ea
+	pid=$("$NET" pid "$peer")
+	"$NET" kill "$peer"
 	if readlink "/proc/$pid/exe" >/dev/null 2>&1; then fail "peer pid $pid still alive after kill"; fi
-	if "$NET" pid peer0.ea >/dev/null 2>&1; then fail "net.sh pid reports a killed peer as running"; fi
+	if "$NET" pid "$peer" >/dev/null 2>&1; then fail "net.sh pid reports a killed peer as running"; fi
 	t0=$SECONDS
-	"$NET" start peer0.ea || fail "restart peer0.ea"
+	"$NET" start "$peer" || fail "restart $peer"
 	h1=$("$NET" height) || fail "net.sh height after the peer restart"
 	expect_eq "ledger height after peer restart" "$h1" "$h0"
 	expect_eq "ReadMany(acct000000) after peer restart" "$(readmany acct000000)" "$bal"
@@ -158,15 +171,15 @@ solo_org() {
 	expect_eq "Total after peer restart" "$(total)" 2000
 
 	step "kill -9 the chaincode service, restart it"
-	"$NET" kill cc.kvtransfer.peer0.ea
+	"$NET" kill "cc.kvtransfer.$peer"
 	if total >/dev/null 2>&1; then fail "query succeeded with the chaincode service down"; fi
-	"$NET" start cc.kvtransfer.peer0.ea || fail "restart chaincode service"
+	"$NET" start "cc.kvtransfer.$peer" || fail "restart chaincode service"
 	expect_eq "Total after chaincode restart" "$(total)" 2000
 
 	step "kill -9 the orderer, restart it"
-	"$NET" kill orderer0
+	"$NET" kill "$orderer"
 	t0=$SECONDS
-	"$NET" start orderer0 || fail "restart orderer0"
+	"$NET" start "$orderer" || fail "restart $orderer"
 	transfer acct000001 acct000000 5 || fail "Transfer after orderer restart"
 	printf '[network-test] orderer restart to first commit: %ds\n' $((SECONDS - t0)) >&2
 	expect_eq "ReadMany(acct000000) after orderer restart" "$(readmany acct000000)" "$bal"
@@ -179,6 +192,47 @@ solo_org() {
 	"$NET" down || fail "network-down"
 	assert_gone "${pids[@]}"
 	[[ ! -e $NET_RUN_DIR ]] || fail "$NET_RUN_DIR still exists after down"
+}
+
+# new_profile: a profile that exists only in this test (two organisations,
+# one orderer), registered by a Go file added to package network/fabnet
+# with go build -overlay, starts with make network-up and no script
+# changed: net.sh takes that fabnet (FABNET) into the run dir, and every
+# command after reads the topology from it. Each organisation's peer
+# answers for the channel; make network-down leaves no process. The
+# cheapest network there is: cryptogen's identities, no chaincode.
+new_profile() {
+	local src=$RUN/test-new-profile-src org h pids=()
+	BASE_PORT=$(net_test_base 0) || exit 1
+	export PROFILE=two-orgs NET_RUN_DIR=$RUN/test-two-orgs BASE_PORT
+	step "a profile registered only by this test (go build -overlay), brought up with make network-up"
+	rm -rf "$src"
+	mkdir -p "$src"
+	cat >"$src/two_orgs.go" <<'GO'
+package fabnet
+
+func init() {
+	RegisterProfile(ProfileSpec{Name: "two-orgs", Orgs: []string{"ea", "auditor"}, Orderers: 1})
+}
+GO
+	printf '{"Replace": {"%s": "%s"}}\n' "$ROOT/network/fabnet/zz_two_orgs_test_profile.go" "$src/two_orgs.go" >"$src/overlay.json"
+	"$GO" build -overlay "$src/overlay.json" -o "$src/fabnet" ./network/cmd/fabnet || fail "go build -overlay of fabnet with the two-orgs profile"
+	FABNET=$src/fabnet NET_IDENTITIES=cryptogen CHAINCODES='' "${MAKE:-make}" -C "$ROOT" --no-print-directory network-up ||
+		fail "make network-up PROFILE=two-orgs"
+	topology
+	expect_eq "organisations of two-orgs" "${T_ORGS[*]}" "ea auditor"
+	expect_eq "orderers of two-orgs" "${T_ORDERERS[*]}" "orderer0"
+	for org in "${T_ORGS[@]}"; do
+		h=$("$NET" height "$org") || fail "net.sh height $org"
+		[[ $h =~ ^[1-9][0-9]*$ ]] || fail "$org's peer answers height '$h'"
+		printf "[network-test] ok: %s's peer answers for the channel at height %s\n" "$org" "$h" >&2
+	done
+	mapfile -t pids < <("$NET_RUN_DIR/tools/fabnet" node pids --home "$NET_RUN_DIR" | cut -d" " -f2)
+	expect_eq "running processes" "${#pids[@]}" 3
+	"${MAKE:-make}" -C "$ROOT" --no-print-directory network-down || fail "make network-down PROFILE=two-orgs"
+	assert_gone "${pids[@]}"
+	[[ ! -e $NET_RUN_DIR ]] || fail "$NET_RUN_DIR still exists after down"
+	rm -rf "$src"
 }
 
 three_orgs() {
@@ -212,8 +266,9 @@ three_orgs() {
 	"$NET" start "$leader" || fail "restart $leader"
 	transfer acct000005 acct000004 3 || fail "Transfer after the leader restart"
 	local h
-	h=$("$NET" height ea) || fail "net.sh height ea"
-	for org in ea party1 party2; do
+	topology
+	h=$("$NET" height "${T_ORGS[0]}") || fail "net.sh height ${T_ORGS[0]}"
+	for org in "${T_ORGS[@]}"; do
 		local deadline=$((SECONDS + 30)) v
 		until v=$(readmany acct000004 "$org") && [[ $v == 93 ]]; do
 			((SECONDS < deadline)) || break
@@ -222,7 +277,7 @@ three_orgs() {
 		expect_eq "ReadMany(acct000004) on $org" "$v" 93
 		expect_eq "Total on $org" "$(total "$org")" 1000
 	done
-	expect_eq "height on party2" "$("$NET" height party2)" "$h"
+	expect_eq "height on ${T_ORGS[-1]}" "$("$NET" height "${T_ORGS[-1]}")" "$h"
 
 	step "three-orgs down"
 	local pids=()
@@ -258,8 +313,9 @@ stock_peer_refused() {
 # (chaincode deployment); each time no process whose working directory or
 # command line is in the run dir survives, and none of its ports listens.
 interrupted_up() {
-	local dir=$RUN/test-interrupted base at pid p left port deadline
+	local dir=$RUN/test-interrupted base at pid p left deadline
 	base=$(net_test_base 2) || exit 1
+	fabnet_tool || fail "building fabnet"
 	for at in "Fabric CA servers" "deploying chaincode"; do
 		step "solo-org up (CA identities) interrupted (SIGTERM) just after '$at': nothing left behind"
 		rm -rf "$dir"
@@ -280,11 +336,9 @@ interrupted_up() {
 			fi
 		done
 		((${#left[@]} == 0)) || fail "left after the interrupted up: $(printf '\n  %s' "${left[@]}")"
-		# every listening socket (state 0A) of the kernel's tables, its port in hex
-		while read -r port; do
-			port=$((16#$port))
-			((port < base || port > base + 399)) || fail "port $port still listens after the interrupted up"
-		done < <(awk '$4 == "0A" { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6)
+		# every port of the network's plan is free (fabnet ports check names any that is not)
+		"$FABNET" ports check --stack network-test ${NET_TEST_BASE_PORT:+--base-port "$NET_TEST_BASE_PORT"} --slot 2 \
+			--profile solo-org --identities ca --chaincodes 1 || fail "a port of the interrupted up still listens"
 		printf "[network-test] ok: interrupted at '%s', no process and no port left\n" "$at" >&2
 	done
 	rm -rf "$dir" "$dir.log"
@@ -294,6 +348,7 @@ cd "$ROOT"
 T0=$SECONDS
 stock_peer_refused
 solo_org
+new_profile
 if [[ ${NET_TEST_THREE_ORGS:-1} == 1 ]]; then
 	three_orgs
 	interrupted_up

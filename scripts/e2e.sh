@@ -23,6 +23,10 @@ export NET_STACK=${E2E_STACK:-e2e}
 export BASE_PORT=${E2E_BASE_PORT:-}
 export ROOT
 NET_SH=$ROOT/network/net.sh
+# shellcheck source=scripts/ports.sh
+. "$ROOT/scripts/ports.sh"
+# shellcheck source=scripts/topology.sh
+. "$ROOT/scripts/topology.sh"
 
 [[ -x $BIN/fabvote ]] || { echo "e2e: $BIN/fabvote not built: run 'make fabvote'" >&2; exit 1; }
 
@@ -31,9 +35,10 @@ cleanup() {
 	"$NET_SH" down || rc=1
 	exit "$rc"
 }
-# The orgs' peers run different switches of the fork: ea's and party1's every
-# optimisation an org can choose for its own peer (O-I, O-II, O-III, O-V,
-# O-VI in check mode, O-VII), party2's none of them, as stock Fabric would.
+# The orgs' peers run different switches of the fork: every org's but the
+# last's every optimisation an org can choose for its own peer (peer-fork:
+# O-VI in check mode), the last org's (in a profile of several) none of
+# them, as stock Fabric would (peer-stock).
 # O-VI's check mode shares decodes as "on" does and compares every shared
 # message with a fresh decode, so a stage that wrote to one stops the peer.
 # The test's TestElection/peers_of_every_org_agree then compares their blocks'
@@ -50,17 +55,28 @@ FORK_ON=$(peer_config peer-fork 2)
 FORK_ON_LOGS=$(peer_config peer-fork 3)
 FORK_OFF=$(peer_config peer-stock 2)
 FORK_OFF_LOGS=$(peer_config peer-stock 3)
-export NET_PEER_ENV_ea=${NET_PEER_ENV_ea-$FORK_ON}
-export NET_PEER_ENV_party1=${NET_PEER_ENV_party1-$FORK_ON}
-export NET_PEER_ENV_party2=${NET_PEER_ENV_party2-$FORK_OFF}
+# The profile's organisations, from its topology (network/fabnet).
+if ! fabnet_tool || ! read_topology E2E_ "$FABNET" --profile "$PROFILE"; then
+	echo "e2e: no topology for PROFILE=$PROFILE" >&2
+	exit 1
+fi
+for i in "${!E2E_ORGS[@]}"; do
+	var=NET_PEER_ENV_${E2E_ORGS[i]}
+	[[ $var =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue # an org whose name no variable can carry
+	want=$FORK_ON
+	((i == 0 || i < ${#E2E_ORGS[@]} - 1)) || want=$FORK_OFF
+	export "$var=${!var-$want}"
+done
 
 # check_switches ORG TEXTS: the peer's log shows each of the '|'-separated
 # TEXTS, so the comparison above compares what it claims to.
 check_switches() {
-	local log=$RUN/$PROFILE/logs/peer0.$1.log want wants
+	local peer want wants log
+	peer=$(topo_get E2E_PEER_NODES E2E_ORGS "$1")
+	log=$RUN/$PROFILE/logs/$peer.log
 	IFS='|' read -r -a wants <<<"$2"
 	for want in "${wants[@]}"; do
-		grep -qF "$want" "$log" || { echo "e2e: peer0.$1's log lacks '$want' ($log)" >&2; exit 1; }
+		grep -qF "$want" "$log" || { echo "e2e: $peer's log lacks '$want' ($log)" >&2; exit 1; }
 	done
 }
 
@@ -68,15 +84,16 @@ check_switches() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 "$NET_SH" up
-if [[ $PROFILE == three-orgs ]]; then
-	for org in ea party1 party2; do
+if ((${#E2E_ORGS[@]} > 1)); then
+	for org in "${E2E_ORGS[@]}"; do
 		var=NET_PEER_ENV_$org
+		[[ $var =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
 		case ${!var} in
 		"$FORK_ON") check_switches "$org" "$FORK_ON_LOGS" ;;
 		"$FORK_OFF") check_switches "$org" "$FORK_OFF_LOGS" ;;
 		*) continue ;;
 		esac
-		echo "e2e: peer0.$org runs ${!var}"
+		echo "e2e: $(topo_get E2E_PEER_NODES E2E_ORGS "$org") runs ${!var}"
 	done
 fi
 

@@ -90,15 +90,24 @@ func (q quoted) MarshalYAML() (any, error) {
 	return &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: string(q)}, nil
 }
 
+// Profile is the single-host Docker network's profile, and Chaincodes its
+// chaincodes: the compose file, and the scripts that make its material
+// and run it (fabnet topology env --docker), read them here.
+const Profile = "three-orgs"
+
+// Chaincodes is the Docker network's one chaincode, the ballot contract.
+func Chaincodes() []fabnet.Chaincode {
+	return []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}}
+}
+
 // DockerNetwork returns the single-host Docker network's compose file:
-// three-orgs with the ballot contract (network/docker-compose.yaml).
+// Profile with Chaincodes (network/docker-compose.yaml).
 func DockerNetwork() ([]byte, error) {
-	ballot := []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}}
-	containers, err := fabnet.Containers("three-orgs", ballot)
+	containers, err := fabnet.Containers(Profile, Chaincodes())
 	if err != nil {
 		return nil, err
 	}
-	host, err := fabnet.Profile("three-orgs", hostBase, nil, ballot)
+	host, err := fabnet.Profile(Profile, hostBase, nil, Chaincodes())
 	if err != nil {
 		return nil, err
 	}

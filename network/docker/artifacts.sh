@@ -30,15 +30,11 @@ umask 077
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 D=$FABVOTE_DOCKER_DIR
-BATCH_SIZE=${BATCH_SIZE:-500}
-BATCH_TIMEOUT=${BATCH_TIMEOUT:-250ms}
-BATCH_PREFERRED_BYTES=${BATCH_PREFERRED_BYTES:-4 MB}
-BATCH_ABSOLUTE_BYTES=${BATCH_ABSOLUTE_BYTES:-10 MB}
+# BATCH_SIZE, BATCH_TIMEOUT, BATCH_PREFERRED_BYTES, BATCH_ABSOLUTE_BYTES: the
+# channel's block cutting, when set; unset, the topology's (network/fabnet).
 DOCKER_IDENTITIES=${DOCKER_IDENTITIES:-ca}
 FABRIC_CA_BIN=${FABRIC_CA_BIN:-$BIN}
 
-peer_org_dir() { echo "$D/crypto/peerOrganizations/$(org_domain "$1")"; }
-orderer_org_dir() { echo "$D/crypto/ordererOrganizations/$ORDERER_DOMAIN"; }
 
 build_tools() {
 	mkdir -p "$TOOLS"
@@ -49,27 +45,31 @@ build_tools() {
 # gen_topologies writes the Docker network's typed topology twice
 # (network/fabnet): as the containers see it (every node by its container
 # name, Fabric's container ports) and as the host sees it (the published
-# ports on 127.0.0.1, the native network's plan from <prefix>050). Every
-# generated file below comes from one of them.
+# ports on 127.0.0.1, the port plan's stack from H_BASE_PORT), of the
+# Docker network's profile (lib.sh). Every generated file below comes from
+# one of them.
 gen_topologies() {
-	local batch=(--batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT"
-		--batch-preferred-bytes "$BATCH_PREFERRED_BYTES" --batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES")
-	"$TOOLS/fabnet" topology --profile three-orgs --containers --chaincode "$CC_NAME:ballot" "${batch[@]}" \
+	local batch=()
+	[[ -n ${BATCH_SIZE:-} ]] && batch+=(--batch-size "$BATCH_SIZE")
+	[[ -n ${BATCH_TIMEOUT:-} ]] && batch+=(--batch-timeout "$BATCH_TIMEOUT")
+	[[ -n ${BATCH_PREFERRED_BYTES:-} ]] && batch+=(--batch-preferred-bytes "$BATCH_PREFERRED_BYTES")
+	[[ -n ${BATCH_ABSOLUTE_BYTES:-} ]] && batch+=(--batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES")
+	"$TOOLS/fabnet" topology --profile "$C_PROFILE" --containers --chaincode "$CC_NAME:ballot" "${batch[@]}" \
 		--out "$D/topology.json" || ddie "fabnet topology (containers) failed"
-	"$TOOLS/fabnet" topology --profile three-orgs --base-port "$(host_port 050)" --chaincode "$CC_NAME:ballot" "${batch[@]}" \
+	"$TOOLS/fabnet" topology --profile "$H_PROFILE" --base-port "$H_BASE_PORT" --chaincode "$CC_NAME:ballot" "${batch[@]}" \
 		--out "$D/topology.host.json" || ddie "fabnet topology (host side) failed"
 }
 
 # gen_crypto: every organisation's identities by DOCKER_IDENTITIES. ca (the
 # default): each organisation's own Fabric CA servers (MSP and TLS CA) run on
-# this host's loopback for the enrollment, at the CA ports from
-# <prefix>390, and stop after it; their homes stay in the organisation's
+# this host's loopback for the enrollment, at the host stack's CA ports
+# from its first organisation's, and stop after it; their homes stay in the organisation's
 # crypto directory (fabnet local-identities). cryptogen: the quick option.
 gen_crypto() {
 	case $DOCKER_IDENTITIES in
 	ca)
 		"$TOOLS/fabnet" local-identities --topology "$D/topology.json" --home "$D" --service-node "$CC_NAME-cc" \
-			--ca-base-port "$(host_port 390)" --ca-bin "$FABRIC_CA_BIN" || ddie "enrolling the organisations' identities failed"
+			--ca-base-port "${H_ORG_CA_PORTS[0]}" --ca-bin "$FABRIC_CA_BIN" || ddie "enrolling the organisations' identities failed"
 		;;
 	cryptogen)
 		"$TOOLS/fabnet" cryptogen-config --topology "$D/topology.json" --service-host "$CC_NAME-cc" \
@@ -138,7 +138,7 @@ gen_packages() {
 	mkdir -p "$D/packages" "$D/ccaas"
 	cc_port=$(container_port '.orgs[0].peer.services[0].port')
 	for org in "${ORGS[@]}"; do
-		peer_tls=$(peer_org_dir "$org")/peers/$(peer_host "$org")/tls
+		peer_tls=$D/crypto/$(org_get C PEER_TLS "$org")
 		pkg=$D/packages/$CC_NAME.$org.tgz
 		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):$cc_port" --builder "$TOOLS/ccaas-builder" \
 			--root-cert "$peer_tls/ca.crt" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
@@ -180,7 +180,7 @@ own() {
 # tools container (every node by its container name, files under /etc/fabvote).
 write_container_json() {
 	"$TOOLS/fabnet" local-connection --topology "$D/topology.json" --crypto /etc/fabvote/crypto --run-dir /etc/fabvote \
-		--profile docker --base-port "$(host_port 050)" --out "$D/network.container.json" ||
+		--profile docker --base-port "$H_BASE_PORT" --out "$D/network.container.json" ||
 		ddie "fabnet local-connection (containers) failed"
 }
 
@@ -189,7 +189,7 @@ write_container_json() {
 # services' gRPC ports are not published.
 write_host_json() {
 	"$TOOLS/fabnet" local-connection --topology "$D/topology.host.json" --crypto "$D/crypto" --run-dir "$D" \
-		--profile docker --base-port "$(host_port 050)" --services-unpublished --out "$D/network.json" ||
+		--profile docker --base-port "$H_BASE_PORT" --services-unpublished --out "$D/network.json" ||
 		ddie "fabnet local-connection (host side) failed"
 }
 

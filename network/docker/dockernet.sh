@@ -11,10 +11,10 @@
 #   dockernet.sh restart SERVICE   restart one container and wait until it is ready again
 #   dockernet.sh backup SERVICE FILE   stop SERVICE, copy its data volume into FILE (.tgz), start it again
 #   dockernet.sh restore SERVICE FILE  replace SERVICE's data volume with FILE's copy, start it, wait until ready
-#   dockernet.sh height ORG    ledger height of ORG's peer (ea, party1, party2)
+#   dockernet.sh height ORG    ledger height of ORG's peer (an organisation of the topology)
 #   dockernet.sh tools CMD...  run a command in the tools container
 #   dockernet.sh env ORG       export lines for the host's peer CLI as ORG's admin
-#                              against ORG's peer: eval "$(network/docker/dockernet.sh env party1)"
+#                              against ORG's peer: eval "$(network/docker/dockernet.sh env ea)"
 #
 # Settings: see lib.sh (FABVOTE_DOCKER_DIR, COMPOSE_PROJECT_NAME, FABVOTE_PORT_PREFIX, ...).
 set -euo pipefail
@@ -230,16 +230,20 @@ height) channel height --org "${2:?usage: dockernet.sh height ORG}" ;;
 tools) shift; tools_exec "$@" ;;
 env)
 	org=${2:?usage: dockernet.sh env ORG}
-	d=$(org_domain "$org")
-	c=$FABVOTE_DOCKER_DIR/crypto/peerOrganizations/$d
-	oc=$FABVOTE_DOCKER_DIR/crypto/ordererOrganizations/$ORDERER_DOMAIN
-	printf 'export FABRIC_CFG_PATH=%q\n' "$FABVOTE_DOCKER_DIR/nodes/$(peer_host "$org")"
-	printf 'export CORE_PEER_LOCALMSPID=%q\n' "$(org_mspid "$org")"
-	printf 'export CORE_PEER_MSPCONFIGPATH=%q\n' "$c/users/Admin@$d/msp"
-	printf 'export CORE_PEER_ADDRESS=%q\n' "127.0.0.1:$(peer_host_port "$org")"
+	c=$FABVOTE_DOCKER_DIR/crypto
+	# Assigned first: an unknown org then stops the script. The host's
+	# view (H_*): the ports published on its loopback.
+	node=$(peer_host "$org")
+	msp=$(org_mspid "$org") admin=$(org_get H ORG_ADMIN_MSPS "$org") tlsca=$(org_get H ORG_TLSCAS "$org")
+	peer=$(org_get H ORG_HOSTS "$org"):$(peer_host_port "$org")
+	orderer=${H_ORDERER_HOSTS[0]}:$(orderer_host_port "${ORDERERS[0]}")
+	printf 'export FABRIC_CFG_PATH=%q\n' "$FABVOTE_DOCKER_DIR/nodes/$node"
+	printf 'export CORE_PEER_LOCALMSPID=%q\n' "$msp"
+	printf 'export CORE_PEER_MSPCONFIGPATH=%q\n' "$c/$admin"
+	printf 'export CORE_PEER_ADDRESS=%q\n' "$peer"
 	printf 'export CORE_PEER_TLS_ENABLED=true\n'
-	printf 'export CORE_PEER_TLS_ROOTCERT_FILE=%q\n' "$c/tlsca/tlsca.$d-cert.pem"
-	printf 'export ORDERER_ADDRESS=%q ORDERER_CA=%q\n' "127.0.0.1:$(orderer_host_port orderer0)" "$oc/tlsca/tlsca.$ORDERER_DOMAIN-cert.pem"
+	printf 'export CORE_PEER_TLS_ROOTCERT_FILE=%q\n' "$c/$tlsca"
+	printf 'export ORDERER_ADDRESS=%q ORDERER_CA=%q\n' "$orderer" "$c/$H_ORDERER_TLSCA"
 	;;
 *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

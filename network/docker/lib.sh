@@ -7,8 +7,9 @@
 #   FABVOTE_DOCKER_DIR   generated material: crypto, configs, genesis block,
 #                        chaincode packages, network.json (default run/docker)
 #   COMPOSE_PROJECT_NAME compose project, prefixes volumes and containers (fabvote)
-#   FABVOTE_PORT_PREFIX  first two digits of every host port (default: the port plan's
-#                        stack FABVOTE_PORT_STACK, docker: 17 for 17050, 17150, ...)
+#   FABVOTE_PORT_STACK   the port plan's stack of the host ports (docker; docker-test for make docker-test)
+#   FABVOTE_PORT_PREFIX  the thousands of every host port, which moves the stack (default:
+#                        the stack's own, docker: 17 for 17050, 17150, ...)
 #   FABVOTE_IMAGE_TAG    image tag (latest)
 #   FABVOTE_UID          uid of the containers' user (10001)
 #   DOCKER, COMPOSE      the docker CLI and the compose command (auto)
@@ -30,19 +31,32 @@ export FABVOTE_DOCKER_DIR=${FABVOTE_DOCKER_DIR:-$RUN/docker}
 export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-fabvote}
 # shellcheck source=scripts/ports.sh
 . "$ROOT/scripts/ports.sh"
-plan_ports "${FABVOTE_PORT_STACK:-docker}" || { echo "[docker] ERROR: the port plan has no stack ${FABVOTE_PORT_STACK:-docker}" >&2; exit 1; }
-export FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-$((PLAN_BASE_PORT / 1000))}
-# plan_addr ADDR: an address of the plan's stack, moved with a prefix the user set.
-plan_addr() { echo "${1%:*}:$((${1##*:} + (FABVOTE_PORT_PREFIX - PLAN_BASE_PORT / 1000) * 1000))"; }
+# shellcheck source=scripts/topology.sh
+. "$ROOT/scripts/topology.sh"
+# The Docker network's topology (its profile and chaincode are
+# network/compose's; network/fabnet makes it): C_* as the containers see
+# it (every node by its container name, Fabric's container ports), H_* as
+# the host sees it (the ports published on 127.0.0.1: the port plan's
+# stack FABVOTE_PORT_STACK, moved by FABVOTE_PORT_PREFIX). Lists are in
+# the order of C_ORGS / C_ORDERERS, the same in both.
+docker_topology() {
+	local stack=${FABVOTE_PORT_STACK:-docker}
+	fabnet_tool &&
+		read_topology C_ "$FABNET" --docker --containers &&
+		read_topology H_ "$FABNET" --docker --stack "$stack" ${FABVOTE_PORT_PREFIX:+--port-prefix "$FABVOTE_PORT_PREFIX"} &&
+		plan_ports "$stack" "$H_BASE_PORT" # the services beside the network (Prometheus), at the same base
+}
+docker_topology || { echo "[docker] ERROR: no topology for the port plan's stack ${FABVOTE_PORT_STACK:-docker} (FABVOTE_PORT_PREFIX=${FABVOTE_PORT_PREFIX:-})" >&2; exit 1; }
+export FABVOTE_PORT_PREFIX=$H_PORT_PREFIX
 export FABVOTE_IMAGE_TAG=${FABVOTE_IMAGE_TAG:-latest}
 export FABVOTE_UID=${FABVOTE_UID:-10001}
 DOCKER=${DOCKER:-docker}
-CHANNEL=fabvote
-ORGS=(ea party1 party2)
-ORDERERS=(orderer0 orderer1 orderer2)
-ORDERER_DOMAIN=orderer.fabvote.local
-ORDERER_MSPID=OrdererMSP
-CC_NAME=ballot
+CHANNEL=$C_CHANNEL
+ORGS=("${C_ORGS[@]}")
+ORDERERS=("${C_ORDERERS[@]}")
+# shellcheck disable=SC2153 # read_topology set it
+ORDERER_MSPID=$C_ORDERER_MSPID
+CC_NAME=${C_CHAINCODES[0]}
 CC_VERSION=${CC_VERSION:-1.0}
 CC_SEQUENCE=${CC_SEQUENCE:-1}
 IMAGES=(runtime peer orderer ballot-cc tools)
@@ -50,29 +64,25 @@ IMAGES=(runtime peer orderer ballot-cc tools)
 dlog() { printf '[docker %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 ddie() { printf '[docker] ERROR: %s\n' "$*" >&2; exit 1; }
 
-org_mspid() {
-	case $1 in
-	ea) echo EAMSP ;; party1) echo Party1MSP ;; party2) echo Party2MSP ;;
-	*) ddie "unknown org $1" ;;
-	esac
-}
-org_domain() { echo "$1.fabvote.local"; }
-org_index() {
-	case $1 in ea) echo 0 ;; party1) echo 1 ;; party2) echo 2 ;; *) ddie "unknown org $1" ;; esac
-}
-peer_host() { echo "peer0.$(org_domain "$1")"; }
-cc_host() { echo "$CC_NAME-cc.$(org_domain "$1")"; }
-orderer_host() { echo "$1.$ORDERER_DOMAIN"; }
+# org_get VIEW LIST ORG: ORG's item of LIST in the containers' (C) or the
+# host's (H) topology, e.g. org_get H PEER_PORTS ea.
+org_get() { topo_get "$1_$2" "$1_ORGS" "$3" || ddie "unknown org $3 (orgs: ${ORGS[*]})"; }
+# orderer_get VIEW LIST ORDERER: the same for an orderer.
+orderer_get() { topo_get "$1_$2" "$1_ORDERERS" "$3" || ddie "unknown orderer $3 (orderers: ${ORDERERS[*]})"; }
+org_mspid() { org_get C ORG_MSPIDS "$1"; }
+org_domain() { org_get C ORG_DOMAINS "$1"; }
+peer_host() { org_get C ORG_HOSTS "$1"; }
+cc_host() { org_get C CC_HOSTS_0 "$1"; }
+orderer_host() { orderer_get C ORDERER_HOSTS "$1"; }
 
-# Host ports: the native network's plan (network/README.md) with base
-# <prefix>050; every port is published on 127.0.0.1 only.
-host_port() { echo "$FABVOTE_PORT_PREFIX$1"; }
-orderer_host_port() { host_port "0$((5 + ${1#orderer}))0"; }          # 17050 17060 17070
-orderer_admin_host_port() { host_port "0$((5 + ${1#orderer}))1"; }    # 17051 ...
-orderer_ops_host_port() { host_port "0$((5 + ${1#orderer}))2"; }      # 17052 ...
-peer_host_port() { host_port "1$((5 + $(org_index "$1")))0"; }        # 17150 17160 17170
-peer_ops_host_port() { host_port "1$((5 + $(org_index "$1")))2"; }    # 17152 ...
-cc_ops_host_port() { host_port "2$((5 + $(org_index "$1")))0"; }      # 17250 ... (ballot-cc operations)
+# Host ports: the port plan's stack (network/portplan), published on
+# 127.0.0.1 only.
+orderer_host_port() { orderer_get H ORDERER_PORTS "$1"; }
+orderer_admin_host_port() { orderer_get H ORDERER_ADMIN_PORTS "$1"; }
+orderer_ops_host_port() { orderer_get H ORDERER_OPS_PORTS "$1"; }
+peer_host_port() { org_get H PEER_PORTS "$1"; }
+peer_ops_host_port() { org_get H PEER_OPS_PORTS "$1"; }
+cc_ops_host_port() { org_get H CC_OPS_PORTS_0 "$1"; } # the ballot chaincode service's operations
 
 # compose runs docker compose (v2 plugin) or docker-compose (v1, Debian
 # bookworm's package) on network/docker-compose.yaml.

@@ -10,13 +10,13 @@
 #     host-side network.json: create, bulk ballots, open, cast (receipts),
 #     receipt check, tally (waits for the window to close), verify with the
 #     expected counts;
-#  5. restarts peer0.party1's container and checks that its ledger height is
+#  5. restarts a party's peer's container (the second organisation's) and checks that its ledger height is
 #     unchanged, that the audit passes against that peer (every ballot is still
 #     on its ledger), and that the tools container's fabvote audits too;
 #     Also: a party's admin cannot open an election (FABVOTE_AUTHORITY_MSPS);
 #     the operations endpoints serve /healthz and /metrics over TLS only;
 #     `fabvote bench` commits DOCKER_TEST_BENCH (100; 0 skips) ballots of a
-#     second election; peer0.party1's volume is backed up before those
+#     second election; that peer's volume is backed up before those
 #     ballots and restored after them: it must catch up and pass the audit;
 #     a second `dockernet.sh up` on the running network changes nothing;
 #     the chaincode is upgraded as docs/OPERATORS.md says (version 1.1,
@@ -40,6 +40,12 @@ export FABVOTE_PORT_STACK=${FABVOTE_PORT_STACK:-docker-test}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VOTERS=${DOCKER_TEST_VOTERS:-200}
+# The organisations the test acts as, from the topology (lib.sh): the
+# election authority (the first), a party (the second), whose peer is
+# restarted, backed up and restored, and the last.
+EA=${ORGS[0]} PARTY=${ORGS[1]} LAST=${ORGS[-1]}
+EA_MSP=${C_ORG_MSPIDS[0]} PARTY_MSP=${C_ORG_MSPIDS[1]}
+PARTY_PEER=$(peer_host "$PARTY")
 DNET=$DOCKER_SRC/dockernet.sh
 WORKDIR=$FABVOTE_DOCKER_DIR.work
 T0=$SECONDS
@@ -127,7 +133,7 @@ step "building the images"
 "$DOCKER_SRC/build-images.sh"
 FV=$BUILD/docker/gobin/fabvote # built from this tree by build-images.sh
 
-step "bringing up the network (project $COMPOSE_PROJECT_NAME, ports ${FABVOTE_PORT_PREFIX}050...)"
+step "bringing up the network (project $COMPOSE_PROJECT_NAME, ports $H_BASE_PORT...)"
 "$DNET" clean >/dev/null 2>&1 || true # leftovers of an interrupted run
 NET_STARTED=1
 "$DNET" up
@@ -138,7 +144,7 @@ rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
 cd "$WORKDIR"
 ID=docker-test-$(date -u +%H%M%S)
-step "election $ID: 4 candidates, $VOTERS voters, from the host through 127.0.0.1:${FABVOTE_PORT_PREFIX}150"
+step "election $ID: 4 candidates, $VOTERS voters, from the host through ${H_ORG_HOSTS[0]}:${H_PEER_PORTS[0]}"
 # One host: the peers share a clock, so a small clock-skew bound (a result is
 # accepted from end + it).
 "$FV" election create --election "$ID" --candidates Alice,Bob,Carol,Dave --max-voters "$VOTERS" --max-clock-skew 2s --out election
@@ -150,41 +156,42 @@ RATE=$(sed -n 's/.*(\([0-9.]*\) ballots\/s).*/\1/p' gen.out)
 WINDOW=${DOCKER_TEST_WINDOW:-$(awk -v n="$VOTERS" -v r="${RATE:-5}" 'BEGIN { r = (r > 0.5 ? r : 0.5); printf "%d", 40 + n / (1.5 * r) }')}
 "$FV" election open --network "$NET" --manifest election/manifest.json --start now --end "+${WINDOW}s"
 
-step "only the authority's MSP opens elections (FABVOTE_AUTHORITY_MSPS=EAMSP)"
+step "only the authority's MSP opens elections (FABVOTE_AUTHORITY_MSPS=$EA_MSP)"
 # A party names itself as the authority of a new election and signs the
 # opening with its own admin: the chaincode must refuse it.
-"$FV" election create --election "$ID-party1" --candidates Yes,No --max-voters 10 --authority-msp Party1MSP \
-	--out election-party1 >/dev/null
-if "$FV" election open --network "$NET" --org party1 --manifest election-party1/manifest.json \
+"$FV" election create --election "$ID-$PARTY" --candidates Yes,No --max-voters 10 --authority-msp "$PARTY_MSP" \
+	--out election-party >/dev/null
+if "$FV" election open --network "$NET" --org "$PARTY" --manifest election-party/manifest.json \
 	--max-attempts 1 >party-open.out 2>&1; then
 	cat party-open.out
-	fail "Party1MSP opened an election although only EAMSP may"
+	fail "$PARTY_MSP opened an election although only $EA_MSP may"
 fi
-grep -qi 'may not open elections' party-open.out || { cat party-open.out; fail "Party1MSP's election open failed, but not for its authority"; }
-echo "Party1MSP's election open is refused: $(grep -m1 -i 'may not open elections' party-open.out)"
+grep -qi 'may not open elections' party-open.out || { cat party-open.out; fail "$PARTY_MSP's election open failed, but not for its authority"; }
+echo "$PARTY_MSP's election open is refused: $(grep -m1 -i 'may not open elections' party-open.out)"
 
 step "operations endpoints answer over TLS only (/healthz; /metrics with a client certificate)"
 # Fabric's operations server: /healthz is open; /metrics and /logspec want a
 # TLS client certificate issued by a CA in the node's clientRootCAs (here the
 # org's TLS CA, so any of its users' TLS pairs).
 C=$FABVOTE_DOCKER_DIR/crypto
-TLSCA_EA=$C/peerOrganizations/ea.fabvote.local/tlsca/tlsca.ea.fabvote.local-cert.pem
-TLSCA_ORD=$C/ordererOrganizations/orderer.fabvote.local/tlsca/tlsca.orderer.fabvote.local-cert.pem
-CLI_EA=$C/peerOrganizations/ea.fabvote.local/users/User1@ea.fabvote.local/tls
-CLI_ORD=$C/ordererOrganizations/orderer.fabvote.local/users/Admin@orderer.fabvote.local/tls
-OPS_EA=127.0.0.1:${FABVOTE_PORT_PREFIX}152 OPS_O0=127.0.0.1:${FABVOTE_PORT_PREFIX}052
+TLSCA_EA=$C/${H_ORG_TLSCAS[0]}
+TLSCA_ORD=$C/$H_ORDERER_TLSCA
+CLI_EA=$C/${H_ORG_CLIENT_TLS[0]}
+CLI_ORD=$C/$H_ORDERER_ADMIN_TLS
+OPS_EA=${H_ORG_HOSTS[0]}:${H_PEER_OPS_PORTS[0]} OPS_O0=${H_ORDERER_HOSTS[0]}:${H_ORDERER_OPS_PORTS[0]}
+PEER_EA=$(peer_host "$EA") ORDERER0=$(orderer_host "${ORDERERS[0]}")
 # (Each answer is read whole before grep: grep -q closing the pipe early would
 # fail curl with SIGPIPE under pipefail.)
 ops_get() { curl -fsS "$@" || echo "curl $* failed"; }
-[[ $(ops_get --cacert "$TLSCA_EA" "https://$OPS_EA/healthz") == *'"status":"OK"'* ]] || fail "peer0.ea: https://$OPS_EA/healthz is not OK"
-[[ $(ops_get --cacert "$TLSCA_ORD" "https://$OPS_O0/healthz") == *'"status":"OK"'* ]] || fail "orderer0: https://$OPS_O0/healthz is not OK"
+[[ $(ops_get --cacert "$TLSCA_EA" "https://$OPS_EA/healthz") == *'"status":"OK"'* ]] || fail "$PEER_EA: https://$OPS_EA/healthz is not OK"
+[[ $(ops_get --cacert "$TLSCA_ORD" "https://$OPS_O0/healthz") == *'"status":"OK"'* ]] || fail "$ORDERER0: https://$OPS_O0/healthz is not OK"
 grep -q '^ledger_blockchain_height' <<<"$(ops_get --cacert "$TLSCA_EA" --cert "$CLI_EA/client.crt" --key "$CLI_EA/client.key" "https://$OPS_EA/metrics")" ||
-	fail "peer0.ea: no ledger_blockchain_height at https://$OPS_EA/metrics"
+	fail "$PEER_EA: no ledger_blockchain_height at https://$OPS_EA/metrics"
 grep -q '^consensus_etcdraft_is_leader' <<<"$(ops_get --cacert "$TLSCA_ORD" --cert "$CLI_ORD/client.crt" --key "$CLI_ORD/client.key" "https://$OPS_O0/metrics")" ||
-	fail "orderer0: no consensus_etcdraft_is_leader at https://$OPS_O0/metrics"
+	fail "$ORDERER0: no consensus_etcdraft_is_leader at https://$OPS_O0/metrics"
 code=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$TLSCA_EA" "https://$OPS_EA/metrics" || true)
-[[ $code == 401 ]] || fail "peer0.ea: /metrics without a client certificate answered $code, want 401"
-if curl -fsS -m 5 "http://$OPS_EA/healthz" >/dev/null 2>&1; then fail "peer0.ea's operations endpoint answers plain HTTP"; fi
+[[ $code == 401 ]] || fail "$PEER_EA: /metrics without a client certificate answered $code, want 401"
+if curl -fsS -m 5 "http://$OPS_EA/healthz" >/dev/null 2>&1; then fail "$PEER_EA's operations endpoint answers plain HTTP"; fi
 echo "https://$OPS_EA and https://$OPS_O0: /healthz OK, /metrics with a client certificate (401 without), plain HTTP refused"
 
 step "casting $VOTERS ballots (window ${WINDOW}s)"
@@ -206,12 +213,13 @@ EXPECT=$(awk -F, '$1 ~ /^[0-9a-f]+$/ && $2 ~ /^[0-9]+$/ { c[$2]++ } END { for (i
 "$FV" verify --network "$NET" --election "$ID" --expect-counts "$EXPECT" | tee verify-before.out
 
 step "monitoring: the ballot chaincode's operations endpoint, and Prometheus with the generated configuration"
-CC_OPS=127.0.0.1:${FABVOTE_PORT_PREFIX}250
-[[ $(ops_get "http://$CC_OPS/healthz") == *'"status":"OK"'* ]] || fail "ballot-cc of ea: http://$CC_OPS/healthz is not OK"
+CC_OPS=${H_CC_HOSTS_0[0]}:${H_CC_OPS_PORTS_0[0]}
+[[ $(ops_get "http://$CC_OPS/healthz") == *'"status":"OK"'* ]] || fail "$CC_NAME-cc of $EA: http://$CC_OPS/healthz is not OK"
 accepted=0
-for p in 250 260 270; do
-	v=$(awk '$1 == "fabvote_chaincode_ballots_accepted_total" { printf "%d", $2 }' <<<"$(ops_get "http://127.0.0.1:${FABVOTE_PORT_PREFIX}$p/metrics")")
-	[[ -n $v ]] || fail "ballot-cc at port ${FABVOTE_PORT_PREFIX}$p: no fabvote_chaincode_ballots_accepted_total on /metrics"
+for i in "${!ORGS[@]}"; do
+	a=${H_CC_HOSTS_0[i]}:${H_CC_OPS_PORTS_0[i]}
+	v=$(awk '$1 == "fabvote_chaincode_ballots_accepted_total" { printf "%d", $2 }' <<<"$(ops_get "http://$a/metrics")")
+	[[ -n $v ]] || fail "$CC_NAME-cc at $a: no fabvote_chaincode_ballots_accepted_total on /metrics"
 	accepted=$((accepted + v))
 done
 ((accepted >= VOTERS)) || fail "the chaincode services accepted $accepted ballots at endorsement, want at least $VOTERS"
@@ -219,44 +227,45 @@ command -v prometheus >/dev/null && command -v promtool >/dev/null || fail "prom
 (cd "$ROOT" && "$GO" run ./network/cmd/fabmon prometheus --network "$NET" --interval 1s --out "$WORKDIR/prometheus.yml") ||
 	fail "fabmon prometheus refused $NET"
 promtool check config "$WORKDIR/prometheus.yml" >/dev/null || fail "promtool check config rejects the generated configuration"
-PROM_ADDR=$(plan_addr "$PLAN_PROMETHEUS_ADDR")
+PROM_ADDR=$PLAN_PROMETHEUS_ADDR
+TARGETS=$((${#ORDERERS[@]} + 2 * ${#ORGS[@]})) # every orderer, peer and chaincode service
 prometheus --config.file="$WORKDIR/prometheus.yml" --storage.tsdb.path="$WORKDIR/prometheus" --web.listen-address="$PROM_ADDR" \
 	>"$WORKDIR/prometheus.log" 2>&1 &
 PROM_PID=$!
 up=""
 for _ in $(seq 60); do
 	up=$(curl -fsS "http://$PROM_ADDR/api/v1/targets" 2>/dev/null | jq -r '[.data.activeTargets[] | select(.health == "up")] | length' 2>/dev/null || true)
-	[[ $up == 9 ]] && break
+	[[ $up == "$TARGETS" ]] && break
 	sleep 1
 done
 kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null || true
-[[ $up == 9 ]] || { tail -20 "$WORKDIR/prometheus.log" >&2; fail "Prometheus has $up of 9 targets up (3 orderers, 3 peers, 3 chaincode services)"; }
-echo "ballot-cc: /healthz OK, $accepted ballots accepted at endorsement; Prometheus scrapes all 9 targets with fabmon's configuration"
+[[ $up == "$TARGETS" ]] || { tail -20 "$WORKDIR/prometheus.log" >&2; fail "Prometheus has $up of $TARGETS targets up (${#ORDERERS[@]} orderers, ${#ORGS[@]} peers, ${#ORGS[@]} chaincode services)"; }
+echo "ballot-cc: /healthz OK, $accepted ballots accepted at endorsement; Prometheus scrapes all $TARGETS targets with fabmon's configuration"
 
-step "restarting peer0.party1's container: its ledger and ballots must survive"
-H_EA=$("$DNET" height ea)
-H1=$("$DNET" height party1)
-[[ $H1 =~ ^[0-9]+$ && $H1 == "$H_EA" ]] || fail "heights before restart: ea $H_EA, party1 $H1"
+step "restarting $PARTY_PEER's container: its ledger and ballots must survive"
+H_EA=$("$DNET" height "$EA")
+H1=$("$DNET" height "$PARTY")
+[[ $H1 =~ ^[0-9]+$ && $H1 == "$H_EA" ]] || fail "heights before restart: $EA $H_EA, $PARTY $H1"
 CID1=$("$DOCKER" ps -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
-	--filter "label=com.docker.compose.service=peer0.party1.fabvote.local")
+	--filter "label=com.docker.compose.service=$PARTY_PEER")
 START1=$("$DOCKER" inspect --format '{{.State.StartedAt}}' "$CID1")
-"$DNET" restart peer0.party1.fabvote.local
+"$DNET" restart "$PARTY_PEER"
 START2=$("$DOCKER" inspect --format '{{.State.StartedAt}}' "$CID1")
-[[ $START1 != "$START2" ]] || fail "peer0.party1's container was not restarted (started at $START1)"
-H2=$("$DNET" height party1)
-echo "peer0.party1 ledger height: $H1 before, $H2 after the restart"
-[[ $H2 == "$H1" ]] || fail "peer0.party1 ledger height changed across the restart: $H1 -> $H2"
-# Reads through party1's gateway are served by peer0.party1's own ledger.
-"$FV" verify --network "$NET" --org party1 --election "$ID" --expect-counts "$EXPECT" | tee verify-after.out
-"$FV" receipt check --network "$NET" --org party1 --receipt receipt-1.json
-step "backing up peer0.party1's volume (dockernet.sh backup, docs/OPERATORS.md 6.1)"
-BACKUP=$WORKDIR/peer0-party1.tgz
-"$DNET" backup peer0.party1.fabvote.local "$BACKUP"
-[[ $("$DNET" height party1) == "$H1" ]] || fail "peer0.party1 ledger height changed across the backup"
-if "$DNET" backup peer0.party1.fabvote.local "$BACKUP" 2>backup-again.err; then fail "a second backup overwrote $BACKUP"; fi
+[[ $START1 != "$START2" ]] || fail "$PARTY_PEER's container was not restarted (started at $START1)"
+H2=$("$DNET" height "$PARTY")
+echo "$PARTY_PEER ledger height: $H1 before, $H2 after the restart"
+[[ $H2 == "$H1" ]] || fail "$PARTY_PEER ledger height changed across the restart: $H1 -> $H2"
+# Reads through the party's gateway are served by its peer's own ledger.
+"$FV" verify --network "$NET" --org "$PARTY" --election "$ID" --expect-counts "$EXPECT" | tee verify-after.out
+"$FV" receipt check --network "$NET" --org "$PARTY" --receipt receipt-1.json
+step "backing up $PARTY_PEER's volume (dockernet.sh backup, docs/OPERATORS.md 6.1)"
+BACKUP=$WORKDIR/$PARTY_PEER.tgz
+"$DNET" backup "$PARTY_PEER" "$BACKUP"
+[[ $("$DNET" height "$PARTY") == "$H1" ]] || fail "$PARTY_PEER ledger height changed across the backup"
+if "$DNET" backup "$PARTY_PEER" "$BACKUP" 2>backup-again.err; then fail "a second backup overwrote $BACKUP"; fi
 grep -q 'exists' backup-again.err || { cat backup-again.err; fail "a second backup to the same file failed, but not because it exists"; }
 step "the tools container's fabvote against the same network (network.container.json)"
-"$DNET" tools bash -c "fabvote verify --network \"\$FABVOTE_NETWORK\" --org party2 --election $ID --expect-counts $EXPECT" | tail -3
+"$DNET" tools bash -c "fabvote verify --network \"\$FABVOTE_NETWORK\" --org $LAST --election $ID --expect-counts $EXPECT" | tail -3
 
 # bench_election SUFFIX N: fabvote bench commits N ballots of a new election $ID-SUFFIX.
 bench_election() {
@@ -286,29 +295,30 @@ if ((BENCH_N > 0)); then
 	bench_election bench "$BENCH_N"
 fi
 
-step "restoring peer0.party1 from the backup taken at height $H1 (docs/OPERATORS.md 6.2)"
+step "restoring $PARTY_PEER from the backup taken at height $H1 (docs/OPERATORS.md 6.2)"
 echo "not a backup" >"$WORKDIR/bad.tgz"
-if "$DNET" restore peer0.party1.fabvote.local "$WORKDIR/bad.tgz" 2>restore-bad.err; then fail "a restore from a file that is not a .tgz succeeded"; fi
-[[ $("$DNET" height party1) =~ ^[0-9]+$ ]] || { cat restore-bad.err; fail "a refused restore left peer0.party1 unable to answer"; }
-if "$DNET" backup orderer0.orderer.fabvote.local "$WORKDIR/orderer0.tgz" 2>backup-orderer.err; then fail "an orderer's volume was backed up"; fi
+if "$DNET" restore "$PARTY_PEER" "$WORKDIR/bad.tgz" 2>restore-bad.err; then fail "a restore from a file that is not a .tgz succeeded"; fi
+[[ $("$DNET" height "$PARTY") =~ ^[0-9]+$ ]] || { cat restore-bad.err; fail "a refused restore left $PARTY_PEER unable to answer"; }
+if "$DNET" backup "$ORDERER0" "$WORKDIR/$ORDERER0.tgz" 2>backup-orderer.err; then fail "an orderer's volume was backed up"; fi
 grep -q 'peers only' backup-orderer.err || { cat backup-orderer.err; fail "an orderer's backup was refused, but not because it is not a peer"; }
-"$DNET" restore peer0.party1.fabvote.local "$BACKUP"
-ls "$BACKUP".replaced-*.tgz >/dev/null 2>&1 || fail "the restore kept no copy of peer0.party1's data from before it"
-H_EA=$("$DNET" height ea)
+"$DNET" restore "$PARTY_PEER" "$BACKUP"
+ls "$BACKUP".replaced-*.tgz >/dev/null 2>&1 || fail "the restore kept no copy of $PARTY_PEER's data from before it"
+H_EA=$("$DNET" height "$EA")
 deadline=$((SECONDS + 120))
-until H3=$("$DNET" height party1) && [[ $H3 == "$H_EA" ]]; do
-	((SECONDS < deadline)) || fail "restored peer0.party1 stays at height $H3, ea is at $H_EA"
+until H3=$("$DNET" height "$PARTY") && [[ $H3 == "$H_EA" ]]; do
+	((SECONDS < deadline)) || fail "restored $PARTY_PEER stays at height $H3, $EA is at $H_EA"
 	sleep 2
 done
-echo "peer0.party1 restored at height $H1 and caught up to $H3 (ea: $H_EA)"
-"$FV" verify --network "$NET" --org party1 --election "$ID" --expect-counts "$EXPECT" | tee verify-restored.out
+echo "$PARTY_PEER restored at height $H1 and caught up to $H3 ($EA: $H_EA)"
+"$FV" verify --network "$NET" --org "$PARTY" --election "$ID" --expect-counts "$EXPECT" | tee verify-restored.out
 
 step "dockernet.sh up again on the running network: every join and the deployment are done, nothing changes"
 "$DNET" up 2>up-again.err || { cat up-again.err; fail "a second dockernet.sh up failed"; }
 grep -q 'sequence 1 is committed (wanted 1): nothing to do' up-again.err ||
 	{ cat up-again.err; fail "the second up did not find the chaincode committed"; }
 if grep -E 'installing|approving|committing|: joined ' up-again.err; then fail "the second up joined a node or changed the deployment"; fi
-[[ $(grep -c ': already a member of ' up-again.err) == 6 ]] || { cat up-again.err; fail "the second up did not find 3 orderers and 3 peers members"; }
+[[ $(grep -c ': already a member of ' up-again.err) == $((${#ORDERERS[@]} + ${#ORGS[@]})) ]] ||
+	{ cat up-again.err; fail "the second up did not find ${#ORDERERS[@]} orderers and ${#ORGS[@]} peers members"; }
 for org in "${ORGS[@]}"; do
 	[[ $("$DNET" height "$org") == "$H3" ]] || fail "peer0.$org's height changed across the second up (was $H3)"
 done
@@ -317,7 +327,7 @@ step "chaincode upgrade (docs/OPERATORS.md 4): packages of version 1.1, services
 "$DOCKER_SRC/artifacts.sh" package 1.1
 compose up -d --no-build
 CC_SEQUENCE=2 "$DNET" up 2>up-upgrade.err || { cat up-upgrade.err; fail "the upgrade's dockernet.sh up failed"; }
-[[ $(grep -c ': installing ballot_1.1:' up-upgrade.err) == 3 && $(grep -c 'approving ballot 1.1 sequence 2' up-upgrade.err) == 3 ]] ||
+[[ $(grep -c ": installing ${CC_NAME}_1.1:" up-upgrade.err) == "${#ORGS[@]}" && $(grep -c "approving $CC_NAME 1.1 sequence 2" up-upgrade.err) == "${#ORGS[@]}" ]] ||
 	{ cat up-upgrade.err; fail "the upgrade did not install and approve version 1.1 on every peer"; }
 grep -q 'committing sequence 2' up-upgrade.err || { cat up-upgrade.err; fail "the upgrade did not commit sequence 2"; }
 "$DNET" up 2>up-after.err || { cat up-after.err; fail "dockernet.sh up after the upgrade failed"; }
@@ -326,8 +336,8 @@ bench_election upgraded 10
 
 step "summary"
 echo "election $ID: $VOTERS ballots cast and audited; counts $EXPECT; $(grep -m1 -o 'throughput [0-9.]* tx/s' cast.out || echo 'throughput ?')"
-echo "peer0.party1 restart: ledger height $H1 kept, audit PASS on its ledger"
-echo "peer0.party1 backup at height $H1, restored and caught up to $H3, audit PASS on its ledger"
+echo "$PARTY_PEER restart: ledger height $H1 kept, audit PASS on its ledger"
+echo "$PARTY_PEER backup at height $H1, restored and caught up to $H3, audit PASS on its ledger"
 echo "dockernet.sh up on the running network: nothing joined, installed, approved or committed; heights kept at $H3"
 echo "chaincode upgraded to 1.1 (sequence 2) on every peer; 10 ballots of a new election committed through the new services"
 

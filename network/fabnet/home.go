@@ -131,10 +131,13 @@ func (h Home) genesisBlock(t *Topology) string {
 // their names carry the org (peer0.ea, cc.ballot.peer0.ea).
 func (h Home) peerNode(o *PeerOrg) string {
 	if h.shared() {
-		return o.Peer.Name + "." + o.Name
+		return o.localNode()
 	}
 	return o.Peer.Name
 }
+
+// localNode is the org's peer's name in a shared home.
+func (o *PeerOrg) localNode() string { return o.Peer.Name + "." + o.Name }
 
 func (h Home) serviceNode(o *PeerOrg, cc Chaincode) string {
 	if h.shared() {

@@ -85,6 +85,17 @@ func (l Layout) ordererOrg(domain string) string {
 	return filepath.Join(l.Dir, "ordererOrganizations", domain)
 }
 
+// user is a user's directory in an organisation's directory.
+func (l Layout) user(orgDir, name, domain string) string {
+	return filepath.Join(orgDir, "users", name+"@"+domain)
+}
+
+// node is a node's directory of kind (peers, orderers) in an
+// organisation's directory.
+func (l Layout) node(orgDir, kind, name, domain string) string {
+	return filepath.Join(orgDir, kind, name+"."+domain)
+}
+
 func (l Layout) tlsCA(orgDir, domain string) string {
 	return filepath.Join(orgDir, "tlsca", "tlsca."+domain+"-cert.pem")
 }

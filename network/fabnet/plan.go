@@ -7,15 +7,16 @@ import (
 	"github.com/fabvote/fabvote/network/portprobe"
 )
 
-// LargestProfile is the shipped profile with the most nodes: a stack
-// reserves its ports, whichever profile runs in it.
-const LargestProfile = "three-orgs"
-
 // StackListeners is every port stack s may listen on, in each of its
-// slots: the largest profile with a chaincode service (and its operations
-// endpoint) in every chaincode slot, its CA servers, and the services
-// beside the network.
+// slots: the largest shape of the registered profiles (largestShape),
+// which a stack reserves whichever profile runs in it, with a chaincode
+// service (and its operations endpoint) in every chaincode slot, its CA
+// servers, and the services beside the network.
 func StackListeners(s portplan.Stack) ([]portplan.Listener, error) {
+	shape, err := largestShape()
+	if err != nil {
+		return nil, err
+	}
 	ccs := make([]Chaincode, portplan.MaxChaincodes)
 	for k := range ccs {
 		ccs[k] = Chaincode{Name: fmt.Sprintf("cc%d", k), Version: "1", Ballot: true}
@@ -23,7 +24,7 @@ func StackListeners(s portplan.Stack) ([]portplan.Listener, error) {
 	var ls []portplan.Listener
 	for slot := range max(s.Slots, 1) {
 		base := s.SlotBase(slot)
-		t, err := Profile(LargestProfile, base, nil, ccs)
+		t, err := shape.topology(base, nil, ccs)
 		if err != nil {
 			return nil, fmt.Errorf("stack %s: %w", s.Name, err)
 		}

@@ -149,46 +149,56 @@ type Chaincode struct {
 	ValidationPlugin string `json:"validationPlugin,omitempty"`
 }
 
-// Profiles are the named topologies: "solo-org" (the election authority
-// and one orderer) and "three-orgs" (the authority, two parties, three
-// orderers).
-var Profiles = []string{"solo-org", "three-orgs"}
+// The names and settings every profile shares.
+const (
+	channelName    = "fabvote"
+	ordererOrgName = "orderer"
+	domainSuffix   = ".fabvote.local"
+)
 
-// Profile returns a named topology with the port plan's layout from
-// basePort (network/portplan: orderers, peers, chaincode services, CA
-// servers each at their offset). hosts gives an organisation's address by
-// name; the default is 127.0.0.1.
+// DefaultBatch is the channel's block cutting unless a network sets its
+// own: a block closes at 500 transactions, at 4 MB, or 250 ms after its
+// first transaction, whichever comes first.
+var DefaultBatch = Batch{MaxMessageCount: 500, Timeout: "250ms", PreferredMaxBytes: "4 MB", AbsoluteMaxBytes: "10 MB"}
+
+// Profile returns a registered topology (RegisterProfile; Profiles lists
+// them) with the port plan's layout from basePort (network/portplan:
+// orderers, peers, chaincode services, CA servers each at their offset).
+// hosts gives an organisation's address by name; the default is
+// 127.0.0.1.
 func Profile(name string, basePort int, hosts map[string]string, chaincodes []Chaincode) (*Topology, error) {
-	var orgs []string
-	orderers := 1
-	switch name {
-	case "solo-org":
-		orgs = []string{"ea"}
-	case "three-orgs":
-		orgs, orderers = []string{"ea", "party1", "party2"}, 3
-	default:
-		return nil, fmt.Errorf("profile %q: want solo-org or three-orgs", name)
+	spec, err := LookupProfile(name)
+	if err != nil {
+		return nil, err
 	}
+	return spec.topology(basePort, hosts, chaincodes)
+}
+
+// topology is the spec's network from basePort: every organisation gets
+// its MSP id and domain from its name, peer organisation j and orderer i
+// the ports of their slots.
+func (s ProfileSpec) topology(basePort int, hosts map[string]string, chaincodes []Chaincode) (*Topology, error) {
 	host := func(org string) string {
 		if h := hosts[org]; h != "" {
 			return h
 		}
-		return "127.0.0.1"
+		return portplan.Loopback
 	}
 	t := &Topology{
-		Channel:    "fabvote",
-		Batch:      Batch{MaxMessageCount: 500, Timeout: "250ms", PreferredMaxBytes: "4 MB", AbsoluteMaxBytes: "10 MB"},
-		OrdererOrg: OrdererOrg{Name: "orderer", MSPID: "OrdererMSP", Domain: "orderer.fabvote.local", Host: host("orderer"), CAPort: portplan.OrdererOrgCA(basePort)},
+		Channel: channelName,
+		Batch:   DefaultBatch,
+		OrdererOrg: OrdererOrg{Name: ordererOrgName, MSPID: mspID(ordererOrgName), Domain: ordererOrgName + domainSuffix,
+			Host: host(ordererOrgName), CAPort: portplan.OrdererOrgCA(basePort)},
 		Chaincodes: chaincodes,
 	}
 	if len(chaincodes) > portplan.MaxChaincodes {
 		return nil, fmt.Errorf("%d chaincodes: a peer's ports hold at most %d chaincode services", len(chaincodes), portplan.MaxChaincodes)
 	}
-	for i := range orderers {
+	for i := range s.Orderers {
 		p, admin, ops := portplan.Orderer(basePort, i)
 		t.OrdererOrg.Orderers = append(t.OrdererOrg.Orderers, Orderer{Name: fmt.Sprintf("orderer%d", i), Port: p, AdminPort: admin, OpsPort: ops})
 	}
-	for j, o := range orgs {
+	for j, o := range s.Orgs {
 		t.Orgs = append(t.Orgs, newPeerOrg(o, host(o), basePort, j, chaincodes))
 	}
 	return t, t.Check()
@@ -206,12 +216,12 @@ func newPeerOrg(name, host string, basePort, j int, chaincodes []Chaincode) Peer
 		}
 		peer.Services = append(peer.Services, s)
 	}
-	return PeerOrg{Name: name, MSPID: mspID(name), Domain: name + ".fabvote.local", Host: host,
+	return PeerOrg{Name: name, MSPID: mspID(name), Domain: name + domainSuffix, Host: host,
 		CAPort: portplan.PeerOrgCA(basePort, j), Peer: peer}
 }
 
 // mspID is the organisation's MSP id: the name capitalised (party1 ->
-// Party1MSP), and EAMSP for the election authority.
+// Party1MSP, orderer -> OrdererMSP), and EAMSP for the election authority.
 func mspID(org string) string {
 	if org == "ea" {
 		return "EAMSP"

@@ -49,16 +49,16 @@ type localUp struct {
 func newLocalUp() *localUp {
 	u := &localUp{fs: flag.NewFlagSet("fabnet local-up", flag.ContinueOnError)}
 	f := u.fs
-	f.StringVar(&u.profile, "profile", "solo-org", "solo-org or three-orgs")
+	f.StringVar(&u.profile, "profile", "solo-org", "a registered profile: "+strings.Join(fabnet.Profiles(), ", "))
 	f.StringVar(&u.runDir, "run-dir", "", "the network's run directory (required; replaced)")
 	f.StringVar(&u.current, "current", "", "a symlink to point at the run directory once the network is up")
 	f.StringVar(&u.tools, "tools", "", "directory of the built network tools (fabnet, cfgmerge, ccaas-builder, netready, fabca), copied into RUN_DIR/tools (required)")
 	f.StringVar(&u.stack, "stack", "default", "the port plan's stack the network belongs to (fabnet ports list)")
 	f.IntVar(&u.basePort, "base-port", 0, "the first port of the network (default: the stack's base)")
-	f.IntVar(&u.batch.MaxMessageCount, "batch-size", 500, "transactions per block at most")
-	f.StringVar(&u.batch.Timeout, "batch-timeout", "250ms", "how long the orderer waits to fill a block")
-	f.StringVar(&u.batch.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
-	f.StringVar(&u.batch.AbsoluteMaxBytes, "batch-absolute-bytes", "10 MB", "largest block size")
+	f.IntVar(&u.batch.MaxMessageCount, "batch-size", fabnet.DefaultBatch.MaxMessageCount, "transactions per block at most")
+	f.StringVar(&u.batch.Timeout, "batch-timeout", fabnet.DefaultBatch.Timeout, "how long the orderer waits to fill a block")
+	f.StringVar(&u.batch.PreferredMaxBytes, "batch-preferred-bytes", fabnet.DefaultBatch.PreferredMaxBytes, "preferred block size")
+	f.StringVar(&u.batch.AbsoluteMaxBytes, "batch-absolute-bytes", fabnet.DefaultBatch.AbsoluteMaxBytes, "largest block size")
 	f.StringVar(&u.writers, "channel-writers", fabnet.WritersImplicit, "the channel's /Channel/Writers policy: empty for Fabric's ImplicitMeta default, or signature (fabnet.WritersSignature)")
 	f.Var(&u.chaincodes, "chaincode", "NAME=./go/main/package of a chaincode service (repeatable, at most 7)")
 	f.StringVar(&u.version, "cc-version", "1.0", "the chaincode definitions' version")
@@ -93,15 +93,16 @@ func localUpCommand(args []string) error {
 	if u.removeTools && u.tools != "" { // a temporary build: copied into the run directory, or refused
 		defer os.RemoveAll(u.tools)
 	}
-	if _, ok := os.LookupEnv("FABVOTE_AUTHORITY_MSPS"); !ok {
-		// Only the election authority's MSP may open elections on the ballot
-		// services (package ballot): without it any channel member could open
-		// an election naming itself the authority. Set it empty to lift that.
-		os.Setenv("FABVOTE_AUTHORITY_MSPS", "EAMSP")
-	}
 	l, err := u.prepare()
 	if err != nil {
 		return err
+	}
+	if _, ok := os.LookupEnv("FABVOTE_AUTHORITY_MSPS"); !ok {
+		// Only the election authority's MSP (the profile's first
+		// organisation's) may open elections on the ballot services (package
+		// ballot): without it any channel member could open an election
+		// naming itself the authority. Set it empty to lift that.
+		os.Setenv("FABVOTE_AUTHORITY_MSPS", l.Topology.Orgs[0].MSPID)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -246,7 +246,7 @@ func run(args []string) error {
 	step, args := args[0], args[1:]
 	switch step {
 	case "topology":
-		return topology(args)
+		return topologyStep(args)
 	case "down", "status":
 		return homeStep(step, args)
 	case "node":
@@ -310,16 +310,16 @@ func chaincodeBins(list []string) (map[string]string, error) {
 
 func topology(args []string) error {
 	fs := flag.NewFlagSet("fabnet topology", flag.ContinueOnError)
-	profile := fs.String("profile", "three-orgs", "solo-org or three-orgs")
+	profile := fs.String("profile", "three-orgs", "a registered profile: "+strings.Join(fabnet.Profiles(), ", "))
 	from := fs.String("from", "", "start from this topology file instead of --profile (to add organisations)")
 	base := fs.Int("base-port", 7050, "the first port of the port plan")
 	out := fs.String("out", "", "the topology file to write (required)")
-	batch := fs.Int("batch-size", 500, "transactions per block at most")
+	batch := fs.Int("batch-size", fabnet.DefaultBatch.MaxMessageCount, "transactions per block at most")
 	containers := fs.Bool("containers", false, "every node a container of its own, as the Docker network runs them (fabnet.Containers)")
 	var b fabnet.Batch
-	fs.StringVar(&b.Timeout, "batch-timeout", "250ms", "how long the orderer waits to fill a block")
-	fs.StringVar(&b.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
-	fs.StringVar(&b.AbsoluteMaxBytes, "batch-absolute-bytes", "10 MB", "largest block size")
+	fs.StringVar(&b.Timeout, "batch-timeout", fabnet.DefaultBatch.Timeout, "how long the orderer waits to fill a block")
+	fs.StringVar(&b.PreferredMaxBytes, "batch-preferred-bytes", fabnet.DefaultBatch.PreferredMaxBytes, "preferred block size")
+	fs.StringVar(&b.AbsoluteMaxBytes, "batch-absolute-bytes", fabnet.DefaultBatch.AbsoluteMaxBytes, "largest block size")
 	var hosts, ccs, addOrgs multiFlag
 	fs.Var(&hosts, "host", "ORG=ADDRESS: where the others reach ORG (repeatable; default 127.0.0.1)")
 	fs.Var(&ccs, "chaincode", "NAME[:ballot[:PLUGIN]] of a chaincode every org runs (repeatable)")
