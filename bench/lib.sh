@@ -11,6 +11,8 @@
 BENCH_RUN_DIR=${BENCH_RUN_DIR:-$RUN/bench}
 # shellcheck source=scripts/ports.sh
 . "$ROOT/scripts/ports.sh"
+# shellcheck source=scripts/topology.sh
+. "$ROOT/scripts/topology.sh"
 plan_ports bench "${BENCH_BASE_PORT:-}" || { echo "bench: the port plan refused BENCH_BASE_PORT=${BENCH_BASE_PORT:-}" >&2; exit 1; }
 BENCH_BASE_PORT=$PLAN_BASE_PORT
 BENCH_BATCH_SIZE=${BENCH_BATCH_SIZE:-500}
@@ -171,10 +173,14 @@ bench_ballots() {
 	ROOT=$ROOT BIN=$BIN VOTERS=$1 "$ROOT/bench/ballots.sh"
 }
 
-# bench_gate_counters: the peer's commit gate counters (fabric/patches/0007)
-# as one JSON object {sessions, escalations, retries, commits}.
+# bench_gate_counters: the commit gate counters (fabric/patches/0007) of the
+# first organisation's peer, as one JSON object {sessions, escalations,
+# retries, commits}. The peer's node name is the running network's topology's.
 bench_gate_counters() {
-	NET_RUN_DIR=$BENCH_RUN_DIR "$NET_SH" ops peer0.ea /metrics | python3 -c '
+	local peer
+	fabnet_tool && read_topology BENCH_TOPO_ "$FABNET" --home "$BENCH_RUN_DIR" || bench_die "no topology for the network in $BENCH_RUN_DIR"
+	peer=${BENCH_TOPO_PEER_NODES[0]}
+	NET_RUN_DIR=$BENCH_RUN_DIR "$NET_SH" ops "$peer" /metrics | python3 -c '
 import json, re, sys
 c = {m.group(1): int(float(m.group(2))) for m in re.finditer(r"^fabvote_commit_gate_(\w+)_total\{channel=\"[^\"]*\"\} (\S+)$", sys.stdin.read(), re.M)}
 assert {"sessions", "escalations", "retries", "commits"} <= set(c), f"the peer exports no commit gate counters: {c}"
