@@ -56,20 +56,49 @@ func decodeSingle(b []byte, v any) error {
 	return nil
 }
 
-// exactFieldNames refuses a top-level key of object b that names one of
-// t's JSON fields in other letter case: encoding/json matches keys without
-// regard to case, so "OK" would otherwise stand for "ok".
+// exactFieldNames refuses a key of object b, at any depth, that names one
+// of t's JSON fields in other letter case: encoding/json matches keys
+// without regard to case, so "OK" would otherwise stand for "ok", and a
+// reader that matches keys exactly (a browser, the Python verifier) would
+// read another verdict than this one.
 func exactFieldNames(b []byte, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(b, &keys); err != nil {
-		return fmt.Errorf("malformed JSON: %w", err)
+		return nil // not an object: the typed decoding already judged it
 	}
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		for k := range keys {
-			if k != name && strings.EqualFold(k, name) {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		for k, v := range keys {
+			switch {
+			case k != name && strings.EqualFold(k, name):
 				return fmt.Errorf("field %q: the format spells it %q", k, name)
+			case k == name:
+				if err := exactElements(v, f.Type); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
 			}
+		}
+	}
+	return nil
+}
+
+// exactElements applies exactFieldNames to v, or to each element of v when
+// it is an array.
+func exactElements(v json.RawMessage, t reflect.Type) error {
+	var elems []json.RawMessage
+	if json.Unmarshal(v, &elems) != nil {
+		return exactFieldNames(v, t)
+	}
+	for i, e := range elems {
+		if err := exactFieldNames(e, t); err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
 		}
 	}
 	return nil

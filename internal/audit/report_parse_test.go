@@ -37,6 +37,7 @@ func TestParseJSONReport(t *testing.T) {
 		{"not an object", "[]", "malformed JSON"},
 		{"trailing data", pass + "{}", "trailing data"},
 		{"ok in capitals", strings.Replace(pass, `"ok": true`, `"OK": true`, 1), `field "OK": the format spells it "ok"`},
+		{"ok of a step in capitals", strings.Replace(fail, `"step": "`, `"OK": true, "step": "`, 1), `steps: element 0: field "OK": the format spells it "ok"`},
 		{"election id in other case", strings.Replace(pass, `"electionID"`, `"electionId"`, 1), `field "electionId"`},
 		{"another format", strings.Replace(pass, ReportFormat, "other-report", 1), `format "other-report"`},
 		{"another version", strings.Replace(pass, `"version": 1`, `"version": 2`, 1), "version 2"},
