@@ -75,7 +75,8 @@ NET_NODE_ENV=${NET_NODE_ENV:-}
 # (make fabric-ca).
 NET_IDENTITIES=${NET_IDENTITIES:-ca}
 FABRIC_CA_BIN=${FABRIC_CA_BIN:-$ROOT/bin}
-# NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_ea="FABVOTE_SIG_MEMO=off"): extra
+# NET_PEER_ENV_<org> (e.g. NET_PEER_ENV_ea="FABVOTE_SIG_MEMO=off"; a '-' of
+# the org's name is '_' there, scripts/topology.sh's topo_env_name): extra
 # KEY=VALUE settings for that org's peers only, after every other setting, so
 # that one network can run peers with different switches (the end-to-end test
 # compares their blocks and state).
@@ -132,9 +133,10 @@ load_state() {
 # their order, their MSP ids, hosts, ports and files (relative to crypto/);
 # CHANNEL, the channel.
 set_topology() {
-	[[ -n ${TOPO_ORGS+set} ]] && return 0
+	[[ ${NET_TOPOLOGY_READ:-} == "$RUN_DIR" ]] && return 0
 	read_topology TOPO_ "$RUN_DIR/tools/fabnet" --home "$RUN_DIR" || die "cannot read the topology of $RUN_DIR"
 	CHANNEL=$TOPO_CHANNEL
+	NET_TOPOLOGY_READ=$RUN_DIR
 }
 # org_get LIST ORG: ORG's item of the topology's LIST (ORG_MSPIDS, PEER_PORTS, ...).
 org_get() {
@@ -144,8 +146,18 @@ org_get() {
 orderer_get() {
 	topo_get "TOPO_$1" TOPO_ORDERERS "$2" || die "orderer $2 is not in the network of $RUN_DIR (orderers: ${TOPO_ORDERERS[*]})"
 }
-peer_address() { echo "$(org_get ORG_HOSTS "$1"):$(org_get PEER_PORTS "$1")"; }
-orderer_address() { echo "$(orderer_get ORDERER_HOSTS "$1"):$(orderer_get ORDERER_PORTS "$1")"; }
+# (Each lookup is an assignment of its own: a failed one inside echo's
+# arguments would go unnoticed.)
+peer_address() {
+	local host port
+	host=$(org_get ORG_HOSTS "$1") && port=$(org_get PEER_PORTS "$1") || exit 1
+	echo "$host:$port"
+}
+orderer_address() {
+	local host port
+	host=$(orderer_get ORDERER_HOSTS "$1") && port=$(orderer_get ORDERER_PORTS "$1") || exit 1
+	echo "$host:$port"
+}
 # crypto FILE: a file of the network's crypto directory.
 crypto() { echo "$RUN_DIR/crypto/$1"; }
 
@@ -194,16 +206,18 @@ stop_node() {
 
 # peer_cli ORG ARGS...: the peer CLI as ORG's admin, against ORG's peer.
 peer_cli() {
-	local org=$1
+	local org=$1 msp admin addr tlsca
 	shift
+	msp=$(org_get ORG_MSPIDS "$org") && admin=$(org_get ORG_ADMIN_MSPS "$org") &&
+		addr=$(peer_address "$org") && tlsca=$(org_get ORG_TLSCAS "$org") || exit 1
 	env -i PATH="$PATH" HOME="${HOME:-/root}" \
 		FABRIC_CFG_PATH="$(node_dir "${TOPO_PEER_NODES[0]}")" \
 		FABRIC_LOGGING_SPEC="${NET_CLI_LOG_SPEC:-warning}" \
-		CORE_PEER_LOCALMSPID="$(org_get ORG_MSPIDS "$org")" \
-		CORE_PEER_MSPCONFIGPATH="$(crypto "$(org_get ORG_ADMIN_MSPS "$org")")" \
-		CORE_PEER_ADDRESS="$(peer_address "$org")" \
+		CORE_PEER_LOCALMSPID="$msp" \
+		CORE_PEER_MSPCONFIGPATH="$(crypto "$admin")" \
+		CORE_PEER_ADDRESS="$addr" \
 		CORE_PEER_TLS_ENABLED=true \
-		CORE_PEER_TLS_ROOTCERT_FILE="$(crypto "$(org_get ORG_TLSCAS "$org")")" \
+		CORE_PEER_TLS_ROOTCERT_FILE="$(crypto "$tlsca")" \
 		"$FABRIC_BIN/peer" "$@"
 }
 
@@ -294,8 +308,7 @@ cmd_up() {
 	# unknown profile is refused here, naming the registered ones.
 	read_topology TOPO_ "$tools/fabnet" --profile "$PROFILE" || die "PROFILE=$PROFILE: no such topology"
 	for org in "${TOPO_ORGS[@]}"; do
-		var="NET_PEER_ENV_$org"
-		[[ $var =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue # an org whose name no variable can carry
+		var=$(topo_env_name NET_PEER_ENV_ "$org") || die "PROFILE=$PROFILE: organisation $org's peer settings have no variable"
 		for v in ${!var:-}; do args+=(--peer-env "$org=$v"); done
 	done
 	# CHAINCODE_GO_TAGS (chaincode/chaincode.mk: "gmp" when libgmp links) picks

@@ -61,8 +61,7 @@ if ! fabnet_tool || ! read_topology E2E_ "$FABNET" --profile "$PROFILE"; then
 	exit 1
 fi
 for i in "${!E2E_ORGS[@]}"; do
-	var=NET_PEER_ENV_${E2E_ORGS[i]}
-	[[ $var =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue # an org whose name no variable can carry
+	var=$(topo_env_name NET_PEER_ENV_ "${E2E_ORGS[i]}")
 	want=$FORK_ON
 	((i == 0 || i < ${#E2E_ORGS[@]} - 1)) || want=$FORK_OFF
 	export "$var=${!var-$want}"
@@ -86,8 +85,7 @@ trap 'exit 130' INT TERM
 "$NET_SH" up
 if ((${#E2E_ORGS[@]} > 1)); then
 	for org in "${E2E_ORGS[@]}"; do
-		var=NET_PEER_ENV_$org
-		[[ $var =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+		var=$(topo_env_name NET_PEER_ENV_ "$org")
 		case ${!var} in
 		"$FORK_ON") check_switches "$org" "$FORK_ON_LOGS" ;;
 		"$FORK_OFF") check_switches "$org" "$FORK_OFF_LOGS" ;;

@@ -16,9 +16,13 @@ read_topology() {
 	shift 2
 	[[ $prefix =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || { echo "topology.sh: '$prefix' cannot start a variable name" >&2; return 1; }
 	out=$("$fabnet" topology env "$@") || return 1
+	# A name an earlier read set and this topology lacks must not survive it.
+	while IFS= read -r line; do
+		[[ -z $line ]] || unset "$line"
+	done < <(compgen -v "$prefix")
 	while IFS= read -r line; do
 		if [[ $line =~ $list_re ]]; then
-			read -ra "$prefix${BASH_REMATCH[1]}" <<<"${BASH_REMATCH[2]}"
+			IFS=' ' read -ra "$prefix${BASH_REMATCH[1]}" <<<"${BASH_REMATCH[2]}"
 		elif [[ $line =~ $scalar_re ]]; then
 			printf -v "$prefix${BASH_REMATCH[1]}" '%s' "${BASH_REMATCH[2]}"
 		else
@@ -46,4 +50,16 @@ topo_get() {
 	i=$(topo_index "$2" "$3") || return 1
 	local -n _topo_values=$1
 	echo "${_topo_values[$i]}"
+}
+
+# topo_env_name PREFIX ORG: the variable that carries a setting of ORG: PREFIX
+# and ORG's name with each '-' as '_' (NET_PEER_ENV_party_2 for party-2).
+# Status 1, with a message, for a name no variable can end with.
+topo_env_name() {
+	local name=$1${2//-/_}
+	[[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || {
+		echo "topology.sh: organisation '$2' gives no variable name ($name)" >&2
+		return 1
+	}
+	echo "$name"
 }
