@@ -21,6 +21,20 @@ def _receipt(record, rep, receipt) -> int:
     return 0 if "not counted" not in where else 1
 
 
+def _concurrency(args) -> bool:
+    """Sets args.concurrency from --concurrency or its old name --workers
+    (kept for one release, with a notice); False, with a message, for both."""
+    if args.workers is not None:
+        if args.concurrency is not None:
+            print("fabvote-verify-record: give --concurrency or its old name --workers, not both", file=sys.stderr)
+            return False
+        print("fabvote-verify-record: --workers is deprecated, use --concurrency", file=sys.stderr)
+        args.concurrency = args.workers
+    if args.concurrency is None:
+        args.concurrency = os.cpu_count() or 1
+    return True
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="fabvote-verify-record",
                                  description="Independently verify a fabvote election record (docs/RECORD.md).")
@@ -39,14 +53,8 @@ def main(argv=None) -> int:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
-    if args.workers is not None:
-        if args.concurrency is not None:
-            print("fabvote-verify-record: give --concurrency or its old name --workers, not both", file=sys.stderr)
-            return 2
-        print("fabvote-verify-record: --workers is deprecated, use --concurrency", file=sys.stderr)
-        args.concurrency = args.workers
-    if args.concurrency is None:
-        args.concurrency = os.cpu_count() or 1
+    if not _concurrency(args):
+        return 2
     for flag, value in (("--record", args.record), ("--genesis-hash", args.genesis_hash), ("--manifest", args.manifest),
                         ("--receipt", args.receipt)):
         if value == "":
