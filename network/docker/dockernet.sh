@@ -122,21 +122,24 @@ cmd_restart() {
 # wait_ready SERVICE: healthy, and for a peer, answering on the channel and
 # through every org's gateway.
 wait_ready() {
-	local s=$1
+	local s=$1 org h deadline=$((SECONDS + WAIT))
 	wait_healthy "$s"
-	case $s in
-	peer0.*)
-		local org=${s#peer0.} h deadline=$((SECONDS + WAIT))
-		org=${org%%.*}
-		until h=$(channel height --org "$org" 2>/dev/null) && [[ $h =~ ^[0-9]+$ ]]; do
-			((SECONDS < deadline)) || ddie "$s does not answer for channel $CHANNEL within ${WAIT}s"
-			sleep 1
-		done
-		if [[ -f $FABVOTE_DOCKER_DIR/network.json ]]; then
-			"$TOOLS/netready" --network "$FABVOTE_DOCKER_DIR/network.json" --timeout "${NET_READY_TIMEOUT:-120s}"
-		fi
-		;;
-	esac
+	org=$(peer_org "$s") || return 0
+	until h=$(channel height --org "$org" 2>/dev/null) && [[ $h =~ ^[0-9]+$ ]]; do
+		((SECONDS < deadline)) || ddie "$s does not answer for channel $CHANNEL within ${WAIT}s"
+		sleep 1
+	done
+	if [[ -f $FABVOTE_DOCKER_DIR/network.json ]]; then
+		"$TOOLS/netready" --network "$FABVOTE_DOCKER_DIR/network.json" --timeout "${NET_READY_TIMEOUT:-120s}"
+	fi
+}
+
+# peer_org SERVICE: the organisation whose peer SERVICE is (the topology's
+# peer hosts); status 1 for any other service.
+peer_org() {
+	local i
+	i=$(topo_index C_ORG_HOSTS "$1") || return 1
+	echo "${C_ORGS[$i]}"
 }
 
 # data_volume SERVICE: the named volume mounted at the node's data directory
@@ -161,7 +164,7 @@ in_volume() {
 # lost its data rejoins from the other orderers; restoring an old copy of its
 # Raft log would roll back votes the others rely on.
 peer_service() {
-	[[ $1 == peer0.* ]] || ddie "$1: backup and restore are for peers only (an orderer rejoins the Raft cluster from the others; docs/OPERATORS.md 6)"
+	peer_org "$1" >/dev/null || ddie "$1: backup and restore are for peers only (an orderer rejoins the Raft cluster from the others; docs/OPERATORS.md 6)"
 }
 
 # pack_volume VOLUME DIR BASE: the volume as DIR/BASE (.tgz), through a
