@@ -164,3 +164,24 @@ func TestPeerConfigs(t *testing.T) {
 		}
 	}
 }
+
+// scripts/e2e.sh's peer_config reads back, for each peer configuration,
+// the settings and the log texts that PeerConfigs makes: the script and
+// the generated file agree on its columns.
+func TestE2EReadsPeerSwitches(t *testing.T) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The function alone, taken out of the script, which otherwise starts a network.
+	script := `set -eu; eval "$(sed -n '/^peer_config() {/,/^}/p' "$ROOT/scripts/e2e.sh")"; peer_config "$1" 2; peer_config "$1" 3`
+	for _, c := range PeerConfigs() {
+		cmd := exec.Command("bash", "-c", script, "bash", c.Name)
+		cmd.Env = append(os.Environ(), "ROOT="+abs)
+		out, err := cmd.CombinedOutput()
+		want := envText(c.Env) + "\n" + strings.Join(c.Logs, "|") + "\n"
+		if err != nil || string(out) != want {
+			t.Errorf("%s: e2e.sh reads %q, %v; want %q", c.Name, out, err, want)
+		}
+	}
+}
