@@ -87,6 +87,29 @@ func TestAlias(t *testing.T) {
 	})
 }
 
+// TestAliasMarksBothChanged: either name marks both names changed, so a
+// check by the new name (fs.Changed, cli.Required) sees the old one given;
+// a name given twice is not "both".
+func TestAliasMarksBothChanged(t *testing.T) {
+	for _, args := range [][]string{{"--who", "x"}, {"--name", "x"}, {"--who", "x", "--who", "y"}} {
+		cmd := &cobra.Command{Use: "x"}
+		cmd.Flags().String("name", "", "the name")
+		cli.Alias(cmd.Flags(), "name", "who")
+		if err := cmd.Flags().Parse(args); err != nil {
+			t.Errorf("%q: %v", args, err)
+			continue
+		}
+		for _, n := range []string{"name", "who"} {
+			if !cmd.Flags().Changed(n) {
+				t.Errorf("%q: --%s not marked changed", args, n)
+			}
+		}
+		if err := cli.Required(cmd.Flags(), "name"); err != nil {
+			t.Errorf("%q: Required(name): %v", args, err)
+		}
+	}
+}
+
 // TestAliasBool: a boolean alias takes no value, as its flag.
 func TestAliasBool(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}

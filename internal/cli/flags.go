@@ -80,15 +80,17 @@ func flagName(arg string) (name string, hasValue bool) {
 // Alias keeps oldName working as a deprecated name of the flag newName of
 // fs, which must be defined: it sets the same variable, is left out of the
 // help, and prints "Flag --OLD has been deprecated, use --NEW instead" on
-// stderr when given. Giving both names is a usage error naming both.
+// stderr when given. Giving either name marks both changed, so that
+// fs.Changed and Required see the flag under either name. Giving both names
+// is a usage error naming both.
 func Alias(fs *pflag.FlagSet, newName, oldName string) {
 	f := fs.Lookup(newName)
 	if f == nil {
 		panic(fmt.Sprintf("cli.Alias: no flag --%s to alias as --%s", newName, oldName))
 	}
-	shared := f.Value
-	f.Value = &exclusiveValue{Value: shared, fs: fs, other: oldName, self: newName}
-	fs.Var(&exclusiveValue{Value: shared, fs: fs, other: newName, self: oldName}, oldName, f.Usage)
+	shared, given := f.Value, new(string)
+	f.Value = &exclusiveValue{Value: shared, fs: fs, given: given, other: oldName, self: newName}
+	fs.Var(&exclusiveValue{Value: shared, fs: fs, given: given, other: newName, self: oldName}, oldName, f.Usage)
 	old := fs.Lookup(oldName)
 	old.NoOptDefVal = f.NoOptDefVal // a boolean alias takes no value either
 	if err := fs.MarkDeprecated(oldName, "use --"+newName+" instead"); err != nil {
@@ -97,18 +99,27 @@ func Alias(fs *pflag.FlagSet, newName, oldName string) {
 }
 
 // exclusiveValue is one of two names of a flag's value: it refuses to be
-// set once the other name has been.
+// set once the other name has been, and marks the other name changed too
+// (pflag marks only the name given).
 type exclusiveValue struct {
 	pflag.Value
 	fs          *pflag.FlagSet
+	given       *string // the name given on the command line, shared by both
 	self, other string
 }
 
 func (v *exclusiveValue) Set(s string) error {
-	if o := v.fs.Lookup(v.other); o != nil && o.Changed {
+	if *v.given == v.other {
 		return fmt.Errorf("give --%s or --%s, not both (they are one flag)", v.self, v.other)
 	}
-	return v.Value.Set(s)
+	if err := v.Value.Set(s); err != nil {
+		return err
+	}
+	*v.given = v.self
+	if o := v.fs.Lookup(v.other); o != nil {
+		o.Changed = true
+	}
+	return nil
 }
 
 // IsBoolFlag keeps a boolean flag's meaning for pflag, which asks its Value.
