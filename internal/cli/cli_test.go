@@ -110,6 +110,24 @@ func TestAliasMarksBothChanged(t *testing.T) {
 	}
 }
 
+// TestAliasHelpDefault: an aliased flag's help prints its default as the
+// flag's would, and no zero default.
+func TestAliasHelpDefault(t *testing.T) {
+	cmd := &cobra.Command{Use: "x"}
+	cmd.Flags().Int("count", 0, "how many")
+	cmd.Flags().Int("rate", 5, "how fast")
+	cmd.Flags().Bool("loud", false, "shout")
+	for _, a := range [][2]string{{"count", "limit"}, {"rate", "speed"}, {"loud", "shout"}} {
+		cli.Alias(cmd.Flags(), a[0], a[1])
+	}
+	help := cmd.Flags().FlagUsages()
+	for _, want := range []string{"how many\n", "how fast (default 5)\n", "shout\n"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help does not say %q:\n%s", want, help)
+		}
+	}
+}
+
 // TestAliasBool: a boolean alias takes no value, as its flag.
 func TestAliasBool(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}

@@ -89,8 +89,8 @@ func Alias(fs *pflag.FlagSet, newName, oldName string) {
 		panic(fmt.Sprintf("cli.Alias: no flag --%s to alias as --%s", newName, oldName))
 	}
 	shared, given := f.Value, new(string)
-	f.Value = &exclusiveValue{Value: shared, fs: fs, given: given, other: oldName, self: newName}
-	fs.Var(&exclusiveValue{Value: shared, fs: fs, given: given, other: newName, self: oldName}, oldName, f.Usage)
+	f.Value = exclusive(&exclusiveValue{Value: shared, fs: fs, given: given, other: oldName, self: newName})
+	fs.Var(exclusive(&exclusiveValue{Value: shared, fs: fs, given: given, other: newName, self: oldName}), oldName, f.Usage)
 	old := fs.Lookup(oldName)
 	old.NoOptDefVal = f.NoOptDefVal // a boolean alias takes no value either
 	if err := fs.MarkDeprecated(oldName, "use --"+newName+" instead"); err != nil {
@@ -122,11 +122,20 @@ func (v *exclusiveValue) Set(s string) error {
 	return nil
 }
 
-// IsBoolFlag keeps a boolean flag's meaning for pflag, which asks its Value.
-func (v *exclusiveValue) IsBoolFlag() bool {
-	b, ok := v.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
+// exclusive is v, with IsBoolFlag when v's value is a boolean: pflag asks
+// the Value whether a flag is boolean, and takes any Value with IsBoolFlag
+// for a boolean when it decides whether to print a default in the help.
+func exclusive(v *exclusiveValue) pflag.Value {
+	if b, ok := v.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return exclusiveBool{v}
+	}
+	return v
 }
+
+// exclusiveBool is an exclusiveValue of a boolean flag.
+type exclusiveBool struct{ *exclusiveValue }
+
+func (exclusiveBool) IsBoolFlag() bool { return true }
 
 // Required is a usage error naming the first flag of names that fs does
 // not define or that holds no value: an empty string (given or not), or a
