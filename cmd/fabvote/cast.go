@@ -30,7 +30,7 @@ import (
 type castOptions struct {
 	ballot, ballots         string
 	receiptOut, receiptsOut string
-	concurrency, limit      int
+	concurrency, count      int
 	quiet                   bool
 	nf                      netFlags
 }
@@ -42,7 +42,8 @@ func cmdCast(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.receiptOut, "receipt-out", "", "write the receipt (JSON) here")
 	fs.StringVar(&o.receiptsOut, "receipts-out", "", "bulk: write one receipt per line here")
 	fs.IntVar(&o.concurrency, "concurrency", 64, "bulk: transactions in flight")
-	fs.IntVar(&o.limit, "limit", 0, "bulk: cast at most this many ballots (0: all)")
+	fs.IntVar(&o.count, "count", 0, "bulk: cast at most this many ballots (0: all)")
+	cli.Alias(fs, "count", "limit") // one name with bench --count
 	fs.BoolVar(&o.quiet, "quiet", false, "bulk: no progress bar")
 	o.nf.register(fs, "user1")
 	return func() error {
@@ -58,7 +59,7 @@ func (o *castOptions) cast(ctx context.Context, lc *ballotclient.Client) error {
 	if o.ballot != "" {
 		return castOne(ctx, lc, o.ballot, o.receiptOut)
 	}
-	sum, err := castStream(ctx, lc, o.ballots, o.concurrency, o.limit, o.receiptsOut, !o.quiet)
+	sum, err := castStream(ctx, lc, o.ballots, o.concurrency, o.count, o.receiptsOut, !o.quiet)
 	if sum != nil {
 		sum.print(os.Stdout)
 	}

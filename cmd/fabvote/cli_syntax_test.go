@@ -52,6 +52,7 @@ func TestDeprecatedFlagNames(t *testing.T) {
 		{"ea tls-cert", "cert", "tls.crt", "tls-cert"},
 		{"ea tls-cert", "key", "tls.key", "tls-key"},
 		{"ballot", "workers", "3", "concurrency"},
+		{"cast", "limit", "3", "count"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.command+" --"+tc.oldName, func(t *testing.T) {

@@ -199,7 +199,7 @@ step "casting $VOTERS ballots (window ${WINDOW}s)"
 [[ $(wc -l <receipts.jsonl) -eq $VOTERS ]] || fail "$(wc -l <receipts.jsonl) receipts for $VOTERS ballots"
 head -1 receipts.jsonl >receipt-1.json
 "$FV" receipt check --network "$NET" --receipt receipt-1.json
-if "$FV" cast --network "$NET" --ballots ballots.bin --limit 1 --quiet >double.out 2>&1; then
+if "$FV" cast --network "$NET" --ballots ballots.bin --count 1 --quiet >double.out 2>&1; then
 	cat double.out
 	fail "a second cast of an already cast ballot was accepted"
 fi
