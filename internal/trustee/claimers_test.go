@@ -110,9 +110,53 @@ func skipDir(rel, name string) bool {
 		(rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")))
 }
 
+// linknamesToThreshold lists file's //go:linkname directives that name
+// package threshold or a package under it: such a directive reaches an
+// unexported function (the Sealer's, a test hook's) past the import rules.
+func linknamesToThreshold(fset *token.FileSet, file *ast.File) []token.Position {
+	var found []token.Position
+	for _, g := range file.Comments {
+		for _, c := range g.List {
+			directive, ok := strings.CutPrefix(c.Text, "//go:linkname ")
+			if ok && strings.Contains(directive, thresholdDir) {
+				found = append(found, fset.Position(c.Pos()))
+			}
+		}
+	}
+	return found
+}
+
+// The linkname detector finds a directive naming threshold or a package
+// under it, and no other directive or comment.
+func TestLinknamesToThresholdCatch(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      int
+	}{
+		{"threshold", "import _ \"unsafe\"\n//go:linkname claim github.com/fabvote/fabvote/crypto/paillier/threshold.claimSealer\nfunc claim()", 1},
+		{"under threshold", "//go:linkname seal github.com/fabvote/fabvote/crypto/paillier/threshold/internal/testseal.Seal\nfunc seal()", 1},
+		{"in a declaration's doc", "// f does it.\n//go:linkname f github.com/fabvote/fabvote/crypto/paillier/threshold.f\nfunc f()", 1},
+		{"another package", "//go:linkname now runtime.nanotime\nfunc now() int64", 0},
+		{"a comment naming threshold", "// see crypto/paillier/threshold; //go:linkname is refused there\nfunc f()", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, "x.go", "package x\n"+tc.src, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := linknamesToThreshold(fset, f); len(got) != tc.want {
+				t.Errorf("found %v, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
 // No package of the repository but this one claims threshold's Sealer, and
 // this one does: every non-test Go file is parsed (Fabric's in-tree
-// packages included, build/ and run/ left out).
+// packages included, build/ and run/ left out). No Go file, test files
+// included, reaches into threshold with //go:linkname.
 func TestOnlyTrusteeClaimsTheSealer(t *testing.T) {
 	root := repoRoot(t)
 	fset := token.NewFileSet()
@@ -129,17 +173,23 @@ func TestOnlyTrusteeClaimsTheSealer(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+		if !strings.HasSuffix(rel, ".go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		inThreshold := filepath.ToSlash(filepath.Dir(rel)) == thresholdDir
-		for _, p := range claimSealerUses(fset, f, inThreshold) {
-			claimers = append(claimers, filepath.ToSlash(filepath.Dir(rel)))
-			if filepath.ToSlash(filepath.Dir(rel)) != "internal/trustee" {
+		for _, p := range linknamesToThreshold(fset, f) {
+			t.Errorf("%s:%d: a //go:linkname directive names %s", rel, p.Line, thresholdDir)
+		}
+		if strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		for _, p := range claimSealerUses(fset, f, dir == thresholdDir) {
+			claimers = append(claimers, dir)
+			if dir != "internal/trustee" {
 				t.Errorf("%s:%d refers to threshold.ClaimSealer: only internal/trustee may claim the Sealer", rel, p.Line)
 			}
 		}

@@ -118,39 +118,76 @@ func TestSealHookOnlyUnderThreshold(t *testing.T) {
 	}
 }
 
-// The programs fabvote ships (./cmd/... and ./chaincode/..., test files
-// left out) link neither the test-only partial decryption (thresholdtest)
-// nor any package other than threshold that imports threshold's test hook,
-// and they link this package, the one claimer of the Sealer
+// goList runs go list in the repository's root with env added to the
+// environment and returns its output's lines.
+func goList(t *testing.T, env []string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), append([]string{"list"}, args...)...)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// mainPackages are the module's programs: every package main (the module
+// has no test-only one; test helpers are packages of their own names).
+func mainPackages(t *testing.T) []string {
+	var mains []string
+	for _, p := range goList(t, nil, "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./...") {
+		if p != "" {
+			mains = append(mains, p)
+		}
+	}
+	if !slices.Contains(mains, module+"cmd/fabvote") {
+		t.Fatalf("the module's main packages %v leave out cmd/fabvote: the query is wrong", mains)
+	}
+	return mains
+}
+
+// The programs fabvote ships (every package main of the module, test files
+// left out, and the booth's WebAssembly module, built for js/wasm) link
+// neither the test-only partial decryption (thresholdtest) nor any package
+// other than threshold that imports threshold's test hook, and they link
+// this package, the one claimer of the Sealer
 // (TestOnlyTrusteeClaimsTheSealer). So the only way the shipped code has a
 // share decrypt is Recompute.
 func TestShippedProgramsUseTheSealOnlyThroughTrustee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go toolchain")
 	}
-	const hook = module + "crypto/paillier/threshold/internal/testseal"
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps",
-		"-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./cmd/...", "./chaincode/...")
-	cmd.Dir = repoRoot(t)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	sawTrustee := false
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		pkg := f[0]
-		if strings.HasSuffix(pkg, "/thresholdtest") {
-			t.Errorf("a shipped program links %s", pkg)
-		}
-		if pkg == module+"internal/trustee" {
-			sawTrustee = true
-		}
-		if slices.Contains(f[1:], hook) && pkg != module+"crypto/paillier/threshold" {
-			t.Errorf("%s, linked into a shipped program, imports threshold's test hook", pkg)
-		}
-	}
-	if !sawTrustee {
+	const format = `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`
+	native := goList(t, nil, append([]string{"-deps", "-f", format}, mainPackages(t)...)...)
+	if !slices.Contains(firstFields(native), module+"internal/trustee") {
 		t.Fatal("the shipped programs do not link internal/trustee: the check looked at the wrong packages")
 	}
+	wasm := goList(t, []string{"GOOS=js", "GOARCH=wasm"}, "-deps", "-f", format, "./booth/wasm")
+	if !slices.Contains(firstFields(wasm), module+"booth/wasm") {
+		t.Fatal("go list for js/wasm does not list booth/wasm: the check looked at the wrong packages")
+	}
+	for _, line := range append(native, wasm...) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.HasSuffix(f[0], "/thresholdtest") {
+			t.Errorf("a shipped program links %s", f[0])
+		}
+		if slices.Contains(f[1:], module+"crypto/paillier/threshold/internal/testseal") && f[0] != module+"crypto/paillier/threshold" {
+			t.Errorf("%s, linked into a shipped program, imports threshold's test hook", f[0])
+		}
+	}
+}
+
+// firstFields is the first word of each line: go list -deps' package.
+func firstFields(lines []string) []string {
+	var first []string
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 {
+			first = append(first, f[0])
+		}
+	}
+	return first
 }
