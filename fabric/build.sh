@@ -45,13 +45,30 @@ export CGO_ENABLED=${CGO_ENABLED:-1}
 
 CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 
+# go_pkg_dirs DIR: the subdirectories of DIR (relative to the working
+# directory) that hold a Go package (a
+# non-test .go file), as DIR/<name>, skipping what the go command ignores
+# (names starting with . or _, testdata): a leftover or data directory is
+# no package to copy.
+go_pkg_dirs() {
+	local d name
+	for d in "$1"/*/; do
+		d=${d%/}
+		name=${d##*/}
+		[ -d "$d" ] || continue # DIR has no subdirectory: the pattern stayed as is
+		case $name in .* | _* | testdata) continue ;; esac
+		[ -n "$(find "$d" -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' -print -quit)" ] || continue
+		echo "$d"
+	done
+}
+
 # Our own packages, copied into the tree so patches can import them as
 # github.com/hyperledger/fabric/fabvote/<name>: every package of fabric/ext,
 # and txmgr/lockless. They import only the standard library and third-party
 # modules (checked below), never each other. A new switch's package in
 # fabric/ext is built without an edit here (fabric/switches' tests check
 # that every switch's package is among these).
-mapfile -t EXT_SRC < <(cd "$ROOT" && for d in fabric/ext/*/; do echo "${d%/}"; done; echo txmgr/lockless)
+mapfile -t EXT_SRC < <(cd "$ROOT" && go_pkg_dirs fabric/ext; echo txmgr/lockless)
 EXT_DST=()
 for s in "${EXT_SRC[@]}"; do EXT_DST+=("fabvote/${s##*/}"); done
 
@@ -68,13 +85,32 @@ MOD_PREFIX=$MODULE/fabvote/mod
 # module): copied with their tests to fabvote/<name>; they are built and
 # tested only in the tree.
 INTREE=$HERE/intree
-mapfile -t INTREE_PKGS < <(cd "$INTREE" && for d in */; do echo "${d%/}"; done)
+mapfile -t INTREE_PKGS < <(cd "$INTREE" && go_pkg_dirs . | sed 's|^\./||')
 
 # In-tree test files: fabric/testdata/overlay/<path> is copied to <tree>/<path>.
 OVERLAY=$HERE/testdata/overlay
 
 log() { printf 'fabric: %s\n' "$*" >&2; }
 die() { printf 'fabric: error: %s\n' "$*" >&2; exit 1; }
+
+# Each copied package has a directory of its own in the tree: two packages
+# of one name (an ext package and txmgr/lockless, or an ext and an in-tree
+# one) would overwrite each other.
+check_destinations() {
+	local -A owner=([fabvote/mod]="the root module's packages (MOD_PKGS)")
+	local i dst src
+	for i in "${!EXT_SRC[@]}"; do
+		dst=${EXT_DST[$i]} src=${EXT_SRC[$i]}
+		[ -z "${owner[$dst]:-}" ] || die "$src and ${owner[$dst]} are both copied to $dst: rename one"
+		owner[$dst]=$src
+	done
+	for i in "${INTREE_PKGS[@]}"; do
+		dst=fabvote/$i src=fabric/intree/$i
+		[ -z "${owner[$dst]:-}" ] || die "$src and ${owner[$dst]} are both copied to $dst: rename one"
+		owner[$dst]=$src
+	done
+}
+check_destinations
 
 # h1 computes the go.sum "h1:" hash of a module directory: SHA-256 over the
 # sorted lines "<sha256 of file>  <module>@<version>/<path>\n", base64-encoded.
