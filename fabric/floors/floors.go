@@ -1,7 +1,8 @@
 // Package floors holds the lowest module versions the fork's and fabvote's
 // binaries may link (floors.txt) and checks a binary's build information
 // against them, so that no later change can silently roll a security fix
-// back. cmd: fabric/floors/depsfloor; make target: deps-floor-check.
+// back. cmd: fabric/floors/depsfloor (docs/cli/depsfloor.md); make target:
+// deps-floor-check.
 package floors
 
 import (
