@@ -6,7 +6,9 @@
 // configurations (bench/configs.tsv, read by bench/lib.sh and
 // bench/report/report.py), the peers' settings of the end-to-end test and
 // the log lines that show them (scripts/peer-switches.tsv, read by
-// scripts/e2e.sh) and the switch table of docs/FORK.md are generated from it, and its tests tie it to fabric/build.sh and the patch
+// scripts/e2e.sh) and the switch table of docs/FORK.md are generated from it,
+// network/compose passes the peer switches through to the Docker network's
+// nodes from it, and its tests tie it to fabric/build.sh and the patch
 // series, so that adding or changing a switch is one edit here and
 // `make docs`. The package imports nothing of Fabric: it describes the
 // fork, it is not part of it.

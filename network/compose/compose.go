@@ -122,6 +122,7 @@ func NetworkFile(containers, host *fabnet.Topology) ([]byte, error) {
 		return nil, fmt.Errorf("the container and host topologies differ in shape")
 	}
 	f := file{Volumes: map[string]*struct{}{}}
+	authority := containers.Orgs[0].MSPID // the election authority's organisation comes first
 	oo := containers.OrdererOrg
 	for i, o := range oo.Orderers {
 		f.Services = append(f.Services, orderer(oo, o, host.OrdererOrg.Orderers[i]))
@@ -132,13 +133,13 @@ func NetworkFile(containers, host *fabnet.Topology) ([]byte, error) {
 		f.Services = append(f.Services, peer(o, h))
 		f.Volumes[o.Peer.Name+"-"+o.Name+"-data"] = nil
 		for k, cc := range containers.Chaincodes {
-			f.Services = append(f.Services, chaincodeService(o, cc, o.Peer.Services[k], h.Peer.Services[k]))
+			f.Services = append(f.Services, chaincodeService(o, cc, o.Peer.Services[k], h.Peer.Services[k], authority))
 		}
 	}
 	f.Services = append(f.Services, tools(containers))
 	f.Volumes["tools-work"] = nil
 	var b bytes.Buffer
-	b.WriteString(header)
+	b.WriteString(header(containers))
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(f); err != nil {

@@ -2,10 +2,14 @@ package compose
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/fabvote/fabvote/fabric/switches"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 func testFile(t *testing.T) []byte {
@@ -107,6 +111,69 @@ func TestToolsGetsNoNodeOrCAKey(t *testing.T) {
 			t.Errorf("tools mounts an MSP CA's directory: %s", v)
 		case strings.HasPrefix(src, "/nodes/") && !strings.HasSuffix(src, "/core.yaml"):
 			t.Errorf("tools mounts a node's directory: %s", v)
+		}
+	}
+}
+
+// The switches passed through to the nodes and the MSPs the file names
+// come from switches.Table and the topology: a peer switch added to the
+// table reaches every node and the header, a chaincode switch none, and
+// renamed organisations are named as renamed.
+func TestFactsFromTableAndTopology(t *testing.T) {
+	saved := switches.Table
+	t.Cleanup(func() { switches.Table = saved })
+	switches.Table = append(slices.Clone(saved),
+		switches.Switch{Env: "FABVOTE_TEST_PEER", ReadBy: switches.ReadByPeer},
+		switches.Switch{Env: "FABVOTE_TEST_CC", ReadBy: switches.ReadByChaincode})
+	containers, err := fabnet.Containers(Profile, Chaincodes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := fabnet.Profile(Profile, hostBase, nil, Chaincodes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	containers.OrdererOrg.MSPID, containers.Orgs[0].MSPID, containers.Orgs[2].MSPID = "OrdersMSP", "AuthorityMSP", "ThirdMSP"
+	text, err := NetworkFile(containers, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := parse(t, text)
+	for _, name := range []string{"orderer1.orderer.fabvote.local", "peer0.party2.fabvote.local"} {
+		env := p.Services[name].Environment
+		if v, ok := env["FABVOTE_TEST_PEER"]; !ok || v != nil {
+			t.Errorf("%s does not pass FABVOTE_TEST_PEER through: %v", name, env)
+		}
+		if _, ok := env["FABVOTE_TEST_CC"]; ok {
+			t.Errorf("%s is given the chaincode's switch FABVOTE_TEST_CC", name)
+		}
+	}
+	if got := p.Services["ballot-cc.party1.fabvote.local"].Environment["FABVOTE_AUTHORITY_MSPS"]; got == nil || *got != "${FABVOTE_AUTHORITY_MSPS:-AuthorityMSP}" {
+		t.Errorf("party1's ballot service: FABVOTE_AUTHORITY_MSPS %v, want the first organisation's MSP", got)
+	}
+	for _, want := range []string{"3 Raft orderers (OrdersMSP)", "peer for each of AuthorityMSP, Party1MSP and ThirdMSP,",
+		"FABVOTE_LEVELDB, FABVOTE_TEST_PEER and the chaincode's", "defaults to AuthorityMSP."} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the header does not say %q:\n%s", want, text[:strings.Index(string(text), "services:")])
+		}
+	}
+	if strings.Contains(string(text), "FABVOTE_TEST_CC") {
+		t.Error("the file names the chaincode's switch FABVOTE_TEST_CC")
+	}
+}
+
+// wrapComment breaks between words, before a word that would pass the
+// width, and never leaves a line with no word.
+func TestWrapComment(t *testing.T) {
+	long := strings.Repeat("x", commentWidth)
+	tests := []struct{ first, text, want string }{
+		{"# switches ", "A, B and C", "# switches A, B and C"},
+		{"# ", strings.Repeat("word ", 20), "# " + strings.TrimSpace(strings.Repeat("word ", 15)) + "\n# " + strings.TrimSpace(strings.Repeat("word ", 5))},
+		{"# ", long + " y", "# " + long + "\n# y"},
+	}
+	for _, tc := range tests {
+		if got := wrapComment(tc.first, tc.text); got != tc.want {
+			t.Errorf("wrapComment(%q, %q) =\n%s\nwant\n%s", tc.first, tc.text, got, tc.want)
 		}
 	}
 }

@@ -3,7 +3,9 @@ package compose
 import (
 	"maps"
 	"strconv"
+	"strings"
 
+	"github.com/fabvote/fabvote/fabric/switches"
 	"github.com/fabvote/fabvote/network/fabnet"
 )
 
@@ -22,11 +24,23 @@ var passThrough *string
 
 func value(v string) *string { return &v }
 
+// peerSwitches are the fork's switches that each organisation sets for its
+// own peer (switches.ReadByPeer), in the table's order.
+func peerSwitches() []string {
+	var envs []string
+	for _, s := range switches.Table {
+		if s.ReadBy == switches.ReadByPeer {
+			envs = append(envs, s.Env)
+		}
+	}
+	return envs
+}
+
 // nodeEnv is every peer's and orderer's environment: the log level and the
-// fork's switches and Go runtime knobs, passed through from the caller.
+// fork's peer switches and Go runtime knobs, passed through from the caller.
 func nodeEnv() map[string]*string {
 	env := map[string]*string{"FABRIC_LOGGING_SPEC": value("${FABVOTE_LOG_SPEC:-info}")}
-	for _, k := range []string{"FABVOTE_SHA256", "FABVOTE_ECDSA", "FABVOTE_COMMIT_GATE", "FABVOTE_SIG_MEMO", "FABVOTE_DECODE_MEMO", "FABVOTE_LEVELDB", "GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
+	for _, k := range append(peerSwitches(), "GOMAXPROCS", "GOGC", "GOMEMLIMIT") {
 		env[k] = passThrough
 	}
 	return env
@@ -57,12 +71,12 @@ func ordererEnv() map[string]*string {
 
 // chaincodeEnv: the service's gRPC server with mutual TLS, its operations
 // endpoint (plain HTTP) when it has one, and only the election authority's
-// MSP may open an election (chaincode/ballot/config.go).
-func chaincodeEnv(s fabnet.Service) map[string]*string {
+// MSP, authority, may open an election (chaincode/ballot/config.go).
+func chaincodeEnv(s fabnet.Service, authority string) map[string]*string {
 	env := map[string]*string{
 		"CHAINCODE_SERVER_ADDRESS": value("0.0.0.0:" + strconv.Itoa(s.Port)), "CHAINCODE_TLS_CERT_FILE": value(tlsDir + "/server.crt"),
 		"CHAINCODE_TLS_KEY_FILE": value(tlsDir + "/server.key"), "CHAINCODE_TLS_CLIENT_CA_FILE": value(tlsDir + "/ca.crt"),
-		"FABVOTE_AUTHORITY_MSPS": value("${FABVOTE_AUTHORITY_MSPS:-EAMSP}"),
+		"FABVOTE_AUTHORITY_MSPS": value("${FABVOTE_AUTHORITY_MSPS:-" + authority + "}"),
 		"FABVOTE_PROOF_BATCH":    passThrough, "FABVOTE_PROOF_BATCH_WAIT": passThrough, "FABVOTE_MAX_CLOCK_SKEW": passThrough, "GOMAXPROCS": passThrough,
 	}
 	if s.OpsPort != 0 {
@@ -91,13 +105,14 @@ func peer(o, host *fabnet.PeerOrg) service {
 		Healthcheck: health("--tls", tlsDir+"/ca.crt", strconv.Itoa(o.Peer.OpsPort), "/healthz"), Restart: "unless-stopped"}
 }
 
-// chaincodeService runs the org's service of chaincode cc; its
-// CHAINCODE_ID (the package id of the org's package) comes from the
-// env file artifacts.sh writes. Only its operations port is published.
-func chaincodeService(o *fabnet.PeerOrg, cc fabnet.Chaincode, s, host fabnet.Service) service {
+// chaincodeService runs the org's service of chaincode cc, in which the
+// MSP authority opens elections; its CHAINCODE_ID (the package id of the
+// org's package) comes from the env file artifacts.sh writes. Only its
+// operations port is published.
+func chaincodeService(o *fabnet.PeerOrg, cc fabnet.Chaincode, s, host fabnet.Service, authority string) service {
 	name := s.Host
 	svc := service{name: name, Image: "fabvote/" + cc.Name + "-cc:" + tagVar, Hostname: name,
-		EnvFile: dir("ccaas", cc.Name+"."+o.Name+".env"), Environment: chaincodeEnv(s),
+		EnvFile: dir("ccaas", cc.Name+"."+o.Name+".env"), Environment: chaincodeEnv(s, authority),
 		Volumes:     []string{dir("crypto/peerOrganizations", o.Domain, "peers", name, "tls") + ":" + tlsDir + ":ro"},
 		Healthcheck: health(strconv.Itoa(s.Port)), Restart: "unless-stopped"}
 	if s.OpsPort != 0 {
@@ -130,8 +145,51 @@ func tools(t *fabnet.Topology) service {
 		Command: []string{"bash", "-c", "trap 'exit 0' TERM INT; sleep infinity & wait"}, Restart: "unless-stopped"}
 }
 
-const header = `# fabvote's Docker network for operators: 3 Raft orderers (OrdererMSP), one
-# peer for each of EAMSP, Party1MSP and Party2MSP, the ballot chaincode service
+// header heads the Docker network's compose file of topology t: what it
+// runs, how to use it, the variables it reads and its host ports.
+func header(t *fabnet.Topology) string {
+	var msps []string
+	for _, o := range t.Orgs {
+		msps = append(msps, o.MSPID)
+	}
+	r := strings.NewReplacer("{orderers}", strconv.Itoa(len(t.OrdererOrg.Orderers)), "{ordererMSP}", t.OrdererOrg.MSPID,
+		"{peerMSPs}", andList(msps), "{authority}", t.Orgs[0].MSPID,
+		"{switches}", wrapComment("# switches ", strings.Join(peerSwitches(), ", ")+" and the chaincode's FABVOTE_PROOF_BATCH,"))
+	return r.Replace(headerText)
+}
+
+// andList joins names as a sentence does: "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// wrapComment writes text after first as comment lines of at most
+// commentWidth characters, each further line starting "# ", breaking
+// between words.
+func wrapComment(first, text string) string {
+	var b strings.Builder
+	line := strings.TrimSuffix(first, " ")
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > commentWidth && line != "#" {
+			b.WriteString(line + "\n")
+			line = "#"
+		}
+		line += " " + w
+	}
+	b.WriteString(line)
+	return b.String()
+}
+
+// commentWidth is the width of the header's generated lines.
+const commentWidth = 80
+
+// headerText is header with its topology's and the table's facts left as
+// {names}.
+const headerText = `# fabvote's Docker network for operators: {orderers} Raft orderers ({ordererMSP}), one
+# peer for each of {peerMSPs}, the ballot chaincode service
 # (CCAAS, mutual TLS) of each peer, and a tools container (fabvote, peer CLI,
 # osnadmin). TLS everywhere; ledgers in named volumes; every published port on
 # 127.0.0.1 only. Generated from the network's typed topology by
@@ -146,11 +204,10 @@ const header = `# fabvote's Docker network for operators: 3 Raft orderers (Order
 # Variables: FABVOTE_DOCKER_DIR (generated material, default ../run/docker,
 # relative to this file), FABVOTE_PORT_PREFIX (host ports <prefix>050...,
 # default 17), FABVOTE_IMAGE_TAG (latest), FABVOTE_LOG_SPEC (info); the fork's
-# switches FABVOTE_SHA256, FABVOTE_ECDSA, FABVOTE_COMMIT_GATE, FABVOTE_SIG_MEMO,
-# FABVOTE_DECODE_MEMO, FABVOTE_LEVELDB and the chaincode's FABVOTE_PROOF_BATCH,
+{switches}
 # FABVOTE_PROOF_BATCH_WAIT, FABVOTE_MAX_CLOCK_SKEW pass through from the
 # caller's environment when set (an entry whose value is null); FABVOTE_AUTHORITY_MSPS
-# (the MSPs allowed to open elections) defaults to EAMSP.
+# (the MSPs allowed to open elections) defaults to {authority}.
 #
 # Host ports (the native network's plan with base <prefix>050):
 #   orderer0/1/2   gRPC 17050/17060/17070, admin (osnadmin, mTLS) +1, operations +2
