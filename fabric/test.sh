@@ -70,7 +70,10 @@ FABRIC_TEST_PKGS=(
 )
 
 # Switch modes: every package runs in the default mode of every switch, and
-# again with each switch that affects it set to its other value.
+# again with each switch that affects it set to its other value (its check
+# value, if it has one). Which packages a switch affects is known here
+# only; its name and values are fabric/switches' Table's, and that
+# package's TestFabricTestModes fails when a mode and the table differ.
 FABRIC_TEST_MODES=(
 	"FABVOTE_SHA256=stdlib FABVOTE_ECDSA=go FABVOTE_COMMIT_GATE=locked|all"
 	"FABVOTE_SHA256=simd|./bccsp/sw ./protoutil ./common/util ./core/endorser"

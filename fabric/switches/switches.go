@@ -8,8 +8,8 @@
 // the log lines that show them (scripts/peer-switches.tsv, read by
 // scripts/e2e.sh) and the switch table of docs/FORK.md are generated from it,
 // network/compose passes the peer switches through to the Docker network's
-// nodes from it, and its tests tie it to fabric/build.sh and the patch
-// series, so that adding or changing a switch is one edit here and
+// nodes from it, and its tests tie it to fabric/build.sh, fabric/test.sh's
+// switch modes and the patch series, so that adding or changing a switch is one edit here and
 // `make docs`. The package imports nothing of Fabric: it describes the
 // fork, it is not part of it.
 package switches
