@@ -162,7 +162,7 @@ orderer_tlsca() { echo "$(crypto_orderer_org)/tlsca/tlsca.$ORDERER_DOMAIN-cert.p
 
 node_dir() { echo "$RUN_DIR/nodes/$1"; }
 
-# nodectl SUBCOMMAND ARGS...: the run dir's nodes through fabnet (network/fabnet,
+# nodectl SUBCOMMAND ARGS...: the run dir's nodes through fabnet (network/fabrun,
 # defined.go and proc.go): each node is defined once (nodes/NAME/node.json:
 # binary, arguments, environment, directory, address) and then started,
 # stopped, killed or looked up by name; pids/NAME.pid names the process,
@@ -265,7 +265,7 @@ channel_height() { # ORG
 
 # ---------------------------------------------------------------- commands
 
-# cmd_up: fabnet local-up (network/fabnet, localnet.go) does the work:
+# cmd_up: fabnet local-up (network/fabrun, localnet.go) does the work:
 # every organisation's identities (its own Fabric CA servers, or
 # cryptogen), the genesis block, the orderers, the peers, the chaincode
 # services and their definitions, network.json. Here the variables become

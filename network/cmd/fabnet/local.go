@@ -13,6 +13,7 @@ import (
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/compose"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/portplan"
 	"github.com/fabvote/fabvote/network/portprobe"
 )
@@ -93,7 +94,7 @@ func composeFile(args []string) error {
 // (network/net.sh packages each chaincode for each organisation's peer).
 func packageCommand(args []string) error {
 	fs := flag.NewFlagSet("fabnet package", flag.ContinueOnError)
-	var sp fabnet.ServicePackage
+	var sp fabrun.ServicePackage
 	fs.StringVar(&sp.Label, "label", "", "the package label, NAME_VERSION (required)")
 	fs.StringVar(&sp.Address, "address", "", "host:port of the chaincode service (required)")
 	fs.StringVar(&sp.RootCert, "root-cert", "", "the TLS root that verifies the service")
@@ -128,7 +129,7 @@ func localIdentities(args []string) error {
 	home := fs.String("home", "", "the directory that holds every organisation's files (required)")
 	service := fs.String("service-node", "ccaas0", "the TLS identity of each organisation's chaincode services")
 	caBase := fs.Int("ca-base-port", 0, "the CA servers' ports while they enroll: the orderer org's at P, peer org j's at P+10(j+1) (required)")
-	var tools fabnet.Tools
+	var tools fabrun.Tools
 	fs.StringVar(&tools.FabricCA, "ca-bin", "bin", "directory of fabric-ca-server and fabric-ca-client")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -150,13 +151,13 @@ func localIdentities(args []string) error {
 	if err := absPaths(&tools.FabricCA); err != nil {
 		return err
 	}
-	h, err := fabnet.LocalHome(*home, t)
+	h, err := fabrun.LocalHome(*home, t)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	l := &fabnet.Local{Topology: t, Home: h, Tools: tools, ServiceNode: *service, Log: logf}
+	l := &fabrun.Local{Topology: t, Home: h, Tools: tools, ServiceNode: *service, Log: logf}
 	err = errors.Join(l.Identities(ctx), h.StopAll(10*time.Second))
 	if err != nil && ctx.Err() != nil {
 		return interrupted{err} // fabnet exits 130

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // localChannel sets up the channel on nodes that another tool runs and
@@ -41,21 +42,21 @@ func localChannel(args []string) error {
 	if err := c.checkTools(); err != nil {
 		return err
 	}
-	h, err := fabnet.OpenLocalHome(c.home, t)
+	h, err := fabrun.OpenLocalHome(c.home, t)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx = fabnet.WithWait(ctx, c.wait)
+	ctx = fabrun.WithWait(ctx, c.wait)
 	switch c.verb {
 	case "join":
-		err = fabnet.JoinChannel(ctx, t, h, c.tools, logf)
+		err = fabrun.JoinChannel(ctx, t, h, c.tools, logf)
 	case "deploy":
-		err = fabnet.Deploy(ctx, t, h, c.tools, c.deploy)
+		err = fabrun.Deploy(ctx, t, h, c.tools, c.deploy)
 	case "height":
 		var n int
-		if n, err = fabnet.Height(ctx, t, h, c.tools, c.org); err == nil {
+		if n, err = fabrun.Height(ctx, t, h, c.tools, c.org); err == nil {
 			fmt.Println(n)
 		}
 	}
@@ -69,8 +70,8 @@ func localChannel(args []string) error {
 type localChannelCmd struct {
 	verb, topology, home, org string
 	wait                      time.Duration
-	tools                     fabnet.Tools
-	deploy                    fabnet.Deployment
+	tools                     fabrun.Tools
+	deploy                    fabrun.Deployment
 }
 
 func parseLocalChannel(verb string, args []string) (localChannelCmd, error) {
@@ -83,7 +84,7 @@ func parseLocalChannel(verb string, args []string) (localChannelCmd, error) {
 	fs.StringVar(&c.home, "home", "", "the directory that holds every organisation's files (required)")
 	fs.StringVar(&c.tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
 	fs.StringVar(&c.tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
-	fs.DurationVar(&c.wait, "wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
+	fs.DurationVar(&c.wait, "wait", fabrun.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
 	fs.StringVar(&c.deploy.Chaincode, "chaincode", "ballot", "deploy: the topology's chaincode")
 	fs.StringVar(&c.deploy.Version, "version", "", "deploy: the definition's version (default: the topology's)")
 	fs.IntVar(&c.deploy.Sequence, "sequence", 1, "deploy: the definition's sequence (the next one upgrades)")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/portplan"
 )
 
@@ -36,7 +37,7 @@ type localUp struct {
 	stack                           string
 	identities, validation, version string
 	goBin, goTags, root, passEnv    string
-	fabric                          fabnet.Tools
+	fabric                          fabrun.Tools
 	batch                           fabnet.Batch
 	writers                         string // the channel's Writers policy (fabnet.WritersImplicit or WritersSignature)
 	basePort                        int
@@ -75,7 +76,7 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.passEnv, "pass-env", "GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH", "variables of this environment the nodes inherit besides PATH, HOME, TMPDIR and FABVOTE_* (space-separated)")
 	f.Var(&u.nodeEnv, "node-env", "KEY=VALUE for every node (repeatable)")
 	f.Var(&u.peerEnv, "peer-env", "ORG=KEY=VALUE for ORG's peer only, after every other setting (repeatable)")
-	f.DurationVar(&u.wait, "wait", fabnet.DefaultWait, "time allowed for a node to listen, a Raft leader, an active orderer, a ledger, a committed definition")
+	f.DurationVar(&u.wait, "wait", fabrun.DefaultWait, "time allowed for a node to listen, a Raft leader, an active orderer, a ledger, a committed definition")
 	f.DurationVar(&u.stopTimeout, "stop-timeout", 10*time.Second, "on failure: time allowed after SIGTERM before SIGKILL")
 	f.BoolVar(&u.keepOnFailure, "keep-on-failure", false, "a failed up leaves its nodes running for inspection")
 	f.BoolVar(&u.removeTools, "remove-tools", false, "remove the --tools directory when done (a temporary build)")
@@ -122,7 +123,7 @@ func localUpCommand(args []string) error {
 	return nil
 }
 
-func (u *localUp) failed(ctx context.Context, l *fabnet.Local, err error) error {
+func (u *localUp) failed(ctx context.Context, l *fabrun.Local, err error) error {
 	if u.keepOnFailure {
 		logf("network-up failed; nodes left running (--keep-on-failure); logs in %s", filepath.Join(l.Home.Dir, "logs"))
 	} else {
@@ -154,7 +155,7 @@ func pointAt(link, dir string) error {
 
 // prepare checks everything the network needs before it touches the
 // run directory, then replaces it with a fresh one holding the tools.
-func (u *localUp) prepare() (*fabnet.Local, error) {
+func (u *localUp) prepare() (*fabrun.Local, error) {
 	if u.runDir == "" || u.tools == "" {
 		return nil, errors.New("--run-dir and --tools are required")
 	}
@@ -173,7 +174,7 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 		peerEnv[org] = append(peerEnv[org], setting)
 		settings = append(settings, setting)
 	}
-	if _, err := fabnet.PassEnv(pass, settings...); err != nil {
+	if _, err := fabrun.PassEnv(pass, settings...); err != nil {
 		return nil, err
 	}
 	dir, err := u.checkRunDir()
@@ -188,9 +189,9 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 		return nil, err
 	}
 	logf("profile %s in %s, binaries %s, base port %d", u.profile, h.Dir, u.fabric.Fabric, u.basePort)
-	return &fabnet.Local{Topology: t, Home: h, Profile: u.profile, BasePort: u.basePort, Tools: u.fabric,
+	return &fabrun.Local{Topology: t, Home: h, Profile: u.profile, BasePort: u.basePort, Tools: u.fabric,
 		Cryptogen: u.identities == "cryptogen", Chaincodes: map[string]string{}, PeerEnv: peerEnv, Wait: u.wait, Log: logf,
-		Options: fabnet.NodeOptions{LogSpec: u.logSpec, Env: u.nodeEnv, Pass: pass, Wait: u.wait}}, nil
+		Options: fabrun.NodeOptions{LogSpec: u.logSpec, Env: u.nodeEnv, Pass: pass, Wait: u.wait}}, nil
 }
 
 var chaincodeNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
@@ -298,7 +299,7 @@ func (u *localUp) checkForkPair() error {
 // node configuration, when it is not a run directory, or when its
 // network still runs.
 func (u *localUp) checkRunDir() (string, error) {
-	dir, err := fabnet.HomePath(u.runDir)
+	dir, err := fabrun.HomePath(u.runDir)
 	if err != nil {
 		return "", fmt.Errorf("run dir: %w", err)
 	}
@@ -309,7 +310,7 @@ func (u *localUp) checkRunDir() (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "profile")); len(entries) > 0 && err != nil {
 		return "", fmt.Errorf("%s exists and is not a network run dir; choose another NET_RUN_DIR", dir)
 	}
-	old := fabnet.Home{Dir: dir}
+	old := fabrun.Home{Dir: dir}
 	names, err := old.DefinedNodes()
 	if err != nil {
 		return "", fmt.Errorf("cannot tell whether the nodes of %s run: %w", dir, err)
@@ -324,11 +325,11 @@ func (u *localUp) checkRunDir() (string, error) {
 
 // freshRunDir replaces the run directory with an empty one holding the
 // tools, the profile and the settings later commands read (state.env).
-func (u *localUp) freshRunDir(t *fabnet.Topology, dir string) (fabnet.Home, error) {
+func (u *localUp) freshRunDir(t *fabnet.Topology, dir string) (fabrun.Home, error) {
 	if err := os.RemoveAll(dir); err != nil {
-		return fabnet.Home{}, err
+		return fabrun.Home{}, err
 	}
-	h, err := fabnet.LocalHome(dir, t)
+	h, err := fabrun.LocalHome(dir, t)
 	if err != nil {
 		return h, err
 	}
@@ -370,7 +371,7 @@ func (u *localUp) stateEnv(t *fabnet.Topology) []byte {
 }
 
 // build builds each chaincode's service binary into RUN_DIR/ccbin.
-func (u *localUp) build(ctx context.Context, l *fabnet.Local) error {
+func (u *localUp) build(ctx context.Context, l *fabrun.Local) error {
 	for _, kv := range u.chaincodes {
 		name, pkg, _ := strings.Cut(kv, "=")
 		out := filepath.Join(l.Home.Dir, "ccbin", name)

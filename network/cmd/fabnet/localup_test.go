@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // fakeLocalBins lays out what local-up looks for: Fabric's binaries (the
@@ -181,7 +182,7 @@ func TestLocalUpRefusesARunningNetwork(t *testing.T) {
 	dir := t.TempDir()
 	bin, cfg, tools := fakeLocalBins(t, dir, true)
 	runDir := filepath.Join(dir, "run")
-	h := fabnet.Home{Dir: runDir}
+	h := fabrun.Home{Dir: runDir}
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,7 @@ import (
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/compose"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 func main() {
@@ -68,7 +69,7 @@ func main() {
 // orgFlags are the flags of every step an organisation runs.
 type orgFlags struct {
 	topology, org, home string
-	tools               fabnet.Tools
+	tools               fabrun.Tools
 	timeout             time.Duration
 	logSpec             string
 	chaincodes, nodeEnv multiFlag
@@ -108,46 +109,46 @@ func newOrgFlags(name string) *orgFlags {
 	return f
 }
 
-func (f *orgFlags) parse(args []string) (*fabnet.Topology, fabnet.Home, error) {
+func (f *orgFlags) parse(args []string) (*fabnet.Topology, fabrun.Home, error) {
 	if err := f.fs.Parse(args); err != nil {
-		return nil, fabnet.Home{}, err
+		return nil, fabrun.Home{}, err
 	}
 	if f.fs.NArg() > 0 {
-		return nil, fabnet.Home{}, fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+		return nil, fabrun.Home{}, fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
 	}
 	for _, r := range []struct{ name, v string }{{"topology", f.topology}, {"org", f.org}, {"home", f.home}} {
 		if r.v == "" {
-			return nil, fabnet.Home{}, fmt.Errorf("--%s is required", r.name)
+			return nil, fabrun.Home{}, fmt.Errorf("--%s is required", r.name)
 		}
 	}
 	t, err := fabnet.Load(f.topology)
 	if err != nil {
-		return nil, fabnet.Home{}, err
+		return nil, fabrun.Home{}, err
 	}
 	if _, err := t.PeerOrg(f.org); err != nil && f.org != t.OrdererOrg.Name {
-		return nil, fabnet.Home{}, fmt.Errorf("--org: %w", err)
+		return nil, fabrun.Home{}, fmt.Errorf("--org: %w", err)
 	}
 	if f.tools.Builder == "" {
 		if f.tools.Builder, err = builderBesideFabnet(); err != nil {
-			return nil, fabnet.Home{}, err
+			return nil, fabrun.Home{}, err
 		}
 	}
 	for _, p := range []*string{&f.tools.Fabric, &f.tools.FabricCA, &f.tools.Builder, &f.tools.ConfigSrc, &f.tools.Overrides} {
 		if *p, err = filepath.Abs(*p); err != nil {
-			return nil, fabnet.Home{}, err
+			return nil, fabrun.Home{}, err
 		}
 	}
-	h, err := fabnet.NewHome(f.home, f.org)
+	h, err := fabrun.NewHome(f.home, f.org)
 	return t, h, err
 }
 
-func (f *orgFlags) opts() (fabnet.NodeOptions, error) {
+func (f *orgFlags) opts() (fabrun.NodeOptions, error) {
 	for _, kv := range f.nodeEnv {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return fabnet.NodeOptions{}, fmt.Errorf("--node-env %q: want KEY=VALUE", kv)
+			return fabrun.NodeOptions{}, fmt.Errorf("--node-env %q: want KEY=VALUE", kv)
 		}
 	}
-	opts := fabnet.NodeOptions{LogSpec: f.logSpec, Env: f.nodeEnv}
+	opts := fabrun.NodeOptions{LogSpec: f.logSpec, Env: f.nodeEnv}
 	switch f.runtime {
 	case "native":
 	case "compose":
@@ -163,79 +164,79 @@ func (f *orgFlags) opts() (fabnet.NodeOptions, error) {
 }
 
 // orgStep is a step one organisation runs on its own host.
-type orgStep func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, opts fabnet.NodeOptions) error
+type orgStep func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, opts fabrun.NodeOptions) error
 
 var orgSteps = map[string]orgStep{
-	"identities": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
-		if err := fabnet.Identities(ctx, t, h, f.tools); err != nil {
+	"identities": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
+		if err := fabrun.Identities(ctx, t, h, f.tools); err != nil {
 			return err
 		}
 		return printDigest(h.Bundle(), h.Org+"'s bundle")
 	},
-	"genesis": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
-		if err := fabnet.GenesisBlock(ctx, t, h, f.tools); err != nil {
+	"genesis": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
+		if err := fabrun.GenesisBlock(ctx, t, h, f.tools); err != nil {
 			return err
 		}
 		return printDigest(h.Bundle(), h.Org+"'s bundle with the genesis block")
 	},
-	"orderers": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, opts fabnet.NodeOptions) error {
-		if err := fabnet.StartOrderers(ctx, t, h, f.tools, opts); err != nil {
+	"orderers": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, opts fabrun.NodeOptions) error {
+		if err := fabrun.StartOrderers(ctx, t, h, f.tools, opts); err != nil {
 			return err
 		}
-		return fabnet.WriteConnection(t, h)
+		return fabrun.WriteConnection(t, h)
 	},
-	"peer": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, opts fabnet.NodeOptions) error {
+	"peer": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, opts fabrun.NodeOptions) error {
 		bins, err := chaincodeBins(f.chaincodes)
 		if err != nil {
 			return err
 		}
-		if err := fabnet.StartPeer(ctx, t, h, f.tools, opts); err != nil {
+		if err := fabrun.StartPeer(ctx, t, h, f.tools, opts); err != nil {
 			return err
 		}
-		return fabnet.StartChaincodes(ctx, t, h, f.tools, bins, opts)
+		return fabrun.StartChaincodes(ctx, t, h, f.tools, bins, opts)
 	},
-	"commit": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
-		if err := fabnet.Commit(ctx, t, h, f.tools); err != nil {
+	"commit": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
+		if err := fabrun.Commit(ctx, t, h, f.tools); err != nil {
 			return err
 		}
-		if err := fabnet.WriteConnection(t, h); err != nil {
+		if err := fabrun.WriteConnection(t, h); err != nil {
 			return err
 		}
-		return fabnet.WaitGateway(ctx, h)
+		return fabrun.WaitGateway(ctx, h)
 	},
-	"connection": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
-		if err := fabnet.WaitCommitted(ctx, t, h, f.tools); err != nil {
+	"connection": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
+		if err := fabrun.WaitCommitted(ctx, t, h, f.tools); err != nil {
 			return err
 		}
-		if err := fabnet.WriteConnection(t, h); err != nil {
+		if err := fabrun.WriteConnection(t, h); err != nil {
 			return err
 		}
-		return fabnet.WaitGateway(ctx, h)
+		return fabrun.WaitGateway(ctx, h)
 	},
-	"info": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
-		info, err := fabnet.ChannelInfo(ctx, t, h, f.tools)
+	"info": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
+		info, err := fabrun.ChannelInfo(ctx, t, h, f.tools)
 		if err == nil {
 			fmt.Println(info)
 		}
 		return err
 	},
-	"add-org": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+	"add-org": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
 		if f.newOrg == "" || f.out == "" {
 			return errors.New("add-org: --new and --out are required")
 		}
-		return fabnet.AddOrgUpdate(ctx, t, h, f.tools, f.newOrg, f.out)
+		return fabrun.AddOrgUpdate(ctx, t, h, f.tools, f.newOrg, f.out)
 	},
-	"sign-update": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+	"sign-update": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
 		if f.update == "" || f.newOrg == "" {
 			return errors.New("sign-update: --update and --new are required")
 		}
-		return fabnet.SignUpdate(ctx, t, h, f.tools, f.newOrg, f.update)
+		return fabrun.SignUpdate(ctx, t, h, f.tools, f.newOrg, f.update)
 	},
-	"submit-update": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabnet.Home, _ fabnet.NodeOptions) error {
+	"submit-update": func(ctx context.Context, f *orgFlags, t *fabnet.Topology, h fabrun.Home, _ fabrun.NodeOptions) error {
 		if f.update == "" || f.newOrg == "" {
 			return errors.New("submit-update: --update and --new are required")
 		}
-		return fabnet.SubmitUpdate(ctx, t, h, f.tools, f.newOrg, f.update)
+		return fabrun.SubmitUpdate(ctx, t, h, f.tools, f.newOrg, f.update)
 	},
 }
 
@@ -481,11 +482,11 @@ func receive(args []string) error {
 	if err != nil {
 		return err
 	}
-	h, err := fabnet.NewHome(*home, *org)
+	h, err := fabrun.NewHome(*home, *org)
 	if err != nil {
 		return err
 	}
-	if err := fabnet.Receive(t, h, *from, *bundle, *digest); err != nil {
+	if err := fabrun.Receive(t, h, *from, *bundle, *digest); err != nil {
 		return err
 	}
 	return printDigest(h.Received(*from), "received "+*from+"'s bundle")
@@ -494,7 +495,7 @@ func receive(args []string) error {
 // printDigest prints a bundle's digest, which the two organisations
 // compare by a second channel.
 func printDigest(dir, what string) error {
-	d, err := fabnet.BundleDigest(dir)
+	d, err := fabrun.BundleDigest(dir)
 	if err != nil {
 		return err
 	}
@@ -511,7 +512,7 @@ func homeStep(step string, args []string) error {
 	if *home == "" {
 		return errors.New("--home is required")
 	}
-	h := fabnet.Home{Dir: *home}
+	h := fabrun.Home{Dir: *home}
 	if step == "down" {
 		// The containers, if the org runs any, and the native processes,
 		// whichever fails.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 func TestRunRefusesBadArguments(t *testing.T) {
@@ -93,7 +94,7 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			}
 		})
 	}
-	if names, err := (fabnet.Home{Dir: nodes}).DefinedNodes(); err != nil || len(names) != 1 {
+	if names, err := (fabrun.Home{Dir: nodes}).DefinedNodes(); err != nil || len(names) != 1 {
 		t.Errorf("refused node definitions were recorded: %v, %v", names, err)
 	}
 	for _, f := range []string{"t2.json", "t3.json", "t4.json", "t5.json", "t6.json", "t7.json", "t8.json", "t9.json", "u.pb", "c1.yaml", "c2.yaml", "c3.yaml", "c4.yaml", "n1.json", "n2.json", "p.tgz"} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // nodeUsage is the help of fabnet node: the defined nodes of a home, by
@@ -64,7 +65,7 @@ func nodeCommand(args []string) error {
 	if f.home == "" {
 		return errors.New("--home is required")
 	}
-	h := fabnet.Home{Dir: f.home}
+	h := fabrun.Home{Dir: f.home}
 	switch sub {
 	case "define":
 		return f.define(h)
@@ -84,7 +85,7 @@ func nodeCommand(args []string) error {
 	return fmt.Errorf("unknown subcommand %q:\n%s", sub, nodeUsage)
 }
 
-func (f *nodeFlags) define(h fabnet.Home) error {
+func (f *nodeFlags) define(h fabrun.Home) error {
 	if f.name == "" || f.ready == "" || f.fs.NArg() == 0 {
 		return errors.New("define: --name, --ready and the binary are required")
 	}
@@ -99,14 +100,14 @@ func (f *nodeFlags) define(h fabnet.Home) error {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
-	env, err := fabnet.PassEnv(strings.Fields(f.passEnv), f.env...)
+	env, err := fabrun.PassEnv(strings.Fields(f.passEnv), f.env...)
 	if err != nil {
 		return fmt.Errorf("define %s: %w", f.name, err)
 	}
 	return h.Define(fabnet.Proc{Name: f.name, Path: bin, Args: f.fs.Args()[1:], Env: env, Dir: dir, Ready: f.ready})
 }
 
-func oneNode(h fabnet.Home, sub, name string, f *nodeFlags) error {
+func oneNode(h fabrun.Home, sub, name string, f *nodeFlags) error {
 	p, err := h.Defined(name)
 	if err != nil {
 		return err
@@ -135,7 +136,7 @@ func oneNode(h fabnet.Home, sub, name string, f *nodeFlags) error {
 	return fmt.Errorf("unknown subcommand %q", sub)
 }
 
-func showLog(h fabnet.Home, name string, lines int) error {
+func showLog(h fabrun.Home, name string, lines int) error {
 	if _, err := os.Stat(h.LogFile(name)); err != nil {
 		return fmt.Errorf("no log of %q: %w", name, err)
 	}
@@ -143,7 +144,7 @@ func showLog(h fabnet.Home, name string, lines int) error {
 	return nil
 }
 
-func listNodes(h fabnet.Home, sub string) error {
+func listNodes(h fabrun.Home, sub string) error {
 	names, err := h.DefinedNodes()
 	if err != nil {
 		return err

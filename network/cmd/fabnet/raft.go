@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // opsArgs are each step's arguments after its flags.
@@ -50,18 +51,18 @@ func opsCommand(step string, args []string) error {
 		if err != nil {
 			return err
 		}
-		body, err := ep.Get(ctx, fs.Arg(1))
+		body, err := fabrun.GetOps(ctx, ep, fs.Arg(1))
 		if err == nil {
 			_, err = os.Stdout.Write(body)
 		}
 		return err
 	case "raft-leader":
-		leader := l.RaftLeader(ctx, t)
+		leader := fabrun.RaftLeader(ctx, l, t)
 		if leader == "" {
 			return errors.New("no running orderer leads channel " + t.Channel)
 		}
 		fmt.Println(leader)
 		return nil
 	}
-	return l.WaitOrderer(ctx, t, fabnet.Home{Dir: *home}, fs.Arg(0))
+	return fabrun.WaitOrderer(ctx, l, t, fabrun.Home{Dir: *home}, fs.Arg(0))
 }

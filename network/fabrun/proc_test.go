@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // listenScript listens on 127.0.0.1:argv[1] and accepts forever; with
@@ -60,9 +62,9 @@ func freePort(t *testing.T) int {
 }
 
 // listener is a Proc running listenScript on a free port.
-func listener(t *testing.T, h Home, name string, args ...string) Proc {
+func listener(t *testing.T, h Home, name string, args ...string) fabnet.Proc {
 	port := strconv.Itoa(freePort(t))
-	return Proc{Name: name, Path: python(t), Args: append([]string{"-c", listenScript, port}, args...),
+	return fabnet.Proc{Name: name, Path: python(t), Args: append([]string{"-c", listenScript, port}, args...),
 		Env: nodeEnv(), Dir: h.Node(name), Ready: "127.0.0.1:" + port}
 }
 
@@ -218,24 +220,24 @@ func TestStartFailures(t *testing.T) {
 	py := python(t)
 	tests := []struct {
 		name    string
-		proc    func(h Home) Proc
+		proc    func(h Home) fabnet.Proc
 		timeout time.Duration
 		want    []string // "<log>" stands for the node's log file
 		is      error
 	}{
-		{"exits at once", func(h Home) Proc {
-			return Proc{Name: "orderer0", Path: py, Env: nodeEnv(), Dir: h.Node("orderer0"), Ready: "127.0.0.1:1",
+		{"exits at once", func(h Home) fabnet.Proc {
+			return fabnet.Proc{Name: "orderer0", Path: py, Env: nodeEnv(), Dir: h.Node("orderer0"), Ready: "127.0.0.1:1",
 				Args: []string{"-c", `import sys
 print("line one")
 print("fatal: cannot bind 127.0.0.1:7050: address in use", file=sys.stderr)
 sys.exit(3)`}}
 		}, 20 * time.Second, []string{"orderer0 exited during start-up", "exit status 3", "fatal: cannot bind 127.0.0.1:7050: address in use", "line one", "<log>"}, nil},
-		{"never listens", func(h Home) Proc {
-			return Proc{Name: "peer0", Path: py, Env: nodeEnv(), Dir: h.Node("peer0"), Ready: "127.0.0.1:" + strconv.Itoa(freePort(t)),
+		{"never listens", func(h Home) fabnet.Proc {
+			return fabnet.Proc{Name: "peer0", Path: py, Env: nodeEnv(), Dir: h.Node("peer0"), Ready: "127.0.0.1:" + strconv.Itoa(freePort(t)),
 				Args: []string{"-c", "import time\nprint('waiting for godot', flush=True)\ntime.sleep(60)"}}
 		}, 700 * time.Millisecond, []string{"peer0 did not listen on 127.0.0.1:", "waiting for godot", "<log>"}, context.DeadlineExceeded},
-		{"missing binary", func(h Home) Proc {
-			return Proc{Name: "ca.ea", Path: filepath.Join(h.Dir, "no-such-binary"), Dir: h.Node("ca.ea"), Ready: "127.0.0.1:1"}
+		{"missing binary", func(h Home) fabnet.Proc {
+			return fabnet.Proc{Name: "ca.ea", Path: filepath.Join(h.Dir, "no-such-binary"), Dir: h.Node("ca.ea"), Ready: "127.0.0.1:1"}
 		}, 5 * time.Second, []string{"starting ca.ea", "no-such-binary"}, os.ErrNotExist},
 	}
 	for _, tc := range tests {
@@ -398,7 +400,7 @@ func TestIsZombie(t *testing.T) {
 
 func TestStopAll(t *testing.T) {
 	h := Home{Dir: t.TempDir(), Org: "ea"}
-	var procs []Proc
+	var procs []fabnet.Proc
 	for _, name := range []string{"tlsca.ea", "peer0", "cc.ballot"} {
 		p := listener(t, h, name)
 		stopAtEnd(t, h, name)

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 )
@@ -35,7 +37,7 @@ func (h Home) nodesList() string                 { return h.path("nodes.list") }
 
 // Define records p. Redefining a node replaces its definition and keeps
 // its place in the order.
-func (h Home) Define(p Proc) error {
+func (h Home) Define(p fabnet.Proc) error {
 	if err := checkNodeName(p.Name); err != nil {
 		return err
 	}
@@ -70,8 +72,8 @@ func (h Home) Define(p Proc) error {
 }
 
 // Defined returns the recorded definition of the named node.
-func (h Home) Defined(name string) (Proc, error) {
-	var p Proc
+func (h Home) Defined(name string) (fabnet.Proc, error) {
+	var p fabnet.Proc
 	if err := checkNodeName(name); err != nil {
 		return p, err
 	}

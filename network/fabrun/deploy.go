@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // The steps below set up the channel on nodes that another tool runs and
@@ -19,7 +21,7 @@ import (
 // JoinChannel joins every orderer and every organisation's peer of a
 // shared home (LocalHome) to the channel with its genesis block, and
 // waits until each orderer is active and each peer has the ledger.
-func JoinChannel(ctx context.Context, t *Topology, h Home, tools Tools, logf func(format string, args ...any)) error {
+func JoinChannel(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, logf func(format string, args ...any)) error {
 	if !h.shared() {
 		return errors.New("JoinChannel needs a home that holds every organisation (LocalHome)")
 	}
@@ -54,7 +56,7 @@ func logJoin(logf func(format string, args ...any), node, channel string, joined
 }
 
 // Height is the ledger height of org's peer, from a shared home.
-func Height(ctx context.Context, t *Topology, h Home, tools Tools, org string) (int, error) {
+func Height(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, org string) (int, error) {
 	o, err := t.PeerOrg(org)
 	if err != nil {
 		return 0, err
@@ -78,7 +80,7 @@ type Deployment struct {
 // org, commits it endorsed by every org's peer once every org approved
 // it, and waits until every peer has it. A definition committed at this
 // sequence or a later one is left alone. Each wait is bounded by WithWait.
-func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment) error {
+func Deploy(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, d Deployment) error {
 	cc, err := d.chaincode(t)
 	if err != nil {
 		return err
@@ -114,7 +116,7 @@ func Deploy(ctx context.Context, t *Topology, h Home, tools Tools, d Deployment)
 // settled tells whether the committed definition c leaves nothing to do,
 // and refuses a deployment Fabric would refuse after the first changes:
 // a new version at the committed sequence, or a sequence past the next.
-func (d Deployment) settled(cc Chaincode, c committed) (bool, error) {
+func (d Deployment) settled(cc fabnet.Chaincode, c committed) (bool, error) {
 	switch {
 	case c.Sequence == d.Sequence && c.Version != cc.Version:
 		return false, fmt.Errorf("%s: sequence %d is committed with version %s, not %s: a new version needs the next sequence, %d",
@@ -129,9 +131,9 @@ func (d Deployment) settled(cc Chaincode, c committed) (bool, error) {
 	return false, nil
 }
 
-func (d Deployment) chaincode(t *Topology) (Chaincode, error) {
+func (d Deployment) chaincode(t *fabnet.Topology) (fabnet.Chaincode, error) {
 	if d.Sequence < 1 {
-		return Chaincode{}, fmt.Errorf("sequence %d: a definition's sequence is 1 or more", d.Sequence)
+		return fabnet.Chaincode{}, fmt.Errorf("sequence %d: a definition's sequence is 1 or more", d.Sequence)
 	}
 	for _, cc := range t.Chaincodes {
 		if cc.Name == d.Chaincode {
@@ -141,7 +143,7 @@ func (d Deployment) chaincode(t *Topology) (Chaincode, error) {
 			return cc, nil
 		}
 	}
-	return Chaincode{}, fmt.Errorf("no chaincode %q in the topology", d.Chaincode)
+	return fabnet.Chaincode{}, fmt.Errorf("no chaincode %q in the topology", d.Chaincode)
 }
 
 func (d Deployment) logf(format string, args ...any) {
@@ -152,7 +154,7 @@ func (d Deployment) logf(format string, args ...any) {
 
 // approve installs o's package (id pkgID) on o's peer unless it is
 // installed, and approves the definition for o unless o approved it.
-func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tools, o *PeerOrg, cc Chaincode, pkgID string) error {
+func (d Deployment) approve(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, o *fabnet.PeerOrg, cc fabnet.Chaincode, pkgID string) error {
 	pkg := d.Package(o.Name)
 	cli := h.as(o.Name).peerCLI(t, o, tools)
 	installed := func() bool {
@@ -189,7 +191,7 @@ func (d Deployment) approve(ctx context.Context, t *Topology, h Home, tools Tool
 // commit waits until every org approved the definition (an approval
 // reaches each peer in a block), commits it and waits until every peer
 // has it at this sequence.
-func (d Deployment) commit(ctx context.Context, t *Topology, h Home, tools Tools, cc Chaincode) error {
+func (d Deployment) commit(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, cc fabnet.Chaincode) error {
 	first := &t.Orgs[0]
 	cli := h.as(first.Name).peerCLI(t, first, tools)
 	err := poll(ctx, waitBound(ctx), func() (bool, string) {
@@ -227,7 +229,7 @@ func (d Deployment) commit(ctx context.Context, t *Topology, h Home, tools Tools
 }
 
 // readiness is checkcommitreadiness: which orgs approved the definition.
-func readiness(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode, sequence int) (map[string]bool, error) {
+func readiness(ctx context.Context, cli peerCLI, t *fabnet.Topology, cc fabnet.Chaincode, sequence int) (map[string]bool, error) {
 	args := append([]string{"lifecycle", "chaincode", "checkcommitreadiness"}, definitionFlags(t, cc, sequence)...)
 	out, err := cli.run(ctx, append(args, "--output", "json")...)
 	if err != nil {
@@ -248,7 +250,7 @@ var approvedPackageRE = regexp.MustCompile(`package-id: ([^,\s]*),`)
 
 // approvedPackage is the package id of the org's approval of cc at
 // sequence ("" for an approval without a package).
-func approvedPackage(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode, sequence int) (string, error) {
+func approvedPackage(ctx context.Context, cli peerCLI, t *fabnet.Topology, cc fabnet.Chaincode, sequence int) (string, error) {
 	out, err := cli.run(ctx, "lifecycle", "chaincode", "queryapproved", "--channelID", t.Channel, "--name", cc.Name,
 		"--sequence", strconv.Itoa(sequence))
 	if err != nil {
@@ -269,7 +271,7 @@ type committed struct {
 
 // committedDefinition is cc's committed definition on the peer; its
 // sequence is 0 if none is committed.
-func committedDefinition(ctx context.Context, cli peerCLI, t *Topology, cc Chaincode) (committed, error) {
+func committedDefinition(ctx context.Context, cli peerCLI, t *fabnet.Topology, cc fabnet.Chaincode) (committed, error) {
 	var c committed
 	out, err := cli.run(ctx, "lifecycle", "chaincode", "querycommitted", "--channelID", t.Channel, "--name", cc.Name, "--output", "json")
 	if err != nil {

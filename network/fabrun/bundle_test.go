@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"crypto/ecdsa"

@@ -1,10 +1,12 @@
-package fabnet
+package fabrun
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // Home is one organisation's directory on its own host. Everything the
@@ -116,7 +118,7 @@ func (h Home) orgTLSCA(org, domain string) string {
 // genesisBlock is the channel's genesis block as the home has it: made
 // by the orderer org into its bundle, received by the others, or made
 // once for every organisation of a shared home.
-func (h Home) genesisBlock(t *Topology) string {
+func (h Home) genesisBlock(t *fabnet.Topology) string {
 	switch {
 	case h.shared():
 		return h.path("configtx", t.Channel+".block")
@@ -129,14 +131,14 @@ func (h Home) genesisBlock(t *Topology) string {
 // peerNode and serviceNode name the org's peer and its chaincode
 // services as processes of the home: a shared home holds every org's, so
 // their names carry the org (peer0.ea, cc.ballot.peer0.ea).
-func (h Home) peerNode(o *PeerOrg) string {
+func (h Home) peerNode(o *fabnet.PeerOrg) string {
 	if h.shared() {
 		return o.Peer.Name + "." + o.Name
 	}
 	return o.Peer.Name
 }
 
-func (h Home) serviceNode(o *PeerOrg, cc Chaincode) string {
+func (h Home) serviceNode(o *fabnet.PeerOrg, cc fabnet.Chaincode) string {
 	if h.shared() {
 		return "cc." + cc.Name + "." + h.peerNode(o)
 	}

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"fmt"
@@ -9,16 +9,18 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 func TestDefineAndDefined(t *testing.T) {
 	h := Home{Dir: t.TempDir()}
-	p := Proc{Name: "peer0.ea", Path: "/usr/bin/true", Args: []string{"node", "start"},
+	p := fabnet.Proc{Name: "peer0.ea", Path: "/usr/bin/true", Args: []string{"node", "start"},
 		Env: []string{"A=1"}, Dir: h.Node("peer0.ea"), Ready: "127.0.0.1:7150"}
 	if err := h.Define(p); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Define(Proc{Name: "cc.ballot.peer0.ea", Path: "/usr/bin/true", Dir: h.Node("cc.ballot.peer0.ea"), Ready: "127.0.0.1:7153"}); err != nil {
+	if err := h.Define(fabnet.Proc{Name: "cc.ballot.peer0.ea", Path: "/usr/bin/true", Dir: h.Node("cc.ballot.peer0.ea"), Ready: "127.0.0.1:7153"}); err != nil {
 		t.Fatal(err)
 	}
 	// Redefined: the new definition, the same place in the order.
@@ -44,19 +46,19 @@ func TestDefineAndDefined(t *testing.T) {
 
 func TestDefineRefuses(t *testing.T) {
 	h := Home{Dir: t.TempDir()}
-	ok := Proc{Name: "orderer0", Path: "/usr/bin/true", Dir: h.Node("orderer0"), Ready: "127.0.0.1:7050"}
+	ok := fabnet.Proc{Name: "orderer0", Path: "/usr/bin/true", Dir: h.Node("orderer0"), Ready: "127.0.0.1:7050"}
 	tests := []struct {
 		name   string
-		change func(p *Proc)
+		change func(p *fabnet.Proc)
 		want   string
 	}{
-		{"a name with a slash", func(p *Proc) { p.Name = "../orderer0" }, "node name"},
-		{"an empty name", func(p *Proc) { p.Name = "" }, "node name"},
-		{"a relative binary", func(p *Proc) { p.Path = "bin/orderer" }, "absolute binary path"},
-		{"no ready address", func(p *Proc) { p.Ready = "" }, "ready address"},
-		{"no directory", func(p *Proc) { p.Dir = "" }, "directory"},
-		{"a directory outside the home", func(p *Proc) { p.Dir = "/tmp" }, "not in the home"},
-		{"a directory that climbs out of the home", func(p *Proc) { p.Dir = h.Dir + "/nodes/../.." }, "not in the home"},
+		{"a name with a slash", func(p *fabnet.Proc) { p.Name = "../orderer0" }, "node name"},
+		{"an empty name", func(p *fabnet.Proc) { p.Name = "" }, "node name"},
+		{"a relative binary", func(p *fabnet.Proc) { p.Path = "bin/orderer" }, "absolute binary path"},
+		{"no ready address", func(p *fabnet.Proc) { p.Ready = "" }, "ready address"},
+		{"no directory", func(p *fabnet.Proc) { p.Dir = "" }, "directory"},
+		{"a directory outside the home", func(p *fabnet.Proc) { p.Dir = "/tmp" }, "not in the home"},
+		{"a directory that climbs out of the home", func(p *fabnet.Proc) { p.Dir = h.Dir + "/nodes/../.." }, "not in the home"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +76,7 @@ func TestDefineRefuses(t *testing.T) {
 
 func TestDefinedUnknownOrCorrupt(t *testing.T) {
 	h := Home{Dir: t.TempDir()}
-	if err := h.Define(Proc{Name: "orderer0", Path: "/usr/bin/true", Dir: h.Node("orderer0"), Ready: "127.0.0.1:7050"}); err != nil {
+	if err := h.Define(fabnet.Proc{Name: "orderer0", Path: "/usr/bin/true", Dir: h.Node("orderer0"), Ready: "127.0.0.1:7050"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Defined("orderer9"); err == nil || !strings.Contains(err.Error(), `unknown node "orderer9"; nodes: orderer0`) {
@@ -100,7 +102,7 @@ func TestDefineConcurrently(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			name := fmt.Sprintf("ca.org%d", i)
-			errs <- h.Define(Proc{Name: name, Path: "/usr/bin/true", Dir: h.Node(name), Ready: "127.0.0.1:1"})
+			errs <- h.Define(fabnet.Proc{Name: name, Path: "/usr/bin/true", Dir: h.Node(name), Ready: "127.0.0.1:1"})
 		}()
 	}
 	wg.Wait()
@@ -120,7 +122,7 @@ func TestDefineConcurrently(t *testing.T) {
 // rest, the last defined first; the log records each stop.
 func TestStopAllDefinedAndKill(t *testing.T) {
 	h := Home{Dir: t.TempDir()}
-	var procs []Proc
+	var procs []fabnet.Proc
 	for _, name := range []string{"orderer0", "peer0.ea", "cc.ballot.peer0.ea"} {
 		p := listener(t, h, name, "ignore-term")
 		stopAtEnd(t, h, name)

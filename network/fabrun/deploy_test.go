@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // fakeLifecycle writes a peer CLI and an osnadmin that keep a network's
@@ -81,9 +83,9 @@ exit 0
 }
 
 // channelHome is a shared home with a genesis block and a package per org.
-func channelHome(t *testing.T) (*Topology, Home) {
+func channelHome(t *testing.T) (*fabnet.Topology, Home) {
 	t.Helper()
-	top, err := Profile("three-orgs", 7050, nil, []Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}})
+	top, err := fabnet.Profile("three-orgs", 7050, nil, []fabnet.Chaincode{{Name: "ballot", Version: "1.0", Ballot: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +344,7 @@ func TestPeerCLIOutputs(t *testing.T) {
 }
 
 func TestOpenLocalHomeLeavesModes(t *testing.T) {
-	top, err := Profile("three-orgs", 7050, nil, nil)
+	top, err := fabnet.Profile("three-orgs", 7050, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabvote/fabvote/network/fabnet"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/netjson"
 )
@@ -23,7 +25,7 @@ import (
 // cryptogen, the quick option), the genesis block, the orderers, each
 // peer and its chaincode services, the definitions' approval and commit.
 type Local struct {
-	Topology *Topology
+	Topology *fabnet.Topology
 	Home     Home // LocalHome
 	Profile  string
 	BasePort int
@@ -49,7 +51,7 @@ type Local struct {
 // LocalHome is a home in dir for every organisation of t, their files in
 // one cryptogen-layout tree (dir/crypto), as cryptogen and network/fabca
 // write them.
-func LocalHome(dir string, t *Topology) (Home, error) {
+func LocalHome(dir string, t *fabnet.Topology) (Home, error) {
 	h, err := NewHome(dir, t.OrdererOrg.Name)
 	if err != nil {
 		return h, err
@@ -60,7 +62,7 @@ func LocalHome(dir string, t *Topology) (Home, error) {
 // OpenLocalHome is the LocalHome in dir, which exists already. Its modes
 // are left as they are: the Docker network's directory also grants the
 // containers' user access, by owner or by ACL, which a chmod would undo.
-func OpenLocalHome(dir string, t *Topology) (Home, error) {
+func OpenLocalHome(dir string, t *fabnet.Topology) (Home, error) {
 	abs, err := HomePath(dir)
 	if err != nil {
 		return Home{}, err
@@ -71,11 +73,11 @@ func OpenLocalHome(dir string, t *Topology) (Home, error) {
 	return layoutHome(Home{Dir: abs, Org: t.OrdererOrg.Name}, t), nil
 }
 
-func layoutHome(h Home, t *Topology) Home {
-	l := Layout{Dir: h.path("crypto")}
-	h.orgDirs = map[string]string{t.OrdererOrg.Name: l.ordererOrg(t.OrdererOrg.Domain)}
+func layoutHome(h Home, t *fabnet.Topology) Home {
+	l := fabnet.Layout{Dir: h.path("crypto")}
+	h.orgDirs = map[string]string{t.OrdererOrg.Name: l.OrdererOrgDir(t.OrdererOrg.Domain)}
 	for _, o := range t.Orgs {
-		h.orgDirs[o.Name] = l.peerOrg(o.Domain)
+		h.orgDirs[o.Name] = l.PeerOrgDir(o.Domain)
 	}
 	return h
 }
@@ -137,7 +139,7 @@ func (l *Local) Identities(ctx context.Context) error {
 	}
 	if l.Cryptogen {
 		l.Log("generating crypto material (cryptogen)")
-		text, err := CryptogenConfig(t, service)
+		text, err := fabnet.CryptogenConfig(t, service)
 		if err != nil {
 			return err
 		}
@@ -176,7 +178,7 @@ func (l *Local) Identities(ctx context.Context) error {
 func (l *Local) genesis(ctx context.Context) error {
 	t, h := l.Topology, l.Home
 	l.Log("generating the channel genesis block")
-	text, err := Configtx(t, Layout{Dir: h.path("crypto")}.ConfigtxFiles(t))
+	text, err := fabnet.Configtx(t, fabnet.Layout{Dir: h.path("crypto")}.ConfigtxFiles(t))
 	if err != nil {
 		return err
 	}
@@ -191,10 +193,10 @@ func (l *Local) orderers(ctx context.Context) error {
 	if err := StartOrderers(ctx, t, h, l.Tools, l.Options); err != nil {
 		return err
 	}
-	crypto := Layout{Dir: h.path("crypto")}
+	crypto := fabnet.Layout{Dir: h.path("crypto")}
 	for _, o := range t.OrdererOrg.Orderers {
 		wctx, cancel := context.WithTimeout(ctx, l.wait())
-		err := crypto.WaitOrderer(wctx, t, h, o.Name)
+		err := WaitOrderer(wctx, crypto, t, h, o.Name)
 		cancel()
 		if err != nil {
 			return err
@@ -238,7 +240,7 @@ func (l *Local) chaincodes(ctx context.Context) error {
 // peer and chaincode).
 func (l *Local) connection(ctx context.Context) error {
 	t, h := l.Topology, l.Home
-	c := LocalConnection{Profile: l.Profile, RunDir: h.Dir, BasePort: l.BasePort, Crypto: Layout{Dir: h.path("crypto")}}
+	c := fabnet.LocalConnection{Profile: l.Profile, RunDir: h.Dir, BasePort: l.BasePort, Crypto: fabnet.Layout{Dir: h.path("crypto")}}
 	b, err := json.MarshalIndent(c.Network(t), "", "  ")
 	if err != nil {
 		return err
@@ -277,7 +279,7 @@ const gatewayWait = 2 * time.Minute
 
 // writeGenesis writes configtx.yaml into dir and the channel's genesis
 // block beside it.
-func writeGenesis(ctx context.Context, t *Topology, tools Tools, dir string, configtx []byte) error {
+func writeGenesis(ctx context.Context, t *fabnet.Topology, tools Tools, dir string, configtx []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

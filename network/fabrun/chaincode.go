@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"archive/tar"
@@ -16,13 +16,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabvote/fabvote/network/fabnet"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
 )
 
 // StartChaincodes starts the org's chaincode services (binaries by
 // chaincode name), installs a package that points its peer at each, and
 // approves each chaincode's definition for the org.
-func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins map[string]string, opts NodeOptions) error {
+func StartChaincodes(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, bins map[string]string, opts NodeOptions) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
 		return err
@@ -56,7 +58,7 @@ func StartChaincodes(ctx context.Context, t *Topology, h Home, tools Tools, bins
 }
 
 // definitionFlags name cc's definition at a sequence: 1 is the first.
-func definitionFlags(t *Topology, cc Chaincode, sequence int) []string {
+func definitionFlags(t *fabnet.Topology, cc fabnet.Chaincode, sequence int) []string {
 	f := []string{"--channelID", t.Channel, "--name", cc.Name, "--version", cc.Version, "--sequence", strconv.Itoa(sequence)}
 	if cc.ValidationPlugin != "" {
 		f = append(f, "--validation-plugin", cc.ValidationPlugin)
@@ -67,7 +69,7 @@ func definitionFlags(t *Topology, cc Chaincode, sequence int) []string {
 // startService runs a chaincode service on the org's host, with the
 // TLS server pair the org's TLS CA issued to ccaas0; only the org's own
 // peer (a client of the same TLS CA) can connect.
-func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc Chaincode, s Service, bin, pkgID string) error {
+func (h Home) startService(ctx context.Context, opts NodeOptions, o *fabnet.PeerOrg, cc fabnet.Chaincode, s fabnet.Service, bin, pkgID string) error {
 	if s.Host != "" {
 		return fmt.Errorf("%s's %s service has a host of its own (%s), as a container has: fabnet runs services beside their peer", o.Name, cc.Name, s.Host)
 	}
@@ -77,7 +79,7 @@ func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc
 		"CHAINCODE_TLS_CERT_FILE=" + filepath.Join(tls, "server.crt"), "CHAINCODE_TLS_KEY_FILE=" + filepath.Join(tls, "server.key"),
 		"CHAINCODE_TLS_CLIENT_CA_FILE=" + h.tlsCA(o.Domain)}
 	if cc.Ballot && s.OpsPort != 0 {
-		env = append(env, "FABVOTE_OPS_ADDR="+net.JoinHostPort(listenHost(o.Host), strconv.Itoa(s.OpsPort)))
+		env = append(env, "FABVOTE_OPS_ADDR="+net.JoinHostPort(fabnet.ListenHost(o.Host), strconv.Itoa(s.OpsPort)))
 	}
 	if cc.Ballot {
 		// The service leaves the proof check to validation only when the
@@ -90,7 +92,7 @@ func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc
 		env = append(env, "FABVOTE_VALIDATION_PLUGIN="+plugin)
 	}
 	name := h.serviceNode(o, cc)
-	p := Proc{Name: name, Path: bin, Env: opts.env(env...), Dir: h.Node(name), Ready: addr}
+	p := fabnet.Proc{Name: name, Path: bin, Env: opts.env(env...), Dir: h.Node(name), Ready: addr}
 	if cc.Ballot { // the ballot contract's image; other chaincodes have none
 		p.Image, p.ImageCmd, p.Mounts = "fabvote/ballot-cc", "ballot-cc", []string{tls, h.tlsCA(o.Domain)}
 	}
@@ -99,7 +101,7 @@ func (h Home) startService(ctx context.Context, opts NodeOptions, o *PeerOrg, cc
 
 // packageChaincode writes a chaincode-as-a-service package whose
 // connection.json points the org's peer at its service.
-func (h Home) packageChaincode(o *PeerOrg, tools Tools, cc Chaincode, s Service) (string, error) {
+func (h Home) packageChaincode(o *fabnet.PeerOrg, tools Tools, cc fabnet.Chaincode, s fabnet.Service) (string, error) {
 	dir := h.path("packages", cc.Name)
 	if h.shared() {
 		dir = h.path("packages", cc.Name+"."+o.Name)
@@ -193,7 +195,7 @@ func tarGz(files map[string][]byte) ([]byte, error) {
 // approved it, with the endorsement of every org's peer (reached at its
 // topology address and verified with the TLS root from its bundle), and
 // waits until the org's own peer has it.
-func Commit(ctx context.Context, t *Topology, h Home, tools Tools) error {
+func Commit(ctx context.Context, t *fabnet.Topology, h Home, tools Tools) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
 		return err
@@ -209,7 +211,7 @@ func Commit(ctx context.Context, t *Topology, h Home, tools Tools) error {
 
 // approveArgs approve cc's definition at sequence for the home's org,
 // with its package pkgID.
-func (h Home) approveArgs(t *Topology, cc Chaincode, sequence int, pkgID string) []string {
+func (h Home) approveArgs(t *fabnet.Topology, cc fabnet.Chaincode, sequence int, pkgID string) []string {
 	args := append([]string{"lifecycle", "chaincode", "approveformyorg"}, h.ordererFlags(t)...)
 	return append(append(args, definitionFlags(t, cc, sequence)...), "--package-id", pkgID)
 }
@@ -217,18 +219,18 @@ func (h Home) approveArgs(t *Topology, cc Chaincode, sequence int, pkgID string)
 // commitArgs commit cc's definition at sequence with the endorsement of
 // every org's peer, reached at its topology address and verified with the
 // org's TLS root.
-func (h Home) commitArgs(t *Topology, cc Chaincode, sequence int) []string {
+func (h Home) commitArgs(t *fabnet.Topology, cc fabnet.Chaincode, sequence int) []string {
 	args := append([]string{"lifecycle", "chaincode", "commit"}, h.ordererFlags(t)...)
 	args = append(args, definitionFlags(t, cc, sequence)...)
 	for i := range t.Orgs {
 		p := &t.Orgs[i]
-		args = append(args, "--peerAddresses", p.peerEndpoint(), "--tlsRootCertFiles", h.orgTLSCA(p.Name, p.Domain))
+		args = append(args, "--peerAddresses", p.PeerEndpoint(), "--tlsRootCertFiles", h.orgTLSCA(p.Name, p.Domain))
 	}
 	return args
 }
 
 // WaitCommitted waits until the org's peer has every chaincode's definition.
-func WaitCommitted(ctx context.Context, t *Topology, h Home, tools Tools) error {
+func WaitCommitted(ctx context.Context, t *fabnet.Topology, h Home, tools Tools) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
 		return err

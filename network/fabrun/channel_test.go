@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"archive/tar"
@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 
 	"gopkg.in/yaml.v3"
 )
@@ -71,7 +73,7 @@ type configtxDoc struct {
 }
 
 // ordererHome is the orderer org's home with every peer org's bundle received.
-func ordererHome(t *testing.T, top *Topology) Home {
+func ordererHome(t *testing.T, top *fabnet.Topology) Home {
 	t.Helper()
 	h := Home{Dir: t.TempDir(), Org: top.OrdererOrg.Name}
 	for _, o := range top.Orgs {
@@ -86,25 +88,25 @@ func TestConfigtx(t *testing.T) {
 	hosts := map[string]string{"orderer": "10.0.0.10", "ea": "10.0.0.1", "party1": "party1.example.org", "party2": "10.0.0.3"}
 	tests := []struct {
 		name  string
-		top   *Topology
+		top   *fabnet.Topology
 		batch int
 	}{
 		{"three-orgs on three hosts", threeOrgs(t, hosts), 500},
-		{"three-orgs, small batches", func() *Topology {
+		{"three-orgs, small batches", func() *fabnet.Topology {
 			top := threeOrgs(t, hosts)
 			top.Batch.MaxMessageCount = 7
 			top.Batch.Timeout = "2s"
 			return top
 		}(), 7},
-		{"three-orgs as containers, every orderer a host of its own", func() *Topology {
-			top, err := Containers("three-orgs", testChaincodes())
+		{"three-orgs as containers, every orderer a host of its own", func() *fabnet.Topology {
+			top, err := fabnet.Containers("three-orgs", testChaincodes())
 			if err != nil {
 				t.Fatal(err)
 			}
 			return top
 		}(), 500},
-		{"solo-org", func() *Topology {
-			top, err := Profile("solo-org", 8050, map[string]string{"orderer": "orderer.example.org"}, nil)
+		{"solo-org", func() *fabnet.Topology {
+			top, err := fabnet.Profile("solo-org", 8050, map[string]string{"orderer": "orderer.example.org"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,33 +226,15 @@ func TestConfigtxMissingBundle(t *testing.T) {
 	}
 }
 
-func TestListenAndDialHost(t *testing.T) {
-	tests := []struct{ host, listen, dial string }{
-		{"127.0.0.1", "127.0.0.1", "127.0.0.1"},
-		{"10.0.0.2", "10.0.0.2", "10.0.0.2"},
-		{"fd00::1", "fd00::1", "fd00::1"},
-		{"party1.example.org", "0.0.0.0", "127.0.0.1"},
-		{"localhost", "0.0.0.0", "127.0.0.1"},
-	}
-	for _, tc := range tests {
-		if got := listenHost(tc.host); got != tc.listen {
-			t.Errorf("listenHost(%q) = %q, want %q", tc.host, got, tc.listen)
-		}
-		if got := dialHost(tc.host); got != tc.dial {
-			t.Errorf("dialHost(%q) = %q, want %q", tc.host, got, tc.dial)
-		}
-	}
-}
-
 func TestDefinitionFlags(t *testing.T) {
 	top := threeOrgs(t, nil)
 	tests := []struct {
-		cc   Chaincode
+		cc   fabnet.Chaincode
 		want []string
 	}{
-		{Chaincode{Name: "registry", Version: "1.0"},
+		{fabnet.Chaincode{Name: "registry", Version: "1.0"},
 			[]string{"--channelID", "fabvote", "--name", "registry", "--version", "1.0", "--sequence", "1"}},
-		{Chaincode{Name: "ballot", Version: "2", Ballot: true, ValidationPlugin: "vscc-ballot"},
+		{fabnet.Chaincode{Name: "ballot", Version: "2", Ballot: true, ValidationPlugin: "vscc-ballot"},
 			[]string{"--channelID", "fabvote", "--name", "ballot", "--version", "2", "--sequence", "1", "--validation-plugin", "vscc-ballot"}},
 	}
 	for _, tc := range tests {
@@ -351,7 +335,7 @@ func TestTarGz(t *testing.T) {
 // refusingRuntime fails the test if anything is started with it.
 type refusingRuntime struct{ t *testing.T }
 
-func (r refusingRuntime) Start(_ context.Context, _ Home, p Proc) error {
+func (r refusingRuntime) Start(_ context.Context, _ Home, p fabnet.Proc) error {
 	r.t.Errorf("%s was started", p.Name)
 	return nil
 }
@@ -390,7 +374,7 @@ func TestConfigtxWriters(t *testing.T) {
 			} `yaml:"Policies"`
 		} `yaml:"Channel"`
 	}
-	writersOf := func(top *Topology) (kind, rule string, orgRules []string) {
+	writersOf := func(top *fabnet.Topology) (kind, rule string, orgRules []string) {
 		text, err := configtx(top, ordererHome(t, top))
 		if err != nil {
 			t.Fatal(err)
@@ -412,7 +396,7 @@ func TestConfigtxWriters(t *testing.T) {
 	if kind, rule, _ := writersOf(top); kind != "ImplicitMeta" || rule != "ANY Writers" {
 		t.Fatalf("default Writers: %s %q, want ImplicitMeta \"ANY Writers\"", kind, rule)
 	}
-	top.Writers = WritersSignature
+	top.Writers = fabnet.WritersSignature
 	if err := top.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -432,20 +416,5 @@ func TestConfigtxWriters(t *testing.T) {
 	top.Writers = "implicitmeta"
 	if err := top.Check(); err == nil || !strings.Contains(err.Error(), "writers policy") {
 		t.Fatalf("Check accepted writers %q: %v", top.Writers, err)
-	}
-}
-
-// TestAddOrgRefusedUnderSignatureWriters: an organisation added to a
-// channel whose Writers names each organisation would be no writer; fabnet
-// refuses instead of leaving it so.
-func TestAddOrgRefusedUnderSignatureWriters(t *testing.T) {
-	top := threeOrgs(t, nil)
-	top.Writers = WritersSignature
-	n := len(top.Orgs)
-	if err := top.AddOrg("party3", "", 7050); err == nil || !strings.Contains(err.Error(), "signature policy") {
-		t.Fatalf("AddOrg under the signature Writers policy: %v", err)
-	}
-	if len(top.Orgs) != n {
-		t.Fatalf("a refused AddOrg left %d organisations, want %d", len(top.Orgs), n)
 	}
 }

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/cfgmerge"
@@ -38,12 +40,12 @@ type NodeOptions struct {
 // Runtime starts a node another way than as a native process: as a
 // container of the organisation's own compose project (network/compose).
 type Runtime interface {
-	Start(ctx context.Context, h Home, p Proc) error
+	Start(ctx context.Context, h Home, p fabnet.Proc) error
 }
 
 // start runs a node. A native node is defined first, so that it can be
 // stopped, killed and started again by name (fabnet node).
-func (o NodeOptions) start(ctx context.Context, h Home, p Proc) error {
+func (o NodeOptions) start(ctx context.Context, h Home, p fabnet.Proc) error {
 	if o.Runtime != nil {
 		return o.Runtime.Start(ctx, h, p)
 	}
@@ -91,7 +93,7 @@ func writeNodeConfig(tools Tools, kind, dir string, vars map[string]string) erro
 
 // StartPeer writes the org's peer configuration, starts the peer and joins
 // it to the channel with the genesis block from the orderer org's bundle.
-func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeOptions) error {
+func StartPeer(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, opts NodeOptions) error {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
 		return err
@@ -111,7 +113,7 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	}
 	dir, crypto := h.Node(h.peerNode(o)), h.nodeCrypto("peers", o.Peer.Name, o.Domain)
 	vars := map[string]string{
-		"NODE_NAME": o.Peer.Name + "." + o.Domain, "NODE_HOME": dir, "NODE_HOST": o.Host, "NODE_LISTEN_HOST": listenHost(o.Host),
+		"NODE_NAME": o.Peer.Name + "." + o.Domain, "NODE_HOME": dir, "NODE_HOST": o.Host, "NODE_LISTEN_HOST": fabnet.ListenHost(o.Host),
 		"NODE_PORT": strconv.Itoa(o.Peer.Port), "NODE_CC_PORT": strconv.Itoa(o.Peer.ChaincodePort), "NODE_OPS_PORT": strconv.Itoa(o.Peer.OpsPort),
 		"NODE_TLS_DIR": filepath.Join(crypto, "tls"), "NODE_MSP_DIR": filepath.Join(crypto, "msp"), "NODE_MSPID": o.MSPID,
 		"FABVOTE_CCAAS_BUILDER": builder,
@@ -119,9 +121,9 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 	if err := writeNodeConfig(tools, "core", dir, vars); err != nil {
 		return err
 	}
-	p := Proc{Name: h.peerNode(o), Path: filepath.Join(tools.Fabric, "peer"), Args: []string{"node", "start"}, Dir: dir,
+	p := fabnet.Proc{Name: h.peerNode(o), Path: filepath.Join(tools.Fabric, "peer"), Args: []string{"node", "start"}, Dir: dir,
 		Env:   append(opts.env("FABRIC_CFG_PATH="+dir, "FABRIC_LOGGING_SPEC="+opts.logSpec()), opts.PeerEnv...),
-		Ready: o.peerDial(), Image: "fabvote/peer", ImageCmd: "peer", Mounts: []string{crypto, builder}}
+		Ready: o.PeerDial(), Image: "fabvote/peer", ImageCmd: "peer", Mounts: []string{crypto, builder}}
 	if err := opts.start(ctx, h, p); err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func StartPeer(ctx context.Context, t *Topology, h Home, tools Tools, opts NodeO
 // joinPeer joins the org's peer to the channel, unless it has joined
 // already (a network whose volumes were kept), and waits for its ledger;
 // joined tells whether it had to join.
-func joinPeer(ctx context.Context, t *Topology, cli peerCLI, o *PeerOrg, block string) (joined bool, err error) {
+func joinPeer(ctx context.Context, t *fabnet.Topology, cli peerCLI, o *fabnet.PeerOrg, block string) (joined bool, err error) {
 	if !cli.joined(ctx, t.Channel) {
 		joined = true
 		done := func() bool { return cli.joined(ctx, t.Channel) }
@@ -144,14 +146,6 @@ func joinPeer(ctx context.Context, t *Topology, cli peerCLI, o *PeerOrg, block s
 		h, err := cli.height(ctx, t.Channel)
 		return err == nil && h >= 1, fmt.Sprint(h, err)
 	}, o.Name+"'s peer to have the channel's ledger")
-}
-
-func (o *PeerOrg) peerEndpoint() string {
-	return net.JoinHostPort(o.Host, strconv.Itoa(o.Peer.Port))
-}
-
-func (o *PeerOrg) peerDial() string {
-	return net.JoinHostPort(dialHost(o.Host), strconv.Itoa(o.Peer.Port))
 }
 
 // installBuilder lays out the external builder (bin/detect, build,
@@ -187,7 +181,7 @@ type peerCLI struct {
 	env []string
 }
 
-func (h Home) peerCLI(t *Topology, o *PeerOrg, tools Tools) peerCLI {
+func (h Home) peerCLI(t *fabnet.Topology, o *fabnet.PeerOrg, tools Tools) peerCLI {
 	cfg := h.Node(h.peerNode(o))
 	if _, err := os.Stat(filepath.Join(cfg, "core.yaml")); err != nil && tools.ConfigSrc != "" {
 		cfg = tools.ConfigSrc // the peer runs elsewhere (a container): the CLI needs only upstream's defaults
@@ -197,7 +191,7 @@ func (h Home) peerCLI(t *Topology, o *PeerOrg, tools Tools) peerCLI {
 		"FABRIC_LOGGING_SPEC=warning",
 		"CORE_PEER_LOCALMSPID=" + o.MSPID,
 		"CORE_PEER_MSPCONFIGPATH=" + filepath.Join(h.user("Admin", o.Domain), "msp"),
-		"CORE_PEER_ADDRESS=" + o.peerDial(),
+		"CORE_PEER_ADDRESS=" + o.PeerDial(),
 		"CORE_PEER_TLS_ENABLED=true",
 		"CORE_PEER_TLS_ROOTCERT_FILE=" + h.tlsCA(o.Domain),
 	}}
@@ -250,7 +244,7 @@ func (c peerCLI) height(ctx context.Context, channel string) (int, error) {
 
 // ChannelInfo is the org's peer's view of the channel: the JSON of `peer
 // channel getinfo` (height, currentBlockHash, previousBlockHash).
-func ChannelInfo(ctx context.Context, t *Topology, h Home, tools Tools) (string, error) {
+func ChannelInfo(ctx context.Context, t *fabnet.Topology, h Home, tools Tools) (string, error) {
 	o, err := t.PeerOrg(h.Org)
 	if err != nil {
 		return "", err
@@ -268,7 +262,7 @@ func ChannelInfo(ctx context.Context, t *Topology, h Home, tools Tools) (string,
 
 // ordererFlags point the peer CLI at the first orderer, verified with the
 // orderer org's TLS root from its bundle.
-func (h Home) ordererFlags(t *Topology) []string {
+func (h Home) ordererFlags(t *fabnet.Topology) []string {
 	oo := t.OrdererOrg
 	return []string{"-o", net.JoinHostPort(oo.HostOf(oo.Orderers[0]), strconv.Itoa(oo.Orderers[0].Port)), "--tls",
 		"--cafile", h.orgTLSCA(oo.Name, oo.Domain)}

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"bytes"
@@ -15,29 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fabvote/fabvote/network/fabnet"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/portprobe"
 )
-
-// Proc is a node process of the organisation: a CA server, an orderer, a
-// peer or a chaincode service.
-type Proc struct {
-	Name string
-	Path string // absolute path of the binary
-	Args []string
-	Env  []string // the whole environment: nothing else is inherited
-	Dir  string   // working directory
-	// Ready is the host:port the process listens on once it is ready.
-	Ready string
-	// Image is the container image that runs the same node (without its
-	// tag), and ImageCmd the binary on the image's PATH that Args follow;
-	// empty, the node runs natively only.
-	Image, ImageCmd string
-	// Mounts are the files and directories outside Dir that the node reads
-	// (its own keys and certificates, its organisation's TLS root): all a
-	// container of it gets of the host, read-only, besides Dir.
-	Mounts []string
-}
 
 func (h Home) pidFile(name string) string { return h.path("pids", name+".pid") }
 func (h Home) logFile(name string) string { return h.path("logs", name+".log") }
@@ -52,7 +34,7 @@ func (h Home) Tail(name string, n int) string { return tail(h.logFile(name), n) 
 // outlives the command that started it) and waits until it accepts TCP
 // connections on p.Ready, or fails with the end of its log if it exits
 // first.
-func (h Home) Start(ctx context.Context, p Proc) error {
+func (h Home) Start(ctx context.Context, p fabnet.Proc) error {
 	if pid, ok := h.Running(p.Name); ok {
 		return fmt.Errorf("%s is already running (pid %d)", p.Name, pid)
 	}
@@ -98,7 +80,7 @@ func (h Home) Start(ctx context.Context, p Proc) error {
 	return nil
 }
 
-func (h Home) waitReady(ctx context.Context, p Proc, exited <-chan error) error {
+func (h Home) waitReady(ctx context.Context, p fabnet.Proc, exited <-chan error) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fabvote/fabvote/network/fabnet"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabvote/fabvote/internal/filetree"
@@ -28,7 +30,7 @@ import (
 
 // writeBundle copies the org's public MSP (and orderer TLS certificates)
 // into its bundle, and refuses if anything private would go with it.
-func writeBundle(t *Topology, h Home) error {
+func writeBundle(t *fabnet.Topology, h Home) error {
 	tmp := h.Bundle() + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
@@ -59,8 +61,8 @@ func writeBundle(t *Topology, h Home) error {
 // the genesis block. When expectDigest is set, the copy's BundleDigest must
 // equal it. A refused bundle leaves nothing behind and an earlier copy as
 // it was.
-func Receive(t *Topology, h Home, org, dir, expectDigest string) error {
-	if !labelRE.MatchString(org) {
+func Receive(t *fabnet.Topology, h Home, org, dir, expectDigest string) error {
+	if !fabnet.IsLabel(org) {
 		return fmt.Errorf("organisation %q: not a DNS label", org)
 	}
 	if org == h.Org {

@@ -1,4 +1,4 @@
-package fabnet
+package fabrun
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 
 	"github.com/fabvote/fabvote/network/fabca"
 )
@@ -38,7 +40,7 @@ type orgIdentity struct {
 // share, unless a network names another (Local.ServiceNode).
 const serviceNode = "ccaas0"
 
-func (t *Topology) identityOf(org, service string) (orgIdentity, error) {
+func identityOf(t *fabnet.Topology, org, service string) (orgIdentity, error) {
 	if org == t.OrdererOrg.Name {
 		oo := t.OrdererOrg
 		id := orgIdentity{name: oo.Name, domain: oo.Domain, hosts: []string{oo.Host}, caPort: oo.CAPort, orderer: true, users: []string{"Admin"}}
@@ -61,13 +63,13 @@ func (t *Topology) identityOf(org, service string) (orgIdentity, error) {
 // Identities starts the organisation's MSP CA and TLS CA, enrolls its
 // nodes and users from them into its home, and writes its bundle. The CA
 // servers keep running as nodes of the organisation.
-func Identities(ctx context.Context, t *Topology, h Home, tools Tools) error {
+func Identities(ctx context.Context, t *fabnet.Topology, h Home, tools Tools) error {
 	return enrollOrg(ctx, t, h, tools, serviceNode)
 }
 
 // enrollOrg is Identities with the services' TLS identity named service.
-func enrollOrg(ctx context.Context, t *Topology, h Home, tools Tools, service string) error {
-	id, err := t.identityOf(h.Org, service)
+func enrollOrg(ctx context.Context, t *fabnet.Topology, h Home, tools Tools, service string) error {
+	id, err := identityOf(t, h.Org, service)
 	if err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func startCA(ctx context.Context, h Home, tools Tools, id orgIdentity, which str
 	if err := os.Chmod(filepath.Join(serverHome, "fabric-ca-server-config.yaml"), 0o600); err != nil {
 		return fabca.Server{}, err
 	}
-	p := Proc{Name: which + "." + id.name, Path: bin, Args: append([]string{"start"}, args...),
+	p := fabnet.Proc{Name: which + "." + id.name, Path: bin, Args: append([]string{"start"}, args...),
 		Env: nodeEnv(), Dir: serverHome, Ready: "127.0.0.1:" + strconv.Itoa(port)}
 	if err := h.Define(p); err != nil {
 		return fabca.Server{}, err
