@@ -21,6 +21,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotstream"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/progress"
 )
@@ -112,7 +113,7 @@ func (o *ballotOptions) singleBallot(p *election.Prepared) error {
 	}
 	sels, err := parseChoices(m, p.Layout, style, strings.Join(o.choice, ";"))
 	if err != nil {
-		return usagef("--choice: %v", err)
+		return cli.Usagef("--choice: %v", err)
 	}
 	b, err := p.NewBallotSelections(rand.Reader, key, tok.Token, sels)
 	if err != nil {
@@ -211,7 +212,7 @@ type voterSource struct {
 func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource, error) {
 	switch {
 	case cfg.votersFile != "" && cfg.voters != 0:
-		return nil, usagef("give --voters or --voters-file, not both")
+		return nil, cli.Usagef("give --voters or --voters-file, not both")
 	case cfg.votersFile != "":
 		n, err := countLines(cfg.votersFile)
 		if err != nil {
@@ -246,7 +247,7 @@ func bulkVoters(p *election.Prepared, ea *eaFlags, cfg bulkConfig) (*voterSource
 		return &voterSource{what: "offline registration (tokens signed locally with the EA key)",
 			total: cfg.voters, mint: mt, feed: feed, close: closeSigner}, nil
 	}
-	return nil, usagef("bulk mode needs --voters N (with the EA key) or --voters-file")
+	return nil, cli.Usagef("bulk mode needs --voters N (with the EA key) or --voters-file")
 }
 
 // startGenerators starts the workers that make the ballots of the voters

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
 	"github.com/fabvote/fabvote/network/fabrun"
@@ -91,16 +92,16 @@ func (o *benchOptions) check(fs *pflag.FlagSet) error {
 		return err
 	}
 	if o.skipCommit && o.skipEndorse {
-		return usagef("--skip-commit and --skip-endorsement exclude each other")
+		return cli.Usagef("--skip-commit and --skip-endorsement exclude each other")
 	}
 	if o.rate < 0 {
-		return usagef("--rate %v: want ≥ 0", o.rate)
+		return cli.Usagef("--rate %v: want ≥ 0", o.rate)
 	}
 	if o.trim < 0 || o.trim >= 0.5 {
-		return usagef("--trim %v: want 0 ≤ trim < 0.5", o.trim)
+		return cli.Usagef("--trim %v: want 0 ≤ trim < 0.5", o.trim)
 	}
 	if o.conc < 0 || o.count < 0 || o.offset < 0 || o.prepareConc < 1 {
-		return usagef("--concurrency, --count, --offset must not be negative; --prepare-concurrency ≥ 1")
+		return cli.Usagef("--concurrency, --count, --offset must not be negative; --prepare-concurrency ≥ 1")
 	}
 	if o.conc == 0 {
 		o.conc = 64
@@ -117,7 +118,7 @@ func (o *benchOptions) checkWorkload(fs *pflag.FlagSet) error {
 	delay := fs.Changed("work-delay")
 	if !delay {
 		if !fs.Changed("ballots") {
-			return usagef("--ballots (or --work-delay) is required")
+			return cli.Usagef("--ballots (or --work-delay) is required")
 		}
 		if o.chaincode == "" {
 			o.chaincode = "ballot"
@@ -126,15 +127,15 @@ func (o *benchOptions) checkWorkload(fs *pflag.FlagSet) error {
 	}
 	switch {
 	case fs.Changed("ballots"):
-		return usagef("--ballots and --work-delay exclude each other")
+		return cli.Usagef("--ballots and --work-delay exclude each other")
 	case o.skipEndorse:
-		return usagef("--skip-endorsement replays endorsed ballots; a delaywork run spends its time in endorsement")
+		return cli.Usagef("--skip-endorsement replays endorsed ballots; a delaywork run spends its time in endorsement")
 	case o.count == 0:
-		return usagef("--work-delay needs --count")
+		return cli.Usagef("--work-delay needs --count")
 	case o.openManifest != "":
-		return usagef("--open opens a ballot election; a delaywork run has none")
+		return cli.Usagef("--open opens a ballot election; a delaywork run has none")
 	case fs.Changed("offset"):
-		return usagef("--offset skips ballots; a delaywork run has none (its keys are fresh each run)")
+		return cli.Usagef("--offset skips ballots; a delaywork run has none (its keys are fresh each run)")
 	}
 	if o.chaincode == "" {
 		o.chaincode = "delaywork"
@@ -144,7 +145,7 @@ func (o *benchOptions) checkWorkload(fs *pflag.FlagSet) error {
 	}
 	src, err := loadgen.NewDelaySource(o.workDelay, o.count)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	o.delaySrc = src
 	return nil

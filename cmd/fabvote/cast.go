@@ -19,6 +19,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
 	"github.com/fabvote/fabvote/internal/progress"
@@ -46,7 +47,7 @@ func cmdCast(fs *pflag.FlagSet) func() error {
 	o.nf.register(fs, "user1")
 	return func() error {
 		if (o.ballot == "") == (o.ballots == "") {
-			return usagef("give exactly one of --ballot or --ballots")
+			return cli.Usagef("give exactly one of --ballot or --ballots")
 		}
 		return o.nf.withLedger("", o.cast)
 	}
@@ -319,7 +320,7 @@ func cmdReceiptCheck(fs *pflag.FlagSet) func() error {
 			return err
 		}
 		if *recordDir == "" && (*genesis != "" || *manifest != "") {
-			return usagef("--genesis-hash and --manifest go with --record")
+			return cli.Usagef("--genesis-hash and --manifest go with --record")
 		}
 		rc, err := readReceipt(*receipt)
 		if err != nil {
@@ -367,7 +368,7 @@ func checkReceiptInRecord(dir, genesisHex, manifestPath string, rc *ballotclient
 	fmt.Printf("OK: the ballot %s of voter %s is in the verified record of election %q (tx %s, block %d); %s (%s)\n",
 		st.Entry.BallotHash, st.Entry.Pseudonym, rc.ElectionID, st.Entry.TxID, st.Entry.Block, verdict, anchors)
 	if !st.Counted && rep.Result != nil {
-		return failedError{}
+		return cli.ErrReported
 	}
 	return nil
 }
@@ -376,10 +377,10 @@ func checkReceiptInRecord(dir, genesisHex, manifestPath string, rc *ballotclient
 func readReceipt(path string) (*ballotclient.CastReceipt, error) {
 	var rc ballotclient.CastReceipt
 	if err := readJSON(path, "receipt", &rc); err != nil {
-		return nil, usagef("%v", err)
+		return nil, cli.Usagef("%v", err)
 	}
 	if rc.ElectionID == "" || rc.Pseudonym == "" || rc.BallotHash == "" {
-		return nil, usagef("--receipt %s: missing electionID, pseudonym or ballotHash", path)
+		return nil, cli.Usagef("--receipt %s: missing electionID, pseudonym or ballotHash", path)
 	}
 	return &rc, nil
 }

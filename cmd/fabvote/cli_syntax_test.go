@@ -1,43 +1,9 @@
 package main
 
 import (
-	"io"
-	"slices"
 	"strings"
 	"testing"
 )
-
-// TestDoubleDashLongFlags checks the rewriting of single-dash long flags,
-// which Go's flag package took and pflag does not: only a long flag of the
-// command run is rewritten, never a flag's value, a one-letter shorthand,
-// an unknown flag or anything after "--".
-func TestDoubleDashLongFlags(t *testing.T) {
-	tests := []struct {
-		args, want []string
-	}{
-		{[]string{"ea", "roll", "-voters", "3", "-out=r.csv"}, []string{"ea", "roll", "--voters", "3", "--out=r.csv"}},
-		{[]string{"ea", "roll", "--voters", "3"}, []string{"ea", "roll", "--voters", "3"}},
-		{[]string{"register", "-offline", "-voters", "2"}, []string{"register", "--offline", "--voters", "2"}},
-		{[]string{"register", "-offline=false"}, []string{"register", "--offline=false"}},
-		{[]string{"register", "--code", "-out", "-out", "x"}, []string{"register", "--code", "-out", "--out", "x"}},
-		{[]string{"register", "-code", "-voters"}, []string{"register", "--code", "-voters"}},
-		{[]string{"version", "-h"}, []string{"version", "-h"}},
-		{[]string{"version", "-help"}, []string{"version", "--help"}},
-		{[]string{"version", "-nope", "-patches"}, []string{"version", "-nope", "--patches"}},
-		{[]string{"version", "--", "-patches"}, []string{"version", "--", "-patches"}},
-		{[]string{"election", "create", "-id", "x", "-max-attempts"}, []string{"election", "create", "--id", "x", "-max-attempts"}},
-		{[]string{"election", "open", "-max-attempts", "3"}, []string{"election", "open", "--max-attempts", "3"}},
-		{[]string{"-help"}, []string{"--help"}},
-	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			got := doubleDashLongFlags(newRootCommand(io.Discard), tc.args)
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
 
 // TestSingleDashCommandLines runs command lines written for Go's flag
 // package: they parse as before.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/opsserve"
 	"github.com/fabvote/fabvote/internal/registrar"
@@ -38,7 +39,7 @@ func cmdEARoll(fs *pflag.FlagSet) func() error {
 			return err
 		}
 		if *n <= 0 {
-			return usagef("--voters %d: want at least 1", *n)
+			return cli.Usagef("--voters %d: want at least 1", *n)
 		}
 		// A roll's one-time codes may already be in voters' hands: a new
 		// roll never replaces one.
@@ -66,7 +67,7 @@ func cmdEATLSCert(fs *pflag.FlagSet) func() error {
 			return err
 		}
 		if *days < 1 {
-			return usagef("--days %d: want at least 1", *days)
+			return cli.Usagef("--days %d: want at least 1", *days)
 		}
 		return writeTLSCert(f, splitList(*hosts), *days)
 	}
@@ -215,7 +216,7 @@ func cmdEAServe(fs *pflag.FlagSet) func() error {
 func (o *serveOptions) serve() error {
 	guard, err := registrar.NewGuard(*o.limits)
 	if err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	tlsConf, err := registrar.ServerTLS(o.cert, o.key)
 	if err != nil {
@@ -371,7 +372,7 @@ func (o *registerOptions) run(fs *pflag.FlagSet) error {
 		return err
 	}
 	if o.code == "" {
-		return usagef("--code-file (or --code, or $FABVOTE_CODE) is required")
+		return cli.Usagef("--code-file (or --code, or $FABVOTE_CODE) is required")
 	}
 	return o.registerOnline(m)
 }
@@ -447,7 +448,7 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 	var ids []string
 	switch {
 	case rollPath != "" && n != 0:
-		return usagef("give --roll or --voters, not both")
+		return cli.Usagef("give --roll or --voters, not both")
 	case rollPath != "":
 		r, err := registrar.LoadRoll(rollPath)
 		if err != nil {
@@ -465,7 +466,7 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 			return err
 		}
 	default:
-		return usagef("offline registration needs --roll or --voters N")
+		return cli.Usagef("offline registration needs --roll or --voters N")
 	}
 	if uint64(len(ids)) > m.MaxVoters {
 		return fmt.Errorf("%d voters, but election %q allows at most maxVoters = %d tokens", len(ids), m.ElectionID, m.MaxVoters)

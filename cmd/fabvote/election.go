@@ -20,6 +20,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/keyfile"
 	"github.com/fabvote/fabvote/internal/sharebox"
@@ -50,7 +51,7 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 			return err
 		}
 		if (o.cands == "") == (o.contestsPath == "") {
-			return usagef("give --candidates (one question: choose one) or --contests FILE, not both")
+			return cli.Usagef("give --candidates (one question: choose one) or --contests FILE, not both")
 		}
 		return o.create()
 	}
@@ -126,10 +127,10 @@ func (o *createOptions) create() error {
 // and returns the recipients the shares are sealed to.
 func (o *createOptions) checkTrustees() ([]age.Recipient, error) {
 	if o.trustees < 0 || (o.trustees > 0 && (o.k < 1 || o.k > o.trustees)) {
-		return nil, usagef("--threshold %d with --trustees %d: want 1 <= threshold <= trustees", o.k, o.trustees)
+		return nil, cli.Usagef("--threshold %d with --trustees %d: want 1 <= threshold <= trustees", o.k, o.trustees)
 	}
 	if o.trustees == 0 && (o.k != 0 || o.recipientsFile != "") {
-		return nil, usagef("--threshold and --trustee-recipients need --trustees")
+		return nil, cli.Usagef("--threshold and --trustee-recipients need --trustees")
 	}
 	return readRecipients(o.recipientsFile, o.trustees)
 }
@@ -156,7 +157,7 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 		}
 	}
 	if o.skew%time.Second != 0 || o.skew < election.MinClockSkewSeconds*time.Second || o.skew > election.MaxClockSkewSeconds*time.Second {
-		return nil, usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", o.skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
+		return nil, cli.Usagef("--max-clock-skew %s: want whole seconds in %ds..%ds", o.skew, election.MinClockSkewSeconds, election.MaxClockSkewSeconds)
 	}
 	m := &election.Manifest{
 		Version:                election.ManifestVersion,
@@ -198,13 +199,13 @@ func (o *createOptions) checkDraft(m *election.Manifest) error {
 		return err
 	}
 	if !m.End.After(m.Start) {
-		return usagef("--end %s is not after --start %s", m.End.Format(time.RFC3339), m.Start.Format(time.RFC3339))
+		return cli.Usagef("--end %s is not after --start %s", m.End.Format(time.RFC3339), m.Start.Format(time.RFC3339))
 	}
 	if o.challenge%8 != 0 || o.challenge < election.MinChallengeBits || o.challenge > election.MaxChallengeBits {
-		return usagef("--challenge-bits %d: want a multiple of 8 in %d..%d", o.challenge, election.MinChallengeBits, election.MaxChallengeBits)
+		return cli.Usagef("--challenge-bits %d: want a multiple of 8 in %d..%d", o.challenge, election.MinChallengeBits, election.MaxChallengeBits)
 	}
 	if o.bits != 2048 && o.bits != 3072 && o.bits != 4096 {
-		return usagef("--bits %d: want 2048, 3072 or 4096", o.bits)
+		return cli.Usagef("--bits %d: want 2048, 3072 or 4096", o.bits)
 	}
 	return nil
 }
@@ -380,7 +381,7 @@ func readRecipients(path string, trustees int) ([]age.Recipient, error) {
 		return nil, nil
 	}
 	if path == "" {
-		return nil, usagef("--trustees needs --trustee-recipients FILE: each share is sealed to its trustee's age key (fabvote trustee keygen)")
+		return nil, cli.Usagef("--trustees needs --trustee-recipients FILE: each share is sealed to its trustee's age key (fabvote trustee keygen)")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -389,7 +390,7 @@ func readRecipients(path string, trustees int) ([]age.Recipient, error) {
 	defer f.Close()
 	rs, err := sharebox.ParseRecipients(f, trustees)
 	if err != nil {
-		return nil, usagef("--trustee-recipients %s: %v", path, err)
+		return nil, cli.Usagef("--trustee-recipients %s: %v", path, err)
 	}
 	return rs, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/trustee"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/registrar"
@@ -25,7 +26,7 @@ import (
 func required(fs *pflag.FlagSet, names ...string) error {
 	for _, n := range names {
 		if f := fs.Lookup(n); f == nil || missing(f) {
-			return usagef("--%s is required", n)
+			return cli.Usagef("--%s is required", n)
 		}
 	}
 	return nil
@@ -37,7 +38,7 @@ func required(fs *pflag.FlagSet, names ...string) error {
 func notEmptyIfGiven(fs *pflag.FlagSet, names ...string) error {
 	for _, n := range names {
 		if f := fs.Lookup(n); f != nil && f.Changed && f.Value.String() == "" {
-			return usagef("--%s was given an empty value (an unset variable?): give it a value, or leave the flag out", n)
+			return cli.Usagef("--%s was given an empty value (an unset variable?): give it a value, or leave the flag out", n)
 		}
 	}
 	return nil
@@ -178,7 +179,7 @@ func (e *eaFlags) newMinter(signer crypto.Signer, m *election.Manifest) (*electi
 	path := e.pseudKeyFile
 	if path == "" {
 		if e.keyFile == "" {
-			return nil, usagef("--pseudonym-key is required with a PKCS#11 EA key")
+			return nil, cli.Usagef("--pseudonym-key is required with a PKCS#11 EA key")
 		}
 		path = filepath.Join(filepath.Dir(e.keyFile), "pseudonym.key")
 	}
@@ -217,7 +218,7 @@ func (e *eaFlags) config() (easigner.PKCS11Config, error) {
 func (e *eaFlags) signer() (s crypto.Signer, closeFn func(), err error) {
 	switch {
 	case e.pkcs11() && e.keyFile != "":
-		return nil, nil, usagef("give either --ea-key or --pkcs11-module, not both")
+		return nil, nil, cli.Usagef("give either --ea-key or --pkcs11-module, not both")
 	case e.pkcs11():
 		cfg, err := e.config()
 		if err != nil {
@@ -235,7 +236,7 @@ func (e *eaFlags) signer() (s crypto.Signer, closeFn func(), err error) {
 		}
 		return k, func() {}, nil
 	}
-	return nil, nil, usagef("the EA key is required: --ea-key FILE or --pkcs11-module/--pkcs11-token/--pkcs11-label")
+	return nil, nil, cli.Usagef("the EA key is required: --ea-key FILE or --pkcs11-module/--pkcs11-token/--pkcs11-label")
 }
 
 // checkSignerMatches ensures the EA key is the manifest's token key.
@@ -271,13 +272,13 @@ func parseTime(flagName, s string, now time.Time) (time.Time, error) {
 	case strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-"):
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return time.Time{}, usagef("--%s %q: not a duration like +10m or -1h", flagName, s)
+			return time.Time{}, cli.Usagef("--%s %q: not a duration like +10m or -1h", flagName, s)
 		}
 		return now.Add(d).UTC().Truncate(time.Second), nil
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, usagef("--%s %q: want RFC 3339 (2026-11-22T08:00:00Z), now, or +DURATION", flagName, s)
+		return time.Time{}, cli.Usagef("--%s %q: want RFC 3339 (2026-11-22T08:00:00Z), now, or +DURATION", flagName, s)
 	}
 	return t.UTC(), nil
 }

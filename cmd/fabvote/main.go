@@ -11,12 +11,12 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/fabvote/fabvote/internal/cli"
 )
 
 // command is one command of the CLI. setup defines its flags on fs and
@@ -65,25 +65,6 @@ var commands = []command{
 		"print fabvote's version, the pinned Fabric release and the fork's patch series", cmdVersion},
 }
 
-// usageError is a command-line mistake: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// usageShownError is a command-line mistake already answered with the
-// command's usage (a command or parent command given no subcommand): exit
-// status 2 with nothing more to say.
-type usageShownError struct{}
-
-func (usageShownError) Error() string { return "usage shown" }
-
-// failedError means the command printed its own failure report.
-type failedError struct{}
-
-func (failedError) Error() string { return "failed" }
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
@@ -91,33 +72,5 @@ func main() {
 // run runs the command line args and returns the exit status; errors, usage
 // and help go to stderr, the commands' output to os.Stdout.
 func run(args []string, stderr io.Writer) int {
-	root := newRootCommand(stderr)
-	if args == nil {
-		args = []string{} // cobra reads os.Args when given nil
-	}
-	root.SetArgs(doubleDashLongFlags(root, args))
-	cmd, err := root.ExecuteC()
-	if cmd == nil {
-		cmd = root
-	}
-	return exitStatus(cmd.CommandPath(), err, stderr)
-}
-
-// exitStatus reports err of the command named name on stderr and returns
-// the exit status it means.
-func exitStatus(name string, err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &failedError{}):
-		return 1 // already reported
-	case errors.As(err, &usageShownError{}):
-		return 2
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %v (see `%s --help`)\n", name, err, name)
-		return 2
-	}
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
-	return 1
+	return cli.Execute(newRootCommand(stderr), args, stderr)
 }

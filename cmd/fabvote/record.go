@@ -15,6 +15,7 @@ import (
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/bboard"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -85,7 +86,7 @@ func runRecordVerify(dir, genesisHex, manifestPath string) (*audit.Report, error
 	defer cancel()
 	rep, err := record.Verify(ctx, dir, opts)
 	if errors.Is(err, record.ErrUnreadable) {
-		return nil, usagef("--record %s: %v", dir, err)
+		return nil, cli.Usagef("--record %s: %v", dir, err)
 	}
 	return rep, err
 }
@@ -98,7 +99,7 @@ func recordOptions(genesisHex, manifestPath string) (record.Options, error) {
 	if genesisHex != "" {
 		h, err := hex.DecodeString(genesisHex)
 		if err != nil || len(h) != 32 {
-			return opts, usagef("--genesis-hash %q is not 64 hex digits", genesisHex)
+			return opts, cli.Usagef("--genesis-hash %q is not 64 hex digits", genesisHex)
 		}
 		opts.GenesisHash = h
 	}
@@ -109,7 +110,7 @@ func recordOptions(genesisHex, manifestPath string) (record.Options, error) {
 		// read is a usage error.
 		data, err := os.ReadFile(manifestPath)
 		if err != nil {
-			return opts, usagef("--manifest: %v", err)
+			return opts, cli.Usagef("--manifest: %v", err)
 		}
 		opts.Manifest = data
 	}
@@ -126,7 +127,7 @@ func printReport(rep *audit.Report, asJSON bool) error {
 		rep.Write(os.Stdout)
 	}
 	if !rep.OK() {
-		return failedError{}
+		return cli.ErrReported
 	}
 	return nil
 }

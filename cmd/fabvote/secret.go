@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/fabvote/fabvote/internal/cli"
 )
 
 // stdin is where "-" secret files are read from; tests replace it.
@@ -18,7 +20,7 @@ var stdin io.Reader = os.Stdin
 // list and the shell history. It is "" when none is given.
 func readSecret(flagName, value, fileFlag, file, env string) (string, error) {
 	if value != "" && file != "" {
-		return "", usagef("give --%s or --%s, not both", flagName, fileFlag)
+		return "", cli.Usagef("give --%s or --%s, not both", flagName, fileFlag)
 	}
 	if value != "" {
 		return value, nil

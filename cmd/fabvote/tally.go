@@ -20,6 +20,7 @@ import (
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/ballotclient"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/keyfile"
 	"github.com/fabvote/fabvote/internal/sharebox"
@@ -64,19 +65,19 @@ func (o *tallyOptions) check(fs *pflag.FlagSet) error {
 		return err
 	}
 	if fs.Lookup("product-out").Value.String() != "" {
-		return usagef("--product-out is removed: each trustee recomputes the tally from the ledger itself (fabvote trustee decrypt --network FILE …)")
+		return cli.Usagef("--product-out is removed: each trustee recomputes the tally from the ledger itself (fabvote trustee decrypt --network FILE …)")
 	}
 	if len(o.shares)+len(o.partials) == 0 && o.paillierKey == "" {
-		return usagef("nothing to decrypt with: give --share/--partial (trustees) or --paillier-key (single key)")
+		return cli.Usagef("nothing to decrypt with: give --share/--partial (trustees) or --paillier-key (single key)")
 	}
 	if o.paillierKey != "" && len(o.shares)+len(o.partials) > 0 {
-		return usagef("--paillier-key is for single-key elections; do not mix it with --share/--partial")
+		return cli.Usagef("--paillier-key is for single-key elections; do not mix it with --share/--partial")
 	}
 	if (len(o.shares) > 0) != (len(o.ageIDs) > 0) {
-		return usagef("--share and --age-identity go together: a sealed share opens only with its trustee's identity")
+		return cli.Usagef("--share and --age-identity go together: a sealed share opens only with its trustee's identity")
 	}
 	if len(o.shares) > 1 || len(o.ageIDs) > 1 {
-		return usagef("at most one --share and one --age-identity (a tallier who is also a trustee): k shares never come together in one process; the other trustees run `fabvote trustee decrypt` and bring --partial")
+		return cli.Usagef("at most one --share and one --age-identity (a tallier who is also a trustee): k shares never come together in one process; the other trustees run `fabvote trustee decrypt` and bring --partial")
 	}
 	return nil
 }
@@ -363,7 +364,7 @@ func cmdTrusteeDecrypt(fs *pflag.FlagSet) func() error {
 	o.nf.register(fs, "user1")
 	return func() error {
 		if fs.Lookup("product").Value.String() != "" {
-			return usagef("--product is removed: a trustee decrypts only the tally it recomputes from the ledger's verified ballots; give --network instead")
+			return cli.Usagef("--product is removed: a trustee decrypts only the tally it recomputes from the ledger's verified ballots; give --network instead")
 		}
 		if err := required(fs, "manifest", "share", "age-identity", "out"); err != nil {
 			return err
@@ -461,12 +462,12 @@ func cmdVerify(fs *pflag.FlagSet) func() error {
 func (o *verifyOptions) verify() error {
 	if o.recordDir != "" {
 		if o.id != "" {
-			return usagef("--record takes the election from the record: no --election")
+			return cli.Usagef("--record takes the election from the record: no --election")
 		}
 		return verifyRecord(o.recordDir, o.genesis, o.manifest, o.expect, o.asJSON)
 	}
 	if o.genesis != "" {
-		return usagef("--genesis-hash goes with --record")
+		return cli.Usagef("--genesis-hash goes with --record")
 	}
 	localManifest, err := o.electionID()
 	if err != nil {
@@ -486,12 +487,12 @@ func (o *verifyOptions) electionID() (localManifest []byte, err error) {
 			return nil, err
 		}
 		if o.id != "" && o.id != m.ElectionID {
-			return nil, usagef("--election %q and --manifest (election %q) disagree", o.id, m.ElectionID)
+			return nil, cli.Usagef("--election %q and --manifest (election %q) disagree", o.id, m.ElectionID)
 		}
 		o.id, localManifest = m.ElectionID, data
 	}
 	if o.id == "" {
-		return nil, usagef("--election (or --manifest) is required")
+		return nil, cli.Usagef("--election (or --manifest) is required")
 	}
 	return localManifest, nil
 }
