@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // AddOrgUpdate is run by a member of the channel for an organisation of

@@ -15,11 +15,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabvote/fabvote/internal/filetree"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // The bundle an organisation hands over holds public certificates only:

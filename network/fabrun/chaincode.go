@@ -16,9 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // StartChaincodes starts the org's chaincode services (binaries by

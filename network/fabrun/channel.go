@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/filetree"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // configtx renders the channel configuration for the orderer org's home:

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"gopkg.in/yaml.v3"
+
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // configtxDoc is the part of configtx.yaml the tests look at.

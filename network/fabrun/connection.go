@@ -7,9 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 

@@ -11,9 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // A defined node is a Proc recorded in the home (nodes/NAME/node.json,

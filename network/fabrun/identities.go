@@ -11,9 +11,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/network/fabca"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // Tools are the binaries the organisation runs.

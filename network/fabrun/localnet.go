@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 

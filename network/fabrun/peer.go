@@ -11,10 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/cfgmerge"
+	"github.com/fabvote/fabvote/network/fabnet"
 )
 
 // NodeOptions are the settings of the org's nodes that are not part of

@@ -15,9 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fabvote/fabvote/network/fabnet"
-
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/portprobe"
 )
 
