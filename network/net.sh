@@ -304,7 +304,7 @@ cmd_up() {
 		[[ -z ${!v+x} ]] || export "${v?}"
 	done
 	trap - EXIT
-	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --run-dir "$RUN_DIR" --profile "$PROFILE" \
+	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --home "$RUN_DIR" --profile "$PROFILE" \
 		--stack "$NET_STACK" ${BASE_PORT:+--base-port "$BASE_PORT"} --batch-size "$BATCH_SIZE" --batch-timeout "$BATCH_TIMEOUT" \
 		--batch-preferred-bytes "$BATCH_PREFERRED_BYTES" --batch-absolute-bytes "$BATCH_ABSOLUTE_BYTES" \
 		--channel-writers "$CHANNEL_WRITERS" --cc-version "$CC_VERSION" --validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \

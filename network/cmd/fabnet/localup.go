@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/portplan"
@@ -32,7 +34,6 @@ var localTools = []string{"fabnet", "cfgmerge", "ccaas-builder", "netready", "fa
 // localUp is `fabnet local-up`: network/net.sh's single-host network,
 // every organisation on this host in one run directory.
 type localUp struct {
-	fs                              *flag.FlagSet
 	profile, runDir, current, tools string
 	stack                           string
 	identities, validation, version string
@@ -41,19 +42,19 @@ type localUp struct {
 	batch                           fabnet.Batch
 	writers                         string // the channel's Writers policy (fabnet.WritersImplicit or WritersSignature)
 	basePort                        int
-	chaincodes, nodeEnv, peerEnv    multiFlag
+	chaincodes, nodeEnv, peerEnv    []string
 	logSpec                         string
 	wait, stopTimeout               time.Duration
 	keepOnFailure, removeTools      bool
 }
 
-func newLocalUp() *localUp {
-	u := &localUp{fs: flag.NewFlagSet("fabnet local-up", flag.ContinueOnError)}
-	f := u.fs
+func newLocalUp(f *pflag.FlagSet) *localUp {
+	u := &localUp{}
 	f.StringVar(&u.profile, "profile", "solo-org", "solo-org or three-orgs")
-	f.StringVar(&u.runDir, "run-dir", "", "the network's run directory (required; replaced)")
+	f.StringVar(&u.runDir, "home", "", "the network's home, its run directory (required; replaced)")
+	cli.Alias(f, "home", "run-dir")
 	f.StringVar(&u.current, "current", "", "a symlink to point at the run directory once the network is up")
-	f.StringVar(&u.tools, "tools", "", "directory of the built network tools (fabnet, cfgmerge, ccaas-builder, netready, fabca), copied into RUN_DIR/tools (required)")
+	f.StringVar(&u.tools, "tools", "", "directory of the built network tools (fabnet, cfgmerge, ccaas-builder, netready, fabca), copied into HOME/tools (required)")
 	f.StringVar(&u.stack, "stack", "default", "the port plan's stack the network belongs to (fabnet ports list)")
 	f.IntVar(&u.basePort, "base-port", 0, "the first port of the network (default: the stack's base)")
 	f.IntVar(&u.batch.MaxMessageCount, "batch-size", 500, "transactions per block at most")
@@ -61,7 +62,7 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.batch.PreferredMaxBytes, "batch-preferred-bytes", "4 MB", "preferred block size")
 	f.StringVar(&u.batch.AbsoluteMaxBytes, "batch-absolute-bytes", "10 MB", "largest block size")
 	f.StringVar(&u.writers, "channel-writers", fabnet.WritersImplicit, "the channel's /Channel/Writers policy: empty for Fabric's ImplicitMeta default, or signature (fabnet.WritersSignature)")
-	f.Var(&u.chaincodes, "chaincode", "NAME=./go/main/package of a chaincode service (repeatable, at most 7)")
+	f.StringArrayVar(&u.chaincodes, "chaincode", nil, "NAME=./go/main/package of a chaincode service (repeatable, at most 7)")
 	f.StringVar(&u.version, "cc-version", "1.0", "the chaincode definitions' version")
 	f.StringVar(&u.validation, "validation-plugin", "off", "off, vscc or ballotvscc: the ballot contract's validation plugin")
 	f.StringVar(&u.identities, "identities", "ca", "ca: each organisation's own Fabric CA servers; cryptogen: the quick option")
@@ -74,8 +75,8 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.root, "root", ".", "the repository the chaincode packages are in")
 	f.StringVar(&u.logSpec, "log-spec", "info", "FABRIC_LOGGING_SPEC of the nodes")
 	f.StringVar(&u.passEnv, "pass-env", "GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH", "variables of this environment the nodes inherit besides PATH, HOME, TMPDIR and FABVOTE_* (space-separated)")
-	f.Var(&u.nodeEnv, "node-env", "KEY=VALUE for every node (repeatable)")
-	f.Var(&u.peerEnv, "peer-env", "ORG=KEY=VALUE for ORG's peer only, after every other setting (repeatable)")
+	f.StringArrayVar(&u.nodeEnv, "node-env", nil, "KEY=VALUE for every node (repeatable)")
+	f.StringArrayVar(&u.peerEnv, "peer-env", nil, "ORG=KEY=VALUE for ORG's peer only, after every other setting (repeatable)")
 	f.DurationVar(&u.wait, "wait", fabrun.DefaultWait, "time allowed for a node to listen, a Raft leader, an active orderer, a ledger, a committed definition")
 	f.DurationVar(&u.stopTimeout, "stop-timeout", 10*time.Second, "on failure: time allowed after SIGTERM before SIGKILL")
 	f.BoolVar(&u.keepOnFailure, "keep-on-failure", false, "a failed up leaves its nodes running for inspection")
@@ -83,14 +84,16 @@ func newLocalUp() *localUp {
 	return u
 }
 
-// localUpCommand brings the network up. Interrupted (SIGINT, SIGTERM) or
-// failed, it stops every node it started and keeps the run directory with
-// the logs; the next up removes it.
-func localUpCommand(args []string) error {
-	u := newLocalUp()
-	if err := u.fs.Parse(args); err != nil {
-		return err
-	}
+// localUpSetup is `fabnet local-up`.
+func localUpSetup(fs *pflag.FlagSet) func([]string) error {
+	u := newLocalUp(fs)
+	return func([]string) error { return u.up() }
+}
+
+// up brings the network up. Interrupted (SIGINT, SIGTERM) or failed, it
+// stops every node it started and keeps the run directory with the logs;
+// the next up removes it.
+func (u *localUp) up() error {
 	if u.removeTools && u.tools != "" { // a temporary build: copied into the run directory, or refused
 		defer os.RemoveAll(u.tools)
 	}
@@ -136,9 +139,6 @@ func (u *localUp) failed(ctx context.Context, l *fabrun.Local, err error) error 
 	return err
 }
 
-// interrupted is an up ended by a signal: fabnet exits 130.
-type interrupted struct{ error }
-
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[net %s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
@@ -157,7 +157,7 @@ func pointAt(link, dir string) error {
 // run directory, then replaces it with a fresh one holding the tools.
 func (u *localUp) prepare() (*fabrun.Local, error) {
 	if u.runDir == "" || u.tools == "" {
-		return nil, errors.New("--run-dir and --tools are required")
+		return nil, cli.Usagef("--home and --tools are required")
 	}
 	t, err := u.topology()
 	if err != nil {
@@ -202,7 +202,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	switch u.validation {
 	case "off", "vscc", "ballotvscc":
 	default:
-		return nil, fmt.Errorf("--validation-plugin %q: want ballotvscc, vscc or off", u.validation)
+		return nil, cli.Usagef("--validation-plugin %q: want ballotvscc, vscc or off", u.validation)
 	}
 	if err := u.placeOnPlan(); err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	for _, kv := range u.chaincodes {
 		name, pkg, ok := strings.Cut(kv, "=")
 		if !ok || !chaincodeNameRE.MatchString(name) || pkg == "" {
-			return nil, fmt.Errorf("chaincode %q: want name=./go/package/path, the name matching [a-z][a-z0-9_-]*", kv)
+			return nil, cli.Usagef("chaincode %q: want name=./go/package/path, the name matching [a-z][a-z0-9_-]*", kv)
 		}
 		cc := fabnet.Chaincode{Name: name, Version: u.version, Ballot: pkg == ballotPackage}
 		if cc.Ballot && u.validation == "ballotvscc" {
@@ -226,7 +226,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	for _, kv := range u.peerEnv {
 		org, setting, _ := strings.Cut(kv, "=")
 		if _, err := t.PeerOrg(org); err != nil || !strings.Contains(setting, "=") {
-			return nil, fmt.Errorf("--peer-env %q: want ORG=KEY=VALUE, ORG a peer organisation of %s", kv, u.profile)
+			return nil, cli.Usagef("--peer-env %q: want ORG=KEY=VALUE, ORG a peer organisation of %s", kv, u.profile)
 		}
 	}
 	t.Batch, t.Writers = u.batch, u.writers
@@ -238,7 +238,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 func (u *localUp) placeOnPlan() error {
 	s, err := portplan.Lookup(u.stack)
 	if err != nil {
-		return fmt.Errorf("--stack: %w", err)
+		return cli.Usagef("--stack: %v", err)
 	}
 	if u.basePort == 0 {
 		u.basePort = s.Base
@@ -261,7 +261,7 @@ func (u *localUp) checkTools() error {
 	case "ca":
 		need = append(need, filepath.Join(u.fabric.FabricCA, "fabric-ca-server"), filepath.Join(u.fabric.FabricCA, "fabric-ca-client"))
 	default:
-		return fmt.Errorf("--identities %q: want ca or cryptogen", u.identities)
+		return cli.Usagef("--identities %q: want ca or cryptogen", u.identities)
 	}
 	for _, tool := range localTools {
 		need = append(need, filepath.Join(u.tools, tool))

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"regexp"
+	"testing"
+
+	"github.com/fabvote/fabvote/internal/cli"
+)
+
+// updateReference makes TestCLIReference write docs/cli instead of
+// checking it: `make docs`.
+var updateReference = flag.Bool("update", false, "rewrite fabnet's pages of the CLI reference in docs/cli from the command tree")
+
+// referenceDir is docs/cli, from this package's directory.
+const referenceDir = "../../../docs/cli"
+
+// TestCLIReference fails, naming the file, where fabnet's pages in
+// docs/cli differ from the command tree; with -update it writes them.
+func TestCLIReference(t *testing.T) {
+	cli.CheckReference(t, reference(newRootCommand(io.Discard)), referenceDir, *updateReference)
+}
+
+// TestCLIReferenceLinks checks that every link of the reference names one
+// of its pages or the list of tools (the docs link check skips docs/cli).
+func TestCLIReferenceLinks(t *testing.T) {
+	pages := reference(newRootCommand(io.Discard)).Pages()
+	if _, ok := pages["fabnet_node_define.md"]; !ok {
+		t.Fatalf("no page for node define among the %d pages", len(pages))
+	}
+	for name, page := range pages {
+		for _, m := range referenceLinkRE.FindAllSubmatch(page, -1) {
+			if _, ok := pages[string(m[1])]; !ok && string(m[1]) != cli.IndexFile {
+				t.Errorf("%s links to %s, which is not a page of the reference", name, m[1])
+			}
+		}
+	}
+}
+
+var referenceLinkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
