@@ -11,8 +11,10 @@
 // home. Its functions return contents; the runner writes them, calls
 // cryptogen, configtxgen, the peer CLI and osnadmin, and starts and stops
 // the nodes. The one file this package reads and writes is the topology
-// file itself (Load, Save). A test (TestModelImports) keeps os/exec and
-// the runner out of its imports.
+// file itself (Load, Save), and the one question it asks the host is
+// whether the topology's ports are free (CheckPortsFree, from the
+// kernel's socket table). A test (TestModelImports) keeps os/exec, syscall
+// and the runner out of its imports.
 //
 // network/cmd/fabnet is the command line; docs/MULTIHOST.md the procedure.
 package fabnet

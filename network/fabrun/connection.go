@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
@@ -26,15 +25,6 @@ func WriteConnection(t *fabnet.Topology, h Home) error {
 		return err
 	}
 	return atomicfile.WriteFile(h.NetworkJSON(), append(b, '\n'), 0o600)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // WaitGateway waits until the org's gateway, with the org's network.json,
