@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"io"
 	"regexp"
@@ -20,6 +21,24 @@ const referenceDir = "../../../docs/cli"
 // docs/cli differ from the command tree; with -update it writes them.
 func TestCLIReference(t *testing.T) {
 	cli.CheckReference(t, reference(newRootCommand(io.Discard)), referenceDir, *updateReference)
+}
+
+// TestCLIReferenceIsDeterministic: the pages depend on the command tree
+// only, not on the environment the reference is generated in (a default
+// read from ROOT or FABVOTE_IMAGE_TAG would show in the flags).
+func TestCLIReferenceIsDeterministic(t *testing.T) {
+	a := reference(newRootCommand(io.Discard)).Pages()
+	t.Setenv("ROOT", "/elsewhere")
+	t.Setenv("FABVOTE_IMAGE_TAG", "v9")
+	b := reference(newRootCommand(io.Discard)).Pages()
+	if len(a) != len(b) {
+		t.Fatalf("%d pages, then %d", len(a), len(b))
+	}
+	for name, page := range a {
+		if !bytes.Equal(page, b[name]) {
+			t.Errorf("%s depends on the environment", name)
+		}
+	}
 }
 
 // TestCLIReferenceLinks checks that every link of the reference names one
