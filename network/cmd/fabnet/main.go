@@ -63,7 +63,12 @@ func main() {
 // run runs the command line args and returns the exit status; errors,
 // usage and help go to stderr, the commands' output to os.Stdout.
 func run(args []string, stderr io.Writer) int {
-	root := newRootCommand(stderr)
+	return execute(newRootCommand(stderr), args, stderr)
+}
+
+// execute runs root on args with internal/cli's exit statuses, and 130
+// when the command failed because a signal ended it.
+func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 	stopped := false
 	onError(root, func(err error) { stopped = stopped || errors.As(err, new(interrupted)) })
 	code := cli.Execute(root, args, stderr)

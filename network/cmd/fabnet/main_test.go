@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/netjson"
@@ -239,5 +244,26 @@ func TestHelp(t *testing.T) {
 	}
 	if _, stderr := fabnetRun("local-channel", "deploy", "--help"); !strings.Contains(stderr, "--sequence int") {
 		t.Errorf("local-channel deploy --help names no --sequence:\n%s", stderr)
+	}
+}
+
+// TestInterruptedExit: a command that a signal ended exits 130, other
+// failures 1.
+func TestInterruptedExit(t *testing.T) {
+	tests := []struct {
+		err  error
+		code int
+	}{
+		{interrupted{errors.New("waited for orderer0: context canceled")}, exitInterrupted},
+		{fmt.Errorf("local-up: %w", interrupted{errors.New("stopped")}), exitInterrupted},
+		{errors.New("orderer0 exited during start-up"), 1},
+	}
+	for _, tc := range tests {
+		root := &cobra.Command{Use: "fabnet"}
+		root.AddCommand(&cobra.Command{Use: "up", RunE: func(*cobra.Command, []string) error { return tc.err }})
+		cli.Configure(root, io.Discard)
+		if code := execute(root, []string{"up"}, io.Discard); code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.err, code, tc.code)
+		}
 	}
 }
