@@ -18,7 +18,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -82,13 +81,7 @@ func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 // internal/cli: every command has Args, so unknown commands and stray
 // arguments are usage errors (exit 2).
 func newRootCommand(stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "fabnet COMMAND [flags]",
-		Short: "sets up fabvote's Fabric network, one organisation at a time or every organisation on one host",
-		Long:  "(fabnet COMMAND --help for the flags)",
-		Args:  cli.UnknownCommand,
-		RunE:  cli.ShowUsage,
-	}
+	root := cli.NewRoot("fabnet", "sets up fabvote's Fabric network, one organisation at a time or every organisation on one host")
 	for _, c := range commands {
 		addCommand(root, c)
 	}
@@ -96,39 +89,9 @@ func newRootCommand(stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// addCommand adds c under root, making its parent command first if c has
-// two words.
+// addCommand adds c under root (cli.AddLeaf).
 func addCommand(root *cobra.Command, c command) {
-	parent := root
-	words := strings.Fields(c.name)
-	if len(words) == 2 {
-		parent = parentCommand(root, words[0])
-	}
-	args := c.args
-	if args == nil {
-		args = cli.NoArgs
-	}
-	leaf := &cobra.Command{Use: words[len(words)-1] + " " + c.synopsis, Short: c.summary, Args: args}
-	runFn := c.setup(leaf.Flags())
-	leaf.RunE = func(_ *cobra.Command, args []string) error { return runFn(args) }
-	parent.AddCommand(leaf)
-}
-
-// parentCommand returns root's subcommand name, made if it is not yet.
-func parentCommand(root *cobra.Command, name string) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == name {
-			return c
-		}
-	}
-	p := &cobra.Command{
-		Use:   name + " SUBCOMMAND [flags]",
-		Short: parentSummaries[name],
-		Args:  cli.UnknownCommand,
-		RunE:  cli.ShowUsage,
-	}
-	root.AddCommand(p)
-	return p
+	cli.AddLeaf(root, cli.Leaf{Name: c.name, Synopsis: c.synopsis, Summary: c.summary, Args: c.args, Setup: c.setup}, parentSummaries)
 }
 
 // onError calls note with the error of every command of the tree that
