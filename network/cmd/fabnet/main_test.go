@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fabvote/fabvote/internal/cli"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/netjson"
@@ -58,79 +59,66 @@ func TestRunRefusesBadArguments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tests := []struct {
-		name string
-		args []string
-		code int // 2: a usage error; 1: a failure
-		want string
-	}{
-		{"no step", nil, 2, "usage: fabnet COMMAND"},
-		{"unknown step", []string{"launch"}, 2, `unknown command "launch"`},
-		{"no topology", []string{"peer", "--org", "ea", "--home", dir}, 2, "--topology is required"},
-		{"no home", []string{"peer", "--topology", topo, "--org", "ea"}, 2, "--home is required"},
-		{"org not in the topology", []string{"peer", "--topology", topo, "--org", "party9", "--home", dir}, 2, `no organisation "party9"`},
-		{"chaincode without binary", []string{"peer", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--chaincode", "ballot"}, 2, "want NAME=BINARY"},
-		{"node-env without =", []string{"peer", "--topology", topo, "--org", "ea", "--home", dir, "--node-env", "GOGC"}, 2, "want KEY=VALUE"},
-		{"unknown runtime", []string{"orderers", "--topology", topo, "--org", "orderer", "--home", dir, "--runtime", "podman"}, 2, `--runtime "podman": want native or compose`},
-		{"a flag of another step", []string{"genesis", "--topology", topo, "--org", "orderer", "--home", dir, "--chaincode", "ballot=x"}, 2, "unknown flag: --chaincode"},
-		{"stray argument", []string{"peer", "--topology", topo, "--org", "ea", "--home", dir, "extra"}, 2, `unexpected argument "extra"`},
-		{"topology without --out", []string{"topology"}, 2, "--out is required"},
-		{"topology with an unknown org", []string{"topology", "--host", "party9=10.0.0.9", "--out", filepath.Join(dir, "t2.json")}, 2, "party9"},
-		{"topology with a bad host", []string{"topology", "--host", "ea=10.0.0.1,x", "--out", filepath.Join(dir, "t3.json")}, 1, "neither an IP address"},
-		{"topology with no batch", []string{"topology", "--batch-size", "0", "--out", filepath.Join(dir, "t4.json")}, 1, "maxMessageCount"},
-		{"topology with a batch size that is no number", []string{"topology", "--batch-size", "many", "--out", filepath.Join(dir, "t4.json")}, 2, `invalid argument "many" for "--batch-size"`},
-		{"add-org without an address", []string{"topology", "--from", topo, "--add-org", "party3", "--out", filepath.Join(dir, "t5.json")}, 2, "want NAME=VALUE"},
-		{"--from with --host", []string{"topology", "--from", topo, "--host", "ea=10.0.0.1", "--out", filepath.Join(dir, "t8.json")}, 2, "--host does not apply with --from"},
-		{"add-org of a member", []string{"topology", "--from", topo, "--add-org", "party1=10.0.0.9", "--out", filepath.Join(dir, "t6.json")}, 1, "twice"},
-		{"add-org without --new", []string{"add-org", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--out", filepath.Join(dir, "u.pb")}, 2, "--new and --out are required"},
-		{"sign-update without --update", []string{"sign-update", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea")}, 2, "--update and --new are required"},
-		{"configtx without --msp of an org", []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--msp", "ea=" + dir,
-			"--consenter-cert", "orderer0=c", "--consenter-cert", "orderer1=c", "--consenter-cert", "orderer2=c", "--out", filepath.Join(dir, "c1.yaml")}, 1, "no MSP directory for party1"},
-		{"configtx without a consenter", []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--out", filepath.Join(dir, "c2.yaml")}, 1, "no TLS certificate for orderer orderer0"},
-		{"topology with a bad batch timeout", []string{"topology", "--batch-timeout", "soon", "--out", filepath.Join(dir, "t7.json")}, 1, "timeout"},
-		{"receive without --bundle", []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party1"}, 2, "are required"},
-		{"receive from an org not in the topology", []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party9", "--bundle", dir}, 1, `no organisation "party9"`},
-		{"down without --home", []string{"down"}, 2, "--home is required"},
-		{"containers with --host", []string{"topology", "--containers", "--host", "ea=10.0.0.1", "--out", filepath.Join(dir, "t9.json")}, 2, "not with --from or --host"},
-		{"configtx with --crypto and --msp", []string{"configtx", "--topology", topo, "--crypto", dir, "--msp", "ea=" + dir, "--out", filepath.Join(dir, "c3.yaml")}, 2, "not with --msp"},
-		{"configtx with --crypto and --orderer-msp", []string{"configtx", "--topology", topo, "--crypto", dir, "--orderer-msp", dir, "--out", filepath.Join(dir, "c4.yaml")}, 2, "one of --orderer-msp and --crypto"},
-		{"cryptogen-config without --out", []string{"cryptogen-config", "--topology", topo}, 2, "--topology and --out are required"},
-		{"local-connection without --crypto", []string{"local-connection", "--topology", topo, "--profile", "p", "--out", filepath.Join(dir, "n1.json")}, 2, "--crypto"},
-		{"local-connection with both names of --home", []string{"local-connection", "--topology", topo, "--crypto", dir, "--profile", "p", "--home", dir, "--run-dir", dir, "--out", filepath.Join(dir, "n3.json")}, 2, "not both"},
-		{"package without --address", []string{"package", "--label", "ballot_1.0", "--out", filepath.Join(dir, "p.tgz")}, 2, "--label, --address and --out are required"},
-		{"ops without a path", []string{"ops", "--topology", topo, "--crypto", dir, "orderer0"}, 2, "want NODE PATH"},
-		{"ops of an unknown node", []string{"ops", "--topology", topo, "--crypto", dir, "orderer9", "/healthz"}, 1, `no orderer or peer "orderer9"`},
-		{"wait-orderer without --home", []string{"wait-orderer", "--topology", topo, "--crypto", dir, "orderer0"}, 2, "--home is required"},
-		{"node without a subcommand", []string{"node"}, 2, "usage: fabnet node SUBCOMMAND"},
-		{"node without --home", []string{"node", "status"}, 2, "--home is required"},
-		{"node with an unknown subcommand", []string{"node", "launch"}, 2, `unknown command "launch"`},
-		{"node define without a binary", []string{"node", "define", "--home", nodes, "--name", "n2", "--ready", "127.0.0.1:1"}, 2, "the binary are required"},
-		{"node define with a bad environment entry", []string{"node", "define", "--home", nodes, "--name", "n2", "--ready", "127.0.0.1:1", "--env", "GOGC", "--", "/bin/true"}, 2, `"GOGC": want KEY=VALUE`},
-		{"node start of an unknown node", []string{"node", "start", "--home", nodes, "orderer9"}, 1, `unknown node "orderer9"; nodes: n1`},
-		{"node stop of an unknown node", []string{"node", "stop", "--home", nodes, "orderer9"}, 1, `unknown node "orderer9"; nodes: n1`},
-		{"node pid of a stopped node", []string{"node", "pid", "--home", nodes, "n1"}, 1, "n1 is not running"},
-		{"node stop without a name", []string{"node", "stop", "--home", nodes}, 2, "want NAME"},
-		{"local-channel without a step", []string{"local-channel"}, 2, "usage: fabnet local-channel SUBCOMMAND"},
-		{"local-channel with an unknown step", []string{"local-channel", "create"}, 2, `unknown command "create"`},
-		{"local-channel without --home", []string{"local-channel", "join", "--topology", topo}, 2, "--topology and --home are required"},
-		{"local-channel with a stray argument", []string{"local-channel", "join", "--topology", topo, "--home", dir, "now"}, 2, `unexpected argument "now"`},
-		{"local-channel in a missing home", []string{"local-channel", "join", "--topology", topo, "--home", filepath.Join(dir, "none"), "--bin", fbin, "--config-src", fcfg}, 1, "not a directory"},
-		{"local-channel without the peer CLI", []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fcfg, "--config-src", fcfg}, 1, "fcfg/peer not found: run 'make fabric'"},
-		{"local-channel without core.yaml", []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fbin, "--config-src", fbin}, 1, "fbin/core.yaml not found"},
-		{"local-channel deploy without --packages", []string{"local-channel", "deploy", "--topology", topo, "--home", dir}, 2, "--packages is required"},
-		{"local-channel height without --org", []string{"local-channel", "height", "--topology", topo, "--home", dir}, 2, "--org is required"},
-		{"local-connection of a bad topology", []string{"local-connection", "--topology", filepath.Join(dir, "none.json"), "--crypto", dir, "--profile", "p", "--out", filepath.Join(dir, "n2.json")}, 1, "none.json"},
-		{"ports check of an unknown stack", []string{"ports", "check", "--stack", "mine"}, 1, `no stack "mine"`},
-		{"ports env in a slot the stack lacks", []string{"ports", "env", "--slot", "9"}, 2, "--slot 9"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stderr := fabnetRun(tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.want) {
-				t.Fatalf("fabnet %q: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
-			}
-		})
-	}
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "no step", Args: nil, Code: 2, Want: "usage: fabnet COMMAND"},
+		{Name: "unknown step", Args: []string{"launch"}, Code: 2, Want: `unknown command "launch"`},
+		{Name: "no topology", Args: []string{"peer", "--org", "ea", "--home", dir}, Code: 2, Want: "--topology is required"},
+		{Name: "no home", Args: []string{"peer", "--topology", topo, "--org", "ea"}, Code: 2, Want: "--home is required"},
+		{Name: "org not in the topology", Args: []string{"peer", "--topology", topo, "--org", "party9", "--home", dir}, Code: 2, Want: `no organisation "party9"`},
+		{Name: "chaincode without binary", Args: []string{"peer", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--chaincode", "ballot"}, Code: 2, Want: "want NAME=BINARY"},
+		{Name: "node-env without =", Args: []string{"peer", "--topology", topo, "--org", "ea", "--home", dir, "--node-env", "GOGC"}, Code: 2, Want: "want KEY=VALUE"},
+		{Name: "unknown runtime", Args: []string{"orderers", "--topology", topo, "--org", "orderer", "--home", dir, "--runtime", "podman"}, Code: 2, Want: `--runtime "podman": want native or compose`},
+		{Name: "a flag of another step", Args: []string{"genesis", "--topology", topo, "--org", "orderer", "--home", dir, "--chaincode", "ballot=x"}, Code: 2, Want: "unknown flag: --chaincode"},
+		{Name: "stray argument", Args: []string{"peer", "--topology", topo, "--org", "ea", "--home", dir, "extra"}, Code: 2, Want: `unexpected argument "extra"`},
+		{Name: "topology without --out", Args: []string{"topology"}, Code: 2, Want: "--out is required"},
+		{Name: "topology with an unknown org", Args: []string{"topology", "--host", "party9=10.0.0.9", "--out", filepath.Join(dir, "t2.json")}, Code: 2, Want: "party9"},
+		{Name: "topology with a bad host", Args: []string{"topology", "--host", "ea=10.0.0.1,x", "--out", filepath.Join(dir, "t3.json")}, Code: 1, Want: "neither an IP address"},
+		{Name: "topology with no batch", Args: []string{"topology", "--batch-size", "0", "--out", filepath.Join(dir, "t4.json")}, Code: 1, Want: "maxMessageCount"},
+		{Name: "topology with a batch size that is no number", Args: []string{"topology", "--batch-size", "many", "--out", filepath.Join(dir, "t4.json")}, Code: 2, Want: `invalid argument "many" for "--batch-size"`},
+		{Name: "add-org without an address", Args: []string{"topology", "--from", topo, "--add-org", "party3", "--out", filepath.Join(dir, "t5.json")}, Code: 2, Want: "want NAME=VALUE"},
+		{Name: "--from with --host", Args: []string{"topology", "--from", topo, "--host", "ea=10.0.0.1", "--out", filepath.Join(dir, "t8.json")}, Code: 2, Want: "--host does not apply with --from"},
+		{Name: "add-org of a member", Args: []string{"topology", "--from", topo, "--add-org", "party1=10.0.0.9", "--out", filepath.Join(dir, "t6.json")}, Code: 1, Want: "twice"},
+		{Name: "add-org without --new", Args: []string{"add-org", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea"), "--out", filepath.Join(dir, "u.pb")}, Code: 2, Want: "--new and --out are required"},
+		{Name: "sign-update without --update", Args: []string{"sign-update", "--topology", topo, "--org", "ea", "--home", filepath.Join(dir, "ea")}, Code: 2, Want: "--update and --new are required"},
+		{Name: "configtx without --msp of an org", Args: []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--msp", "ea=" + dir,
+			"--consenter-cert", "orderer0=c", "--consenter-cert", "orderer1=c", "--consenter-cert", "orderer2=c", "--out", filepath.Join(dir, "c1.yaml")}, Code: 1, Want: "no MSP directory for party1"},
+		{Name: "configtx without a consenter", Args: []string{"configtx", "--topology", topo, "--orderer-msp", dir, "--out", filepath.Join(dir, "c2.yaml")}, Code: 1, Want: "no TLS certificate for orderer orderer0"},
+		{Name: "topology with a bad batch timeout", Args: []string{"topology", "--batch-timeout", "soon", "--out", filepath.Join(dir, "t7.json")}, Code: 1, Want: "timeout"},
+		{Name: "receive without --bundle", Args: []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party1"}, Code: 2, Want: "are required"},
+		{Name: "receive from an org not in the topology", Args: []string{"receive", "--topology", topo, "--org", "ea", "--home", dir, "--from", "party9", "--bundle", dir}, Code: 1, Want: `no organisation "party9"`},
+		{Name: "down without --home", Args: []string{"down"}, Code: 2, Want: "--home is required"},
+		{Name: "containers with --host", Args: []string{"topology", "--containers", "--host", "ea=10.0.0.1", "--out", filepath.Join(dir, "t9.json")}, Code: 2, Want: "not with --from or --host"},
+		{Name: "configtx with --crypto and --msp", Args: []string{"configtx", "--topology", topo, "--crypto", dir, "--msp", "ea=" + dir, "--out", filepath.Join(dir, "c3.yaml")}, Code: 2, Want: "not with --msp"},
+		{Name: "configtx with --crypto and --orderer-msp", Args: []string{"configtx", "--topology", topo, "--crypto", dir, "--orderer-msp", dir, "--out", filepath.Join(dir, "c4.yaml")}, Code: 2, Want: "one of --orderer-msp and --crypto"},
+		{Name: "cryptogen-config without --out", Args: []string{"cryptogen-config", "--topology", topo}, Code: 2, Want: "--topology and --out are required"},
+		{Name: "local-connection without --crypto", Args: []string{"local-connection", "--topology", topo, "--profile", "p", "--out", filepath.Join(dir, "n1.json")}, Code: 2, Want: "--crypto"},
+		{Name: "local-connection with both names of --home", Args: []string{"local-connection", "--topology", topo, "--crypto", dir, "--profile", "p", "--home", dir, "--run-dir", dir, "--out", filepath.Join(dir, "n3.json")}, Code: 2, Want: "not both"},
+		{Name: "package without --address", Args: []string{"package", "--label", "ballot_1.0", "--out", filepath.Join(dir, "p.tgz")}, Code: 2, Want: "--label, --address and --out are required"},
+		{Name: "ops without a path", Args: []string{"ops", "--topology", topo, "--crypto", dir, "orderer0"}, Code: 2, Want: "want NODE PATH"},
+		{Name: "ops of an unknown node", Args: []string{"ops", "--topology", topo, "--crypto", dir, "orderer9", "/healthz"}, Code: 1, Want: `no orderer or peer "orderer9"`},
+		{Name: "wait-orderer without --home", Args: []string{"wait-orderer", "--topology", topo, "--crypto", dir, "orderer0"}, Code: 2, Want: "--home is required"},
+		{Name: "node without a subcommand", Args: []string{"node"}, Code: 2, Want: "usage: fabnet node SUBCOMMAND"},
+		{Name: "node without --home", Args: []string{"node", "status"}, Code: 2, Want: "--home is required"},
+		{Name: "node with an unknown subcommand", Args: []string{"node", "launch"}, Code: 2, Want: `unknown command "launch"`},
+		{Name: "node define without a binary", Args: []string{"node", "define", "--home", nodes, "--name", "n2", "--ready", "127.0.0.1:1"}, Code: 2, Want: "the binary are required"},
+		{Name: "node define with a bad environment entry", Args: []string{"node", "define", "--home", nodes, "--name", "n2", "--ready", "127.0.0.1:1", "--env", "GOGC", "--", "/bin/true"}, Code: 2, Want: `"GOGC": want KEY=VALUE`},
+		{Name: "node start of an unknown node", Args: []string{"node", "start", "--home", nodes, "orderer9"}, Code: 1, Want: `unknown node "orderer9"; nodes: n1`},
+		{Name: "node stop of an unknown node", Args: []string{"node", "stop", "--home", nodes, "orderer9"}, Code: 1, Want: `unknown node "orderer9"; nodes: n1`},
+		{Name: "node pid of a stopped node", Args: []string{"node", "pid", "--home", nodes, "n1"}, Code: 1, Want: "n1 is not running"},
+		{Name: "node stop without a name", Args: []string{"node", "stop", "--home", nodes}, Code: 2, Want: "want NAME"},
+		{Name: "local-channel without a step", Args: []string{"local-channel"}, Code: 2, Want: "usage: fabnet local-channel SUBCOMMAND"},
+		{Name: "local-channel with an unknown step", Args: []string{"local-channel", "create"}, Code: 2, Want: `unknown command "create"`},
+		{Name: "local-channel without --home", Args: []string{"local-channel", "join", "--topology", topo}, Code: 2, Want: "--topology and --home are required"},
+		{Name: "local-channel with a stray argument", Args: []string{"local-channel", "join", "--topology", topo, "--home", dir, "now"}, Code: 2, Want: `unexpected argument "now"`},
+		{Name: "local-channel in a missing home", Args: []string{"local-channel", "join", "--topology", topo, "--home", filepath.Join(dir, "none"), "--bin", fbin, "--config-src", fcfg}, Code: 1, Want: "not a directory"},
+		{Name: "local-channel without the peer CLI", Args: []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fcfg, "--config-src", fcfg}, Code: 1, Want: "fcfg/peer not found: run 'make fabric'"},
+		{Name: "local-channel without core.yaml", Args: []string{"local-channel", "join", "--topology", topo, "--home", dir, "--bin", fbin, "--config-src", fbin}, Code: 1, Want: "fbin/core.yaml not found"},
+		{Name: "local-channel deploy without --packages", Args: []string{"local-channel", "deploy", "--topology", topo, "--home", dir}, Code: 2, Want: "--packages is required"},
+		{Name: "local-channel height without --org", Args: []string{"local-channel", "height", "--topology", topo, "--home", dir}, Code: 2, Want: "--org is required"},
+		{Name: "local-connection of a bad topology", Args: []string{"local-connection", "--topology", filepath.Join(dir, "none.json"), "--crypto", dir, "--profile", "p", "--out", filepath.Join(dir, "n2.json")}, Code: 1, Want: "none.json"},
+		{Name: "ports check of an unknown stack", Args: []string{"ports", "check", "--stack", "mine"}, Code: 1, Want: `no stack "mine"`},
+		{Name: "ports env in a slot the stack lacks", Args: []string{"ports", "env", "--slot", "9"}, Code: 2, Want: "--slot 9"},
+	})
 	if names, err := (fabrun.Home{Dir: nodes}).DefinedNodes(); err != nil || len(names) != 1 {
 		t.Errorf("refused node definitions were recorded: %v, %v", names, err)
 	}
