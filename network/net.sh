@@ -165,7 +165,7 @@ crypto() { echo "$RUN_DIR/crypto/$1"; }
 
 node_dir() { echo "$RUN_DIR/nodes/$1"; }
 
-# nodectl SUBCOMMAND ARGS...: the run dir's nodes through fabnet (network/fabnet,
+# nodectl SUBCOMMAND ARGS...: the run dir's nodes through fabnet (network/fabrun,
 # defined.go and proc.go): each node is defined once (nodes/NAME/node.json:
 # binary, arguments, environment, directory, address) and then started,
 # stopped, killed or looked up by name; pids/NAME.pid names the process,
@@ -270,7 +270,7 @@ channel_height() { # ORG
 
 # ---------------------------------------------------------------- commands
 
-# cmd_up: fabnet local-up (network/fabnet, localnet.go) does the work:
+# cmd_up: fabnet local-up (network/fabrun, localnet.go) does the work:
 # every organisation's identities (its own Fabric CA servers, or
 # cryptogen), the genesis block, the orderers, the peers, the chaincode
 # services and their definitions, network.json. Here the variables become
@@ -320,7 +320,7 @@ cmd_up() {
 		[[ -z ${!v+x} ]] || export "${v?}"
 	done
 	trap - EXIT
-	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --run-dir "$RUN_DIR" --profile "$PROFILE" \
+	exec "$tools/fabnet" local-up --remove-tools --tools "$tools" --home "$RUN_DIR" --profile "$PROFILE" \
 		--stack "$NET_STACK" --channel-writers "$CHANNEL_WRITERS" --cc-version "$CC_VERSION" \
 		--validation-plugin "$FABVOTE_VALIDATION_PLUGIN" --identities "$NET_IDENTITIES" \
 		--bin "$FABRIC_BIN" --ca-bin "$FABRIC_CA_BIN" --config-src "$FABRIC_CFG_SRC" --overrides "$NET_DIR/config" \

@@ -80,6 +80,9 @@ TEST_NET_TARGETS += network-test
 fabnet:
 	$(GO) build -o $(BIN)/ ./network/cmd/fabnet ./network/cmd/ccaas-builder
 
+# fabnet's pages of the CLI reference in docs/cli (make docs; internal/cli).
+CLI_TOOLS += ./network/cmd/fabnet
+
 # Each organisation on a host of its own: a network namespace with its own
 # address, loopback and directory (network/netns), set up with network/fabnet
 # by the procedure of docs/MULTIHOST.md, then a whole election. Needs root

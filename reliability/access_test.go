@@ -39,7 +39,7 @@ import (
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/nettest"
 	"github.com/fabvote/fabvote/internal/sharebox"
-	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 
@@ -407,7 +407,7 @@ func endpoints(t *testing.T, n *testNet) (eps, ops []endpoint) {
 		// Chaincode services of this org: their address is in the node's definition.
 		defs, _ := filepath.Glob(filepath.Join(n.runDir, "nodes", "cc.*.peer0."+org.Name, "node.json"))
 		for _, def := range defs {
-			p, err := (fabnet.Home{Dir: n.runDir}).Defined(filepath.Base(filepath.Dir(def)))
+			p, err := (fabrun.Home{Dir: n.runDir}).Defined(filepath.Base(filepath.Dir(def)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,7 @@ import (
 	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/loadgen"
-	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 func init() {
@@ -360,7 +360,7 @@ func describeNetwork(path, runDir string) map[string]string {
 	if runDir == "" {
 		return out
 	}
-	h := fabnet.Home{Dir: runDir}
+	h := fabrun.Home{Dir: runDir}
 	names, _ := h.DefinedNodes()
 	for _, name := range names {
 		p, err := h.Defined(name)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // TestDescribeNetwork: a report names each node's binary, its switches and
@@ -11,7 +12,7 @@ import (
 // else of their environment.
 func TestDescribeNetwork(t *testing.T) {
 	dir := t.TempDir()
-	h := fabnet.Home{Dir: dir}
+	h := fabrun.Home{Dir: dir}
 	if err := h.Define(fabnet.Proc{Name: "peer0.ea", Path: "/opt/fork/peer", Dir: h.Node("peer0.ea"), Ready: "127.0.0.1:7150",
 		Env: []string{"FABVOTE_SHA256=simd", "CORE_PEER_LIMITS_CONCURRENCY_ENDORSERSERVICE=5000", "GOGC=200",
 			"CORE_LEDGER_HISTORY_ENABLEHISTORYDATABASE=false", "HOME=/root"}}); err != nil {

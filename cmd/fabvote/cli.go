@@ -2,9 +2,9 @@ package main
 
 import (
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fabvote/fabvote/internal/cli"
 )
@@ -26,13 +26,7 @@ var parentSummaries = map[string]string{
 // unknown commands and stray arguments to cli.UnknownCommand and
 // cli.NoArgs, which make them usage errors (exit 2).
 func newRootCommand(stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "fabvote COMMAND [flags]",
-		Short: "the command-line tool of a fabvote election",
-		Long:  "(fabvote COMMAND --help for the flags)",
-		Args:  cli.UnknownCommand,
-		RunE:  cli.ShowUsage,
-	}
+	root := cli.NewRoot("fabvote", "the command-line tool of a fabvote election")
 	for _, c := range commands {
 		addCommand(root, c)
 	}
@@ -40,37 +34,12 @@ func newRootCommand(stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// addCommand adds c under root, making its parent command first if c has
-// two words.
+// addCommand adds c under root (cli.AddLeaf): the table's commands take
+// no positional argument.
 func addCommand(root *cobra.Command, c command) {
-	parent := root
-	words := strings.Fields(c.name)
-	if len(words) == 2 {
-		parent = parentCommand(root, words[0])
-	}
-	leaf := &cobra.Command{
-		Use:   words[len(words)-1] + " " + c.synopsis,
-		Short: c.summary,
-		Args:  cli.NoArgs,
-	}
-	runFn := c.setup(leaf.Flags())
-	leaf.RunE = func(*cobra.Command, []string) error { return runFn() }
-	parent.AddCommand(leaf)
-}
-
-// parentCommand returns root's subcommand name, made if it is not yet.
-func parentCommand(root *cobra.Command, name string) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == name {
-			return c
-		}
-	}
-	p := &cobra.Command{
-		Use:   name + " SUBCOMMAND [flags]",
-		Short: parentSummaries[name],
-		Args:  cli.UnknownCommand,
-		RunE:  cli.ShowUsage,
-	}
-	root.AddCommand(p)
-	return p
+	cli.AddLeaf(root, cli.Leaf{Name: c.name, Synopsis: c.synopsis, Summary: c.summary,
+		Setup: func(fs *pflag.FlagSet) func([]string) error {
+			run := c.setup(fs)
+			return func([]string) error { return run() }
+		}}, parentSummaries)
 }

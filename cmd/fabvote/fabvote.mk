@@ -33,7 +33,7 @@ fabvote:
 # The packages of the command-line tools (internal/cli): each has a
 # TestCLIReference (internal/cli/clitest) that checks, or with -update
 # (internal/gentest) writes, its pages in docs/cli.
-CLI_TOOLS := ./cmd/fabvote ./network/cmd/fabca ./network/cmd/ccaas-builder ./network/cmd/fabmon \
+CLI_TOOLS += ./cmd/fabvote ./network/cmd/fabca ./network/cmd/ccaas-builder ./network/cmd/fabmon \
 	./network/cmd/cfgmerge ./network/cmd/netready ./deploy/helm/k8sschema ./fabric/floors/depsfloor
 
 # One Markdown page per command of each tool and an index per tool,

@@ -3,8 +3,9 @@
 // deprecated flag aliases and a Markdown reference generated from the
 // command tree.
 //
-// A tool builds its cobra tree, calls Configure on the root and runs it
-// with Execute (through Main, in its main function), which returns the
+// A tool builds its cobra tree (a tool of several commands from a table:
+// NewRoot and AddLeaf), calls Configure on the root and runs it with
+// Execute (through Main, in its main function), which returns the
 // exit status: 0 success, 1 failure, 2 bad usage (an unknown command or
 // flag, a stray argument, a badly typed value, or an error made by
 // Usagef). Usage and help go to stderr; a command writes its own output to

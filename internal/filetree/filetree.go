@@ -1,6 +1,6 @@
 // Package filetree copies a directory tree of regular files: a chaincode
 // package's META-INF into its build output (network/cmd/ccaas-builder), an
-// organisation's MSP into the bundle it hands to others (network/fabnet).
+// organisation's MSP into the bundle it hands to others (network/fabrun).
 // Anything else in the tree, such as a symbolic link, is refused, so that a
 // copy never reaches outside the tree it was given.
 package filetree

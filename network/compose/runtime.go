@@ -20,6 +20,7 @@ import (
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // Runtime runs an organisation's orderers, peer and ballot chaincode
@@ -59,7 +60,7 @@ type orgService struct {
 }
 
 // OrgFile is the organisation's compose file in its home.
-func OrgFile(h fabnet.Home) string { return orgFilePath(h.Dir) }
+func OrgFile(h fabrun.Home) string { return orgFilePath(h.Dir) }
 
 func orgFilePath(home string) string { return filepath.Join(home, "compose.yaml") }
 
@@ -68,7 +69,7 @@ func project(org string) string { return "fabvote-" + org }
 
 // Start adds p to the organisation's compose file, starts its container
 // and waits until it accepts TCP connections on p.Ready.
-func (r Runtime) Start(ctx context.Context, h fabnet.Home, p fabnet.Proc) error {
+func (r Runtime) Start(ctx context.Context, h fabrun.Home, p fabnet.Proc) error {
 	if p.Image == "" {
 		return fmt.Errorf("%s has no container image: it runs natively only", p.Name)
 	}
@@ -120,7 +121,7 @@ func (r Runtime) up(ctx context.Context, home, proj string, p fabnet.Proc) error
 	return nil
 }
 
-func writeOrgFile(h fabnet.Home, f orgFile) error {
+func writeOrgFile(h fabrun.Home, f orgFile) error {
 	text, err := yaml.Marshal(f)
 	if err != nil {
 		return err
@@ -131,7 +132,7 @@ func writeOrgFile(h fabnet.Home, f orgFile) error {
 // service is p as a compose service: its image's binary with p's
 // arguments, in p's directory, with p's environment but the image's own
 // PATH and HOME, and no PKCS#11 PIN (no node uses one).
-func (r Runtime) service(h fabnet.Home, p fabnet.Proc, image string) (orgService, error) {
+func (r Runtime) service(h fabrun.Home, p fabnet.Proc, image string) (orgService, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(h.Dir, &st); err != nil {
 		return orgService{}, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // fakeRuntime is a Runtime whose compose command is a script that records
@@ -37,7 +38,7 @@ func fakeRuntime(t *testing.T, images bool) (Runtime, string) {
 	return Runtime{Compose: []string{filepath.Join(dir, "compose")}, Docker: filepath.Join(dir, "docker"), Tag: "t1"}, calls
 }
 
-func readOrgFile(t *testing.T, h fabnet.Home) orgFile {
+func readOrgFile(t *testing.T, h fabrun.Home) orgFile {
 	t.Helper()
 	b, err := os.ReadFile(OrgFile(h))
 	if err != nil {
@@ -62,7 +63,7 @@ func listen(t *testing.T) string {
 
 func TestStartWritesTheServiceAndRunsCompose(t *testing.T) {
 	rt, calls := fakeRuntime(t, true)
-	h := fabnet.Home{Dir: t.TempDir(), Org: "party1"}
+	h := fabrun.Home{Dir: t.TempDir(), Org: "party1"}
 	ready := listen(t)
 	crypto := filepath.Join(h.Dir, "crypto", "peers", "peer0.party1.example.org")
 	p := fabnet.Proc{Name: "peer0", Path: "/opt/bin/peer", Args: []string{"node", "start"}, Dir: filepath.Join(h.Dir, "nodes", "peer0"),
@@ -117,7 +118,7 @@ func TestStartWritesTheServiceAndRunsCompose(t *testing.T) {
 
 func TestStartRefusals(t *testing.T) {
 	rt, _ := fakeRuntime(t, true)
-	h := fabnet.Home{Dir: t.TempDir(), Org: "ea"}
+	h := fabrun.Home{Dir: t.TempDir(), Org: "ea"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := rt.Start(ctx, h, fabnet.Proc{Name: "cc.registry", Ready: listen(t)}); err == nil || !strings.Contains(err.Error(), "runs natively only") {
@@ -146,7 +147,7 @@ func TestStartRefusals(t *testing.T) {
 // A node that never listens is removed, and the compose file is as it was.
 func TestStartFailsWhenNothingListens(t *testing.T) {
 	rt, calls := fakeRuntime(t, true)
-	h := fabnet.Home{Dir: t.TempDir(), Org: "ea"}
+	h := fabrun.Home{Dir: t.TempDir(), Org: "ea"}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	err := rt.Start(ctx, h, fabnet.Proc{Name: "peer0", Dir: filepath.Join(h.Dir, "nodes", "peer0"), Image: "fabvote/peer", ImageCmd: "peer", Ready: "127.0.0.1:1"})

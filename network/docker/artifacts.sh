@@ -141,7 +141,7 @@ gen_packages() {
 		peer_tls=$D/crypto/$(org_get C PEER_TLS "$org")
 		pkg=$D/packages/$CC_NAME.$org.tgz
 		"$TOOLS/fabnet" package --label "$label" --address "$(cc_host "$org"):$cc_port" --builder "$TOOLS/ccaas-builder" \
-			--root-cert "$peer_tls/ca.crt" --client-cert "$peer_tls/server.crt" --client-key "$peer_tls/server.key" \
+			--ca-cert "$peer_tls/ca.crt" --tls-cert "$peer_tls/server.crt" --tls-key "$peer_tls/server.key" \
 			--out "$pkg" || ddie "the chaincode package for $org failed"
 		# Fabric's package id: label ":" hex SHA-256 of the package file.
 		id=$label:$(sha256sum "$pkg" | cut -d' ' -f1)
@@ -179,7 +179,7 @@ own() {
 # write_container_json: the network description for clients inside the
 # tools container (every node by its container name, files under /etc/fabvote).
 write_container_json() {
-	"$TOOLS/fabnet" local-connection --topology "$D/topology.json" --crypto /etc/fabvote/crypto --run-dir /etc/fabvote \
+	"$TOOLS/fabnet" local-connection --topology "$D/topology.json" --crypto /etc/fabvote/crypto --home /etc/fabvote \
 		--profile docker --base-port "$H_BASE_PORT" --out "$D/network.container.json" ||
 		ddie "fabnet local-connection (containers) failed"
 }
@@ -188,7 +188,7 @@ write_container_json() {
 # published ports on 127.0.0.1, with serverNameOverride; the chaincode
 # services' gRPC ports are not published.
 write_host_json() {
-	"$TOOLS/fabnet" local-connection --topology "$D/topology.host.json" --crypto "$D/crypto" --run-dir "$D" \
+	"$TOOLS/fabnet" local-connection --topology "$D/topology.host.json" --crypto "$D/crypto" --home "$D" \
 		--profile docker --base-port "$H_BASE_PORT" --services-unpublished --out "$D/network.json" ||
 		ddie "fabnet local-connection (host side) failed"
 }

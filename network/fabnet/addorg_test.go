@@ -1,7 +1,6 @@
 package fabnet
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -38,43 +37,30 @@ func TestAddOrg(t *testing.T) {
 	}
 }
 
-func TestWithOrg(t *testing.T) {
-	config := json.RawMessage(`{"channel_group":{"groups":{"Application":{"groups":{"EAMSP":{"values":{}}},"mod_policy":"Admins"}},"version":"3"}}`)
-	group := map[string]any{"values": map[string]any{"MSP": map[string]any{}}}
-	updated, err := withOrg(config, "Party3MSP", group)
+func TestOrgConfigtx(t *testing.T) {
+	o := &PeerOrg{MSPID: "Party3MSP", Host: "fd00::14", Peer: Peer{Port: 7180}}
+	b, err := OrgConfigtx(o, "/h/received/party3/msp")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var c map[string]any
-	if err := json.Unmarshal(updated, &c); err != nil {
-		t.Fatal(err)
-	}
-	app, err := dig(c, "channel_group", "groups", "Application", "groups")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := app["Party3MSP"]; !ok {
-		t.Errorf("Party3MSP not added: %s", updated)
-	}
-	if _, ok := app["EAMSP"]; !ok {
-		t.Errorf("EAMSP lost: %s", updated)
-	}
-	if _, err := withOrg(config, "EAMSP", group); err == nil || !strings.Contains(err.Error(), "already on the channel") {
-		t.Errorf("adding an org already there: %v", err)
-	}
-	if _, err := withOrg(json.RawMessage(`{"channel_group":{}}`), "Party3MSP", group); err == nil || !strings.Contains(err.Error(), "no groups") {
-		t.Errorf("a config without Application groups: %v", err)
-	}
-}
-
-func TestOrgTemplate(t *testing.T) {
-	var b strings.Builder
-	if err := orgTemplate.Execute(&b, configtxOrg{Anchor: "fabvote_new_org", MSPID: "Party3MSP", MSPDir: "/h/received/party3/msp", Host: "fd00::14", Port: 7180}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`Name: "Party3MSP"`, `MSPDir: "/h/received/party3/msp"`, `{Host: "fd00::14", Port: 7180}`, "OR('Party3MSP.admin')"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("configtx for -printOrg lacks %q:\n%s", want, b.String())
+		if !strings.Contains(string(b), want) {
+			t.Errorf("configtx for -printOrg lacks %q:\n%s", want, b)
 		}
+	}
+}
+
+// TestAddOrgRefusedUnderSignatureWriters: an organisation added to a
+// channel whose Writers names each organisation would be no writer; fabnet
+// refuses instead of leaving it so.
+func TestAddOrgRefusedUnderSignatureWriters(t *testing.T) {
+	top := threeOrgs(t, nil)
+	top.Writers = WritersSignature
+	n := len(top.Orgs)
+	if err := top.AddOrg("party3", "", 7050); err == nil || !strings.Contains(err.Error(), "signature policy") {
+		t.Fatalf("AddOrg under the signature Writers policy: %v", err)
+	}
+	if len(top.Orgs) != n {
+		t.Fatalf("a refused AddOrg left %d organisations, want %d", len(top.Orgs), n)
 	}
 }

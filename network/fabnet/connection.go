@@ -1,64 +1,64 @@
 package fabnet
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"net"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/fabvote/fabvote/internal/atomicfile"
 	"github.com/fabvote/fabvote/network/netjson"
 )
 
-// WriteConnection writes the org's network.json: every org's peer at its
-// topology address with the TLS root from its bundle, the orderers, and
-// the identities of this org only.
-func WriteConnection(t *Topology, h Home) error {
-	n := netjson.Network{Profile: "multi-host", Channel: t.Channel, RunDir: h.Dir}
+// OrgConnection describes, for network.json, the network as one
+// organisation of a multi-host network sees it from its home: every
+// organisation's peer and the orderers, verified with each organisation's
+// TLS root, and the identities of this organisation only.
+type OrgConnection struct {
+	Org    string // the organisation whose clients read it
+	RunDir string // its home
+	Crypto string // its crypto directory, in cryptogen's layout of one organisation
+	// TLSCA is every organisation's TLS root certificate, by name: its
+	// own, and the others' from their bundles.
+	TLSCA map[string]string
+}
+
+// Network returns the network.json content.
+func (c OrgConnection) Network(t *Topology) netjson.Network {
+	n := netjson.Network{Profile: "multi-host", Channel: t.Channel, RunDir: c.RunDir}
 	for _, cc := range t.Chaincodes {
 		n.Chaincodes = append(n.Chaincodes, cc.Name)
 	}
 	for i := range t.Orgs {
-		n.Orgs = append(n.Orgs, h.connectionOrg(t, &t.Orgs[i]))
+		n.Orgs = append(n.Orgs, c.org(t, &t.Orgs[i]))
 	}
 	oo := t.OrdererOrg
-	n.Orderers = orderers(oo, h.orgTLSCA(oo.Name, oo.Domain))
-	if h.Org == oo.Name {
-		n.OrdererAdmin = tlsClient(h.Crypto(), "Admin", oo.Domain)
-		n.OrdererAdmin.TLSCACert = h.tlsCA(oo.Domain)
+	n.Orderers = orderers(oo, c.TLSCA[oo.Name])
+	if c.Org == oo.Name {
+		n.OrdererAdmin = tlsClient(c.Crypto, "Admin", oo.Domain)
+		n.OrdererAdmin.TLSCACert = c.TLSCA[oo.Name]
 	}
-	b, err := json.MarshalIndent(n, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(h.NetworkJSON(), append(b, '\n'), 0o600)
+	return n
 }
 
-func (h Home) connectionOrg(t *Topology, o *PeerOrg) netjson.Org {
-	ca := h.orgTLSCA(o.Name, o.Domain)
+func (c OrgConnection) org(t *Topology, o *PeerOrg) netjson.Org {
+	ca := c.TLSCA[o.Name]
 	org := netjson.Org{Name: o.Name, MSPID: o.MSPID, Domain: o.Domain, TLSCACert: ca,
-		Peers: []netjson.Peer{{Name: o.Peer.Name + "." + o.Domain, Endpoint: o.peerEndpoint(), TLSCACert: ca,
-			ServerNameOverride: o.Peer.Name + "." + o.Domain,
-			OperationsEndpoint: net.JoinHostPort(o.Host, strconv.Itoa(o.Peer.OpsPort))}},
+		Peers: []netjson.Peer{{Name: o.Peer.Name + "." + o.Domain, Endpoint: o.PeerEndpoint(), TLSCACert: ca,
+			ServerNameOverride: o.Peer.Name + "." + o.Domain, OperationsEndpoint: hostPort(o.Host, o.Peer.OpsPort)}},
 		Identities: map[string]netjson.Identity{}}
-	if o.Name != h.Org {
+	if o.Name != c.Org {
 		return org
 	}
-	org.Identities = identities(h.Crypto(), o.Domain)
+	org.Identities = identities(c.Crypto, o.Domain)
 	org.ChaincodeServices = chaincodeServices(t, o, true)
-	org.MonitoringClient = tlsClient(h.Crypto(), "User1", o.Domain)
+	org.MonitoringClient = tlsClient(c.Crypto, "User1", o.Domain)
 	return org
 }
 
 // The functions below describe, for network.json, files in one
 // organisation's crypto directory dir (cryptogen's layout of an
-// organisation, which network/fabca writes too): a Home's crypto
-// directory, or an organisation's directory in a Layout.
+// organisation, which network/fabca writes too): an organisation's own
+// crypto directory, or an organisation's directory in a Layout.
 
 // identities are the organisation's users, by network.json's names.
 func identities(dir, domain string) map[string]netjson.Identity {
@@ -114,32 +114,3 @@ func chaincodeServices(t *Topology, o *PeerOrg, published bool) []netjson.Chainc
 }
 
 func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// WaitGateway waits until the org's gateway, with the org's network.json,
-// can gather endorsements for every chaincode, so that its clients can
-// submit at once (net.sh up waits the same way, with netready).
-func WaitGateway(ctx context.Context, h Home) error {
-	n, err := netjson.Load(h.NetworkJSON())
-	if err != nil {
-		return err
-	}
-	timeout := 2 * time.Minute
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-	}
-	for i := range n.Orgs {
-		if n.Orgs[i].Name == h.Org {
-			return n.WaitEndorsable(&n.Orgs[i], timeout)
-		}
-	}
-	return fmt.Errorf("%s: no organisation %s in %s", h.Org, h.Org, h.NetworkJSON())
-}

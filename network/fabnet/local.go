@@ -77,11 +77,11 @@ func sans(host string) []string {
 // Layout names the files of a cryptogen output tree rooted at Dir.
 type Layout struct{ Dir string }
 
-func (l Layout) peerOrg(domain string) string {
+func (l Layout) PeerOrgDir(domain string) string {
 	return filepath.Join(l.Dir, "peerOrganizations", domain)
 }
 
-func (l Layout) ordererOrg(domain string) string {
+func (l Layout) OrdererOrgDir(domain string) string {
 	return filepath.Join(l.Dir, "ordererOrganizations", domain)
 }
 
@@ -128,7 +128,7 @@ func (c LocalConnection) Network(t *Topology) netjson.Network {
 		n.Orgs = append(n.Orgs, c.org(t, &t.Orgs[i]))
 	}
 	oo := t.OrdererOrg
-	dir := c.Crypto.ordererOrg(oo.Domain)
+	dir := c.Crypto.OrdererOrgDir(oo.Domain)
 	ca := c.Crypto.tlsCA(dir, oo.Domain)
 	n.Orderers = orderers(oo, ca)
 	n.OrdererAdmin = tlsClient(dir, "Admin", oo.Domain)
@@ -137,7 +137,7 @@ func (c LocalConnection) Network(t *Topology) netjson.Network {
 }
 
 func (c LocalConnection) org(t *Topology, o *PeerOrg) netjson.Org {
-	dir := c.Crypto.peerOrg(o.Domain)
+	dir := c.Crypto.PeerOrgDir(o.Domain)
 	ca := c.Crypto.tlsCA(dir, o.Domain)
 	org := netjson.Org{Name: o.Name, MSPID: o.MSPID, Domain: o.Domain, TLSCACert: ca,
 		Peers: []netjson.Peer{{Name: o.Peer.Name + "." + o.Name, Endpoint: hostPort(o.Host, o.Peer.Port), TLSCACert: ca,
@@ -152,13 +152,13 @@ func (c LocalConnection) org(t *Topology, o *PeerOrg) netjson.Org {
 // orderer's TLS certificate.
 func (l Layout) ConfigtxFiles(t *Topology) ConfigtxFiles {
 	oo := t.OrdererOrg
-	dir := l.ordererOrg(oo.Domain)
+	dir := l.OrdererOrgDir(oo.Domain)
 	f := ConfigtxFiles{OrdererMSP: filepath.Join(dir, "msp"), MSP: map[string]string{}, ConsenterCert: map[string]string{}}
 	for _, o := range oo.Orderers {
 		f.ConsenterCert[o.Name] = filepath.Join(dir, "orderers", o.Name+"."+oo.Domain, "tls", "server.crt")
 	}
 	for _, o := range t.Orgs {
-		f.MSP[o.Name] = filepath.Join(l.peerOrg(o.Domain), "msp")
+		f.MSP[o.Name] = filepath.Join(l.PeerOrgDir(o.Domain), "msp")
 	}
 	return f
 }

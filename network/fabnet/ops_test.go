@@ -1,11 +1,9 @@
 package fabnet
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestGauge(t *testing.T) {
@@ -60,24 +58,5 @@ func TestOpsEndpoint(t *testing.T) {
 		if _, err := l.OpsEndpoint(topo, bad); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("OpsEndpoint(%s) = %v, want an error naming it", bad, err)
 		}
-	}
-}
-
-// TestWaitOrdererStopped: the wait for an orderer that does not run ends
-// at once with that reason, not at the deadline.
-func TestWaitOrdererStopped(t *testing.T) {
-	topo, err := Profile("solo-org", freePort(t), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	start := time.Now()
-	err = Layout{Dir: t.TempDir()}.WaitOrderer(ctx, topo, Home{Dir: t.TempDir()}, "orderer0")
-	if err == nil || !strings.Contains(err.Error(), "orderer0 exited") {
-		t.Fatalf("WaitOrderer = %v, want orderer0 exited", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("WaitOrderer took %v", d)
 	}
 }

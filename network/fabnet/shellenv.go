@@ -52,7 +52,7 @@ func ShellEnv(t *Topology, c EnvContext) (string, error) {
 // the order of ORDERERS).
 func (e *shellEnv) ordererOrg(oo *OrdererOrg) {
 	var l Layout
-	dir := l.ordererOrg(oo.Domain)
+	dir := l.OrdererOrgDir(oo.Domain)
 	admin := l.user(dir, "Admin", oo.Domain)
 	e.scalar("ORDERER_ORG", oo.Name)
 	e.scalar("ORDERER_MSPID", oo.MSPID)
@@ -75,7 +75,7 @@ func (e *shellEnv) ordererOrg(oo *OrdererOrg) {
 // holds every organisation (network/net.sh's run dir: peer0.ea).
 func (e *shellEnv) peerOrgs(orgs []PeerOrg) {
 	var l Layout
-	dir := func(o PeerOrg) string { return l.peerOrg(o.Domain) }
+	dir := func(o PeerOrg) string { return l.PeerOrgDir(o.Domain) }
 	e.list("ORGS", each(orgs, func(o PeerOrg) string { return o.Name }))
 	e.list("ORG_MSPIDS", each(orgs, func(o PeerOrg) string { return o.MSPID }))
 	e.list("ORG_DOMAINS", each(orgs, func(o PeerOrg) string { return o.Domain }))
@@ -87,7 +87,7 @@ func (e *shellEnv) peerOrgs(orgs []PeerOrg) {
 	// (network.json's monitoringClient).
 	e.list("ORG_CLIENT_TLS", each(orgs, func(o PeerOrg) string { return filepath.Join(l.user(dir(o), "User1", o.Domain), "tls") }))
 	e.list("PEERS", each(orgs, func(o PeerOrg) string { return o.Peer.Name }))
-	e.list("PEER_NODES", each(orgs, func(o PeerOrg) string { return o.localNode() }))
+	e.list("PEER_NODES", each(orgs, func(o PeerOrg) string { return o.LocalNode() }))
 	e.list("PEER_TLS", each(orgs, func(o PeerOrg) string { return filepath.Join(l.node(dir(o), "peers", o.Peer.Name, o.Domain), "tls") }))
 	e.list("PEER_PORTS", each(orgs, func(o PeerOrg) string { return strconv.Itoa(o.Peer.Port) }))
 	e.list("PEER_CC_PORTS", each(orgs, func(o PeerOrg) string { return strconv.Itoa(o.Peer.ChaincodePort) }))

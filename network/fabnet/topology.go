@@ -1,13 +1,3 @@
-// Package fabnet sets up fabvote's Fabric network one organisation at a
-// time, the way organisations on separate hosts do it: each organisation
-// makes its own keys from its own Fabric CA, keeps them in its own home
-// directory, and hands the others only a public bundle (its MSP's CA
-// certificates, and for the ordering organisation the orderers' TLS
-// certificates and the channel's genesis block).
-//
-// Every organisation works from the same Topology, which is public: the
-// channel, the organisations and the address and ports of each node.
-// network/cmd/fabnet is the command line; docs/MULTIHOST.md the procedure.
 package fabnet
 
 import (
@@ -129,6 +119,10 @@ func (oo *OrdererOrg) HostOf(o Orderer) string {
 	}
 	return oo.Host
 }
+
+// LocalNode is the name of the organisation's peer in a shared home, one
+// that holds every organisation's nodes (peer0.ea).
+func (o *PeerOrg) LocalNode() string { return o.Peer.Name + "." + o.Name }
 
 // hostOf is where service s listens: its own host, or its peer's.
 func (o *PeerOrg) hostOf(s Service) string {

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // TestComposePerOrganisation runs the same procedure with every
@@ -85,7 +85,7 @@ func alive(pid int) bool {
 
 // nativePids are the org's running native nodes, by name.
 func (s *site) nativePids(org string) map[string]int {
-	home := fabnet.Home{Dir: s.home(org)}
+	home := fabrun.Home{Dir: s.home(org)}
 	nodes, err := home.Nodes()
 	if err != nil {
 		s.t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/netns"
 )
 
@@ -97,7 +98,7 @@ func (s *site) tryFabnet(topo, org, step string, extra ...string) (string, error
 // second channel.
 func (s *site) hand(from, to string) {
 	s.t.Helper()
-	sent, err := fabnet.BundleDigest(filepath.Join(s.home(from), "bundle"))
+	sent, err := fabrun.BundleDigest(filepath.Join(s.home(from), "bundle"))
 	if err != nil {
 		s.t.Fatal(err)
 	}

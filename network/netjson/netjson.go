@@ -3,9 +3,10 @@
 // from it.
 //
 // This package is the one Go definition of its fields: network/fabnet
-// writes it (for net.sh's network, the Docker network and each host of a
-// multi-host network), and the CLI's gateway client (internal/gateway), the
-// readiness probe, the monitoring configuration and the tests read it.
+// fills them in and network/cmd/fabnet and network/fabrun write the file
+// (for net.sh's network, the Docker network and each host of a multi-host
+// network); the CLI's gateway client (internal/gateway), the readiness
+// probe, the monitoring configuration and the tests read it.
 package netjson
 
 import (

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,27 +9,54 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
-// localChannel sets up the channel on nodes that another tool runs and
-// that this host reaches at the topology's addresses (the single-host
-// Docker network's containers, their ports published on the loopback),
-// from a home that holds every organisation's files:
-//
-//	fabnet local-channel join   --topology T --home DIR
-//	fabnet local-channel deploy --topology T --home DIR --packages DIR [--version V] [--sequence N]
-//	fabnet local-channel height --topology T --home DIR --org ORG
-//
-// join and deploy skip what is done already, so they run again on a
-// network whose volumes were kept; deploy with the next sequence is an
+// localChannelSynopsis is the usage line the local-channel steps share.
+const localChannelSynopsis = "--topology T --home DIR"
+
+// localChannelSetup is `fabnet local-channel verb`: the channel on nodes
+// that another tool runs and that this host reaches at the topology's
+// addresses (the single-host Docker network's containers, their ports
+// published on the loopback), from a home that holds every organisation's
+// files. join and deploy skip what is done already, so they run again on
+// a network whose volumes were kept; deploy with the next sequence is an
 // upgrade.
-func localChannel(args []string) error {
-	if len(args) == 0 {
-		return errors.New("local-channel: want join, deploy or height")
+func localChannelSetup(verb string) func(fs *pflag.FlagSet) func([]string) error {
+	return func(fs *pflag.FlagSet) func([]string) error {
+		c := &localChannelCmd{verb: verb}
+		fs.StringVar(&c.topology, "topology", "", "the topology file, with the addresses this host dials (required)")
+		fs.StringVar(&c.home, "home", "", "the directory that holds every organisation's files (required)")
+		fs.StringVar(&c.tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
+		fs.StringVar(&c.tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
+		fs.DurationVar(&c.wait, "wait", fabrun.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
+		switch verb {
+		case "deploy":
+			fs.StringVar(&c.deploy.Chaincode, "chaincode", "ballot", "the topology's chaincode")
+			fs.StringVar(&c.deploy.Version, "version", "", "the definition's version (default: the topology's)")
+			fs.IntVar(&c.deploy.Sequence, "sequence", 1, "the definition's sequence (the next one upgrades)")
+			fs.StringVar(&c.packages, "packages", "", "directory of each organisation's package, CHAINCODE.ORG.tgz (required)")
+		case "height":
+			fs.StringVar(&c.org, "org", "", "the organisation whose peer answers (required)")
+		}
+		return func([]string) error { return c.run() }
 	}
-	c, err := parseLocalChannel(args[0], args[1:])
-	if err != nil {
+}
+
+// localChannelCmd is a local-channel command and its flags.
+type localChannelCmd struct {
+	verb, topology, home, org, packages string
+	wait                                time.Duration
+	tools                               fabrun.Tools
+	deploy                              fabrun.Deployment
+}
+
+func (c *localChannelCmd) run() error {
+	if err := c.check(); err != nil {
 		return err
 	}
 	t, err := fabnet.Load(c.topology)
@@ -41,21 +66,21 @@ func localChannel(args []string) error {
 	if err := c.checkTools(); err != nil {
 		return err
 	}
-	h, err := fabnet.OpenLocalHome(c.home, t)
+	h, err := fabrun.OpenLocalHome(c.home, t)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx = fabnet.WithWait(ctx, c.wait)
+	ctx = fabrun.WithWait(ctx, c.wait)
 	switch c.verb {
 	case "join":
-		err = fabnet.JoinChannel(ctx, t, h, c.tools, logf)
+		err = fabrun.JoinChannel(ctx, t, h, c.tools, logf)
 	case "deploy":
-		err = fabnet.Deploy(ctx, t, h, c.tools, c.deploy)
+		err = fabrun.Deploy(ctx, t, h, c.tools, c.deploy)
 	case "height":
 		var n int
-		if n, err = fabnet.Height(ctx, t, h, c.tools, c.org); err == nil {
+		if n, err = fabrun.Height(ctx, t, h, c.tools, c.org); err == nil {
 			fmt.Println(n)
 		}
 	}
@@ -65,46 +90,19 @@ func localChannel(args []string) error {
 	return err
 }
 
-// localChannelCmd is a parsed local-channel command.
-type localChannelCmd struct {
-	verb, topology, home, org string
-	wait                      time.Duration
-	tools                     fabnet.Tools
-	deploy                    fabnet.Deployment
-}
-
-func parseLocalChannel(verb string, args []string) (localChannelCmd, error) {
-	c := localChannelCmd{verb: verb}
-	if verb != "join" && verb != "deploy" && verb != "height" {
-		return c, fmt.Errorf("local-channel: unknown step %q (join, deploy or height)", verb)
-	}
-	fs := flag.NewFlagSet("fabnet local-channel "+verb, flag.ContinueOnError)
-	fs.StringVar(&c.topology, "topology", "", "the topology file, with the addresses this host dials (required)")
-	fs.StringVar(&c.home, "home", "", "the directory that holds every organisation's files (required)")
-	fs.StringVar(&c.tools.Fabric, "bin", "bin", "directory of the peer CLI and osnadmin")
-	fs.StringVar(&c.tools.ConfigSrc, "config-src", "build/config", "directory of upstream's core.yaml, for the peer CLI")
-	fs.DurationVar(&c.wait, "wait", fabnet.DefaultWait, "bound of each wait: an active orderer, a peer's ledger, the approvals, a committed definition")
-	fs.StringVar(&c.deploy.Chaincode, "chaincode", "ballot", "deploy: the topology's chaincode")
-	fs.StringVar(&c.deploy.Version, "version", "", "deploy: the definition's version (default: the topology's)")
-	fs.IntVar(&c.deploy.Sequence, "sequence", 1, "deploy: the definition's sequence (the next one upgrades)")
-	packages := fs.String("packages", "", "deploy: directory of each organisation's package, CHAINCODE.ORG.tgz (required)")
-	fs.StringVar(&c.org, "org", "", "height: the organisation whose peer answers (required)")
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
+// check refuses missing flags and completes the deployment.
+func (c *localChannelCmd) check() error {
 	switch {
-	case fs.NArg() > 0:
-		return c, fmt.Errorf("local-channel %s: unexpected argument %q", verb, fs.Arg(0))
 	case c.topology == "" || c.home == "":
-		return c, errors.New("--topology and --home are required")
-	case verb == "deploy" && *packages == "":
-		return c, errors.New("deploy: --packages is required")
-	case verb == "height" && c.org == "":
-		return c, errors.New("height: --org is required")
+		return cli.Usagef("--topology and --home are required")
+	case c.verb == "deploy" && c.packages == "":
+		return cli.Usagef("--packages is required")
+	case c.verb == "height" && c.org == "":
+		return cli.Usagef("--org is required")
 	}
-	c.deploy.Package = func(org string) string { return filepath.Join(*packages, c.deploy.Chaincode+"."+org+".tgz") }
+	c.deploy.Package = func(org string) string { return filepath.Join(c.packages, c.deploy.Chaincode+"."+org+".tgz") }
 	c.deploy.Log = logf
-	return c, nil
+	return nil
 }
 
 // checkTools finds the host's peer CLI, osnadmin and upstream core.yaml.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,8 +14,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 	"github.com/fabvote/fabvote/network/portplan"
 )
 
@@ -31,28 +34,27 @@ var localTools = []string{"fabnet", "cfgmerge", "ccaas-builder", "netready", "fa
 // localUp is `fabnet local-up`: network/net.sh's single-host network,
 // every organisation on this host in one run directory.
 type localUp struct {
-	fs                              *flag.FlagSet
 	profile, runDir, current, tools string
 	stack                           string
 	identities, validation, version string
 	goBin, goTags, root, passEnv    string
-	fabric                          fabnet.Tools
+	fabric                          fabrun.Tools
 	batch                           fabnet.Batch
 	writers                         string // the channel's Writers policy (fabnet.WritersImplicit or WritersSignature)
 	basePort                        int
-	chaincodes, nodeEnv, peerEnv    multiFlag
+	chaincodes, nodeEnv, peerEnv    []string
 	logSpec                         string
 	wait, stopTimeout               time.Duration
 	keepOnFailure, removeTools      bool
 }
 
-func newLocalUp() *localUp {
-	u := &localUp{fs: flag.NewFlagSet("fabnet local-up", flag.ContinueOnError)}
-	f := u.fs
+func newLocalUp(f *pflag.FlagSet) *localUp {
+	u := &localUp{}
 	f.StringVar(&u.profile, "profile", "solo-org", "a registered profile: "+strings.Join(fabnet.Profiles(), ", "))
-	f.StringVar(&u.runDir, "run-dir", "", "the network's run directory (required; replaced)")
+	f.StringVar(&u.runDir, "home", "", "the network's home, its run directory (required; replaced)")
+	cli.Alias(f, "home", "run-dir")
 	f.StringVar(&u.current, "current", "", "a symlink to point at the run directory once the network is up")
-	f.StringVar(&u.tools, "tools", "", "directory of the built network tools (fabnet, cfgmerge, ccaas-builder, netready, fabca), copied into RUN_DIR/tools (required)")
+	f.StringVar(&u.tools, "tools", "", "directory of the built network tools (fabnet, cfgmerge, ccaas-builder, netready, fabca), copied into HOME/tools (required)")
 	f.StringVar(&u.stack, "stack", "default", "the port plan's stack the network belongs to (fabnet ports list)")
 	f.IntVar(&u.basePort, "base-port", 0, "the first port of the network (default: the stack's base)")
 	f.IntVar(&u.batch.MaxMessageCount, "batch-size", fabnet.DefaultBatch.MaxMessageCount, "transactions per block at most")
@@ -60,7 +62,7 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.batch.PreferredMaxBytes, "batch-preferred-bytes", fabnet.DefaultBatch.PreferredMaxBytes, "preferred block size")
 	f.StringVar(&u.batch.AbsoluteMaxBytes, "batch-absolute-bytes", fabnet.DefaultBatch.AbsoluteMaxBytes, "largest block size")
 	f.StringVar(&u.writers, "channel-writers", fabnet.WritersImplicit, "the channel's /Channel/Writers policy: empty for Fabric's ImplicitMeta default, or signature (fabnet.WritersSignature)")
-	f.Var(&u.chaincodes, "chaincode", "NAME=./go/main/package of a chaincode service (repeatable, at most 7)")
+	f.StringArrayVar(&u.chaincodes, "chaincode", nil, "NAME=./go/main/package of a chaincode service (repeatable, at most 7)")
 	f.StringVar(&u.version, "cc-version", "1.0", "the chaincode definitions' version")
 	f.StringVar(&u.validation, "validation-plugin", "off", "off, vscc or ballotvscc: the ballot contract's validation plugin")
 	f.StringVar(&u.identities, "identities", "ca", "ca: each organisation's own Fabric CA servers; cryptogen: the quick option")
@@ -73,23 +75,25 @@ func newLocalUp() *localUp {
 	f.StringVar(&u.root, "root", ".", "the repository the chaincode packages are in")
 	f.StringVar(&u.logSpec, "log-spec", "info", "FABRIC_LOGGING_SPEC of the nodes")
 	f.StringVar(&u.passEnv, "pass-env", "GOMAXPROCS GOGC GOMEMLIMIT GODEBUG LD_LIBRARY_PATH", "variables of this environment the nodes inherit besides PATH, HOME, TMPDIR and FABVOTE_* (space-separated)")
-	f.Var(&u.nodeEnv, "node-env", "KEY=VALUE for every node (repeatable)")
-	f.Var(&u.peerEnv, "peer-env", "ORG=KEY=VALUE for ORG's peer only, after every other setting (repeatable)")
-	f.DurationVar(&u.wait, "wait", fabnet.DefaultWait, "time allowed for a node to listen, a Raft leader, an active orderer, a ledger, a committed definition")
+	f.StringArrayVar(&u.nodeEnv, "node-env", nil, "KEY=VALUE for every node (repeatable)")
+	f.StringArrayVar(&u.peerEnv, "peer-env", nil, "ORG=KEY=VALUE for ORG's peer only, after every other setting (repeatable)")
+	f.DurationVar(&u.wait, "wait", fabrun.DefaultWait, "time allowed for a node to listen, a Raft leader, an active orderer, a ledger, a committed definition")
 	f.DurationVar(&u.stopTimeout, "stop-timeout", 10*time.Second, "on failure: time allowed after SIGTERM before SIGKILL")
 	f.BoolVar(&u.keepOnFailure, "keep-on-failure", false, "a failed up leaves its nodes running for inspection")
 	f.BoolVar(&u.removeTools, "remove-tools", false, "remove the --tools directory when done (a temporary build)")
 	return u
 }
 
-// localUpCommand brings the network up. Interrupted (SIGINT, SIGTERM) or
-// failed, it stops every node it started and keeps the run directory with
-// the logs; the next up removes it.
-func localUpCommand(args []string) error {
-	u := newLocalUp()
-	if err := u.fs.Parse(args); err != nil {
-		return err
-	}
+// localUpSetup is `fabnet local-up`.
+func localUpSetup(fs *pflag.FlagSet) func([]string) error {
+	u := newLocalUp(fs)
+	return func([]string) error { return u.up() }
+}
+
+// up brings the network up. Interrupted (SIGINT, SIGTERM) or failed, it
+// stops every node it started and keeps the run directory with the logs;
+// the next up removes it.
+func (u *localUp) up() error {
 	if u.removeTools && u.tools != "" { // a temporary build: copied into the run directory, or refused
 		defer os.RemoveAll(u.tools)
 	}
@@ -123,7 +127,7 @@ func localUpCommand(args []string) error {
 	return nil
 }
 
-func (u *localUp) failed(ctx context.Context, l *fabnet.Local, err error) error {
+func (u *localUp) failed(ctx context.Context, l *fabrun.Local, err error) error {
 	if u.keepOnFailure {
 		logf("network-up failed; nodes left running (--keep-on-failure); logs in %s", filepath.Join(l.Home.Dir, "logs"))
 	} else {
@@ -135,9 +139,6 @@ func (u *localUp) failed(ctx context.Context, l *fabnet.Local, err error) error 
 	}
 	return err
 }
-
-// interrupted is an up ended by a signal: fabnet exits 130.
-type interrupted struct{ error }
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[net %s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
@@ -155,9 +156,9 @@ func pointAt(link, dir string) error {
 
 // prepare checks everything the network needs before it touches the
 // run directory, then replaces it with a fresh one holding the tools.
-func (u *localUp) prepare() (*fabnet.Local, error) {
+func (u *localUp) prepare() (*fabrun.Local, error) {
 	if u.runDir == "" || u.tools == "" {
-		return nil, errors.New("--run-dir and --tools are required")
+		return nil, cli.Usagef("--home and --tools are required")
 	}
 	t, err := u.topology()
 	if err != nil {
@@ -174,7 +175,7 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 		peerEnv[org] = append(peerEnv[org], setting)
 		settings = append(settings, setting)
 	}
-	if _, err := fabnet.PassEnv(pass, settings...); err != nil {
+	if _, err := fabrun.PassEnv(pass, settings...); err != nil {
 		return nil, err
 	}
 	dir, err := u.checkRunDir()
@@ -189,9 +190,9 @@ func (u *localUp) prepare() (*fabnet.Local, error) {
 		return nil, err
 	}
 	logf("profile %s in %s, binaries %s, base port %d", u.profile, h.Dir, u.fabric.Fabric, u.basePort)
-	return &fabnet.Local{Topology: t, Home: h, Profile: u.profile, BasePort: u.basePort, Tools: u.fabric,
+	return &fabrun.Local{Topology: t, Home: h, Profile: u.profile, BasePort: u.basePort, Tools: u.fabric,
 		Cryptogen: u.identities == "cryptogen", Chaincodes: map[string]string{}, PeerEnv: peerEnv, Wait: u.wait, Log: logf,
-		Options: fabnet.NodeOptions{LogSpec: u.logSpec, Env: u.nodeEnv, Pass: pass, Wait: u.wait}}, nil
+		Options: fabrun.NodeOptions{LogSpec: u.logSpec, Env: u.nodeEnv, Pass: pass, Wait: u.wait}}, nil
 }
 
 var chaincodeNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
@@ -202,7 +203,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	switch u.validation {
 	case "off", "vscc", "ballotvscc":
 	default:
-		return nil, fmt.Errorf("--validation-plugin %q: want ballotvscc, vscc or off", u.validation)
+		return nil, cli.Usagef("--validation-plugin %q: want ballotvscc, vscc or off", u.validation)
 	}
 	if err := u.placeOnPlan(); err != nil {
 		return nil, err
@@ -211,7 +212,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	for _, kv := range u.chaincodes {
 		name, pkg, ok := strings.Cut(kv, "=")
 		if !ok || !chaincodeNameRE.MatchString(name) || pkg == "" {
-			return nil, fmt.Errorf("chaincode %q: want name=./go/package/path, the name matching [a-z][a-z0-9_-]*", kv)
+			return nil, cli.Usagef("chaincode %q: want name=./go/package/path, the name matching [a-z][a-z0-9_-]*", kv)
 		}
 		cc := fabnet.Chaincode{Name: name, Version: u.version, Ballot: pkg == ballotPackage}
 		if cc.Ballot && u.validation == "ballotvscc" {
@@ -226,7 +227,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 	for _, kv := range u.peerEnv {
 		org, setting, _ := strings.Cut(kv, "=")
 		if _, err := t.PeerOrg(org); err != nil || !strings.Contains(setting, "=") {
-			return nil, fmt.Errorf("--peer-env %q: want ORG=KEY=VALUE, ORG a peer organisation of %s", kv, u.profile)
+			return nil, cli.Usagef("--peer-env %q: want ORG=KEY=VALUE, ORG a peer organisation of %s", kv, u.profile)
 		}
 	}
 	t.Batch, t.Writers = u.batch, u.writers
@@ -238,7 +239,7 @@ func (u *localUp) topology() (*fabnet.Topology, error) {
 func (u *localUp) placeOnPlan() error {
 	s, err := portplan.Lookup(u.stack)
 	if err != nil {
-		return fmt.Errorf("--stack: %w", err)
+		return cli.Usagef("--stack: %v", err)
 	}
 	if u.basePort == 0 {
 		u.basePort = s.Base
@@ -261,7 +262,7 @@ func (u *localUp) checkTools() error {
 	case "ca":
 		need = append(need, filepath.Join(u.fabric.FabricCA, "fabric-ca-server"), filepath.Join(u.fabric.FabricCA, "fabric-ca-client"))
 	default:
-		return fmt.Errorf("--identities %q: want ca or cryptogen", u.identities)
+		return cli.Usagef("--identities %q: want ca or cryptogen", u.identities)
 	}
 	for _, tool := range localTools {
 		need = append(need, filepath.Join(u.tools, tool))
@@ -299,7 +300,7 @@ func (u *localUp) checkForkPair() error {
 // node configuration, when it is not a run directory, or when its
 // network still runs.
 func (u *localUp) checkRunDir() (string, error) {
-	dir, err := fabnet.HomePath(u.runDir)
+	dir, err := fabrun.HomePath(u.runDir)
 	if err != nil {
 		return "", fmt.Errorf("run dir: %w", err)
 	}
@@ -310,7 +311,7 @@ func (u *localUp) checkRunDir() (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "profile")); len(entries) > 0 && err != nil {
 		return "", fmt.Errorf("%s exists and is not a network run dir; choose another NET_RUN_DIR", dir)
 	}
-	old := fabnet.Home{Dir: dir}
+	old := fabrun.Home{Dir: dir}
 	names, err := old.DefinedNodes()
 	if err != nil {
 		return "", fmt.Errorf("cannot tell whether the nodes of %s run: %w", dir, err)
@@ -325,11 +326,11 @@ func (u *localUp) checkRunDir() (string, error) {
 
 // freshRunDir replaces the run directory with an empty one holding the
 // tools, the profile and the settings later commands read (state.env).
-func (u *localUp) freshRunDir(t *fabnet.Topology, dir string) (fabnet.Home, error) {
+func (u *localUp) freshRunDir(t *fabnet.Topology, dir string) (fabrun.Home, error) {
 	if err := os.RemoveAll(dir); err != nil {
-		return fabnet.Home{}, err
+		return fabrun.Home{}, err
 	}
-	h, err := fabnet.LocalHome(dir, t)
+	h, err := fabrun.LocalHome(dir, t)
 	if err != nil {
 		return h, err
 	}
@@ -371,7 +372,7 @@ func (u *localUp) stateEnv(t *fabnet.Topology) []byte {
 }
 
 // build builds each chaincode's service binary into RUN_DIR/ccbin.
-func (u *localUp) build(ctx context.Context, l *fabnet.Local) error {
+func (u *localUp) build(ctx context.Context, l *fabrun.Local) error {
 	for _, kv := range u.chaincodes {
 		name, pkg, _ := strings.Cut(kv, "=")
 		out := filepath.Join(l.Home.Dir, "ccbin", name)

@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
 // fakeLocalBins lays out what local-up looks for: Fabric's binaries (the
@@ -86,7 +89,7 @@ func TestLocalUpRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no run dir", []string{"--run-dir", ""}, "--run-dir and --tools are required"},
+		{"no home", []string{"--home", ""}, "--home and --tools are required"},
 		{"unknown profile", []string{"--profile", "five-orgs"}, `profile "five-orgs"`},
 		{"bad validation plugin", []string{"--validation-plugin", "fast"}, `--validation-plugin "fast"`},
 		{"chaincode without package", []string{"--chaincode", "ballot"}, `chaincode "ballot": want name=./go/package/path`},
@@ -101,14 +104,14 @@ func TestLocalUpRefusals(t *testing.T) {
 		{"missing Fabric binaries", []string{"--bin", filepath.Join(dir, "nowhere")}, "nowhere/peer not found: run 'make fabric'"},
 		{"stock peer, fork configuration", []string{"--bin", stockBin}, "is not the fork's peer"},
 		{"plugin without the fork's configuration", []string{"--validation-plugin", "ballotvscc", "--config-src", stockCfg}, "stockcfg/core.yaml registers no ballotvscc validator"},
-		{"a directory that is not a run dir", []string{"--run-dir", notRunDir}, "is not a network run dir"},
+		{"a directory that is not a run dir", []string{"--home", notRunDir}, "is not a network run dir"},
 		{"ports in use", []string{"--base-port", strconv.Itoa(busyBase)}, fmt.Sprintf("port 127.0.0.1:%d, for default: ea's peer (gRPC), is taken by pid %d", busyBase+100, os.Getpid())},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			runDir := filepath.Join(dir, "run-"+strings.ReplaceAll(tc.name, " ", "-"))
-			args := []string{"--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", "39050"}
-			err := localUpCommand(append(args, tc.args...))
+			args := []string{"--home", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", "39050"}
+			err := fabnetErr(append([]string{"local-up"}, append(args, tc.args...)...))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to name %q", err, tc.want)
 			}
@@ -130,11 +133,11 @@ func TestLocalUpRefusals(t *testing.T) {
 // TestLocalUpStateEnv: the settings later net.sh commands source come back
 // unchanged through bash's quoting, whatever they hold.
 func TestLocalUpStateEnv(t *testing.T) {
-	u := newLocalUp()
+	u := newLocalUp(pflag.NewFlagSet("local-up", pflag.ContinueOnError))
 	u.profile, u.basePort = "solo-org", 7050
 	u.fabric.Fabric, u.fabric.ConfigSrc = "/opt/it's here/bin", "/cfg"
 	u.batch.Timeout, u.batch.PreferredMaxBytes = "250ms", "4 MB"
-	u.chaincodes = multiFlag{"ballot=./chaincode/ballot/cmd/ballot-cc", "kv=./x"}
+	u.chaincodes = []string{"ballot=./chaincode/ballot/cmd/ballot-cc", "kv=./x"}
 	tp, err := u.topology()
 	if err != nil {
 		t.Fatal(err)
@@ -151,8 +154,8 @@ func TestLocalUpStateEnv(t *testing.T) {
 // TestLocalUpTopology: the ballot contract, and only it, names the
 // validation plugin; the version applies to every definition.
 func TestLocalUpTopology(t *testing.T) {
-	u := newLocalUp()
-	u.chaincodes = multiFlag{"ballot=" + ballotPackage, "kv=./chaincode/kvtransfer/cmd/kvtransfer-cc"}
+	u := newLocalUp(pflag.NewFlagSet("local-up", pflag.ContinueOnError))
+	u.chaincodes = []string{"ballot=" + ballotPackage, "kv=./chaincode/kvtransfer/cmd/kvtransfer-cc"}
 	u.validation, u.version = "ballotvscc", "2.1"
 	tp, err := u.topology()
 	if err != nil {
@@ -181,7 +184,7 @@ func TestLocalUpRefusesARunningNetwork(t *testing.T) {
 	dir := t.TempDir()
 	bin, cfg, tools := fakeLocalBins(t, dir, true)
 	runDir := filepath.Join(dir, "run")
-	h := fabnet.Home{Dir: runDir}
+	h := fabrun.Home{Dir: runDir}
 	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +210,7 @@ func TestLocalUpRefusesARunningNetwork(t *testing.T) {
 	}
 	defer h.StopAll(2 * time.Second)
 	// Its port is orderer0's: the running node, not the port, is named.
-	err = localUpCommand([]string{"--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", strconv.Itoa(port)})
+	err = fabnetErr([]string{"local-up", "--home", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", strconv.Itoa(port)})
 	if err == nil || !strings.Contains(err.Error(), "a network is already up in "+runDir+" (orderer0 is running)") {
 		t.Fatalf("err = %v, want it to say that orderer0 runs", err)
 	}
@@ -231,7 +234,7 @@ func TestLocalUpRefusesAPathItCannotUse(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(runDir, "profile"), []byte("solo-org\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := localUpCommand([]string{"--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", "39050"})
+	err := fabnetErr([]string{"local-up", "--run-dir", runDir, "--tools", tools, "--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--base-port", "39050"})
 	if err == nil || !strings.Contains(err.Error(), "use letters, digits") {
 		t.Fatalf("err = %v, want the path refused", err)
 	}
@@ -246,7 +249,7 @@ func TestLocalUpRemovesItsTemporaryTools(t *testing.T) {
 	dir := t.TempDir()
 	bin, cfg, _ := fakeLocalBins(t, dir, true)
 	_, _, tools := fakeLocalBins(t, filepath.Join(dir, "build"), true)
-	err := localUpCommand([]string{"--run-dir", filepath.Join(dir, "run"), "--tools", tools, "--remove-tools",
+	err := fabnetErr([]string{"local-up", "--home", filepath.Join(dir, "run"), "--tools", tools, "--remove-tools",
 		"--bin", bin, "--ca-bin", bin, "--config-src", cfg, "--validation-plugin", "fast"})
 	if err == nil {
 		t.Fatal("the up was not refused")

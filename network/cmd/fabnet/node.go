@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,130 +10,193 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/fabnet"
+	"github.com/fabvote/fabvote/network/fabrun"
 )
 
-// nodeUsage is the help of fabnet node: the defined nodes of a home, by
-// name (network/net.sh runs its whole network this way).
-const nodeUsage = `fabnet node SUBCOMMAND --home DIR ...
-  define   --name N --ready HOST:PORT [--dir D] [--pass-env "VAR ..."] [--env K=V]... -- BINARY ARGS...
-  start    [--wait 90s] NAME      start it and wait until it listens
-  stop     [--timeout 10s] NAME   SIGTERM, SIGKILL after the timeout
-  kill     NAME                   SIGKILL (fault injection); its data stays
-  pid      NAME                   its pid; exit status 1 when it is not running
-  pids                            "NAME PID" of every running node
-  running                         the names of the running nodes
-  status                          every node, its pid, address and state
-  log      [--lines 50] NAME      the end of its log
-  stop-all [--timeout 10s]        stop every node, the last defined first`
-
-type nodeFlags struct {
-	fs                *flag.FlagSet
-	home, name, ready string
-	dir, passEnv      string
-	env               multiFlag
-	wait, timeout     time.Duration
-	lines             int
+// nodeCommands are `fabnet node SUBCOMMAND --home DIR ...`: the defined
+// nodes of a home, by name (network/net.sh runs its whole network this
+// way).
+var nodeCommands = []command{
+	{name: "node define", synopsis: "--home DIR --name N --ready HOST:PORT [--dir D] [--pass-env \"VAR ...\"] [--env K=V]... -- BINARY ARGS...",
+		summary: "record a node: its binary, arguments, environment, directory and address", args: binaryArgs, setup: nodeDefineSetup},
+	{name: "node start", synopsis: "--home DIR [--wait 90s] NAME", summary: "start the node and wait until it listens",
+		args: cli.ExactArgs(1, "NAME"), setup: nodeSetup(func(fs *pflag.FlagSet, h *fabrun.Home) func(string) error {
+			wait := fs.Duration("wait", 90*time.Second, "time allowed to start listening")
+			return func(name string) error { return startNode(*h, name, *wait) }
+		})},
+	{name: "node stop", synopsis: "--home DIR [--timeout 10s] NAME", summary: "SIGTERM, SIGKILL after the timeout",
+		args: cli.ExactArgs(1, "NAME"), setup: nodeSetup(func(fs *pflag.FlagSet, h *fabrun.Home) func(string) error {
+			timeout := fs.Duration("timeout", 10*time.Second, "time allowed after SIGTERM before SIGKILL")
+			return func(name string) error { return ifDefined(*h, name, func() error { return h.Stop(name, *timeout) }) }
+		})},
+	{name: "node kill", synopsis: "--home DIR NAME", summary: "SIGKILL (fault injection); its data stays",
+		args: cli.ExactArgs(1, "NAME"), setup: nodeSetup(func(_ *pflag.FlagSet, h *fabrun.Home) func(string) error {
+			return func(name string) error { return ifDefined(*h, name, func() error { return h.Kill(name) }) }
+		})},
+	{name: "node pid", synopsis: "--home DIR NAME", summary: "print the node's pid; exit status 1 when it is not running",
+		args: cli.ExactArgs(1, "NAME"), setup: nodeSetup(func(_ *pflag.FlagSet, h *fabrun.Home) func(string) error {
+			return func(name string) error { return printPid(*h, name) }
+		})},
+	{name: "node pids", synopsis: "--home DIR", summary: `print "NAME PID" of every running node`, setup: listSetup("pids")},
+	{name: "node running", synopsis: "--home DIR", summary: "print the names of the running nodes", setup: listSetup("running")},
+	{name: "node status", synopsis: "--home DIR", summary: "print every node, its pid, address and state", setup: listSetup("status")},
+	{name: "node log", synopsis: "--home DIR [--lines 50] NAME", summary: "print the end of the node's log (on stderr)",
+		args: cli.ExactArgs(1, "NAME"), setup: nodeSetup(func(fs *pflag.FlagSet, h *fabrun.Home) func(string) error {
+			lines := fs.Int("lines", 50, "how many lines")
+			return func(name string) error { return showLog(*h, name, *lines) }
+		})},
+	{name: "node stop-all", synopsis: "--home DIR [--timeout 10s]", summary: "stop every node, the last defined first",
+		setup: func(fs *pflag.FlagSet) func([]string) error {
+			home := homeFlag(fs)
+			timeout := fs.Duration("timeout", 10*time.Second, "time allowed after SIGTERM before SIGKILL")
+			return func([]string) error {
+				h, err := home()
+				if err != nil {
+					return err
+				}
+				return h.StopAll(*timeout)
+			}
+		}},
 }
 
-func newNodeFlags(sub string) *nodeFlags {
-	f := &nodeFlags{fs: flag.NewFlagSet("fabnet node "+sub, flag.ContinueOnError)}
-	f.fs.StringVar(&f.home, "home", "", "the directory of the nodes (required)")
-	f.fs.StringVar(&f.name, "name", "", "define: the node's name")
-	f.fs.StringVar(&f.ready, "ready", "", "define: the address the node listens on once it is ready")
-	f.fs.StringVar(&f.dir, "dir", "", "define: its working directory (default HOME/nodes/NAME)")
-	f.fs.StringVar(&f.passEnv, "pass-env", "", "define: variables of this environment it inherits besides PATH, HOME, TMPDIR and FABVOTE_* (space-separated)")
-	f.fs.Var(&f.env, "env", "define: KEY=VALUE for the node (repeatable; a later one wins)")
-	f.fs.DurationVar(&f.wait, "wait", 90*time.Second, "start: time allowed to start listening")
-	f.fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "stop, stop-all: time allowed after SIGTERM before SIGKILL")
-	f.fs.IntVar(&f.lines, "lines", 50, "log: how many lines")
-	return f
-}
-
-func nodeCommand(args []string) error {
-	if len(args) == 0 {
-		return errors.New("want a subcommand:\n" + nodeUsage)
-	}
-	sub, args := args[0], args[1:]
-	f := newNodeFlags(sub)
-	if err := f.fs.Parse(args); err != nil {
-		return err
-	}
-	if f.home == "" {
-		return errors.New("--home is required")
-	}
-	h := fabnet.Home{Dir: f.home}
-	switch sub {
-	case "define":
-		return f.define(h)
-	case "start", "stop", "kill", "pid", "log":
-		if f.fs.NArg() != 1 {
-			return fmt.Errorf("usage: fabnet node %s --home DIR NAME", sub)
+// homeFlag defines --home, the directory of the nodes, and returns the
+// home it names once the flags are parsed.
+func homeFlag(fs *pflag.FlagSet) func() (fabrun.Home, error) {
+	home := fs.String("home", "", "the directory of the nodes (required)")
+	return func() (fabrun.Home, error) {
+		if *home == "" {
+			return fabrun.Home{}, cli.Usagef("--home is required")
 		}
-		if sub == "log" { // any log of the home, a CA server's init among them
-			return showLog(h, f.fs.Arg(0), f.lines)
-		}
-		return oneNode(h, sub, f.fs.Arg(0), f)
-	case "pids", "running", "status":
-		return listNodes(h, sub)
-	case "stop-all":
-		return h.StopAll(f.timeout)
+		return fabrun.Home{Dir: *home}, nil
 	}
-	return fmt.Errorf("unknown subcommand %q:\n%s", sub, nodeUsage)
 }
 
-func (f *nodeFlags) define(h fabnet.Home) error {
-	if f.name == "" || f.ready == "" || f.fs.NArg() == 0 {
-		return errors.New("define: --name, --ready and the binary are required")
+// nodeSetup is the setup of a subcommand of one named node: define
+// defines its own flags and returns what it does to the node.
+func nodeSetup(define func(fs *pflag.FlagSet, h *fabrun.Home) func(name string) error) func(fs *pflag.FlagSet) func([]string) error {
+	return func(fs *pflag.FlagSet) func([]string) error {
+		home := homeFlag(fs)
+		var h fabrun.Home
+		do := define(fs, &h)
+		return func(args []string) (err error) {
+			if h, err = home(); err != nil {
+				return err
+			}
+			return do(args[0])
+		}
 	}
-	bin, err := filepath.Abs(f.fs.Arg(0))
+}
+
+// listSetup is the setup of pids, running and status.
+func listSetup(sub string) func(fs *pflag.FlagSet) func([]string) error {
+	return func(fs *pflag.FlagSet) func([]string) error {
+		home := homeFlag(fs)
+		return func([]string) error {
+			h, err := home()
+			if err != nil {
+				return err
+			}
+			return listNodes(h, sub)
+		}
+	}
+}
+
+// nodeDefineSetup is `fabnet node define`.
+func nodeDefineSetup(fs *pflag.FlagSet) func([]string) error {
+	home := homeFlag(fs)
+	var d nodeDefinition
+	fs.StringVar(&d.name, "name", "", "the node's name (required)")
+	fs.StringVar(&d.ready, "ready", "", "the address the node listens on once it is ready (required)")
+	fs.StringVar(&d.dir, "dir", "", "its working directory (default HOME/nodes/NAME)")
+	fs.StringVar(&d.passEnv, "pass-env", "", "variables of this environment it inherits besides PATH, HOME, TMPDIR and FABVOTE_* (space-separated)")
+	fs.StringArrayVar(&d.env, "env", nil, "KEY=VALUE for the node (repeatable; a later one wins)")
+	return func(args []string) error {
+		h, err := home()
+		if err != nil {
+			return err
+		}
+		return d.define(h, args)
+	}
+}
+
+// nodeDefinition is the flags of `fabnet node define`.
+type nodeDefinition struct {
+	name, ready, dir, passEnv string
+	env                       []string
+}
+
+func (d *nodeDefinition) define(h fabrun.Home, args []string) error {
+	if d.name == "" || d.ready == "" {
+		return cli.Usagef("define: --name, --ready and the binary are required")
+	}
+	bin, err := filepath.Abs(args[0])
 	if err != nil {
 		return err
 	}
-	dir := f.dir
+	dir := d.dir
 	if dir == "" {
-		dir = h.Node(f.name)
+		dir = h.Node(d.name)
 	}
 	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
-	env, err := fabnet.PassEnv(strings.Fields(f.passEnv), f.env...)
+	env, err := fabrun.PassEnv(strings.Fields(d.passEnv), d.env...)
 	if err != nil {
-		return fmt.Errorf("define %s: %w", f.name, err)
+		return cli.Usagef("define %s: %v", d.name, err)
 	}
-	return h.Define(fabnet.Proc{Name: f.name, Path: bin, Args: f.fs.Args()[1:], Env: env, Dir: dir, Ready: f.ready})
+	return h.Define(fabnet.Proc{Name: d.name, Path: bin, Args: args[1:], Env: env, Dir: dir, Ready: d.ready})
 }
 
-func oneNode(h fabnet.Home, sub, name string, f *nodeFlags) error {
+// startNode starts the defined node and waits until it listens.
+// Interrupted before the node is ready, Start stops it: an interrupted
+// network-up leaves no node that no pid file names.
+func startNode(h fabrun.Home, name string, wait time.Duration) error {
 	p, err := h.Defined(name)
 	if err != nil {
 		return err
 	}
-	switch sub {
-	case "start":
-		// Interrupted before the node is ready, Start stops it: an
-		// interrupted network-up leaves no node that no pid file names.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		ctx, cancel := context.WithTimeout(ctx, f.wait)
-		defer cancel()
-		return h.Start(ctx, p)
-	case "stop":
-		return h.Stop(name, f.timeout)
-	case "kill":
-		return h.Kill(name)
-	case "pid":
-		pid, ok := h.Running(name)
-		if !ok {
-			return fmt.Errorf("%s is not running", name)
-		}
-		fmt.Println(pid)
-		return nil
-	}
-	return fmt.Errorf("unknown subcommand %q", sub)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return h.Start(ctx, p)
 }
 
-func showLog(h fabnet.Home, name string, lines int) error {
+// ifDefined runs do when the home defines the node name.
+func ifDefined(h fabrun.Home, name string, do func() error) error {
+	if _, err := h.Defined(name); err != nil {
+		return err
+	}
+	return do()
+}
+
+// binaryArgs are define's positional arguments: the binary and its
+// arguments, after --.
+func binaryArgs(_ *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cli.Usagef("define: --name, --ready and the binary are required")
+	}
+	return nil
+}
+
+func printPid(h fabrun.Home, name string) error {
+	if _, err := h.Defined(name); err != nil {
+		return err
+	}
+	pid, ok := h.Running(name)
+	if !ok {
+		return fmt.Errorf("%s is not running", name)
+	}
+	fmt.Println(pid)
+	return nil
+}
+
+func showLog(h fabrun.Home, name string, lines int) error {
 	if _, err := os.Stat(h.LogFile(name)); err != nil {
 		return fmt.Errorf("no log of %q: %w", name, err)
 	}
@@ -143,7 +204,7 @@ func showLog(h fabnet.Home, name string, lines int) error {
 	return nil
 }
 
-func listNodes(h fabnet.Home, sub string) error {
+func listNodes(h fabrun.Home, sub string) error {
 	names, err := h.DefinedNodes()
 	if err != nil {
 		return err

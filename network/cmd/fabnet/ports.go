@@ -1,46 +1,30 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os"
 	"strconv"
 
+	"github.com/spf13/pflag"
+
+	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/network/fabnet"
 	"github.com/fabvote/fabvote/network/portplan"
 	"github.com/fabvote/fabvote/network/portprobe"
 )
 
-// portsCommand is `fabnet ports list|env|check`: the port plan
-// (network/portplan) for the scripts, which ask it instead of writing
-// port numbers of their own.
-//
-//	fabnet ports list                                      every stack's ports and what listens on each
-//	fabnet ports env   --stack S [--base-port N] [--slot K]  shell assignments: BASE_PORT, EA_ADDR, ...
-//	fabnet ports check --stack S [--base-port N] [--slot K] --profile P [--chaincodes N]
-//	                   [--identities ca|cryptogen] [--registrar ADDR]
-//	                   every port that run needs is free, else each taken one, its holder and its setting
-func portsCommand(args []string) error {
-	if len(args) == 0 {
-		return errors.New("ports: want list, env or check")
-	}
-	switch args[0] {
-	case "list":
-		return portsList(args[1:])
-	case "env":
-		return portsEnv(args[1:])
-	case "check":
-		return portsCheck(args[1:])
-	}
-	return fmt.Errorf("ports: unknown command %q (list, env, check)", args[0])
+// portsCommands are `fabnet ports list|env|check`: the port plan
+// (network/portplan) for the scripts, which ask it instead of writing port
+// numbers of their own.
+var portsCommands = []command{
+	{name: "ports list", synopsis: "", summary: "every stack's ports and what listens on each", setup: func(*pflag.FlagSet) func([]string) error { return portsList }},
+	{name: "ports env", synopsis: "--stack S [--base-port N] [--slot K]", summary: "shell assignments of the stack's addresses: BASE_PORT, EA_ADDR, ...", setup: portsEnvSetup},
+	{name: "ports check", synopsis: "--stack S [--base-port N] [--slot K] --profile P [--chaincodes N] [--identities ca|cryptogen] [--registrar ADDR]",
+		summary: "every port the network needs is free, else each taken one, its holder and its setting", setup: portsCheckSetup},
 }
 
-func portsList(args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("ports list: unexpected argument %q", args[0])
-	}
+func portsList([]string) error {
 	ls, err := fabnet.PlanListeners(portplan.Shipped)
 	if err != nil {
 		return err
@@ -55,31 +39,27 @@ func portsList(args []string) error {
 
 // placement is the flags that put one network on the plan.
 type placement struct {
-	fs         *flag.FlagSet
 	stack      string
 	base, slot int
 }
 
-func newPlacement(name string) *placement {
-	p := &placement{fs: flag.NewFlagSet("fabnet ports "+name, flag.ContinueOnError)}
-	p.fs.StringVar(&p.stack, "stack", "default", "the stack (fabnet ports list)")
-	p.fs.IntVar(&p.base, "base-port", 0, "the stack's base, when a user moved it (default: the plan's)")
-	p.fs.IntVar(&p.slot, "slot", 0, "which network of a stack of several")
+func newPlacement(fs *pflag.FlagSet) *placement {
+	p := &placement{}
+	fs.StringVar(&p.stack, "stack", "default", "the stack (fabnet ports list)")
+	fs.IntVar(&p.base, "base-port", 0, "the stack's base, when a user moved it (default: the plan's)")
+	fs.IntVar(&p.slot, "slot", 0, "which network of a stack of several")
 	return p
 }
 
 // resolve is the stack and the base of the network in its slot, refused
 // when it meets another stack.
 func (p *placement) resolve() (portplan.Stack, int, error) {
-	if p.fs.NArg() > 0 {
-		return portplan.Stack{}, 0, fmt.Errorf("unexpected argument %q", p.fs.Arg(0))
-	}
 	s, err := portplan.Lookup(p.stack)
 	if err != nil {
 		return s, 0, err
 	}
 	if p.slot < 0 || p.slot >= max(s.Slots, 1) {
-		return s, 0, fmt.Errorf("--slot %d: stack %s has %d networks", p.slot, s.Name, max(s.Slots, 1))
+		return s, 0, cli.Usagef("--slot %d: stack %s has %d networks", p.slot, s.Name, max(s.Slots, 1))
 	}
 	if p.base != 0 {
 		s = s.WithBase(p.base)
@@ -88,15 +68,22 @@ func (p *placement) resolve() (portplan.Stack, int, error) {
 	return s, base, portplan.CheckPlacement(s.Name, base)
 }
 
-func portsEnv(args []string) error {
-	p := newPlacement("env")
-	if err := p.fs.Parse(args); err != nil {
-		return err
+func portsEnvSetup(fs *pflag.FlagSet) func([]string) error {
+	p := newPlacement(fs)
+	return func([]string) error {
+		s, base, err := p.resolve()
+		if err != nil {
+			return err
+		}
+		for _, v := range stackVars(s, base) {
+			fmt.Printf("%s=%s\n", v[0], v[1])
+		}
+		return nil
 	}
-	s, base, err := p.resolve()
-	if err != nil {
-		return err
-	}
+}
+
+// stackVars are the shell variables of stack s's network at base.
+func stackVars(s portplan.Stack, base int) [][2]string {
 	vars := [][2]string{{"BASE_PORT", fmt.Sprint(base)}}
 	if s.Registrar {
 		vars = append(vars, [2]string{"EA_ADDR", portplan.Registrar(base)}, [2]string{"EA_OPS_ADDR", portplan.RegistrarOps(base)})
@@ -109,39 +96,44 @@ func portsEnv(args []string) error {
 			vars = append(vars, [2]string{portplan.PprofVar(n), portplan.Pprof(base, n)})
 		}
 	}
-	for _, v := range vars {
-		fmt.Printf("%s=%s\n", v[0], v[1])
-	}
-	return nil
+	return vars
 }
 
-func portsCheck(args []string) error {
-	p := newPlacement("check")
-	profile := p.fs.String("profile", "solo-org", "the network's profile")
-	chaincodes := p.fs.Int("chaincodes", 1, "its chaincode services (each with an operations endpoint)")
-	identities := p.fs.String("identities", "ca", "ca (each organisation's CA servers run) or cryptogen")
-	registrar := p.fs.String("registrar", "", "the registration service's address, when it runs beside the network")
-	if err := p.fs.Parse(args); err != nil {
-		return err
-	}
-	s, base, err := p.resolve()
+// portsCheck is the flags of fabnet ports check.
+type portsCheck struct {
+	p                              *placement
+	profile, identities, registrar string
+	chaincodes                     int
+}
+
+func portsCheckSetup(fs *pflag.FlagSet) func([]string) error {
+	c := &portsCheck{p: newPlacement(fs)}
+	fs.StringVar(&c.profile, "profile", "solo-org", "the network's profile")
+	fs.IntVar(&c.chaincodes, "chaincodes", 1, "its chaincode services (each with an operations endpoint)")
+	fs.StringVar(&c.identities, "identities", "ca", "ca (each organisation's CA servers run) or cryptogen")
+	fs.StringVar(&c.registrar, "registrar", "", "the registration service's address, when it runs beside the network")
+	return func([]string) error { return c.run() }
+}
+
+func (c *portsCheck) run() error {
+	s, base, err := c.p.resolve()
 	if err != nil {
 		return err
 	}
-	if *chaincodes < 0 || *chaincodes > portplan.MaxChaincodes {
-		return fmt.Errorf("--chaincodes %d: want 0 to %d", *chaincodes, portplan.MaxChaincodes)
+	if c.chaincodes < 0 || c.chaincodes > portplan.MaxChaincodes {
+		return cli.Usagef("--chaincodes %d: want 0 to %d", c.chaincodes, portplan.MaxChaincodes)
 	}
-	ccs := make([]fabnet.Chaincode, *chaincodes)
+	ccs := make([]fabnet.Chaincode, c.chaincodes)
 	for k := range ccs {
 		ccs[k] = fabnet.Chaincode{Name: fmt.Sprintf("cc%d", k), Version: "1", Ballot: true}
 	}
-	t, err := fabnet.Profile(*profile, base, nil, ccs)
+	t, err := fabnet.Profile(c.profile, base, nil, ccs)
 	if err != nil {
 		return err
 	}
-	ls := fabnet.NetworkListeners(t, s.Name, *identities == "ca")
-	if *registrar != "" {
-		l, err := registrarListener(s, *registrar)
+	ls := fabnet.NetworkListeners(t, s.Name, c.identities == "ca")
+	if c.registrar != "" {
+		l, err := registrarListener(s, c.registrar)
 		if err != nil {
 			return err
 		}
@@ -161,7 +153,7 @@ func registrarListener(s portplan.Stack, addr string) (portplan.Listener, error)
 	host, port, err := net.SplitHostPort(addr)
 	n, perr := strconv.Atoi(port)
 	if err != nil || perr != nil {
-		return portplan.Listener{}, fmt.Errorf("--registrar %q: want HOST:PORT", addr)
+		return portplan.Listener{}, cli.Usagef("--registrar %q: want HOST:PORT", addr)
 	}
 	return s.RegistrarAt(host, n), nil
 }

@@ -1,39 +1,31 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 	"github.com/fabvote/fabvote/network/portplan"
 )
 
+// TestTopologyEnvRefusals: each kind of bad input is refused, a usage
+// error with exit status 2, a failure with 1, and the message names what
+// is wrong.
 func TestTopologyEnvRefusals(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"unknown profile", []string{"--profile", "four-orgs"}, `profile "four-orgs": want one of solo-org, three-orgs`},
-		{"--home with a profile flag", []string{"--home", t.TempDir(), "--profile", "three-orgs"}, "--profile does not apply with --home"},
-		{"--home without a topology", []string{"--home", t.TempDir()}, "topology.json"},
-		{"--containers on a stack", []string{"--containers", "--stack", "docker"}, "--containers: the containers' ports"},
-		{"--docker with a profile", []string{"--docker", "--profile", "solo-org"}, "--docker: the Docker network's profile"},
-		{"--docker with a chaincode", []string{"--docker", "--chaincode", "kv"}, "no --profile or --chaincode"},
-		{"unknown stack", []string{"--stack", "nowhere"}, `no stack "nowhere"`},
-		{"slot beyond the stack's", []string{"--stack", "default", "--slot", "1"}, "--slot 1: stack default has 1 networks"},
-		{"base and prefix", []string{"--stack", "docker", "--base-port", "18050", "--port-prefix", "18"}, "give one"},
-		{"prefix out of range", []string{"--stack", "docker", "--port-prefix", "99"}, "--port-prefix 99"},
-		{"a base over another stack", []string{"--stack", "default", "--base-port", "8050"}, "over stack e2e"},
-		{"stray argument", []string{"--profile", "solo-org", "extra"}, `unexpected argument "extra"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := run(append([]string{"topology", "env"}, tc.args...))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("topology env %v: %v, want an error containing %q", tc.args, err, tc.want)
-			}
-		})
-	}
+	env := func(args ...string) []string { return append([]string{"topology", "env"}, args...) }
+	clitest.CheckExit(t, newRootCommand, []clitest.Case{
+		{Name: "unknown profile", Args: env("--profile", "four-orgs"), Code: 1, Want: `profile "four-orgs": want one of solo-org, three-orgs`},
+		{Name: "--home with a profile flag", Args: env("--home", t.TempDir(), "--profile", "three-orgs"), Code: 2, Want: "--profile does not apply with --home"},
+		{Name: "--home without a topology", Args: env("--home", t.TempDir()), Code: 1, Want: "topology.json"},
+		{Name: "--containers on a stack", Args: env("--containers", "--stack", "docker"), Code: 2, Want: "--containers: the containers' ports"},
+		{Name: "--docker with a profile", Args: env("--docker", "--profile", "solo-org"), Code: 2, Want: "--docker: the Docker network's profile"},
+		{Name: "--docker with a chaincode", Args: env("--docker", "--chaincode", "kv"), Code: 2, Want: "no --profile or --chaincode"},
+		{Name: "unknown stack", Args: env("--stack", "nowhere"), Code: 1, Want: `no stack "nowhere"`},
+		{Name: "slot beyond the stack's", Args: env("--stack", "default", "--slot", "1"), Code: 2, Want: "--slot 1: stack default has 1 networks"},
+		{Name: "base and prefix", Args: env("--stack", "docker", "--base-port", "18050", "--port-prefix", "18"), Code: 2, Want: "give one"},
+		{Name: "prefix out of range", Args: env("--stack", "docker", "--port-prefix", "99"), Code: 2, Want: "--port-prefix 99"},
+		{Name: "a base over another stack", Args: env("--stack", "default", "--base-port", "8050"), Code: 1, Want: "over stack e2e"},
+		{Name: "stray argument", Args: env("--profile", "solo-org", "extra"), Code: 2, Want: `unexpected argument "extra"`},
+	})
 }
 
 // TestTopologyEnvPlacement: --port-prefix keeps the stack's last three
