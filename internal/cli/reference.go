@@ -83,8 +83,8 @@ func (r Reference) indexPage() []byte {
 	return b.Bytes()
 }
 
-// commandPage is c's usage, summary and flags, or for a parent command
-// its subcommands.
+// commandPage is c's usage and summary, then, as --help shows them, its
+// flags unless it only has subcommands, and its subcommands.
 func (r Reference) commandPage(c *cobra.Command) []byte {
 	var b bytes.Buffer
 	b.WriteString(r.generatedNote())
@@ -93,13 +93,14 @@ func (r Reference) commandPage(c *cobra.Command) []byte {
 	// --help; here the lines start at the margin.
 	usage := strings.ReplaceAll(Synopsis(c), "\n       ", "\n")
 	fmt.Fprintf(&b, "## Usage\n\n```\n%s %s\n```\n\n", c.CommandPath(), usage)
+	if !c.HasAvailableSubCommands() || hasOwnFlags(c) {
+		c.InitDefaultHelpFlag() // as in `--help`, which lists it
+		fmt.Fprintf(&b, "## Flags\n\n```\n%s```\n\n", c.LocalFlags().FlagUsages())
+	}
 	if c.HasAvailableSubCommands() {
 		b.WriteString("## Commands\n\n")
 		writeCommandLinks(&b, c)
 		b.WriteString("\n")
-	} else {
-		c.InitDefaultHelpFlag() // as in `--help`, which lists it
-		fmt.Fprintf(&b, "## Flags\n\n```\n%s```\n\n", c.LocalFlags().FlagUsages())
 	}
 	fmt.Fprintf(&b, "See also: [%s](%s)", c.Parent().CommandPath(), pageName(c.Parent()))
 	if c.Parent().HasParent() {
