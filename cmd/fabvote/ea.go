@@ -418,6 +418,32 @@ func (o *registerOptions) registerOnline(m *election.Manifest) error {
 	return nil
 }
 
+// offlineIDs is the voters of an offline registration, from the roll or
+// numbered 1..n, with their ballot styles assigned to mint.
+func offlineIDs(mint *election.Minter, m *election.Manifest, rollPath string, n int) ([]string, error) {
+	var ids []string
+	switch {
+	case rollPath != "" && n != 0:
+		return nil, cli.Usagef("give --roll or --voters, not both")
+	case rollPath != "":
+		r, err := registrar.LoadRoll(rollPath)
+		if err != nil {
+			return nil, err
+		}
+		if err := assignRollStyles(mint, m, r); err != nil {
+			return nil, err
+		}
+		return r.IDs(), nil
+	case n > 0:
+		for i := 1; i <= n; i++ {
+			ids = append(ids, offlineVoterID(i))
+		}
+		return ids, mint.AssignStyles(offlineStyles(m, ids))
+	default:
+		return nil, cli.Usagef("offline registration needs --roll or --voters N")
+	}
+}
+
 // offlineVoterID is the roll id of the i-th voter registered offline with
 // --voters N. Its prefix differs from `ea roll`'s, so offline voters and
 // voters of a generated roll are distinct voters (distinct pseudonyms) in
@@ -448,28 +474,9 @@ func registerOffline(m *election.Manifest, ea *eaFlags, rollPath string, n int, 
 		return err
 	}
 	defer closeSigner()
-	var ids []string
-	switch {
-	case rollPath != "" && n != 0:
-		return cli.Usagef("give --roll or --voters, not both")
-	case rollPath != "":
-		r, err := registrar.LoadRoll(rollPath)
-		if err != nil {
-			return err
-		}
-		if err := assignRollStyles(mint, m, r); err != nil {
-			return err
-		}
-		ids = r.IDs()
-	case n > 0:
-		for i := 1; i <= n; i++ {
-			ids = append(ids, offlineVoterID(i))
-		}
-		if err := mint.AssignStyles(offlineStyles(m, ids)); err != nil {
-			return err
-		}
-	default:
-		return cli.Usagef("offline registration needs --roll or --voters N")
+	ids, err := offlineIDs(mint, m, rollPath, n)
+	if err != nil {
+		return err
 	}
 	if uint64(len(ids)) > m.MaxVoters {
 		return fmt.Errorf("%d voters, but election %q allows at most maxVoters = %d tokens", len(ids), m.ElectionID, m.MaxVoters)
