@@ -19,7 +19,7 @@ read_topology() {
 	# A name an earlier read set and this topology lacks must not survive it.
 	while IFS= read -r line; do
 		[[ -z $line ]] || unset "$line"
-	done < <(compgen -v "$prefix")
+	done < <(compgen -v "$prefix" || true) # compgen fails when none is set
 	while IFS= read -r line; do
 		if [[ $line =~ $list_re ]]; then
 			IFS=' ' read -ra "$prefix${BASH_REMATCH[1]}" <<<"${BASH_REMATCH[2]}"
