@@ -42,6 +42,15 @@ type slotNonce struct{ r, rN *big.Int }
 // must be a cryptographically secure source (nil means crypto/rand).
 // Errors: TOKEN for a style the election does not have.
 func (p *Prepared) PrecomputeBallot(random io.Reader, style int) (*BallotPrecomputation, error) {
+	return p.precomputeBallot(random, style, nil)
+}
+
+// precomputeBallot is PrecomputeBallot. Given known, the real branch of
+// each of the style's statements in ballot order (what the selections
+// encode to), it draws and computes nothing for those branches, as a
+// prover that knows the choice needs nothing there, and Finish refuses
+// other selections.
+func (p *Prepared) precomputeBallot(random io.Reader, style int, known []int) (*BallotPrecomputation, error) {
 	if style < 0 || style >= len(p.styles) {
 		return nil, errorf(CodeToken, "ballot style %d; the election has %d", style, len(p.styles))
 	}
@@ -58,7 +67,7 @@ func (p *Prepared) PrecomputeBallot(random io.Reader, style int) (*BallotPrecomp
 		}
 		for ; next < len(f.stmts) && p.statements[f.stmts[next]].contest == int(ci); next++ {
 			st := &p.statements[f.stmts[next]]
-			pc, err := zkp.PrecomputeValidity(random, p.PublicKey, len(st.claim.Messages), p.Manifest.ChallengeBits)
+			pc, err := p.precomputeProof(random, len(st.claim.Messages), known, len(bp.proofs))
 			if err != nil {
 				return nil, fmt.Errorf("election: precomputing a proof: %w", err)
 			}
@@ -66,6 +75,18 @@ func (p *Prepared) PrecomputeBallot(random io.Reader, style int) (*BallotPrecomp
 		}
 	}
 	return bp, nil
+}
+
+// precomputeProof precomputes the proof of the i-th statement of a ballot,
+// of branches branches, for its known real branch if known gives it.
+func (p *Prepared) precomputeProof(random io.Reader, branches int, known []int, i int) (*zkp.ValidityPrecomputation, error) {
+	if known == nil {
+		return zkp.PrecomputeValidity(random, p.PublicKey, branches, p.Manifest.ChallengeBits)
+	}
+	if i >= len(known) {
+		return nil, fmt.Errorf("election: %d known choices for more statements", len(known))
+	}
+	return zkp.PrecomputeValidityFor(random, p.PublicKey, branches, p.Manifest.ChallengeBits, known[i])
 }
 
 // Style is the index of the ballot style the precomputation is for.

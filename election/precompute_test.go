@@ -189,3 +189,35 @@ func TestOpeningJSONRejects(t *testing.T) {
 		})
 	}
 }
+
+// countingReader counts the bytes read from crypto/rand.
+type countingReader struct{ n int }
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := rand.Read(b)
+	c.n += n
+	return n, err
+}
+
+// NewBallotSelections knows the selections, so it draws less randomness
+// than a precomputation that does not (no real branch is drawn), and its
+// ballot verifies.
+func TestNewBallotSelectionsSkipsRealBranches(t *testing.T) {
+	_, p, _ := fixtures(t)
+	voter := fx.Voters[0]
+	token := fx.Token(p.Manifest, voter)
+	known, unknown := &countingReader{}, &countingReader{}
+	b, err := p.NewBallotSelections(known, voter, token, []votecode.Selection{sel(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckBallot(b, nil); err != nil {
+		t.Fatalf("CheckBallot: %v", err)
+	}
+	if _, err := p.PrecomputeBallot(unknown, 0); err != nil {
+		t.Fatal(err)
+	}
+	if known.n >= unknown.n {
+		t.Fatalf("NewBallotSelections read %d random bytes, a precomputation without the choice %d", known.n, unknown.n)
+	}
+}

@@ -233,13 +233,28 @@ func (p *Prepared) NewBallot(random io.Reader, voter *ecdsa.PrivateKey, token []
 
 // NewBallotSelections encrypts one selection per contest of the token's
 // style (in the style's order), proves every statement, and signs
-// everything with voter's key: PrecomputeBallot and Finish in one call.
+// everything with voter's key: PrecomputeBallot and Finish in one call,
+// except that knowing the selections it draws and computes nothing for the
+// real branch of any proof.
 func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey, token []byte, sels []votecode.Selection) (*Ballot, error) {
 	_, t, err := p.checkVoter(voter, token)
 	if err != nil {
 		return nil, err
 	}
-	bp, err := p.PrecomputeBallot(random, int(t.Style))
+	// Knowing the selections, the precomputation skips every real branch.
+	style, err := p.checkStyle(t.Style)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := p.encodeSelections(&p.styles[style], sels)
+	if err != nil {
+		return nil, err
+	}
+	var known []int
+	for _, e := range enc {
+		known = append(known, e.choices...)
+	}
+	bp, err := p.precomputeBallot(random, style, known)
 	if err != nil {
 		return nil, err
 	}

@@ -52,16 +52,41 @@ type branchDraw struct {
 // are known. random must be a cryptographically secure source (nil means
 // crypto/rand). Finish completes the proof.
 func PrecomputeValidity(random io.Reader, pk *paillier.PublicKey, branches, challengeBits int) (*ValidityPrecomputation, error) {
+	t, err := checkPrecomputeInput(pk, branches, challengeBits)
+	if err != nil {
+		return nil, err
+	}
+	return precomputeValidity(random, pk, branches, t, -1)
+}
+
+// PrecomputeValidityFor is PrecomputeValidity for a prover that already
+// knows the real branch, choice: it draws and computes nothing for that
+// branch, as ProveValidity does, and Finish refuses any other choice
+// (ErrPrecomputationMismatch).
+func PrecomputeValidityFor(random io.Reader, pk *paillier.PublicKey, branches, challengeBits, choice int) (*ValidityPrecomputation, error) {
+	t, err := checkPrecomputeInput(pk, branches, challengeBits)
+	if err != nil {
+		return nil, err
+	}
+	if choice < 0 || choice >= branches {
+		return nil, fmt.Errorf("%w: choice %d, want 0..%d", ErrInvalidWitness, choice, branches-1)
+	}
+	return precomputeValidity(random, pk, branches, t, choice)
+}
+
+// checkPrecomputeInput checks a precomputation's key, challenge length (0
+// means DefaultChallengeBits) and branch count, and returns the length.
+func checkPrecomputeInput(pk *paillier.PublicKey, branches, challengeBits int) (int, error) {
 	if challengeBits == 0 {
 		challengeBits = DefaultChallengeBits
 	}
 	if err := checkKeyAndBits(pk, challengeBits); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if branches < 1 || branches > MaxCandidates {
-		return nil, fmt.Errorf("%w: %d branches, want 1..%d", ErrInvalidContext, branches, MaxCandidates)
+		return 0, fmt.Errorf("%w: %d branches, want 1..%d", ErrInvalidContext, branches, MaxCandidates)
 	}
-	return precomputeValidity(random, pk, branches, challengeBits, -1)
+	return challengeBits, nil
 }
 
 // precomputeValidity draws, in this order, e_k then z_k for every branch k

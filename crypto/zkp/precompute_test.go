@@ -170,3 +170,30 @@ func TestFinishConcurrentOnce(t *testing.T) {
 		t.Fatalf("%d of %d concurrent Finish calls made a proof, want 1", ok, callers)
 	}
 }
+
+// A precomputation for a known choice finishes a proof for that choice
+// that verifies, refuses another choice, and is refused for a choice out
+// of range.
+func TestPrecomputeValidityFor(t *testing.T) {
+	ctx := testContext(t, testKey(t, 2048), "carol")
+	c, r := encrypted(t, ctx, 2)
+	pc, err := PrecomputeValidityFor(nil, ctx.PublicKey, len(ctx.Messages), ctx.ChallengeBits, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pc.Finish(ctx, c, 1, r); !errors.Is(err, ErrPrecomputationMismatch) {
+		t.Fatalf("another choice: %v, want ErrPrecomputationMismatch", err)
+	}
+	pr, err := pc.Finish(ctx, c, 2, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyValidityNaive(ctx, c, pr); err != nil {
+		t.Fatalf("proof for the known choice: %v", err)
+	}
+	for _, bad := range []int{-1, len(ctx.Messages)} {
+		if _, err := PrecomputeValidityFor(nil, ctx.PublicKey, len(ctx.Messages), ctx.ChallengeBits, bad); !errors.Is(err, ErrInvalidWitness) {
+			t.Errorf("choice %d: %v, want ErrInvalidWitness", bad, err)
+		}
+	}
+}
