@@ -35,8 +35,10 @@
 // z_j as drawn. The proof is the same function of the randomness used as a
 // one-go proof, so it is distributed the same. A precomputation serves one
 // proof (ErrPrecomputationUsed): two proofs with the same simulated (e_k,
-// z_k) would show which branch is real. ProveValidity is both phases, and
-// draws nothing for the real branch: e_k and z_k of each simulated branch in
+// z_k) would show which branch is real. PrecomputeValidityFor is for a
+// prover that knows the real branch: it draws nothing for it, and Finish
+// refuses another. ProveValidity is both phases, and draws nothing for the
+// real branch: e_k and z_k of each simulated branch in
 // order of k, then ω, the stream the known-answer vectors fix.
 //
 // # What the verifier checks
