@@ -9,12 +9,9 @@ package booth
 
 import (
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,6 +19,7 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/votecode"
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/p256pem"
 )
 
 // ErrNoHandle: the handle names no live precomputation (never made,
@@ -144,28 +142,11 @@ func prepare(manifestJSON string) (*election.Prepared, error) {
 // ParseVoterKey parses the voter's P-256 private key from PEM: PKCS#8
 // ("PRIVATE KEY") or SEC 1 ("EC PRIVATE KEY").
 func ParseVoterKey(keyPEM string) (*ecdsa.PrivateKey, error) {
-	block, _ := pem.Decode([]byte(keyPEM))
-	if block == nil {
-		return nil, errors.New("booth: voter key: no PEM block")
-	}
-	var key any
-	var err error
-	switch block.Type {
-	case "PRIVATE KEY":
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	case "EC PRIVATE KEY":
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	default:
-		return nil, fmt.Errorf("booth: voter key: PEM block %q, want \"PRIVATE KEY\" or \"EC PRIVATE KEY\"", block.Type)
-	}
+	k, err := p256pem.ParsePrivateKey([]byte(keyPEM))
 	if err != nil {
 		return nil, fmt.Errorf("booth: voter key: %w", err)
 	}
-	ek, ok := key.(*ecdsa.PrivateKey)
-	if !ok || ek.Curve != elliptic.P256() {
-		return nil, errors.New("booth: voter key: not an ECDSA P-256 key")
-	}
-	return ek, nil
+	return k, nil
 }
 
 // selectionJSON is one contest's selection as the page sends it.

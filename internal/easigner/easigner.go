@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/p256pem"
 )
 
 // PEMType is the PEM block type of the EA key file (PKCS#8).
@@ -51,30 +52,13 @@ func LoadPEM(path string) (*ecdsa.PrivateKey, error) {
 	return ParsePEM(data, path)
 }
 
-// ParsePEM parses a P-256 private key from PEM bytes; name labels errors.
+// ParsePEM parses a P-256 private key from PEM bytes (p256pem); name labels errors.
 func ParsePEM(data []byte, name string) (*ecdsa.PrivateKey, error) {
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, fmt.Errorf("EA key %s: no PEM block found", name)
-	}
-	var key any
-	var err error
-	switch block.Type {
-	case "EC PRIVATE KEY":
-		key, err = x509.ParseECPrivateKey(block.Bytes)
-	case PEMType:
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	default:
-		return nil, fmt.Errorf("EA key %s: PEM block type %q, want %q", name, block.Type, PEMType)
-	}
+	k, err := p256pem.ParsePrivateKey(data)
 	if err != nil {
 		return nil, fmt.Errorf("EA key %s: %w", name, err)
 	}
-	ek, ok := key.(*ecdsa.PrivateKey)
-	if !ok || ek.Curve != elliptic.P256() {
-		return nil, fmt.Errorf("EA key %s: not an ECDSA P-256 key", name)
-	}
-	return ek, nil
+	return k, nil
 }
 
 // PublicKeyDER returns the PKIX DER encoding of a signer's public key, the form
