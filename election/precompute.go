@@ -108,31 +108,36 @@ func (bp *BallotPrecomputation) Finish(voter *ecdsa.PrivateKey, token []byte, se
 	if int(t.Style) != bp.style {
 		return nil, nil, errorf(CodeToken, "the token names ballot style %d, the precomputation is for style %d", t.Style, bp.style)
 	}
-	cts, proofs, opening, err := bp.encryptAndProve(voterPub, t.Pseudonym, sels)
+	enc, err := p.encodeSelections(&p.styles[bp.style], sels)
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := p.signedBallot(voter, voterPub, token, &p.styles[bp.style], cts, proofs)
+	return bp.finish(voter, voterPub, t.Pseudonym, token, enc)
+}
+
+// finish is Finish on a checked voter, token and encoded selections: it
+// consumes the precomputation, encrypts, proves and signs.
+func (bp *BallotPrecomputation) finish(voter *ecdsa.PrivateKey, voterPub []byte, pseudonym [PseudonymLen]byte, token []byte, enc []encodedContest) (*Ballot, *Opening, error) {
+	cts, proofs, opening, err := bp.encryptAndProve(voterPub, pseudonym, enc)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := bp.p.signedBallot(voter, voterPub, token, &bp.p.styles[bp.style], cts, proofs)
 	if err != nil {
 		return nil, nil, err
 	}
 	return b, opening, nil
 }
 
-// encryptAndProve encodes the selections, consumes the precomputation,
-// and returns the ballot's ciphertext and proof fields for the voter of
+// encryptAndProve consumes the precomputation and returns the ballot's
+// ciphertext and proof fields for the encoded selections of the voter of
 // key voterPub and pseudonym, and its opening.
-func (bp *BallotPrecomputation) encryptAndProve(voterPub []byte, pseudonym [PseudonymLen]byte, sels []votecode.Selection) (cts, proofs []byte, opening *Opening, err error) {
-	f := &bp.p.styles[bp.style]
-	enc, err := bp.p.encodeSelections(f, sels)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func (bp *BallotPrecomputation) encryptAndProve(voterPub []byte, pseudonym [PseudonymLen]byte, enc []encodedContest) (cts, proofs []byte, opening *Opening, err error) {
 	nonces, pcs, err := bp.take()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return bp.p.encryptAndProve(voterPub, pseudonym, f, enc, nonces, pcs)
+	return bp.p.encryptAndProve(voterPub, pseudonym, &bp.p.styles[bp.style], enc, nonces, pcs)
 }
 
 // take hands out the precomputation's values once.

@@ -237,7 +237,7 @@ func (p *Prepared) NewBallot(random io.Reader, voter *ecdsa.PrivateKey, token []
 // except that knowing the selections it draws and computes nothing for the
 // real branch of any proof.
 func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey, token []byte, sels []votecode.Selection) (*Ballot, error) {
-	_, t, err := p.checkVoter(voter, token)
+	voterPub, t, err := p.checkVoter(voter, token)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,9 @@ func (p *Prepared) NewBallotSelections(random io.Reader, voter *ecdsa.PrivateKey
 	if err != nil {
 		return nil, err
 	}
-	b, _, err := bp.Finish(voter, token, sels)
+	// The voter, the token and the selections are checked above: finish
+	// does not check them again.
+	b, _, err := bp.finish(voter, voterPub, t.Pseudonym, token, enc)
 	return b, err
 }
 

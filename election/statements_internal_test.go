@@ -75,7 +75,11 @@ func styledBallot(t *testing.T, p *Prepared, style int, sels []votecode.Selectio
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Ciphertext, b.Proof, _, err = bp.encryptAndProve(b.VoterPub, b.Pseudonym(), sels)
+	enc, err := p.encodeSelections(f, sels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Ciphertext, b.Proof, _, err = bp.encryptAndProve(b.VoterPub, b.Pseudonym(), enc)
 	if err != nil {
 		t.Fatal(err)
 	}
