@@ -46,10 +46,9 @@ export CGO_ENABLED=${CGO_ENABLED:-1}
 CMDS=(peer orderer cryptogen configtxgen osnadmin configtxlator)
 
 # go_pkg_dirs DIR: the subdirectories of DIR (relative to the working
-# directory) that hold a Go package (a
-# non-test .go file), as DIR/<name>, skipping what the go command ignores
-# (names starting with . or _, testdata): a leftover or data directory is
-# no package to copy.
+# directory) that hold a Go package (a non-test .go file), as DIR/<name>,
+# skipping what the go command ignores (names starting with . or _,
+# testdata): a leftover or data directory is no package to copy.
 go_pkg_dirs() {
 	local d name
 	for d in "$1"/*/; do
