@@ -93,7 +93,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusInternalServerError, "registration service is misconfigured")
 		return
 	}
-	ip := clientIP(r)
+	ip := ClientIP(r)
 	if wait, err := s.Guard.AllowIP(ip); err != nil {
 		s.answer(w, ip, "", nil, &refusal{status: http.StatusTooManyRequests, retryAfter: wait, err: err})
 		return
@@ -155,10 +155,10 @@ func (s *Server) answer(w http.ResponseWriter, ip, voterID string, tok *Token, r
 	json.NewEncoder(w).Encode(tok)
 }
 
-// clientIP is the connection's remote address (no forwarding headers are
+// ClientIP is the connection's remote address (no forwarding headers are
 // trusted: a client could set them to dodge its limit), as limitSubject
 // keys it.
-func clientIP(r *http.Request) string {
+func ClientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
