@@ -80,6 +80,31 @@ func (c *Client) CastBallot(ctx context.Context, ballot []byte) (*CastReceipt, e
 	return &CastReceipt{Receipt: rec, Block: r.Block, Attempts: r.Attempts}, nil
 }
 
+// SpoilReceipt is a spoiled ballot's receipt: the contract's answer
+// (docs/PROTOCOL.md) and the block that holds it.
+type SpoilReceipt struct {
+	ElectionID string `json:"electionID"`
+	Tracker    string `json:"tracker"` // lower-case hex: the spoiled ballot's key
+	TxID       string `json:"txID"`
+	Block      uint64 `json:"block"`
+	Attempts   int    `json:"attempts,omitempty"`
+}
+
+// SpoilBallot submits a spoiled ballot's JSON text (a Benaloh challenge:
+// the ballot's ciphertexts with their opening) and waits for its commit.
+func (c *Client) SpoilBallot(ctx context.Context, spoiled []byte) (*SpoilReceipt, error) {
+	r, err := c.Conn.Submit(ctx, "SpoilBallot", spoiled)
+	if err != nil {
+		return nil, err
+	}
+	var rc SpoilReceipt
+	if err := json.Unmarshal(r.Result, &rc); err != nil {
+		return nil, fmt.Errorf("SpoilBallot committed in tx %s, but its answer does not decode: %w", r.TxID, err)
+	}
+	rc.Block, rc.Attempts = r.Block, r.Attempts
+	return &rc, nil
+}
+
 // validationRejection names why the peers' validation rejected a ballot.
 // With the ballot validation plugin (O-IV) a ballot whose proof does not
 // verify is endorsed and then marked ENDORSEMENT_POLICY_FAILURE at commit:
