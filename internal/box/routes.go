@@ -1,0 +1,110 @@
+package box
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// The box's paths.
+const (
+	BallotsPath = "/v1/ballots"
+	SpoiledPath = "/v1/spoiled"
+	// A manifest is at ManifestPrefix + id + ManifestSuffix.
+	ManifestPrefix = "/v1/elections/"
+	ManifestSuffix = "/manifest"
+)
+
+// Route names: the label of a request in the box's metrics.
+const (
+	routeBallots  = "ballots"
+	routeSpoiled  = "spoiled"
+	routeManifest = "manifest"
+	routeOps      = "ops"
+	routeUnknown  = "unknown"
+)
+
+// route is one of the box's routes: its method and its handler, with the
+// argument its path carries (a manifest's election id).
+type route struct {
+	name   string
+	method string // "" for no route
+	arg    string
+	serve  func(s *Server, w http.ResponseWriter, r *http.Request, arg string)
+}
+
+// routeOf is the route of path; an unknown path's route refuses every
+// method with 404.
+func routeOf(path string) route {
+	switch {
+	case path == BallotsPath:
+		return route{name: routeBallots, method: http.MethodPost, serve: (*Server).castBallot}
+	case path == SpoiledPath:
+		return route{name: routeSpoiled, method: http.MethodPost, serve: (*Server).spoilBallot}
+	case path == "/healthz" || path == "/metrics":
+		return route{name: routeOps, method: http.MethodGet, serve: func(s *Server, w http.ResponseWriter, r *http.Request, _ string) {
+			s.metrics.count(routeOps, codeOK)
+			s.ops.ServeHTTP(w, r)
+		}}
+	case strings.HasPrefix(path, ManifestPrefix) && strings.HasSuffix(path, ManifestSuffix):
+		id := strings.TrimSuffix(strings.TrimPrefix(path, ManifestPrefix), ManifestSuffix)
+		if id != "" && !strings.Contains(id, "/") {
+			return route{name: routeManifest, method: http.MethodGet, arg: id, serve: (*Server).getManifest}
+		}
+	}
+	return route{name: routeUnknown}
+}
+
+// wrongMethod is the refusal of a request the route does not take.
+func (rt route) wrongMethod(method string) *refusal {
+	if rt.method == "" {
+		return &refusal{status: http.StatusNotFound, code: CodeNotFound,
+			msg: fmt.Sprintf("no such endpoint; POST %s or %s, or GET %s{id}%s", BallotsPath, SpoiledPath, ManifestPrefix, ManifestSuffix)}
+	}
+	return &refusal{status: http.StatusMethodNotAllowed, code: CodeMethod,
+		msg: fmt.Sprintf("method %s not allowed here; use %s", method, rt.method)}
+}
+
+// cors answers the Origin of a request: an allowed origin gets
+// Access-Control-Allow-Origin (echoed) and its preflight, which cors answers
+// itself; any other origin is refused, with no such header. A request
+// without Origin is no browser's cross-origin request and passes. cors
+// reports whether the request goes on to its route.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request, rt route) bool {
+	w.Header().Add("Vary", "Origin")
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	if !s.origins[origin] {
+		s.refuse(w, r, rt.name, &refusal{status: http.StatusForbidden, code: CodeOrigin,
+			msg: fmt.Sprintf("this ballot box does not answer pages from %q; open your election's booth from its own address", origin)})
+		return false
+	}
+	w.Header().Set("Access-Control-Allow-Origin", origin)
+	want := r.Header.Get("Access-Control-Request-Method")
+	if r.Method != http.MethodOptions || want == "" {
+		return true
+	}
+	if want != rt.method {
+		s.refuse(w, r, rt.name, rt.wrongMethod(want))
+		return false
+	}
+	w.Header().Set("Access-Control-Allow-Methods", rt.method)
+	w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+	w.Header().Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	s.metrics.count(rt.name, codeOK)
+	return false
+}
+
+// checkOrigin accepts an origin as browsers send it: scheme://host[:port],
+// http or https, nothing after.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("--allow-origin %q: want an origin like https://booth.example.org[:port], without a path", o)
+	}
+	return nil
+}
