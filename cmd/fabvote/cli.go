@@ -16,6 +16,7 @@ func init() { cobra.EnableCommandSorting = false }
 var parentSummaries = map[string]string{
 	"election": "create an election and open it on the ledger",
 	"ea":       "the election authority's voter roll, TLS certificate and registration service",
+	"box":      "the ballot box: voters' ballots to the ledger over HTTPS",
 	"receipt":  "check a voter's receipt against the ledger",
 	"trustee":  "a trustee's key pair and partial decryption",
 	"record":   "export an election record and build its bulletin board",

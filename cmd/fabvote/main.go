@@ -44,6 +44,8 @@ var commands = []command{
 		"encrypt, prove and sign a ballot (or --bulk: many voters on every core)", cmdBallot},
 	{"cast", "--ballot ballot.bin [--receipt-out receipt.json] | --ballots ballots.bin [--concurrency N] [--receipts-out receipts.jsonl]",
 		"submit ballots through the Fabric gateway and print receipts and throughput", cmdCast},
+	{"box serve", "--election ID --addr HOST:PORT --tls-cert FILE --tls-key FILE [--allow-origin https://HOST[:PORT] …] [--network FILE --org ORG --identity NAME] [--ops-addr HOST:PORT]",
+		"run the HTTPS ballot box: voters' ballots and spoiled ballots to the ledger through the gateway, as this org", cmdBoxServe},
 	{"receipt check", "--receipt receipt.json [--ballot ballot.bin] ([--network FILE] | --record DIR [--genesis-hash HEX] [--manifest FILE])",
 		"check that a receipt's ballot is recorded as cast", cmdReceiptCheck},
 	{"tally", "--manifest FILE [--share trustee-i.share.age --age-identity FILE] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]",

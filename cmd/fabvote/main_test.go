@@ -29,6 +29,8 @@ func fv(t *testing.T, args ...string) (int, string) {
 }
 
 func TestUsage(t *testing.T) {
+	// box serve's flags are checked before it reads a file or binds a port.
+	boxArgs := []string{"box", "serve", "--election", "e1", "--addr", "127.0.0.1:0", "--tls-cert", "c", "--tls-key", "k"}
 	clitest.CheckExit(t, newRootCommand, []clitest.Case{
 		{Args: nil, Code: 2, Want: "usage: fabvote COMMAND"},
 		{Args: []string{"help"}, Code: 0, Want: "election create"},
@@ -51,6 +53,10 @@ func TestUsage(t *testing.T) {
 		{Args: []string{"cast", "--ballot", "a", "--network", "/nonexistent/network.json"}, Code: 1, Want: "is the network up?"},
 		{Args: []string{"tally", "--manifest", "/nonexistent", "--partial", "p.bin"}, Code: 1, Want: "--manifest"},
 		{Args: []string{"ea", "roll", "--voters", "0", "--out", "x"}, Code: 2, Want: "--voters 0"},
+		{Args: append(boxArgs, "--allow-origin", "https://booth.example.org/booth/"), Code: 2, Want: "--allow-origin \"https://booth.example.org/booth/\": want an origin"},
+		{Args: append(boxArgs, "--spoil-burst", "0"), Code: 2, Want: "rate limits must be positive"},
+		{Args: append(boxArgs, "--max-in-flight", "0"), Code: 2, Want: "in-flight submissions 0"},
+		{Args: append(boxArgs, "--tls-cert", "/nonexistent/box.crt", "--tls-key", "/nonexistent/box.key"), Code: 1, Want: "--tls-cert/--tls-key"},
 	})
 }
 

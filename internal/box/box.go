@@ -89,7 +89,7 @@ func New(c Config) (*Server, error) {
 		now:      time.Now,
 	}
 	for _, o := range c.AllowOrigins {
-		if err := checkOrigin(o); err != nil {
+		if err := CheckOrigin(o); err != nil {
 			return nil, err
 		}
 		s.origins[o] = true

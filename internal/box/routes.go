@@ -99,9 +99,9 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request, rt route) bool {
 	return false
 }
 
-// checkOrigin accepts an origin as browsers send it: scheme://host[:port],
+// CheckOrigin accepts an origin as browsers send it: scheme://host[:port],
 // http or https, nothing after.
-func checkOrigin(o string) error {
+func CheckOrigin(o string) error {
 	u, err := url.Parse(o)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return fmt.Errorf("--allow-origin %q: want an origin like https://booth.example.org[:port], without a path", o)
