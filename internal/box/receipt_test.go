@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log"
 	"net/http"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/gateway"
 	"github.com/fabvote/fabvote/internal/opsserve"
+	"github.com/hyperledger/fabric-protos-go-apiv2/peer"
 )
 
 // TestBallotReceipt: a committed ballot's receipt carries the box's
@@ -228,5 +230,36 @@ func TestBucketsForgetIdleAddresses(t *testing.T) {
 	}
 	if len(b.m) != 1 {
 		t.Fatalf("%d addresses kept, want 1", len(b.m))
+	}
+}
+
+// TestLogLinksNoAddressToBallot: no log line names both a client address
+// and a ballot's pseudonym, tracker or transaction, whether the ballot is
+// committed, refused by the contract or lost by the ledger.
+func TestLogLinksNoAddressToBallot(t *testing.T) {
+	const remote, addr = "198.51.100.7:4000", "198.51.100.7"
+	ballot := testBallot(t, testElection, 1)
+	b, _ := election.ParseBallot(ballot)
+	tr := trackerOf(b)
+	secrets := []string{b.PseudonymHex(), hex.EncodeToString(tr[:]), "tx-cast", "tx-lost"}
+	for _, err := range []error{
+		nil,
+		&gateway.RejectError{Fn: "CastBallot", Code: "DUPLICATE", Msg: "fabvote DUPLICATE: voter " + b.PseudonymHex() + " already has a ballot"},
+		&gateway.CommitError{Fn: "CastBallot", TxID: "tx-lost", Code: peer.TxValidationCode_MVCC_READ_CONFLICT},
+		&gateway.TransientError{Fn: "CastBallot", Err: errors.New("transaction tx-lost: connection refused")},
+	} {
+		var buf bytes.Buffer
+		s, _ := New(Config{ElectionID: testElection, Ledger: &fakeLedger{castErr: err}, Limits: DefaultLimits(), Ops: opsserve.New(), Log: log.New(&buf, "", 0)})
+		do(s, request{path: BallotsPath, body: ballotBody(ballot), remote: remote})
+		if buf.Len() == 0 {
+			t.Fatalf("ledger error %v: nothing logged", err)
+		}
+		for _, line := range strings.Split(buf.String(), "\n") {
+			for _, secret := range secrets {
+				if strings.Contains(line, addr) && strings.Contains(line, secret) {
+					t.Errorf("ledger error %v: log line %q joins the address to %s", err, line, secret)
+				}
+			}
+		}
 	}
 }

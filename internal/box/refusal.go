@@ -45,22 +45,23 @@ func badRequest(format string, args ...any) *refusal {
 	return &refusal{status: http.StatusBadRequest, code: election.CodeDecode, msg: fmt.Sprintf(format, args...)}
 }
 
-// refuse writes rf, counts it and logs it. The log line names the client
-// address and the code only: a contract's message may name the ballot's
-// pseudonym, and a line joining an address to a ballot would link a voter
-// to their vote. Lines beyond the log rate are counted, not written.
+// refuse writes rf, counts it and logs it. A refusal of the request (4xx)
+// is logged with the client address and the code only; a failure of the
+// ledger (5xx) with the ledger's error and no address. No line joins an
+// address to a ballot's pseudonym or transaction, which would link a voter
+// to their vote. Lines beyond the log rate are left out.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, route string, rf *refusal) {
 	if rf.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(roundUp(rf.retryAfter)/time.Second)))
 	}
 	writeJSON(w, rf.status, Refusal{Error: rf.msg, Code: rf.code})
 	s.metrics.count(route, rf.code)
-	if !s.logLimit.Allow() {
-		return
-	}
-	s.logf("%s %s from %s: %d %s", r.Method, route, registrar.ClientIP(r), rf.status, rf.code)
-	if rf.cause != nil {
-		s.logf("%s: the ledger answered: %v", route, rf.cause)
+	switch {
+	case !s.logLimit.Allow():
+	case rf.status >= 500 && rf.cause != nil:
+		s.logf("%s %s: %d %s: %v", r.Method, route, rf.status, rf.code, rf.cause)
+	default:
+		s.logf("%s %s from %s: %d %s", r.Method, route, registrar.ClientIP(r), rf.status, rf.code)
 	}
 }
 
