@@ -187,6 +187,9 @@ func TestManifestHealthAndMetrics(t *testing.T) {
 	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "connection refused") {
 		t.Fatalf("healthz with the gateway down: %d %s", w.Code, w.Body)
 	}
+	if got := metricValue(t, s, `fabvote_box_requests_total{code="UNAVAILABLE",route="ops"}`); got != "1" {
+		t.Errorf("failed health checks counted %s, want 1", got)
+	}
 	refusalOf(t, do(s, request{method: http.MethodGet, path: ManifestPrefix + testElection + ManifestSuffix}), http.StatusBadGateway, election.CodeInternal)
 }
 

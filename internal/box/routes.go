@@ -43,10 +43,7 @@ func routeOf(path string) route {
 	case path == SpoiledPath:
 		return route{name: routeSpoiled, method: http.MethodPost, serve: (*Server).spoilBallot}
 	case path == "/healthz" || path == "/metrics":
-		return route{name: routeOps, method: http.MethodGet, serve: func(s *Server, w http.ResponseWriter, r *http.Request, _ string) {
-			s.metrics.count(routeOps, codeOK)
-			s.ops.ServeHTTP(w, r)
-		}}
+		return route{name: routeOps, method: http.MethodGet, serve: (*Server).serveOps}
 	case strings.HasPrefix(path, ManifestPrefix) && strings.HasSuffix(path, ManifestSuffix):
 		id := strings.TrimSuffix(strings.TrimPrefix(path, ManifestPrefix), ManifestSuffix)
 		if id != "" && !strings.Contains(id, "/") {
@@ -54,6 +51,29 @@ func routeOf(path string) route {
 		}
 	}
 	return route{name: routeUnknown}
+}
+
+// serveOps answers /healthz and /metrics from the operations server and
+// counts the answer: OK, or UNAVAILABLE for a failed health check.
+func (s *Server) serveOps(w http.ResponseWriter, r *http.Request, _ string) {
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	s.ops.ServeHTTP(sw, r)
+	code := codeOK
+	if sw.status >= 400 {
+		code = CodeUnavailable
+	}
+	s.metrics.count(routeOps, code)
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
 }
 
 // wrongMethod is the refusal of a request the route does not take.
