@@ -74,13 +74,13 @@ func (o *boxOptions) serve() error {
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return listenError("--addr", o.addr, err)
+		return bindError("--addr", o.addr, err, "")
 	}
 	defer ln.Close()
 	var opsLn net.Listener
 	if o.opsAddr != "" {
 		if opsLn, err = opsserve.Listen(o.opsAddr); err != nil {
-			return listenError("--ops-addr", o.opsAddr, err)
+			return bindError("--ops-addr", o.opsAddr, err, "")
 		}
 		defer opsLn.Close()
 	}

@@ -263,9 +263,14 @@ func (o *serveOptions) serve() error {
 	return serveRegistration(ln, opsLn, tlsConf, h, roll.Len())
 }
 
-// listenError says which flag's address could not be bound and, when
-// another process holds it, which one.
+// listenError says which flag's address of `ea serve` could not be bound
+// and, when another process holds it, which one.
 func listenError(flag, addr string, err error) error {
+	return bindError(flag, addr, err, " (make demo: EA_ADDR, EA_OPS_ADDR or BASE_PORT)")
+}
+
+// bindError is listenError for any service, with hint after its advice.
+func bindError(flag, addr string, err error, hint string) error {
 	if !errors.Is(err, syscall.EADDRINUSE) {
 		return fmt.Errorf("%s: %w", flag, err)
 	}
@@ -273,7 +278,7 @@ func listenError(flag, addr string, err error) error {
 	if h, ok := portprobe.HolderOf(addr); ok {
 		by = h.String()
 	}
-	return fmt.Errorf("%s %s is taken by %s: choose another %s (make demo: EA_ADDR, EA_OPS_ADDR or BASE_PORT)", flag, addr, by, flag)
+	return fmt.Errorf("%s %s is taken by %s: choose another %s%s", flag, addr, by, flag, hint)
 }
 
 // serveRegistration runs the HTTPS service on ln until SIGINT or SIGTERM.
