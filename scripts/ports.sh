@@ -12,7 +12,7 @@ fabnet_tool() {
 	FABNET=$bin/fabnet
 }
 
-# plan_ports STACK [BASE] [SLOT]: sets FABNET and PLAN_BASE_PORT (and PLAN_EA_ADDR,
+# plan_ports STACK [BASE] [SLOT]: sets FABNET and PLAN_BASE_PORT (and PLAN_EA_ADDR, PLAN_BOX_ADDR, PLAN_BOX_OPS_ADDR,
 # PLAN_EA_OPS_ADDR, PLAN_PROMETHEUS_ADDR, PLAN_PPROF_* where the stack has
 # them) for network SLOT of STACK, moved to BASE when one is given. Refuses
 # a BASE whose ports meet another stack's.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/fabvote/fabvote/network/portplan"
 	"github.com/spf13/pflag"
 
 	"github.com/fabvote/fabvote/internal/ballotclient"
@@ -31,7 +32,7 @@ type boxOptions struct {
 
 func cmdBoxServe(fs *pflag.FlagSet) func() error {
 	o := boxOptions{limits: box.DefaultLimits()}
-	fs.StringVar(&o.addr, "addr", "", "listen address of the HTTPS ballot box (HOST:PORT)")
+	fs.StringVar(&o.addr, "addr", portplan.Box(portplan.MustBase("default")), "listen address of the HTTPS ballot box (the port plan's, network/portplan)")
 	fs.StringVar(&o.opsAddr, "ops-addr", "", "operations endpoint (plain HTTP /metrics and /healthz) listen address; empty: none")
 	fs.StringVar(&o.cert, "tls-cert", "", "TLS server certificate (PEM; a leaf, see fabvote ea tls-cert)")
 	fs.StringVar(&o.key, "tls-key", "", "TLS private key (PEM)")
@@ -40,7 +41,7 @@ func cmdBoxServe(fs *pflag.FlagSet) func() error {
 	boxLimitFlags(fs, &o.limits)
 	o.nf.register(fs, "user1")
 	return func() error {
-		if err := cli.Required(fs, "addr", "tls-cert", "tls-key", "election"); err != nil {
+		if err := cli.Required(fs, "tls-cert", "tls-key", "election"); err != nil {
 			return err
 		}
 		return o.serve()
@@ -74,13 +75,13 @@ func (o *boxOptions) serve() error {
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return bindError("--addr", o.addr, err, "")
+		return bindError("--addr", o.addr, err, " (make demo: BOX_ADDR or BASE_PORT)")
 	}
 	defer ln.Close()
 	var opsLn net.Listener
 	if o.opsAddr != "" {
 		if opsLn, err = opsserve.Listen(o.opsAddr); err != nil {
-			return bindError("--ops-addr", o.opsAddr, err, "")
+			return bindError("--ops-addr", o.opsAddr, err, " (make demo: BOX_OPS_ADDR or BASE_PORT)")
 		}
 		defer opsLn.Close()
 	}

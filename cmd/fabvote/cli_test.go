@@ -38,7 +38,7 @@ func TestEveryCommand(t *testing.T) {
 		{"register", "--manifest is required", []string{"--offline=maybe"}, "--offline"},
 		{"ballot", "--manifest is required", []string{"--concurrency", "x"}, "--concurrency"},
 		{"cast", "exactly one of --ballot or --ballots", []string{"--concurrency", "x"}, "--concurrency"},
-		{"box serve", "--addr is required", []string{"--spoil-rate", "-1"}, "--spoil-rate"},
+		{"box serve", "--tls-cert is required", []string{"--spoil-rate", "-1"}, "--spoil-rate"},
 		{"receipt check", "--receipt is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"tally", "--manifest is required", []string{"--wait=maybe"}, "--wait"},
 		{"trustee keygen", "--out is required", nil, ""},

@@ -55,6 +55,8 @@ const (
 	// profiling endpoints of a benchmark's peer, orderer and chaincode.
 	registrarOffset    = 400
 	registrarOpsOffset = 401
+	boxOffset          = 402
+	boxOpsOffset       = 403
 	prometheusOffset   = 420
 	pprofOffset        = 430
 )
@@ -89,6 +91,12 @@ func Registrar(base int) string { return addr(base + registrarOffset) }
 
 // RegistrarOps is the registration service's operations endpoint.
 func RegistrarOps(base int) string { return addr(base + registrarOpsOffset) }
+
+// Box is the ballot box's (fabvote box serve) address.
+func Box(base int) string { return addr(base + boxOffset) }
+
+// BoxOps is the ballot box's operations endpoint.
+func BoxOps(base int) string { return addr(base + boxOpsOffset) }
 
 // Prometheus is the address the monitoring's Prometheus serves on.
 func Prometheus(base int) string { return addr(base + prometheusOffset) }

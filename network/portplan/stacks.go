@@ -17,7 +17,7 @@ type Stack struct {
 	// Runs says which commands start it.
 	Runs string
 	// The services beside the network that this stack starts.
-	Registrar, Prometheus, Pprof bool
+	Registrar, Box, Prometheus, Pprof bool
 	// Slots is how many networks of this shape run from one base, each
 	// SlotStep ports above the last (the reliability tests' and the
 	// network test's networks); 0 means 1.
@@ -31,7 +31,7 @@ const SlotStep = 1000
 // below 32768, where Linux's ephemeral ports begin, so that no outgoing
 // connection and no test listener on port 0 takes one of them.
 var Shipped = []Stack{
-	{Name: "default", Base: 7050, BaseVar: "BASE_PORT", Registrar: true, Prometheus: true,
+	{Name: "default", Base: 7050, BaseVar: "BASE_PORT", Registrar: true, Box: true, Prometheus: true,
 		Runs: "make demo, make network-up, README's steps by hand (make readme-test)"},
 	{Name: "e2e", Base: 8050, BaseVar: "E2E_BASE_PORT", Runs: "make e2e-test"},
 	{Name: "e2e-o4", Base: 9050, BaseVar: "E2E_O4_BASE_PORT", Runs: "make e2e-test-o4"},
@@ -89,6 +89,11 @@ func (s Stack) Services(base int) []Listener {
 		ls = append(ls, s.RegistrarAt(host, port))
 		add("registration service's operations", RegistrarOps(base), "EA_OPS_ADDR, or "+s.BaseVar)
 	}
+	if s.Box {
+		host, port := splitAddr(Box(base))
+		ls = append(ls, s.BoxAt(host, port))
+		add("ballot box's operations", BoxOps(base), "BOX_OPS_ADDR, or "+s.BaseVar)
+	}
 	if s.Prometheus {
 		add("Prometheus", Prometheus(base), s.BaseVar)
 	}
@@ -104,6 +109,12 @@ func (s Stack) Services(base int) []Listener {
 // host:port, wherever its address was moved to.
 func (s Stack) RegistrarAt(host string, port int) Listener {
 	return Listener{Owner: s.Name + ": registration service (ea serve)", Host: host, Port: port, Var: "EA_ADDR, or " + s.BaseVar}
+}
+
+// BoxAt is the stack's ballot box (box serve) listening on host:port,
+// wherever its address was moved to.
+func (s Stack) BoxAt(host string, port int) Listener {
+	return Listener{Owner: s.Name + ": ballot box (box serve)", Host: host, Port: port, Var: "BOX_ADDR, or " + s.BaseVar}
 }
 
 // PprofNodes are the nodes a benchmark profiles.

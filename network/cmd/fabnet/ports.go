@@ -20,7 +20,7 @@ import (
 var portsCommands = []command{
 	{name: "ports list", synopsis: "", summary: "every stack's ports and what listens on each", setup: func(*pflag.FlagSet) func([]string) error { return portsList }},
 	{name: "ports env", synopsis: "--stack S [--base-port N] [--slot K]", summary: "shell assignments of the stack's addresses: BASE_PORT, EA_ADDR, ...", setup: portsEnvSetup},
-	{name: "ports check", synopsis: "--stack S [--base-port N] [--slot K] --profile P [--chaincodes N] [--identities ca|cryptogen] [--registrar ADDR]",
+	{name: "ports check", synopsis: "--stack S [--base-port N] [--slot K] --profile P [--chaincodes N] [--identities ca|cryptogen] [--registrar ADDR] [--box ADDR]",
 		summary: "every port the network needs is free, else each taken one, its holder and its setting", setup: portsCheckSetup},
 }
 
@@ -88,6 +88,9 @@ func stackVars(s portplan.Stack, base int) [][2]string {
 	if s.Registrar {
 		vars = append(vars, [2]string{"EA_ADDR", portplan.Registrar(base)}, [2]string{"EA_OPS_ADDR", portplan.RegistrarOps(base)})
 	}
+	if s.Box {
+		vars = append(vars, [2]string{"BOX_ADDR", portplan.Box(base)}, [2]string{"BOX_OPS_ADDR", portplan.BoxOps(base)})
+	}
 	if s.Prometheus {
 		vars = append(vars, [2]string{"PROMETHEUS_ADDR", portplan.Prometheus(base)})
 	}
@@ -101,9 +104,9 @@ func stackVars(s portplan.Stack, base int) [][2]string {
 
 // portsCheck is the flags of fabnet ports check.
 type portsCheck struct {
-	p                              *placement
-	profile, identities, registrar string
-	chaincodes                     int
+	p                                   *placement
+	profile, identities, registrar, box string
+	chaincodes                          int
 }
 
 func portsCheckSetup(fs *pflag.FlagSet) func([]string) error {
@@ -112,6 +115,7 @@ func portsCheckSetup(fs *pflag.FlagSet) func([]string) error {
 	fs.IntVar(&c.chaincodes, "chaincodes", 1, "its chaincode services (each with an operations endpoint)")
 	fs.StringVar(&c.identities, "identities", "ca", "ca (each organisation's CA servers run) or cryptogen")
 	fs.StringVar(&c.registrar, "registrar", "", "the registration service's address, when it runs beside the network")
+	fs.StringVar(&c.box, "box", "", "the ballot box's address, when it runs beside the network")
 	return func([]string) error { return c.run() }
 }
 
@@ -132,8 +136,14 @@ func (c *portsCheck) run() error {
 		return err
 	}
 	ls := fabnet.NetworkListeners(t, s.Name, c.identities == "ca")
-	if c.registrar != "" {
-		l, err := registrarListener(s, c.registrar)
+	for _, beside := range []struct {
+		flag, addr string
+		at         func(string, int) portplan.Listener
+	}{{"--registrar", c.registrar, s.RegistrarAt}, {"--box", c.box, s.BoxAt}} {
+		if beside.addr == "" {
+			continue
+		}
+		l, err := listenerAt(beside.flag, beside.addr, beside.at)
 		if err != nil {
 			return err
 		}
@@ -149,11 +159,12 @@ func (c *portsCheck) run() error {
 	return nil
 }
 
-func registrarListener(s portplan.Stack, addr string) (portplan.Listener, error) {
+// listenerAt is the service of flag (a registrar or a box) at addr.
+func listenerAt(flag, addr string, at func(string, int) portplan.Listener) (portplan.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	n, perr := strconv.Atoi(port)
 	if err != nil || perr != nil {
-		return portplan.Listener{}, cli.Usagef("--registrar %q: want HOST:PORT", addr)
+		return portplan.Listener{}, cli.Usagef("%s %q: want HOST:PORT", flag, addr)
 	}
-	return s.RegistrarAt(host, n), nil
+	return at(host, n), nil
 }
