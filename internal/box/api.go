@@ -39,11 +39,9 @@ type SpoiledReceipt struct {
 	Block      uint64 `json:"block"`
 }
 
-// trackerOf is the tracker of a ballot: election.Tracker over its election
-// id, contests and ciphertexts (the hash the booth shows before "cast or
-// audit", and the bulletin board lists). It is the one place the box
-// computes it.
-var trackerOf = func(b *election.Ballot) [32]byte { return tracker(b.ElectionID, b.Contests, b.Ciphertext) }
+// trackerOf is the tracker of a ballot (election.Tracker: the hash the booth
+// shows before "cast or audit", and the bulletin board lists).
+func trackerOf(b *election.Ballot) [32]byte { return b.Tracker() }
 
 // castBallot answers POST /v1/ballots: the ballot is decoded and parsed
 // here, so that a malformed one never reaches the gateway, then submitted.
@@ -118,19 +116,20 @@ func (s *Server) submitBallot(ctx context.Context, ballot []byte, b *election.Ba
 	return rc, rf
 }
 
-// spoilBallot answers POST /v1/spoiled. The body goes to the contract as
-// it came, which checks it in full (format, opening); the box checks only
-// that it is JSON of its election.
+// spoilBallot answers POST /v1/spoiled. The box parses the spoiled ballot
+// (election.ParseSpoiledBallot: format, keys, encodings), so that a malformed
+// one never reaches the gateway; the contract checks its opening.
 func (s *Server) spoilBallot(w http.ResponseWriter, r *http.Request, _ string) {
 	raw, rf := readBody(w, r, maxSpoiledBody)
-	var head struct {
-		ElectionID string `json:"electionID"`
-	}
-	if rf == nil && (!json.Valid(raw) || json.Unmarshal(raw, &head) != nil) {
-		rf = badRequest("the spoiled ballot is not a JSON object: the booth that sent it is faulty; reload it")
+	var sp *election.SpoiledBallot
+	if rf == nil {
+		var err error
+		if sp, err = election.ParseSpoiledBallot(raw); err != nil {
+			rf = badRequest("the spoiled ballot does not decode (%v): the booth that sent it is faulty; reload it", err)
+		}
 	}
 	if rf == nil {
-		rf = s.checkElection(head.ElectionID)
+		rf = s.checkElection(sp.ElectionID)
 	}
 	var rc *SpoiledReceipt
 	if rf == nil {

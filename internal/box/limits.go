@@ -61,11 +61,11 @@ func (l Limits) Check() error {
 
 // Request body bounds. A ballot's body is its base64 (at most
 // election.MaxBallotSize bytes encoded) in {"ballot":"…"}, with room for
-// whitespace. A spoiled ballot is the format's own JSON, at most 64 KiB
-// (election's spoiled-ballot format).
+// whitespace. A spoiled ballot is the format's own JSON, at most
+// election.MaxSpoiledSize bytes.
 var (
 	maxBallotBody  = int64(base64.StdEncoding.EncodedLen(election.MaxBallotSize) + jsonOverhead)
-	maxSpoiledBody = int64(64 << 10)
+	maxSpoiledBody = int64(election.MaxSpoiledSize)
 )
 
 const jsonOverhead = 256
