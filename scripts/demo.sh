@@ -10,7 +10,11 @@
 # the ledger alone, checks the counts against the voters' recorded choices,
 # exports the election record and verifies it offline (with the independent
 # Python verifier too, when PYVERIFY names its Python), writes the public
-# bulletin board, and stops the network — also when a step fails.
+# bulletin board, and stops the network — also when a step fails. While the
+# window is open, the registration service serves the voter's booth (make
+# booth) and a ballot box (box serve) takes its ballots: the demo prints the
+# booth's address and a roll entry kept for a person, and BOOTH_WAIT holds
+# the window open that many seconds more for them to vote in it.
 #
 # DEMO_PROFILE chooses the ballot: "one" (the default: one question, choose
 # one of 4 candidates) or "contests" (scripts/demo-contests.json: a mayor,
@@ -18,9 +22,11 @@
 # styles; the south's voters have no council). make test runs the second.
 #
 # Variables: VOTERS (1000), HTTPS_VOTERS (5), CONCURRENCY (64), BASE_PORT
-# (moves every port of the demo: the network's and the registration
-# service's; default the port plan's, `fabnet ports list`), EA_ADDR (the
-# registration service's address; default the plan's for BASE_PORT),
+# (moves every port of the demo: the network's, the registration
+# service's and the ballot box's; default the port plan's, `fabnet ports
+# list`), EA_ADDR and BOX_ADDR (the registration service's and the ballot
+# box's addresses; default the plan's for BASE_PORT), BOOTH_DIR (the built
+# booth, build/booth), BOOTH_WAIT (0 seconds),
 # DEMO_DIR (run/demo, or run/demo-BASE_PORT when BASE_PORT moves it), WINDOW
 # (voting window in seconds; by default sized from the measured
 # ballot-generation rate, see below), PYVERIFY (the Python that has
@@ -78,19 +84,25 @@ if [[ $PLAN_BASE_PORT == "$default_base" ]]; then suffix=; else suffix=-$PLAN_BA
 DEMO_DIR=$(realpath -m "${DEMO_DIR:-$RUN/demo$suffix}")
 export NET_RUN_DIR=$DEMO_DIR/network BASE_PORT=$PLAN_BASE_PORT
 EA_ADDR=${EA_ADDR:-$PLAN_EA_ADDR}
+BOX_ADDR=${BOX_ADDR:-$PLAN_BOX_ADDR}
+BOOTH_DIR=$(realpath -m "${BOOTH_DIR:-$ROOT/build/booth}")
+BOOTH_WAIT=${BOOTH_WAIT:-0}
+[[ $BOOTH_WAIT =~ ^[0-9]+$ ]] || die "BOOTH_WAIT=$BOOTH_WAIT: want a number of seconds"
+[[ -f $BOOTH_DIR/booth.wasm ]] || die "no booth in $BOOTH_DIR: run 'make booth'"
 # One demo per directory: a second one (or one started while the network an
 # interrupted demo left behind still runs) stops here and touches nothing.
 mkdir -p "$(dirname "$DEMO_DIR")"
 exec 9>"$DEMO_DIR.lock"
 flock -n 9 || die "another demo, or the network it left running, holds $DEMO_DIR ($DEMO_DIR.lock); nothing was started or written. Run a second demo with BASE_PORT set to a free base (fabnet ports list); its DEMO_DIR follows"
-"$FABNET" ports check --stack default --base-port "$BASE_PORT" --profile "$PROFILE" --chaincodes 1 --registrar "$EA_ADDR" ||
+"$FABNET" ports check --stack default --base-port "$BASE_PORT" --profile "$PROFILE" --chaincodes 1 --registrar "$EA_ADDR" --box "$BOX_ADDR" ||
 	die "a port the demo needs is taken (above); nothing was started or written"
 
 EA_PID=
+BOX_PID=
 NET_STARTED=0
 cleanup() {
-	local rc=$?
-	if [[ -n $EA_PID ]]; then kill "$EA_PID" 2>/dev/null || true; wait "$EA_PID" 2>/dev/null || true; fi
+	local rc=$? pid
+	for pid in $EA_PID $BOX_PID; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 	if ((NET_STARTED)); then
 		((rc == 0)) || cp -r "$NET_RUN_DIR/logs" "$DEMO_DIR/network-logs" 2>/dev/null || true
 		step "stopping the network"
@@ -122,11 +134,13 @@ for i in 1 2 3; do
 	cat "trustees/trustee-$i/recipient.txt" >>trustee-recipients.txt
 done
 
-step "creating election $ID: $BALLOT_WHAT, 3 trustees (any 2 decrypt), $VOTERS voters"
+step "creating election $ID: $BALLOT_WHAT, 3 trustees (any 2 decrypt), $VOTERS voters and one for you"
 # One host: every peer reads the same clock, so the bound on the difference
 # between two peers' clocks (a result is accepted from end + it) is small.
-"$FV" election create --election "$ID" --title "fabvote demo" "${BALLOT_FLAGS[@]}" \
-	--max-voters "$VOTERS" --trustees 3 --threshold 2 --trustee-recipients trustee-recipients.txt --max-clock-skew 2s --out election
+# The manifest commits to the booth the voters run (its digest).
+BOOTH_DIGEST=$("$FV" booth digest --dir "$BOOTH_DIR")
+"$FV" election create --election "$ID" --title "fabvote demo" "${BALLOT_FLAGS[@]}" --booth-digest "$BOOTH_DIGEST" \
+	--max-voters "$((VOTERS + 1))" --trustees 3 --threshold 2 --trustee-recipients trustee-recipients.txt --max-clock-skew 2s --out election
 M=election/manifest.json
 # The dealer sealed share i to trustee i's key and kept nothing else; each
 # sealed share goes to its trustee's directory.
@@ -135,13 +149,17 @@ for i in 1 2 3; do
 done
 say "each trustees/trustee-i holds its own identity and its own sealed share; election/ holds no share"
 
-step "registering $HTTPS_VOTERS voters through the HTTPS registration service (ea serve)"
-"$FV" ea roll --voters "$HTTPS_VOTERS" "${ROLL_FLAGS[@]}" --out election/roll.csv
+step "registering $HTTPS_VOTERS voters through the HTTPS registration service (ea serve), which also serves the booth"
+# The roll's last entry is kept for a person voting in the booth.
+"$FV" ea roll --voters "$((HTTPS_VOTERS + 1))" "${ROLL_FLAGS[@]}" --out election/roll.csv
 "$FV" ea tls-cert --ca-cert election/ea-tls-ca.crt --ca-key election/ea-tls-ca.key \
 	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key
+"$FV" ea tls-cert --ca-cert election/ea-tls-ca.crt --ca-key election/ea-tls-ca.key \
+	--tls-cert election/box-tls.crt --tls-key election/box-tls.key
 "$FV" ea init-state --manifest "$M" --roll election/roll.csv
 "$FV" ea serve --addr "$EA_ADDR" --manifest "$M" --roll election/roll.csv \
-	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key --ea-key election/ea.key 2>ea-serve.log &
+	--tls-cert election/ea-tls.crt --tls-key election/ea-tls.key --ea-key election/ea.key \
+	--booth "$BOOTH_DIR" --box "https://$BOX_ADDR" 2>ea-serve.log &
 EA_PID=$!
 # ea serve logs this line once its listener is bound (a TCP probe would
 # leave a "TLS handshake error" in its log).
@@ -162,7 +180,7 @@ demo_choice() {
 mkdir -p voters
 echo "pseudonym,choices" >voters/choices.csv
 i=0
-tail -n +2 election/roll.csv | while IFS=, read -r vid code style; do
+tail -n +2 election/roll.csv | head -n "$HTTPS_VOTERS" | while IFS=, read -r vid code style; do
 	choice=$(demo_choice "$i" "$style")
 	printf '%s\n' "$code" | "$FV" register --url "https://$EA_ADDR" --ca-cert election/ea-tls-ca.crt --manifest "$M" --code-file - \
 		--voter-id "$vid" --voter-key "voters/$vid.key" --out "voters/$vid.token.json" >/dev/null 2>&1 ||
@@ -180,9 +198,6 @@ if printf '%s\n' "${first#*,}" | "$FV" register --url "https://$EA_ADDR" --ca-ce
 	die "a one-time code was accepted twice"
 fi
 say "re-using ${first%%,*}'s one-time code is refused: $(tail -1 reuse.err)"
-kill "$EA_PID"
-wait "$EA_PID" 2>/dev/null || true
-EA_PID=
 sed 's/^/   /' ea-serve.log
 
 step "registering the other $BULK voters OFFLINE in bulk (the EA signs their tokens locally, as in the benchmark) and making their ballots on every core"
@@ -193,12 +208,31 @@ step "registering the other $BULK voters OFFLINE in bulk (the EA signs their tok
 # machine is: casting has run 2.5-3.5x faster than generation here; allow 1.5x.
 GEN_RATE=$(sed -n 's/.*(\([0-9.]*\) ballots\/s).*/\1/p' gen.out)
 WINDOW=${WINDOW:-$(awk -v n="$VOTERS" -v r="${GEN_RATE:-5}" 'BEGIN { r = (r > 0.5 ? r : 0.5); printf "%d", 60 + n / (1.5 * r) }')}
+WINDOW=$((WINDOW + BOOTH_WAIT))
 
 step "opening the election on the ledger (voting window ${WINDOW}s from now)"
 "$FV" election open --network "$NET" --manifest "$M" --start now --end "+${WINDOW}s"
 # Each trustee keeps its own copy of the manifest as opened (the window is
 # set at opening); its tool checks it against the ledger's, byte for byte.
 for i in 1 2 3; do cp "$M" "trustees/trustee-$i/manifest.json"; done
+
+step "the voter's booth: served by ea serve, its ballots taken by a ballot box (box serve) with the authority's gateway identity"
+"$FV" box serve --election "$ID" --addr "$BOX_ADDR" --tls-cert election/box-tls.crt --tls-key election/box-tls.key \
+	--network "$NET" --allow-origin "https://$EA_ADDR" 2>box-serve.log &
+BOX_PID=$!
+for _ in $(seq 100); do
+	grep -q "taking ballots of election" box-serve.log 2>/dev/null && break
+	kill -0 "$BOX_PID" 2>/dev/null || { cat box-serve.log >&2; die "box serve exited"; }
+	sleep 0.1
+done
+grep -q "taking ballots of election" box-serve.log || { cat box-serve.log >&2; die "box serve did not start"; }
+IFS=, read -r BOOTH_VOTER BOOTH_CODE _ < <(tail -n 1 election/roll.csv)
+say "booth: https://$EA_ADDR/booth/ (trust the authority's TLS CA election/ea-tls-ca.crt in your browser)"
+say "voter id $BOOTH_VOTER, one-time code $BOOTH_CODE: kept for you; audit a ballot, then cast one"
+if ((BOOTH_WAIT > 0)); then
+	say "the booth stays open for ${BOOTH_WAIT}s (BOOTH_WAIT) before the bulk voters cast"
+	sleep "$BOOTH_WAIT"
+fi
 
 step "casting the $HTTPS_VOTERS HTTPS voters' ballots one by one, with receipts"
 for vid in $HTTPS_IDS; do
@@ -234,7 +268,13 @@ say "trustee 1's identity does not open trustee 2's share: $(tail -1 wrong-id.er
 
 step "independent audit from the ledger alone, and the counts against the voters' recorded choices"
 EXPECT=voters/choices.csv,ballots.bin.choices.csv
-"$FV" verify --network "$NET" --election "$ID" --expect-choices "$EXPECT"
+EXPECT_FLAGS=(--expect-choices "$EXPECT")
+# A person's booth ballot is a choice the demo did not record.
+if ((BOOTH_WAIT > 0)); then
+	EXPECT_FLAGS=()
+	say "BOOTH_WAIT is set: the counts are not compared with the recorded choices, which do not hold a booth voter's"
+fi
+"$FV" verify --network "$NET" --election "$ID" "${EXPECT_FLAGS[@]}"
 
 step "the election record: exported from the peer, verified offline by both verifiers, published as a bulletin board"
 "$FV" record export --network "$NET" --election "$ID" --out record | tee export.out
@@ -242,7 +282,7 @@ GENESIS=$(sed -n 's/^genesis hash: \([0-9a-f]*\).*/\1/p' export.out)
 # Offline from here on: the record's files alone, anchored by the two things
 # an observer takes from outside it, the genesis hash the channel's
 # organisations publish and the manifest the authority published.
-"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" --expect-choices "$EXPECT" --json >record-report.json ||
+"$FV" verify --record record --genesis-hash "$GENESIS" --manifest "$M" "${EXPECT_FLAGS[@]}" --json >record-report.json ||
 	die "verify --record failed the record (record-report.json)"
 jq -r '.steps[] | "   verify --record, step \(.step): \(if .ok then "ok" else "FAIL" end)"' record-report.json
 say "verify --record: PASS, $(jq -c '.ballots' record-report.json), counts $(jq -c '[.result.contests[] | {(.id): .counts}] | add' record-report.json)"
@@ -277,6 +317,7 @@ step "summary"
 say "election $ID: $VOTERS ballots cast ($HTTPS_VOTERS registered over HTTPS, $BULK registered offline in bulk)"
 sed -n '/^result of election/,/^result published/p' tally.out | grep -v '^result published' | sed 's/^/   /'
 say "cast throughput: ${TPS:-?} tx/s (bulk cast, $CONCURRENCY in flight, every proof verified by the chaincode)"
-say "counts match the voters' recorded choices ($EXPECT); audit PASS, from the ledger and from the exported record"
+((BOOTH_WAIT > 0)) || say "counts match the voters' recorded choices ($EXPECT)"
+say "audit PASS, from the ledger and from the exported record"
 say "election record in $DEMO_DIR/record (genesis hash $GENESIS); bulletin board: $DEMO_DIR/site/index.html"
 say "total time $((SECONDS - T_START)) s"
