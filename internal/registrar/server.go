@@ -73,7 +73,7 @@ type Server struct {
 // refusal is a registration answered with an error status.
 type refusal struct {
 	status     int
-	code       string // errorBody.Code
+	code       string        // errorBody.Code
 	retryAfter time.Duration // for 429
 	err        error
 }
