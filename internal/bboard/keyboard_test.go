@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/internal/devtools"
 )
 
 // cdp is a minimal Chrome DevTools Protocol client over
@@ -38,7 +40,7 @@ func startCDP(t *testing.T) *cdp {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	cmd := exec.CommandContext(ctx, chromium(t), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+	cmd := exec.CommandContext(ctx, devtools.Chromium(t), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "--window-size=1280,900", "about:blank")
 	cmd.ExtraFiles = []*os.File{toChrome, fromChrome} // fd 3: Chromium reads; fd 4: it writes
 	if err := cmd.Start(); err != nil {
