@@ -357,7 +357,6 @@
     list.replaceChildren(...describe(madeSelections).map((line) => el("li", line)));
     $("audited-tracker").textContent = group(s.tracker);
     $("audited-board").href = config.boardURL;
-    precompute();
   }
 
   async function cast() {
@@ -380,7 +379,8 @@
       done(doneKey);
       show(next);
     } catch (err) {
-      done("");
+      done();
+      $("status").textContent = "";
       showError(err);
     } finally {
       busy(false);
@@ -405,7 +405,12 @@
       step("statusMaking", "step-check", makeBallot, "statusMade");
     });
     $("cast-button").addEventListener("click", () => step("statusCasting", "step-receipt", cast, "statusCast"));
-    $("audit-button").addEventListener("click", () => step("statusAuditing", "step-audited", audit, "statusAudited"));
+    $("audit-button").addEventListener("click", async () => {
+      await step("statusAuditing", "step-audited", audit, "statusAudited");
+      if (made === null && !pendingHandle) {
+        precompute(); // the fresh ballot, while the voter reads the audit
+      }
+    });
     $("again-button").addEventListener("click", () => show("step-ballot"));
     document.body.classList.add("ready");
   }
