@@ -292,8 +292,8 @@ func (p *page) tracker(t *testing.T, id string) string {
 // driver is how the voter works the page: by pointer or by keyboard.
 type driver interface {
 	fill(t *testing.T, p *page, voterID, code string) // and submit
-	choose(t *testing.T, p *page, id string)           // a radio button
-	press(t *testing.T, p *page, id string)            // a button
+	choose(t *testing.T, p *page, id string)          // a radio button
+	press(t *testing.T, p *page, id string)           // a button
 }
 
 func hexOf(b []byte) string { return hex.EncodeToString(b) }
