@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,9 +158,11 @@ func (e *boothEnv) open(t *testing.T, lang string) *page {
 	p := &page{env: e, lang: lang}
 	p.Browser = devtools.Start(t, "--ignore-certificate-errors", "--accept-lang="+lang)
 	p.OnEvent = p.record
-	for _, domain := range []string{"Network.enable", "Log.enable", "Runtime.enable"} {
+	domains := []string{"Network.enable", "Log.enable", "Runtime.enable"}
+	for _, domain := range domains {
 		p.Call(t, domain, nil, nil)
 	}
+	p.AttachWorkers(t, domains...)
 	p.Call(t, "Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true}, nil)
 	p.Navigate(t, e.site.URL+boothserve.Prefix)
 	p.WaitFor(t, `document.body.classList.contains("ready")`, 30*time.Second)
@@ -207,8 +210,10 @@ func (p *page) checkOrigins(t *testing.T) {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.requests) == 0 {
-		t.Fatal("no request recorded")
+	for _, file := range []string{"/booth/booth.js", "/booth/worker.js", "/booth/booth.wasm", "/v1/register"} {
+		if !slices.Contains(p.requests, p.env.site.URL+file) {
+			t.Errorf("no request for %s recorded (the page's and its worker's requests are watched)", file)
+		}
 	}
 	for _, u := range p.requests {
 		if !strings.HasPrefix(u, p.env.site.URL+"/") && !strings.HasPrefix(u, p.env.box.URL+"/") {

@@ -65,6 +65,8 @@ type Browser struct {
 	events  []Message // events read while waiting for an answer, oldest first
 	// OnEvent, when set, sees every event as it is read.
 	OnEvent func(Message)
+	// workerDomains are enabled in every worker the page starts (AttachWorkers).
+	workerDomains []string
 }
 
 // Start starts the browser with extra command-line flags and one page
@@ -138,22 +140,7 @@ func (b *Browser) Call(t testing.TB, method string, params any, into any) {
 
 func (b *Browser) call(t testing.TB, session, method string, params any, into any) {
 	t.Helper()
-	b.next++
-	id := b.next
-	msg := map[string]any{"id": id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	if session != "" {
-		msg["sessionId"] = session
-	}
-	raw, err := json.Marshal(msg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.in.Write(append(raw, 0)); err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
+	id := b.send(t, session, method, params)
 	for {
 		m := b.read(t, method)
 		if m.ID != id {
@@ -174,6 +161,27 @@ func (b *Browser) call(t testing.TB, session, method string, params any, into an
 	}
 }
 
+// send sends one command and returns its id.
+func (b *Browser) send(t testing.TB, session, method string, params any) int {
+	t.Helper()
+	b.next++
+	msg := map[string]any{"id": b.next, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.in.Write(append(raw, 0)); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return b.next
+}
+
 func (b *Browser) read(t testing.TB, waitingFor string) Message {
 	t.Helper()
 	raw, err := b.out.ReadBytes(0)
@@ -184,10 +192,38 @@ func (b *Browser) read(t testing.TB, waitingFor string) Message {
 	if err := json.Unmarshal(raw[:len(raw)-1], &m); err != nil {
 		t.Fatalf("waiting for %s: %v", waitingFor, err)
 	}
+	if m.Method == "Target.attachedToTarget" && b.workerDomains != nil {
+		b.startWorker(t, m)
+	}
 	if m.Method != "" && b.OnEvent != nil {
 		b.OnEvent(m)
 	}
 	return m
+}
+
+// AttachWorkers makes the page's workers report to this browser too:
+// each worker the page starts is attached, the enable commands (such as
+// "Network.enable") run in it, and then it starts. Its events come to
+// OnEvent like the page's.
+func (b *Browser) AttachWorkers(t testing.TB, enable ...string) {
+	t.Helper()
+	b.workerDomains = append([]string{}, enable...)
+	b.Call(t, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}, nil)
+}
+
+// startWorker enables the worker domains in a newly attached worker and
+// lets it run. The commands are sent without waiting for their answers,
+// since it runs while another command may be waiting for its own; the
+// answers are read and dropped by that wait.
+func (b *Browser) startWorker(t testing.TB, m Message) {
+	t.Helper()
+	var p struct{ SessionID string }
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		t.Fatalf("Target.attachedToTarget: %v", err)
+	}
+	for _, method := range append(b.workerDomains, "Runtime.runIfWaitingForDebugger") {
+		b.send(t, p.SessionID, method, nil)
+	}
 }
 
 // WaitEvent returns the first event named method, whether it came while
