@@ -251,7 +251,10 @@ func (p *page) msg(t *testing.T, key string) string {
 // waitStep waits until step's section is shown with its heading focused.
 func (p *page) waitStep(t *testing.T, step string) {
 	t.Helper()
-	p.WaitFor(t, `!document.getElementById("step-`+step+`").hidden && document.activeElement.id === "`+step+`-heading"`, slow)
+	p.WaitFor(t, `!document.getElementById("step-`+step+`").hidden && document.activeElement.id === "`+step+`-heading" || !document.getElementById("error").hidden`, slow)
+	if p.Eval(t, `document.getElementById("error").hidden`) != true {
+		t.Fatalf("waiting for step %s, the page shows the error %q", step, p.text(t, "error-text"))
+	}
 	p.checkA11y(t, step)
 	p.screenshot(t, step)
 }
