@@ -288,10 +288,17 @@
     });
   }
 
+  // mark records a moment for the benchmark (performance.getEntriesByName).
+  function mark(name) {
+    performance.mark("fabvote:" + name);
+  }
+
   function precompute() {
     progress("statusPreparing");
+    mark("precompute-start");
     pendingHandle = call("precompute", election.text, election.style).then(
       (r) => {
+        mark("precompute-end");
         done("statusPrepared");
         return r.handle;
       },
@@ -334,6 +341,7 @@
   }
 
   async function makeBallot() {
+    mark("make");
     if (!pendingHandle) {
       precompute();
     }
@@ -347,6 +355,7 @@
     pendingHandle = null;
     madeSelections = sels;
     $("check-tracker").textContent = group(made.tracker);
+    requestAnimationFrame(() => mark("tracker-shown"));
   }
 
   async function audit() {

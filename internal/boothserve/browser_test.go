@@ -49,7 +49,7 @@ type boothEnv struct {
 }
 
 // builtBooth is the directory `make booth` built.
-func builtBooth(t *testing.T) string {
+func builtBooth(t testing.TB) string {
 	dir := os.Getenv("FABVOTE_BOOTH_DIR")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "build", "booth")
@@ -60,7 +60,7 @@ func builtBooth(t *testing.T) string {
 	return dir
 }
 
-func newBoothEnv(t *testing.T) *boothEnv {
+func newBoothEnv(t testing.TB) *boothEnv {
 	t.Helper()
 	dir := builtBooth(t)
 	digest, err := booth.Digest(dir)
@@ -102,7 +102,7 @@ func newBoothEnv(t *testing.T) *boothEnv {
 }
 
 // registrar is the real registration service for m, with a roll of four.
-func (e *boothEnv) registrar(t *testing.T, m *election.Manifest, prep *election.Prepared, raw []byte) http.Handler {
+func (e *boothEnv) registrar(t testing.TB, m *election.Manifest, prep *election.Prepared, raw []byte) http.Handler {
 	t.Helper()
 	dir := t.TempDir()
 	rollPath := filepath.Join(dir, "roll.csv")
@@ -153,7 +153,7 @@ type page struct {
 	logged   []string
 }
 
-func (e *boothEnv) open(t *testing.T, lang string) *page {
+func (e *boothEnv) open(t testing.TB, lang string) *page {
 	t.Helper()
 	p := &page{env: e, lang: lang}
 	p.Browser = devtools.Start(t, "--ignore-certificate-errors", "--accept-lang="+lang)
@@ -206,7 +206,7 @@ func expectedRefusal(text string) bool {
 // checkOrigins asserts that every request went to the page's own origin
 // or to the box, and that nothing (a CSP violation, an exception) was
 // logged as an error.
-func (p *page) checkOrigins(t *testing.T) {
+func (p *page) checkOrigins(t testing.TB) {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -228,7 +228,7 @@ func (p *page) checkOrigins(t *testing.T) {
 // checkA11y runs the static accessibility checker on the DOM as it is.
 // The booth has no navigation to skip, and its one link leaves the site
 // for the bulletin board by design: those two rules are the board's.
-func (p *page) checkA11y(t *testing.T, step string) {
+func (p *page) checkA11y(t testing.TB, step string) {
 	t.Helper()
 	dom := p.EvalString(t, `document.documentElement.outerHTML`)
 	for _, problem := range a11y.Problems(strings.NewReader(dom)) {
@@ -239,7 +239,7 @@ func (p *page) checkA11y(t *testing.T, step string) {
 	}
 }
 
-func (p *page) msg(t *testing.T, key string) string {
+func (p *page) msg(t testing.TB, key string) string {
 	t.Helper()
 	s, ok := p.env.messages[p.lang][key]
 	if !ok {
@@ -249,7 +249,7 @@ func (p *page) msg(t *testing.T, key string) string {
 }
 
 // waitStep waits until step's section is shown with its heading focused.
-func (p *page) waitStep(t *testing.T, step string) {
+func (p *page) waitStep(t testing.TB, step string) {
 	t.Helper()
 	p.WaitFor(t, `!document.getElementById("step-`+step+`").hidden && document.activeElement.id === "`+step+`-heading" || !document.getElementById("error").hidden`, slow)
 	if p.Eval(t, `document.getElementById("error").hidden`) != true {
@@ -261,7 +261,7 @@ func (p *page) waitStep(t *testing.T, step string) {
 
 // screenshot keeps what the page shows in $FABVOTE_BOOTH_ARTIFACTS, when
 // set, for a person to look at.
-func (p *page) screenshot(t *testing.T, step string) {
+func (p *page) screenshot(t testing.TB, step string) {
 	t.Helper()
 	if dir := os.Getenv("FABVOTE_BOOTH_ARTIFACTS"); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -272,7 +272,7 @@ func (p *page) screenshot(t *testing.T, step string) {
 }
 
 // waitError waits until the error box shows the message key names.
-func (p *page) waitError(t *testing.T, key string) {
+func (p *page) waitError(t testing.TB, key string) {
 	t.Helper()
 	want := p.msg(t, key)
 	p.WaitFor(t, `!document.getElementById("error").hidden`, slow)
@@ -282,13 +282,13 @@ func (p *page) waitError(t *testing.T, key string) {
 	}
 }
 
-func (p *page) text(t *testing.T, id string) string {
+func (p *page) text(t testing.TB, id string) string {
 	t.Helper()
 	return p.EvalString(t, `document.getElementById("`+id+`").textContent`)
 }
 
 // tracker is the tracker shown in element id, without its grouping.
-func (p *page) tracker(t *testing.T, id string) string {
+func (p *page) tracker(t testing.TB, id string) string {
 	t.Helper()
 	s := strings.ReplaceAll(p.text(t, id), " ", "")
 	if len(s) != 64 {
@@ -299,9 +299,9 @@ func (p *page) tracker(t *testing.T, id string) string {
 
 // driver is how the voter works the page: by pointer or by keyboard.
 type driver interface {
-	fill(t *testing.T, p *page, voterID, code string) // and submit
-	choose(t *testing.T, p *page, id string)          // a radio button
-	press(t *testing.T, p *page, id string)           // a button
+	fill(t testing.TB, p *page, voterID, code string) // and submit
+	choose(t testing.TB, p *page, id string)          // a radio button
+	press(t testing.TB, p *page, id string)           // a button
 }
 
 func hexOf(b []byte) string { return hex.EncodeToString(b) }

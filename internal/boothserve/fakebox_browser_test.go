@@ -19,7 +19,7 @@ import (
 // what it receives with the election package, as the contract would, and
 // keeps it for the test: no ledger behind it.
 type fakeBox struct {
-	t        *testing.T
+	t        testing.TB
 	prep     *election.Prepared
 	manifest []byte
 	origin   string // the booth's origin, which CORS lets in

@@ -15,18 +15,18 @@ import (
 // and clicks.
 type pointer struct{}
 
-func (pointer) fill(t *testing.T, p *page, voterID, code string) {
+func (pointer) fill(t testing.TB, p *page, voterID, code string) {
 	t.Helper()
 	p.Eval(t, `document.getElementById("voter-id").value = `+jsString(voterID)+`; document.getElementById("code").value = `+jsString(code)+`; true`)
 	p.Eval(t, `document.getElementById("start-button").click(); true`)
 }
 
-func (pointer) choose(t *testing.T, p *page, id string) {
+func (pointer) choose(t testing.TB, p *page, id string) {
 	t.Helper()
 	p.Eval(t, `document.getElementById("`+id+`").click(); true`)
 }
 
-func (pointer) press(t *testing.T, p *page, id string) {
+func (pointer) press(t testing.TB, p *page, id string) {
 	t.Helper()
 	p.Eval(t, `document.getElementById("`+id+`").click(); true`)
 }
@@ -36,7 +36,7 @@ func (pointer) press(t *testing.T, p *page, id string) {
 // is reached in order and its focus is visible.
 type keyboard struct{}
 
-func (k keyboard) fill(t *testing.T, p *page, voterID, code string) {
+func (k keyboard) fill(t testing.TB, p *page, voterID, code string) {
 	t.Helper()
 	k.tabTo(t, p, "voter-id")
 	p.Call(t, "Input.insertText", map[string]any{"text": voterID}, nil)
@@ -45,7 +45,7 @@ func (k keyboard) fill(t *testing.T, p *page, voterID, code string) {
 	p.Key(t, "Enter", "Enter", 13, "\r")
 }
 
-func (k keyboard) choose(t *testing.T, p *page, id string) {
+func (k keyboard) choose(t testing.TB, p *page, id string) {
 	t.Helper()
 	// A radio group is one tab stop; the arrows move the choice in it.
 	k.tabTo(t, p, "c0-o0", id)
@@ -60,7 +60,7 @@ func (k keyboard) choose(t *testing.T, p *page, id string) {
 	}
 }
 
-func (k keyboard) press(t *testing.T, p *page, id string) {
+func (k keyboard) press(t testing.TB, p *page, id string) {
 	t.Helper()
 	k.tabTo(t, p, id)
 	p.Key(t, " ", "Space", 32, " ")
@@ -68,7 +68,7 @@ func (k keyboard) press(t *testing.T, p *page, id string) {
 
 // tabTo presses Tab until one of ids has the focus, and fails if the
 // page's order does not reach it soon or its focus is not visible.
-func (keyboard) tabTo(t *testing.T, p *page, ids ...string) {
+func (keyboard) tabTo(t testing.TB, p *page, ids ...string) {
 	t.Helper()
 	var path []string
 	for range 12 {
@@ -94,7 +94,7 @@ func jsString(s string) string {
 // kept), cast. With errors, the first two casts meet a box that is down
 // and one that says the voter has voted (each shows its message), and
 // the third is accepted.
-func run(t *testing.T, p *page, d driver, voter int, errors bool) {
+func run(t testing.TB, p *page, d driver, voter int, errors bool) {
 	e := p.env
 	id, code := e.codes[voter][0], e.codes[voter][1]
 	if errors {
