@@ -150,6 +150,7 @@ type page struct {
 
 	mu       sync.Mutex
 	requests []string
+	bodies   []string // the requests' bodies
 	logged   []string
 }
 
@@ -175,7 +176,10 @@ func (e *boothEnv) open(t testing.TB, lang string) *page {
 
 func (p *page) record(m devtools.Message) {
 	var ev struct {
-		Request          struct{ URL string }
+		Request struct {
+			URL      string
+			PostData string
+		}
 		Entry            struct{ Level, Text, URL string }
 		ExceptionDetails struct {
 			Text      string
@@ -188,6 +192,7 @@ func (p *page) record(m devtools.Message) {
 	switch m.Method {
 	case "Network.requestWillBeSent":
 		p.requests = append(p.requests, ev.Request.URL)
+		p.bodies = append(p.bodies, ev.Request.PostData)
 	case "Log.entryAdded":
 		if ev.Entry.Level == "error" && !strings.HasSuffix(ev.Entry.URL, "/favicon.ico") && !expectedRefusal(ev.Entry.Text) {
 			p.logged = append(p.logged, ev.Entry.Text)
@@ -204,7 +209,7 @@ func expectedRefusal(text string) bool {
 }
 
 // checkOrigins asserts that every request went to the page's own origin
-// or to the box, and that nothing (a CSP violation, an exception) was
+// or to the box, that none carried the voter's private key, and that nothing (a CSP violation, an exception) was
 // logged as an error.
 func (p *page) checkOrigins(t testing.TB) {
 	t.Helper()
@@ -218,6 +223,14 @@ func (p *page) checkOrigins(t testing.TB) {
 	for _, u := range p.requests {
 		if !strings.HasPrefix(u, p.env.site.URL+"/") && !strings.HasPrefix(u, p.env.box.URL+"/") {
 			t.Errorf("the page requested %s, which is neither its origin %s nor the box %s", u, p.env.site.URL, p.env.box.URL)
+		}
+	}
+	if !slices.ContainsFunc(p.bodies, func(b string) bool { return strings.Contains(b, `"voterPub"`) }) {
+		t.Error("no request body recorded with the voter's public key: the key check below would see nothing")
+	}
+	for i, body := range p.bodies {
+		if strings.Contains(body, "PRIVATE KEY") || strings.Contains(body, "BEGIN") {
+			t.Errorf("the voter's private key left the page, to %s", p.requests[i])
 		}
 	}
 	for _, l := range p.logged {
