@@ -25,7 +25,7 @@ type fakeBox struct {
 	origin   string // the booth's origin, which CORS lets in
 
 	mu      sync.Mutex
-	refuse  []string // the next casts' refusals, in order: "down" or an election code
+	refuse  []string // the next casts' refusals, in order: "down", "RATE" or an election code
 	spoiled []spoiledSeen
 	cast    []*election.Ballot
 }
@@ -51,6 +51,7 @@ func (f *fakeBox) seen() ([]spoiledSeen, []*election.Ballot) {
 
 func (f *fakeBox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", f.origin)
+	w.Header().Set("Access-Control-Expose-Headers", "Retry-After") // so that the page can say how long to wait
 	if r.Method == http.MethodOptions {
 		w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
 		w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
@@ -103,6 +104,10 @@ func (f *fakeBox) castBallot(w http.ResponseWriter, body []byte) {
 	case "":
 	case "down":
 		answer(w, http.StatusServiceUnavailable, map[string]string{"error": "the gateway does not answer", "code": "UNAVAILABLE"})
+		return
+	case "RATE":
+		w.Header().Set("Retry-After", "30")
+		answer(w, http.StatusTooManyRequests, map[string]string{"error": "too many requests", "code": "RATE"})
 		return
 	default:
 		answer(w, http.StatusUnprocessableEntity, map[string]string{"error": "refused by the contract", "code": refusal})

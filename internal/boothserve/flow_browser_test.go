@@ -91,47 +91,12 @@ func jsString(s string) string {
 
 // run is one voter's visit: a wrong code first, then the right one; a
 // ballot for the third candidate, audited; a fresh ballot (the choice
-// kept), cast. With errors, the first two casts meet a box that is down
-// and one that says the voter has voted (each shows its message), and
-// the third is accepted.
-func run(t testing.TB, p *page, d driver, voter int, errors bool) {
-	e := p.env
-	id, code := e.codes[voter][0], e.codes[voter][1]
-	if errors {
-		d.fill(t, p, id, strings.Repeat("A", len(code)))
-		p.waitError(t, "errWrongCode")
-		p.checkA11y(t, "wrong code")
-		p.Eval(t, `document.getElementById("voter-id").value = ""; document.getElementById("code").value = ""; document.getElementById("voter-id").focus(); true`)
-		p.Eval(t, `document.activeElement.blur(); true`)
-	}
-	d.fill(t, p, id, code)
-	p.waitStep(t, "ballot")
-	if n := p.Eval(t, `document.querySelectorAll("fieldset legend").length`); n != float64(1) {
-		t.Fatalf("%v contests shown, want 1", n)
-	}
-	d.choose(t, p, "c0-o2")
-	d.press(t, p, "make-button")
-	p.waitStep(t, "check")
-	audited := p.tracker(t, "check-tracker")
-
-	spoiledBefore, _ := e.fake.seen()
-	d.press(t, p, "audit-button")
-	p.waitStep(t, "audited")
-	spoiled, _ := e.fake.seen()
-	if len(spoiled) != len(spoiledBefore)+1 {
-		t.Fatalf("the box received %d spoiled ballots, want %d", len(spoiled), len(spoiledBefore)+1)
-	}
-	got := spoiled[len(spoiled)-1]
-	if want := []votecode.Selection{{Options: []int{2}}}; got.tracker != audited || !selectionsEqual(got.sels, want) {
-		t.Fatalf("the box received a spoiled ballot %s revealing %+v; the page showed %s for %+v", got.tracker, got.sels, audited, want)
-	}
-	if shown := p.tracker(t, "audited-tracker"); shown != audited {
-		t.Fatalf("the audit shows tracker %s, the ballot had %s", shown, audited)
-	}
-	if c := p.text(t, "audited-choice"); !strings.Contains(c, "Carol") {
-		t.Fatalf("the audit shows the choice %q, want Carol", c)
-	}
-
+// kept), cast. With errors, the first casts meet a box that is down, one
+// that limits the rate, one that says the window is closed and one that
+// says the voter has voted (each shows its message); the last is accepted.
+func run(t *testing.T, p *page, d driver, voter int, errors bool) {
+	signIn(t, p, d, voter, errors)
+	audited := audit(t, p, d)
 	d.press(t, p, "again-button")
 	p.waitStep(t, "ballot")
 	if p.Eval(t, `document.getElementById("c0-o2").checked`) != true {
@@ -144,18 +109,81 @@ func run(t testing.TB, p *page, d driver, voter int, errors bool) {
 		t.Fatal("the fresh ballot has the audited one's tracker: no new randomness")
 	}
 	if errors {
-		e.fake.refuseNext("down", "DUPLICATE")
+		castRefused(t, p, d)
+	}
+	cast(t, p, d, final)
+	p.checkOrigins(t)
+}
+
+// signIn signs the voter in (after a wrong code, with errors) and waits
+// for the ballot.
+func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
+	id, code := p.env.codes[voter][0], p.env.codes[voter][1]
+	if errors {
+		d.fill(t, p, id, strings.Repeat("A", len(code)))
+		p.waitError(t, "errWrongCode")
+		p.checkA11y(t, "wrong code")
+		p.Eval(t, `document.getElementById("voter-id").value = ""; document.getElementById("code").value = ""; document.activeElement.blur(); true`)
+	}
+	d.fill(t, p, id, code)
+	p.waitStep(t, "ballot")
+	if n := p.Eval(t, `document.querySelectorAll("fieldset legend").length`); n != float64(1) {
+		t.Fatalf("%v contests shown, want 1", n)
+	}
+}
+
+// audit makes a ballot for the third candidate and audits it: the box
+// receives a spoiled ballot that reveals that choice under the tracker the
+// page showed. It returns the tracker.
+func audit(t *testing.T, p *page, d driver) string {
+	d.choose(t, p, "c0-o2")
+	d.press(t, p, "make-button")
+	p.waitStep(t, "check")
+	audited := p.tracker(t, "check-tracker")
+	before, _ := p.env.fake.seen()
+	d.press(t, p, "audit-button")
+	p.waitStep(t, "audited")
+	spoiled, _ := p.env.fake.seen()
+	if len(spoiled) != len(before)+1 {
+		t.Fatalf("the box received %d spoiled ballots, want %d", len(spoiled), len(before)+1)
+	}
+	got := spoiled[len(spoiled)-1]
+	if want := []votecode.Selection{{Options: []int{2}}}; got.tracker != audited || !selectionsEqual(got.sels, want) {
+		t.Fatalf("the box received a spoiled ballot %s revealing %+v; the page showed %s for %+v", got.tracker, got.sels, audited, want)
+	}
+	if shown := p.tracker(t, "audited-tracker"); shown != audited {
+		t.Fatalf("the audit shows tracker %s, the ballot had %s", shown, audited)
+	}
+	if c := p.text(t, "audited-choice"); !strings.Contains(c, "Carol") {
+		t.Fatalf("the audit shows the choice %q, want Carol", c)
+	}
+	return audited
+}
+
+// castRefused casts into a box that refuses, once per kind of refusal,
+// and checks that each shows its message and leaves the ballot to cast.
+func castRefused(t *testing.T, p *page, d driver) {
+	refusals := []struct{ box, message string }{
+		{"down", "errBoxDown"}, {"RATE", "errRateLimited"}, {"WINDOW", "errWindow"}, {"DUPLICATE", "errDuplicate"},
+	}
+	for _, r := range refusals {
+		p.env.fake.refuseNext(r.box)
 		d.press(t, p, "cast-button")
-		p.waitError(t, "errBoxDown")
-		p.Eval(t, `document.getElementById("check-heading").focus(); true`)
-		d.press(t, p, "cast-button")
-		p.waitError(t, "errDuplicate")
-		p.checkA11y(t, "duplicate")
+		p.waitError(t, r.message)
+		if r.box == "RATE" && !strings.Contains(p.text(t, "error-text"), "30") {
+			t.Errorf("the rate limit's message %q does not say the box's Retry-After, 30 s", p.text(t, "error-text"))
+		}
+		p.checkA11y(t, r.message)
 		p.Eval(t, `document.getElementById("check-heading").focus(); true`)
 	}
+}
+
+// cast casts the ballot of tracker final: the box receives a ballot that
+// CheckBallot accepts with that tracker, and the receipt shows it.
+func cast(t *testing.T, p *page, d driver, final string) {
 	d.press(t, p, "cast-button")
 	p.waitStep(t, "receipt")
-	_, cast := e.fake.seen()
+	_, cast := p.env.fake.seen()
 	last := cast[len(cast)-1]
 	if last.TrackerHex() != final || p.tracker(t, "receipt-tracker") != final {
 		t.Fatalf("the box received a ballot with tracker %s; the page showed %s", last.TrackerHex(), final)
@@ -167,12 +195,11 @@ func run(t testing.TB, p *page, d driver, voter int, errors bool) {
 	if href := p.EvalString(t, `document.getElementById("receipt-board").href`); !strings.HasSuffix(href, "search.html?q="+hexOf(hash[:])) {
 		t.Fatalf("the receipt links to %s, not the board's search for the ballot", href)
 	}
-	p.checkOrigins(t)
 }
 
 // TestBrowserBooth: a voter signs in (after a wrong code), audits a
-// ballot, then casts one (after a box that is down and one that says
-// DUPLICATE), by pointer in English; another does the same by keyboard
+// ballot, then casts one (after four refusals of the box), by pointer in
+// English; another does the same by keyboard
 // alone in German.
 func TestBrowserBooth(t *testing.T) {
 	start := time.Now()
