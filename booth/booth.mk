@@ -9,7 +9,9 @@
 #   make booth-test    the booth's Go tests, then the real-browser tests:
 #                      headless Chromium (Debian package chromium) runs the
 #                      booth served by the ea serve handler against a real
-#                      registrar and a fake box, by mouse and by keyboard
+#                      registrar and a fake box, by pointer on a phone's
+#                      screen and by keyboard; screenshots of each step stay
+#                      in build/booth-artifacts/
 
 BOOTH_DIR := $(BUILD)/booth
 
@@ -28,7 +30,7 @@ booth:
 booth-test: booth
 	$(GO) vet -tags browser ./internal/boothserve/ ./internal/devtools/ ./internal/a11y/
 	$(GO) test -count=1 ./booth/ ./internal/boothserve/
-	FABVOTE_BROWSER_TEST=1 FABVOTE_BOOTH_DIR=$(BOOTH_DIR) \
+	FABVOTE_BROWSER_TEST=1 FABVOTE_BOOTH_DIR=$(BOOTH_DIR) FABVOTE_BOOTH_ARTIFACTS=$(BUILD)/booth-artifacts \
 		$(GO) test -count=1 -tags browser -run Browser -v ./internal/boothserve/
 
 TEST_TARGETS += booth-test

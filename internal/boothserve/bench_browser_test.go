@@ -18,7 +18,7 @@ import (
 //	make booth && go test -tags browser -run '^$' -bench BrowserBallot -benchtime 10x ./internal/boothserve/
 func BenchmarkBrowserBallot(b *testing.B) {
 	e := newBoothEnv(b)
-	p := e.open(b, "en")
+	p := e.open(b, "en", false)
 	d := pointer{}
 	d.fill(b, p, e.codes[0][0], e.codes[0][1])
 	p.waitStep(b, "ballot")

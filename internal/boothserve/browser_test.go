@@ -154,10 +154,15 @@ type page struct {
 	logged   []string
 }
 
-func (e *boothEnv) open(t testing.TB, lang string) *page {
+// open opens the booth in a browser of language lang, on a phone's
+// screen (devtools.EmulatePhone) with phone.
+func (e *boothEnv) open(t testing.TB, lang string, phone bool) *page {
 	t.Helper()
 	p := &page{env: e, lang: lang}
 	p.Browser = devtools.Start(t, "--ignore-certificate-errors", "--accept-lang="+lang)
+	if phone {
+		p.EmulatePhone(t)
+	}
 	p.OnEvent = p.record
 	domains := []string{"Network.enable", "Log.enable", "Runtime.enable"}
 	for _, domain := range domains {
@@ -269,6 +274,9 @@ func (p *page) waitStep(t testing.TB, step string) {
 		t.Fatalf("waiting for step %s, the page shows the error %q", step, p.text(t, "error-text"))
 	}
 	p.checkA11y(t, step)
+	if w := p.Eval(t, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); w != float64(0) {
+		t.Errorf("step %s is %v px wider than the screen", step, w)
+	}
 	p.screenshot(t, step)
 }
 

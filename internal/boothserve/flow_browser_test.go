@@ -198,17 +198,17 @@ func cast(t *testing.T, p *page, d driver, final string) {
 }
 
 // TestBrowserBooth: a voter signs in (after a wrong code), audits a
-// ballot, then casts one (after four refusals of the box), by pointer in
-// English; another does the same by keyboard
+// ballot, then casts one (after four refusals of the box), by pointer on
+// a phone's screen in English; another does the same by keyboard
 // alone in German.
 func TestBrowserBooth(t *testing.T) {
 	start := time.Now()
 	e := newBoothEnv(t)
-	t.Run("pointer, English", func(t *testing.T) {
-		run(t, e.open(t, "en"), pointer{}, 0, true)
+	t.Run("pointer, phone, English", func(t *testing.T) {
+		run(t, e.open(t, "en", true), pointer{}, 0, true)
 	})
 	t.Run("keyboard, German", func(t *testing.T) {
-		p := e.open(t, "de")
+		p := e.open(t, "de", false)
 		if h := p.text(t, "start-heading"); h != p.msg(t, "startHeading") {
 			t.Fatalf("heading %q, want the German %q", h, p.msg(t, "startHeading"))
 		}
