@@ -116,7 +116,7 @@ func run(t *testing.T, p *page, d driver, voter int, errors bool) {
 }
 
 // signIn signs the voter in (after a wrong code, with errors) and waits
-// for the ballot.
+// for the ballot (and, with errors, makes it with no choice).
 func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
 	id, code := p.env.codes[voter][0], p.env.codes[voter][1]
 	if errors {
@@ -129,6 +129,11 @@ func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
 	p.waitStep(t, "ballot")
 	if n := p.Eval(t, `document.querySelectorAll("fieldset legend").length`); n != float64(1) {
 		t.Fatalf("%v contests shown, want 1", n)
+	}
+	if errors { // no choice: the Go code refuses it, and the precomputation stays for the next try
+		d.press(t, p, "make-button")
+		p.waitError(t, "errSelection")
+		p.Eval(t, `document.getElementById("ballot-heading").focus(); true`)
 	}
 }
 
