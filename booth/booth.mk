@@ -18,13 +18,20 @@ BOOTH_DIR := $(BUILD)/booth
 .PHONY: booth booth-test
 
 # -trimpath keeps the wasm, and so the digest, the same on every machine
-# with the same Go release.
+# with the same Go release. make test runs parts that read build/booth
+# side by side with parts that make it again, so each file is made beside
+# it and moved into it by a rename, never removed first: a reader sees the old file or the new one,
+# which are the same bytes when the sources have not changed. Files that are
+# no longer part of the booth are removed.
+BOOTH_FILES = $(notdir $(wildcard $(ROOT)/booth/web/*)) wasm_exec.js booth.wasm
+
 booth:
-	rm -rf $(BOOTH_DIR)
-	mkdir -p $(BOOTH_DIR)
-	cp $(ROOT)/booth/web/* $(BOOTH_DIR)/
-	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(BOOTH_DIR)/
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $(BOOTH_DIR)/booth.wasm ./booth/wasm
+	@set -e; tmp=$(BUILD)/.booth-new.$$$$; rm -rf $$tmp; mkdir -p $$tmp $(BOOTH_DIR); \
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $$tmp/booth.wasm ./booth/wasm; \
+	cp $(ROOT)/booth/web/* "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $$tmp/; \
+	for f in $$tmp/*; do mv -f "$$f" $(BOOTH_DIR)/; done; rmdir $$tmp; \
+	for f in $(BOOTH_DIR)/*; do \
+		case " $(BOOTH_FILES) " in *" $${f##*/} "*) ;; *) rm -f "$$f" ;; esac; done
 	@echo "booth in $(BOOTH_DIR)"
 
 booth-test: booth

@@ -63,7 +63,7 @@ fabca-test: fabric-ca
 	FABVOTE_FABRIC_CA_BIN=$(BIN) $(GO) test -count=1 -v -run . ./network/fabca/
 
 TEST_NET_TARGETS += fabca-test
-TEST_BUILD += fabric fabric-ca fabnet
+TEST_BUILD += fabric fabric-ca fabnet booth
 
 # Unit tests of the network tools and the kvtransfer chaincode (also part of test-go).
 network-unit:

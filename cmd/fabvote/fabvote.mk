@@ -48,13 +48,13 @@ docs:
 	$(GO) test -count=1 -run '^TestGenerated$$' ./fabric/switches -args -update
 	$(GO) test -count=1 -run '^TestPatchTable$$' ./fabric -args -update
 
-demo: fabric fabric-ca fabvote fabnet
+demo: fabric fabric-ca fabvote fabnet booth
 	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) $(ROOT)/scripts/demo.sh
 
 # make demo's second profile: an election of 3 contests in 2 ballot styles
 # (scripts/demo-contests.json), 60 voters, in a directory of its own (in
 # make test).
-demo-contests-test: fabric fabric-ca fabvote fabnet
+demo-contests-test: fabric fabric-ca fabvote fabnet booth
 	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) DEMO_PROFILE=contests VOTERS=60 DEMO_DIR=$(BUILD)/demo-contests $(ROOT)/scripts/demo.sh
 
 # make demo refuses at once, names what is wrong and touches nothing when a

@@ -270,6 +270,9 @@ func TestCORS(t *testing.T) {
 			if !strings.Contains(w.Header().Get("Vary"), "Origin") {
 				t.Error("no Vary: Origin")
 			}
+			if expose := w.Header().Get("Access-Control-Expose-Headers"); (tc.wantACAO != "") != (expose == "Retry-After") {
+				t.Errorf("Access-Control-Expose-Headers %q with Access-Control-Allow-Origin %q: want Retry-After exactly when the origin is allowed", expose, tc.wantACAO)
+			}
 			if tc.q.method == http.MethodOptions && f.submitted() != 0 {
 				t.Error("a preflight reached the gateway")
 			}

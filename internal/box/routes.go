@@ -87,7 +87,8 @@ func (rt route) wrongMethod(method string) *refusal {
 }
 
 // cors answers the Origin of a request: an allowed origin gets
-// Access-Control-Allow-Origin (echoed) and its preflight, which cors answers
+// Access-Control-Allow-Origin (echoed), Retry-After exposed to its page, and
+// its preflight, which cors answers
 // itself; any other origin is refused, with no such header. A request
 // without Origin is no browser's cross-origin request and passes. cors
 // reports whether the request goes on to its route.
@@ -103,6 +104,8 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request, rt route) bool {
 		return false
 	}
 	w.Header().Set("Access-Control-Allow-Origin", origin)
+	// A page may read a 429's or 503's Retry-After only when told so.
+	w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 	want := r.Header.Get("Access-Control-Request-Method")
 	if r.Method != http.MethodOptions || want == "" {
 		return true
