@@ -68,14 +68,15 @@ BAD = {
     "nonce changed": (lambda p, s: _with(s, nonces=_bump(s.nonces, 0, lambda r: r + 1)), "OPENING"),
     "nonce zero": (lambda p, s: _with(s, nonces=_bump(s.nonces, 0, lambda r: 0)), "OPENING"),
     "nonce not below N": (lambda p, s: _with(s, nonces=_bump(s.nonces, 0, lambda r: r + p.pk.n)), "OPENING"),
-    "opening short": (lambda p, s: _with(s, plaintexts=s.plaintexts[:-1], nonces=s.nonces[:-1]), "OPENING"),
     "ciphertext not in range": (lambda p, s: _with(s, ciphertexts=_bump(s.ciphertexts, 1, lambda c: b"\0" * len(c))), "CIPHERTEXT"),
-    "ciphertext short": (lambda p, s: _with(s, ciphertexts=_bump(s.ciphertexts, 1, lambda c: c[1:])), "CIPHERTEXT"),
+    "ciphertexts short": (lambda p, s: _with(s, ciphertexts=tuple(c[1:] for c in s.ciphertexts)), "CIPHERTEXT"),
+    "a ciphertext less": (lambda p, s: _with(s, ciphertexts=s.ciphertexts[:-1], plaintexts=s.plaintexts[:-1], nonces=s.nonces[:-1]), "CIPHERTEXT"),
     "other election": (lambda p, s: _with(s, election_id="other"), "NO_ELECTION"),
     "contest missing": (lambda p, s: _with(s, contests=s.contests[:2]), "CONTEST_MISSING"),
     "contest order": (lambda p, s: _with(s, contests=(1, 0, 2)), "CONTEST_ORDER"),
     "contest repeat": (lambda p, s: _with(s, contests=(0, 0, 2)), "CONTEST_REPEAT"),
     "contest unknown": (lambda p, s: _with(s, contests=(0, 1, 9)), "NOT_IN_STYLE"),
+    "contest beyond the limit": (lambda p, s: _with(s, contests=(0, 1, 32)), "DECODE"),
 }
 
 
@@ -85,7 +86,7 @@ def test_bad_spoiled_refused(prep, name):
     s = mut(prep, _spoil(prep, 0, ((2,), (1, 4), (0,))))
     with pytest.raises(ElectionError) as e:
         check_spoiled(prep, parse_spoiled(s.marshal()))
-    assert e.value.code == code
+    assert e.value.code == code, e.value
 
 
 def test_invalid_selection_with_a_true_opening_refused(prep):
@@ -110,6 +111,7 @@ DECODE = {
     "leading zero": lambda b: b.replace(b'"plaintext":"', b'"plaintext":"0', 1),
     "a space": lambda b: b.replace(b'"version":1', b'"version": 1'),
     "not JSON": lambda b: b[:-1],
+    "ciphertexts of two lengths": lambda b: b.replace(b'"ciphertexts":["', b'"ciphertexts":["00', 1),
     "version as a float": lambda b: b.replace(b'"version":1', b'"version":1.0'),
 }
 
@@ -120,6 +122,15 @@ def test_decode_refused(prep, name):
     with pytest.raises(ElectionError) as e:
         parse_spoiled(raw)
     assert e.value.code == "DECODE"
+
+
+def test_opening_count_refused(prep):
+    """An opening of fewer ciphertexts than the ballot has is refused by
+    the decoding already."""
+    s = _spoil(prep, 1, ((0,), (1,)))
+    with pytest.raises(ElectionError) as e:
+        parse_spoiled(replace(s, plaintexts=s.plaintexts[:-1], nonces=s.nonces[:-1]).marshal())
+    assert e.value.code == "DECODE" and "opened" in str(e.value)
 
 
 def test_size_refused():

@@ -91,11 +91,13 @@ def parse_spoiled(raw: bytes) -> Spoiled:
         raise ElectionError("DECODE", f"spoiled ballot: electionID {eid!r} is no election id")
     contests = top["contests"]
     if (not isinstance(contests, list) or not 1 <= len(contests) <= MAX_CONTESTS
-            or any(type(c) is not int or not 0 <= c <= 255 for c in contests)):
-        raise ElectionError("DECODE", f"spoiled ballot: contests {contests!r}, want 1..{MAX_CONTESTS} contest indices")
+            or any(type(c) is not int or not 0 <= c < MAX_CONTESTS for c in contests)):
+        raise ElectionError("DECODE", f"spoiled ballot: contests {contests!r}, want 1..{MAX_CONTESTS} indices below {MAX_CONTESTS}")
     cts = top["ciphertexts"]
     if not isinstance(cts, list) or not cts or any(not isinstance(c, str) or not _HEX.fullmatch(c) or len(c) % 2 for c in cts):
         raise ElectionError("DECODE", "spoiled ballot: ciphertexts must be a non-empty list of lower-case hex strings")
+    if any(len(c) != len(cts[0]) for c in cts):
+        raise ElectionError("DECODE", "spoiled ballot: the ciphertexts are not all of one length")
     opened = _object(top["opening"], ["ciphertexts"], "opening")["ciphertexts"]
     if not isinstance(opened, list):
         raise ElectionError("DECODE", "spoiled ballot: opening.ciphertexts is not a list")
@@ -107,6 +109,8 @@ def parse_spoiled(raw: bytes) -> Spoiled:
             if not isinstance(v, str) or not _INT_HEX.fullmatch(v):
                 raise ElectionError("DECODE", f"spoiled ballot: opening.ciphertexts[{i}].{name} {v!r} is not canonical lower-case hex")
             out.append(int(v, 16))
+    if len(ms) != len(cts):
+        raise ElectionError("DECODE", f"spoiled ballot: {len(cts)} ciphertexts, {len(ms)} opened: want as many")
     s = Spoiled(eid, tuple(contests), tuple(bytes.fromhex(c) for c in cts), tuple(ms), tuple(rs))
     if s.marshal() != raw:
         raise ElectionError("DECODE", "spoiled ballot: not its canonical encoding (spaces, escapes or a number written otherwise)")
@@ -127,24 +131,27 @@ def is_claim_like(raw: bytes) -> bool:
 
 
 def check_contests(prep: Prepared, contests: tuple) -> None:
-    """The contests are one style's, in the manifest's order, with a cast
-    ballot's codes (V31) going along the list against the styles that hold
-    every contest listed so far; then CONTEST_MISSING when no style is
-    exactly the list."""
-    n = len(prep.manifest.contests)
-    listed = []
+    """The contests are one style's, in the manifest's order. When no
+    style's are exactly the list, the error is the one a cast ballot of
+    the style holding most of the listed contests (the first such style)
+    gets from V31's rule; NOT_IN_STYLE should that rule find nothing."""
+    styles = [tuple(st) for st in prep.style_contests]
+    if tuple(contests) in styles:
+        return
+    best = max(range(len(styles)), key=lambda i: (sum(ci in styles[i] for ci in contests), -i))
+    style, n, listed = styles[best], len(prep.manifest.contests), []
     for k, ci in enumerate(contests):
-        if ci >= n:
-            raise ElectionError("NOT_IN_STYLE", f"contests[{k}] is {ci}, but the election has {n} contests")
+        if ci >= n or ci not in style:
+            raise ElectionError("NOT_IN_STYLE", f"contests[{k}] is contest {ci}, which is not in style {best}")
         if ci in listed:
             raise ElectionError("CONTEST_REPEAT", f"contests[{k}] lists contest {ci} again")
-        if listed and ci < listed[-1]:
-            raise ElectionError("CONTEST_ORDER", f"contests[{k}] is contest {ci}, after contest {listed[-1]}")
+        if k > 0 and ci < contests[k - 1]:
+            raise ElectionError("CONTEST_ORDER", f"contests[{k}] is contest {ci}, after contest {contests[k - 1]}")
         listed.append(ci)
-        if not any(set(listed) <= set(st) for st in prep.style_contests):
-            raise ElectionError("NOT_IN_STYLE", f"no ballot style has contests {listed}")
-    if tuple(listed) not in {tuple(st) for st in prep.style_contests}:
-        raise ElectionError("CONTEST_MISSING", f"contests {listed} are not all of any ballot style's contests")
+    missing = [ci for ci in style if ci not in listed]
+    if missing:
+        raise ElectionError("CONTEST_MISSING", f"contest {missing[0]} of style {best} is missing")
+    raise ElectionError("NOT_IN_STYLE", "the contests are no style's")
 
 
 def _selection(cl, xs: list):
@@ -177,7 +184,7 @@ def check_spoiled(prep: Prepared, s: Spoiled) -> list:
     for i, c in enumerate(cs):
         if not pk.in_zstar_n2(c):
             raise ElectionError("CIPHERTEXT", f"ciphertext {i} not in Z*_{{N²}}")
-    if len(s.plaintexts) != len(cs):
+    if len(s.plaintexts) != len(cs):  # parse_spoiled refuses it (DECODE); kept for a Spoiled built otherwise
         raise ElectionError("OPENING", f"the opening opens {len(s.plaintexts)} ciphertext(s), the ballot has {len(cs)}")
     for i, r in enumerate(s.nonces):
         if not 0 < r < pk.n or math.gcd(r, pk.n) != 1:
