@@ -1,7 +1,7 @@
 // Package election holds the fabvote protocol objects that the ballot
 // chaincode, the CLI, the booth and the auditor must agree on byte for byte: the election
 // manifest, the authority's eligibility token, the ballot, the stored ballot
-// record and the published result, with their canonical encodings and checks.
+// record, the spoiled (audited) ballot and the published result, with their canonical encodings and checks.
 //
 // It exists as its own package so that the chaincode (which accepts ballots)
 // and `fabvote verify` (which re-checks them from the ledger alone) run the
@@ -35,7 +35,13 @@
 //     authority signed for them. The manifest carries the commitment
 //     SHA-256 with the tag "fabvote/pseudonym-key-commitment/v1" to that key,
 //     and NewMinter refuses any other key, so no issuing path can derive a
-//     second pseudonym for a voter.
+//     second pseudonym for a voter. "fabvote/tracker/v1" tags a ballot's
+//     tracker (tracker.go), over its election id, contests and ciphertexts
+//     alone: what the voter sees before casting or auditing the ballot.
+//   - Spoiled ballot (an audited ballot: its ciphertexts with the opening
+//     that reveals them, and nothing of the voter's) and a cast's claim on
+//     its tracker: canonical JSON (spoiled.go, tracker.go), checked by
+//     Prepared.CheckSpoiled.
 //
 // Every rejection is an *Error whose Code tells the reasons apart.
 package election

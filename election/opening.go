@@ -33,8 +33,13 @@ func (o *Opening) add(m, r *big.Int) {
 	o.nonces = append(o.nonces, new(big.Int).Set(r))
 }
 
-// Len is the number of ciphertexts the opening opens.
-func (o *Opening) Len() int { return len(o.plaintexts) }
+// Len is the number of ciphertexts the opening opens (0 for nil).
+func (o *Opening) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.plaintexts)
+}
 
 // Plaintext is the plaintext of ciphertext i (a copy).
 func (o *Opening) Plaintext(i int) *big.Int { return new(big.Int).Set(o.plaintexts[i]) }

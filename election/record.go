@@ -12,6 +12,7 @@ import (
 //	("manifest", electionID)                 → canonical manifest JSON
 //	("ballot",   electionID, hex(pseudonym)) → Record encoding
 //	("result",   electionID)                 → canonical result JSON
+//	("tracker",  electionID, hex(tracker))   → TrackerClaim or SpoiledBallot JSON (ObjTracker)
 const (
 	ObjManifest = "manifest"
 	ObjBallot   = "ballot"

@@ -3,6 +3,7 @@ package votecode
 import (
 	"errors"
 	"math/big"
+	"reflect"
 	"testing"
 )
 
@@ -362,5 +363,69 @@ func TestDecodeBounds(t *testing.T) {
 	c[0] = append(c[0], 9)
 	if c[1][0] != 3 || c[1][1] != 4 || c[0][0] != 1 || c[0][1] != 2 {
 		t.Fatalf("Decode(0x4321) = %v, want [[1 2 9] [3 4]] after appending to the first", c)
+	}
+}
+
+// TestDecodeSelectionInvertsEncode decodes every digit vector of every
+// small shape in both layouts: a valid selection's plaintexts decode to it,
+// any other vector is refused.
+func TestDecodeSelectionInvertsEncode(t *testing.T) {
+	for _, s := range smallShapes() {
+		for _, kind := range []Kind{Packed, PerOption} {
+			c := ContestLayout{Shape: s, Kind: kind, Offset: 1, bits: 3}
+			c.stmts = c.statements()
+			for v := 0; v < 1<<s.Digits(); v++ {
+				sel := selectionOf(v, s)
+				got, err := c.DecodeSelection(c.plaintextsOf(v))
+				if valid := c.Check(sel) == nil; valid != (err == nil) {
+					t.Fatalf("%+v %v: digits %b: DecodeSelection error %v, valid selection = %v", s, kind, v, err, valid)
+				}
+				if err == nil && !reflect.DeepEqual(got, sel) {
+					t.Fatalf("%+v %v: digits %b: DecodeSelection = %+v, want %+v", s, kind, v, got, sel)
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeSelectionRefuses: one case per kind of plaintext that is no
+// valid selection.
+func TestDecodeSelectionRefuses(t *testing.T) {
+	l, err := NewLayoutKinds(4, []Shape{{Options: 3, Min: 1, Max: 2, Blank: true}, {Options: 3, Min: 1, Max: 1, Blank: true}}, []Kind{PerOption, Packed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perOption, packed := &l.Contests[0], &l.Contests[1] // packed's digits above perOption's
+	ints := func(xs ...int64) []*big.Int {
+		out := make([]*big.Int, len(xs))
+		for i, x := range xs {
+			out[i] = big.NewInt(x)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name       string
+		c          *ContestLayout
+		plaintexts []*big.Int
+		want       error
+	}{
+		{"packed: over max", packed, []*big.Int{new(big.Int).Add(packed.digit(0), packed.digit(1))}, ErrTooMany},
+		{"packed: under min", packed, ints(0), ErrTooFew},
+		{"packed: blank with an option", packed, []*big.Int{new(big.Int).Add(packed.digit(0), packed.digit(3))}, ErrBlank},
+		{"packed: digit 2", packed, []*big.Int{new(big.Int).Lsh(packed.digit(0), 1)}, ErrPlaintext},
+		{"packed: bits below the contest", packed, []*big.Int{new(big.Int).Add(packed.digit(0), big.NewInt(1))}, ErrPlaintext},
+		{"packed: bits above the contest", packed, []*big.Int{new(big.Int).Add(packed.digit(0), packed.digit(4))}, ErrPlaintext},
+		{"packed: two plaintexts", packed, ints(1, 1), ErrPlaintext},
+		{"per-option: over max", perOption, ints(1, 1, 1, 0), ErrTooMany},
+		{"per-option: under min", perOption, ints(0, 0, 0, 0), ErrTooFew},
+		{"per-option: blank with an option", perOption, ints(1, 0, 0, 1), ErrBlank},
+		{"per-option: digit 2", perOption, ints(2, 0, 0, 0), ErrPlaintext},
+		{"per-option: missing plaintext", perOption, ints(1, 0, 0), ErrPlaintext},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if sel, err := tc.c.DecodeSelection(tc.plaintexts); !errors.Is(err, tc.want) {
+				t.Fatalf("DecodeSelection = %+v, %v; want %v", sel, err, tc.want)
+			}
+		})
 	}
 }

@@ -303,3 +303,69 @@ func (c *ContestLayout) Encode(sel Selection) (plaintexts []*big.Int, choices []
 	}
 	return plaintexts, choices, nil
 }
+
+// ErrPlaintext: a plaintext that encodes no selection of the contest at all
+// (a digit other than 0 or 1, bits outside the contest's digits, the wrong
+// number of plaintexts). Wraps ErrInvalid.
+var ErrPlaintext = fmt.Errorf("%w: plaintext encodes no selection", ErrInvalid)
+
+// DecodeSelection is Encode's inverse on the contest's plaintexts (one per
+// ciphertext, as Encode returns them): the selection they encode, checked
+// against the contest's rules. It is what an opened (audited) ballot
+// reveals. Errors: ErrPlaintext, or Check's error for a selection outside
+// the contest's limits.
+func (c *ContestLayout) DecodeSelection(plaintexts []*big.Int) (Selection, error) {
+	if len(plaintexts) != c.Ciphertexts() {
+		return Selection{}, fmt.Errorf("%w: %d plaintexts, the contest has %d ciphertexts", ErrPlaintext, len(plaintexts), c.Ciphertexts())
+	}
+	bits, err := c.plaintextDigits(plaintexts)
+	if err != nil {
+		return Selection{}, err
+	}
+	var sel Selection
+	for j, b := range bits {
+		switch {
+		case b == 0:
+		case j == c.Options:
+			sel.Blank = true
+		default:
+			sel.Options = append(sel.Options, j)
+		}
+	}
+	if err := c.Check(sel); err != nil {
+		return Selection{}, err
+	}
+	return sel, nil
+}
+
+// plaintextDigits splits the contest's plaintexts into its digits, each 0
+// or 1: a packed plaintext must be exactly Σ digit_j·M^(Offset+j), a
+// per-option plaintext one digit.
+func (c *ContestLayout) plaintextDigits(plaintexts []*big.Int) ([]int, error) {
+	bits := make([]int, c.Digits())
+	for j := range bits {
+		var d *big.Int
+		if c.Kind == Packed {
+			d = new(big.Int).Rsh(plaintexts[0], c.bits*uint(c.Offset+j))
+			d.And(d, new(big.Int).Sub(new(big.Int).Lsh(one, c.bits), one))
+		} else {
+			d = plaintexts[j]
+		}
+		if d == nil || (d.Sign() != 0 && d.Cmp(one) != 0) {
+			return nil, fmt.Errorf("%w: digit %d is neither 0 nor 1", ErrPlaintext, j)
+		}
+		bits[j] = int(d.Int64())
+	}
+	if c.Kind == Packed {
+		x := new(big.Int)
+		for j, b := range bits {
+			if b == 1 {
+				x.Add(x, c.digit(j))
+			}
+		}
+		if x.Cmp(plaintexts[0]) != 0 {
+			return nil, fmt.Errorf("%w: bits outside the contest's digits", ErrPlaintext)
+		}
+	}
+	return bits, nil
+}
