@@ -17,7 +17,8 @@ import (
 // step 3 found (ballots.json's when it passed) and the commit order from
 // the record's blocks.
 func (v *verifier) audit(ctx context.Context) {
-	l := &audit.Ledger{Manifest: v.manifest, Result: v.result, Ballots: v.ballots(ctx)}
+	l := &audit.Ledger{Manifest: v.manifest, Result: v.result, Ballots: v.ballots(ctx),
+		Trackers: func() ([]audit.TrackerWrite, error) { return v.built.trackers, nil }}
 	// The commit order starts at the opening: with none in the blocks,
 	// checkOpening reports that, and no ballot is indexed.
 	if v.result != nil && v.built.opened {

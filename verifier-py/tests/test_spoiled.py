@@ -144,3 +144,19 @@ def test_claim():
     assert parse_claim(b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + p.encode() + b'"}') == p
     assert parse_claim(b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + p.upper().encode() + b'"}') is None
     assert parse_claim(b'{"format":"fabvote/tracker-claim","version":1, "cast":"' + p.encode() + b'"}') is None
+
+
+def test_go_vector():
+    """election/testdata/spoiled-ballot.json, written by the Go code: this
+    decoder takes its spoiled ballot as canonical, computes the same
+    tracker and reveals the same selections."""
+    import json
+    from conftest import ROOT
+    with open(os.path.join(ROOT, "election", "testdata", "spoiled-ballot.json")) as f:
+        v = json.load(f)
+    compact = lambda x: json.dumps(x, separators=(",", ":"), ensure_ascii=False).encode()  # noqa: E731
+    p = election.prepare_manifest(compact(v["manifest"]))
+    s = parse_spoiled(compact(v["spoiled"]))
+    assert s.tracker().hex() == v["tracker"]
+    want = [BLANK if sel["Blank"] else tuple(sel["Options"] or ()) for sel in v["selections"]]
+    assert check_spoiled(p, s) == want

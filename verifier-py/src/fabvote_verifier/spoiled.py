@@ -1,5 +1,5 @@
-"""Spoiled ballots and tracker claims (docs/PROTOCOL.md, the tracker and
-the spoiled ballot; docs/VERIFY.md V32): the tracker of a ballot, the
+"""Spoiled ballots and tracker claims (docs/PROTOCOL.md 3.9; docs/VERIFY.md
+V32): the tracker of a ballot, the
 strict decoding of a spoiled ballot and of a cast claim, and the check
 of a spoiled ballot's opening against its ciphertexts: in range,
 re-encrypted, and each contest's plaintexts one valid selection, which

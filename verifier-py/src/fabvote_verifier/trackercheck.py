@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from .election import ElectionError
 from .spoiled import check_spoiled, is_claim_like, parse_claim, parse_spoiled, tracker
 
+# A cast claim longer than this is refused for its size (SIZE) before it
+# is decoded (docs/VERIFY.md V32).
+MAX_CLAIM_SIZE = 256
 # A tracker key's one attribute: 64 lower-case hex digits.
 _TRACKER_ATTR = re.compile(r"([0-9a-f]{64})\0")
 
@@ -67,7 +70,8 @@ def _check_value(prep, k_hex: str, subj: str, value: bytes, by_pseudonym: dict, 
     if is_claim_like(value):
         p = parse_claim(value)
         if p is None:
-            rep.fail("TRACKER", subj, "the cast claim does not decode", code="DECODE")
+            code = "SIZE" if len(value) > MAX_CLAIM_SIZE else "DECODE"
+            rep.fail("TRACKER", subj, "the cast claim does not decode", code=code)
         elif p not in by_pseudonym:
             rep.fail("TRACKER", subj, f"the cast claim names {p}, which has no valid ballot", pseudonym=p)
         elif by_pseudonym[p].tracker != k_hex:
