@@ -16,6 +16,7 @@ type TrackerWrite struct {
 	Rest    string // the key after the prefix ("<64 hex>\x00" for a tracker key)
 	TxID    string
 	Block   uint64
+	Index   int // the transaction's position in its block
 	Deleted bool
 	Value   []byte
 }
@@ -27,6 +28,10 @@ var trackerAttr = regexp.MustCompile(`^[0-9a-f]{64}\x00$`)
 // claimPrefix tells a cast claim from a spoiled ballot, as the contract's
 // election.ParseTrackerValue does.
 var claimPrefix = []byte(`{"format":"` + election.TrackerClaimFormat + `"`)
+
+// IsCastClaim says whether a tracker key's value is a cast claim (well
+// formed or not) rather than a spoiled ballot.
+func IsCastClaim(value []byte) bool { return bytes.HasPrefix(value, claimPrefix) }
 
 // CheckTrackers is docs/VERIFY.md V32: each tracker key written once, its
 // first write a cast claim of a valid ballot with that tracker or a
@@ -80,7 +85,7 @@ func checkTrackerValue(p *election.Prepared, k, subject string, value []byte, by
 	one := func(kind, code, pseudonym string, err error) []Failure {
 		return []Failure{{Kind: kind, Code: code, Subject: subject, Pseudonym: pseudonym, Err: err.Error()}}
 	}
-	if bytes.HasPrefix(value, claimPrefix) {
+	if IsCastClaim(value) {
 		claim, err := election.ParseTrackerClaim(value)
 		if err != nil {
 			return one(KindTracker, election.CodeOf(err), "", err)
@@ -119,7 +124,7 @@ func checkClaimed(c CastTracker, first map[string]TrackerWrite) []Failure {
 	switch {
 	case !ok || w.Deleted:
 		return one("", "no cast claim under its tracker %s", k)
-	case !bytes.HasPrefix(w.Value, claimPrefix):
+	case !IsCastClaim(w.Value):
 		return one(election.CodeSpoiled, "its tracker %s is a spoiled ballot's: an opened ballot was cast", k)
 	}
 	claim, err := election.ParseTrackerClaim(w.Value)

@@ -28,6 +28,8 @@ type indexer struct {
 	entries                 []Entry
 	bad                     []string             // writes under the prefix that are no ballot key
 	trackers                []audit.TrackerWrite // the writes under the tracker prefix, in commit order (RECORD.md 4.1)
+	// onBallot, if set, is given each indexed ballot key's value.
+	onBallot func(pseudonym string, value []byte)
 }
 
 func newIndexer(chaincode, electionID string) *indexer {
@@ -57,7 +59,7 @@ func (x *indexer) block(b *chain.Block) {
 				x.write(w, tx.ID, b.Number, i)
 			case strings.HasPrefix(w.Key, x.trackerPrefix):
 				x.trackers = append(x.trackers, audit.TrackerWrite{Rest: strings.TrimPrefix(w.Key, x.trackerPrefix), TxID: tx.ID,
-					Block: b.Number, Deleted: w.IsDelete, Value: w.Value})
+					Block: b.Number, Index: i, Deleted: w.IsDelete, Value: w.Value})
 			}
 		}
 	}
@@ -75,6 +77,9 @@ func (x *indexer) write(w chain.Write, txID string, block uint64, index int) {
 	x.seen[p] = true
 	if w.IsDelete {
 		return
+	}
+	if x.onBallot != nil {
+		x.onBallot(p, w.Value)
 	}
 	h := BallotHash(w.Value)
 	x.entries = append(x.entries, Entry{Pseudonym: p, BallotHash: hex.EncodeToString(h[:]), TxID: txID, Block: block, Index: index})
