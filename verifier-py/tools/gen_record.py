@@ -58,7 +58,12 @@ V32): spoiled-opening (spoiled ballot 0's first nonce changed),
 spoiled-wrong-key (spoiled ballot 0 under a key that is not its tracker),
 cast-spoiled (counted ballot 1's tracker key holds its
 own spoiled ballot instead of its claim), cast-no-claim (counted ballot 1
-writes no claim), claim-other (counted ballot 1's claim names ballot 2).
+writes no claim), claim-other (counted ballot 1's claim names ballot 2),
+tracker-junk (spoiled ballot 1 with a space after its first key);
+tracker-rewrite (spoiled ballot 0 written again in a later transaction),
+claim-junk (a claim-like value that is no claim) and tracker-upper-key (a
+key under the tracker prefix in upper-case hex), each in a block of its
+own after the spoiled ballots.
 """
 
 import argparse
@@ -259,6 +264,10 @@ def make_ballot(args):
         cx, cr, cc = [], [], []
         for x in enc.plaintexts:
             r, rn = pooled()
+            if G.get("unique") and not cr and not xs:
+                # Pooled nonces repeat: a factor of the ballot's own makes
+                # its first ciphertext, so its tracker, its own.
+                r, rn = r * (i + 2) % n, rn * pow(i + 2, n, n2) % n2
             cx.append(x), cr.append(r), cc.append((1 + x * n) * rn % n2)
         for k, (st, idx) in enumerate(zip(prep.statements[ci], enc.indices)):
             sm = st.statement
@@ -487,9 +496,24 @@ class Writes:
                 s = spoiled.Spoiled(s.election_id, s.contests, s.ciphertexts, s.plaintexts, (s.nonces[0] + 1,) + s.nonces[1:])
             if k == 0 and "spoiled-wrong-key" in self.V:
                 key = hashlib.sha256(key).digest()
-            envs.append(endorser_tx(secrets.token_hex(32), [(tracker_key(key), False, s.marshal())]))
+            value = s.marshal()
+            if k == 1 and "tracker-junk" in self.V:
+                value = value.replace(b'"format":', b'"format": ', 1)
+            envs.append(endorser_tx(secrets.token_hex(32), [(tracker_key(key), False, value)]))
         if envs:
             self.chain.write(envs)
+        self.tracker_tampering(items)
+
+    def tracker_tampering(self, items):
+        """The tracker writes the contract never makes, a block each."""
+        if "tracker-rewrite" in self.V:
+            s = spoiled_of(items[0])
+            self.one(tracker_key(s.tracker()), False, s.marshal())
+        if "claim-junk" in self.V:
+            self.one(tracker_key(b"\xcc" * 32), False, b'{"format":"fabvote/tracker-claim","version":2}')
+        if "tracker-upper-key" in self.V:
+            s = spoiled_of(items[1])
+            self.one(election.ledger_key("tracker", EID, s.tracker().hex().upper()), False, s.marshal())
 
     def one(self, key, delete, value=b""):
         """A block of one transaction writing (or deleting) key."""
@@ -638,6 +662,7 @@ def main():
     a = parse_args()
     mraw, state = make_election(a)
     a.ballots += a.spoiled
+    state["unique"] = a.trackers or a.spoiled > 0
     made = make_ballots(a, state)
     init_worker(state)
     made, audited = made[:len(made) - a.spoiled], made[len(made) - a.spoiled:]
