@@ -13,7 +13,9 @@
 // see CommitOrder); every ballot key is written once and never deleted,
 // from the election's opening on, the manifest key is written once, by the
 // opening, and the result key once, with the published result (the blocks
-// again); and the decryption
+// again); every tracker key holds a spoiled ballot whose opening checks or
+// the cast claim of its valid ballot, and every valid ballot's tracker its
+// own claim (the blocks, CheckTrackers); and the decryption
 // (single-key proof or trustees' partial decryptions) and the counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
 // eligibility beyond the authority's token.
@@ -412,6 +414,9 @@ type Report struct {
 	// ResultRead is set once the result was looked for (a sound manifest),
 	// ResultChecked once it was checked against the ballots.
 	ResultRead, ResultChecked bool
+	// TrackersChecked is set once the tracker keys were read and held to
+	// the ballots (V32).
+	TrackersChecked bool
 }
 
 // Anchors are what an observer takes from outside a record and gives its
@@ -561,7 +566,8 @@ type Ledger struct {
 	Result   []byte       // GetResult; nil if none is published
 	// Trackers, if set, reads the writes of the election's tracker keys
 	// from the blocks (docs/RECORD.md 4.1), which CheckTrackers holds to
-	// the valid ballots (V32). Nil: V32 is not run (a live verification).
+	// the valid ballots (V32). Nil: V32 is not run (a live verification
+	// that reads no blocks: no result is published).
 	Trackers func() ([]TrackerWrite, error)
 	// Order, if set, reads the commit order from the blocks. It is called
 	// after Ballots has been read, so that every ballot the listing saw
@@ -600,6 +606,7 @@ func Run(l *Ledger, opts Options) *Report {
 			return rep
 		}
 		rep.Failures = append(rep.Failures, CheckTrackers(p, ws, t.Cast)...)
+		rep.TrackersChecked = true
 	}
 	rep.ResultRead = true
 	res, decoded := rep.parseResult(l.Result)

@@ -292,6 +292,8 @@ func (r *Report) had(input Input) bool {
 		return r.ResultRead && !r.failedKind(KindResultMissing)
 	case InputResultChecked:
 		return r.ResultChecked
+	case InputTrackers:
+		return r.TrackersChecked
 	}
 	return true
 }

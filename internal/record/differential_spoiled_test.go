@@ -169,4 +169,3 @@ func pySpoiledCodes(t *testing.T, py string, manifest []byte, values [][]byte) [
 	}
 	return codes
 }
-

@@ -19,27 +19,27 @@ import (
 // of a key is not indexed: the audit reports it as COMMIT_ORDER.
 type indexer struct {
 	ns, manifestKey, prefix string
-	trackerPrefix           string
 	opened                  bool
 	openingDeletes          bool            // the opening deletes the manifest key
 	manifest                []byte          // the value of the opening's manifest write
 	openingTx               string          // the opening transaction's id
 	seen                    map[string]bool // ballot keys written since the opening
 	entries                 []Entry
-	bad                     []string             // writes under the prefix that are no ballot key
-	trackers                []audit.TrackerWrite // the writes under the tracker prefix, in commit order (RECORD.md 4.1)
+	bad                     []string           // writes under the prefix that are no ballot key
+	trackers                *audit.TrackerScan // the writes under the tracker prefix (RECORD.md 4.1)
 	// onBallot, if set, is given each indexed ballot key's value.
 	onBallot func(pseudonym string, value []byte)
 }
 
 func newIndexer(chaincode, electionID string) *indexer {
 	return &indexer{ns: chaincode, manifestKey: election.LedgerKey(election.ObjManifest, electionID),
-		prefix: election.LedgerKey(election.ObjBallot, electionID), trackerPrefix: election.LedgerKey(election.ObjTracker, electionID),
+		prefix: election.LedgerKey(election.ObjBallot, electionID), trackers: audit.NewTrackerScan(chaincode, electionID),
 		seen: make(map[string]bool)}
 }
 
 // block adds b's valid writes.
 func (x *indexer) block(b *chain.Block) {
+	x.trackers.Block(b)
 	for i, tx := range b.Txs {
 		if !tx.Valid {
 			continue
@@ -53,13 +53,8 @@ func (x *indexer) block(b *chain.Block) {
 			continue
 		}
 		for _, w := range tx.Writes {
-			switch {
-			case w.Namespace != x.ns:
-			case strings.HasPrefix(w.Key, x.prefix):
+			if w.Namespace == x.ns && strings.HasPrefix(w.Key, x.prefix) {
 				x.write(w, tx.ID, b.Number, i)
-			case strings.HasPrefix(w.Key, x.trackerPrefix):
-				x.trackers = append(x.trackers, audit.TrackerWrite{Rest: strings.TrimPrefix(w.Key, x.trackerPrefix), TxID: tx.ID,
-					Block: b.Number, Index: i, Deleted: w.IsDelete, Value: w.Value})
 			}
 		}
 	}

@@ -68,7 +68,7 @@ func ReadTrackers(ctx context.Context, dir string) (*Trackers, error) {
 		x.block(b)
 	}
 	seen := map[string]bool{}
-	for _, w := range x.trackers {
+	for _, w := range x.trackers.Writes {
 		k, ok := strings.CutSuffix(w.Rest, "\x00")
 		if !ok || seen[k] || len(k) != 64 || strings.ToLower(k) != k {
 			continue

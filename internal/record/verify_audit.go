@@ -18,7 +18,7 @@ import (
 // the record's blocks.
 func (v *verifier) audit(ctx context.Context) {
 	l := &audit.Ledger{Manifest: v.manifest, Result: v.result, Ballots: v.ballots(ctx),
-		Trackers: func() ([]audit.TrackerWrite, error) { return v.built.trackers, nil }}
+		Trackers: func() ([]audit.TrackerWrite, error) { return v.built.trackers.Writes, nil }}
 	// The commit order starts at the opening: with none in the blocks,
 	// checkOpening reports that, and no ballot is indexed.
 	if v.result != nil && v.built.opened {
