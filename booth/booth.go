@@ -2,7 +2,8 @@
 // module (booth/wasm) runs it: it builds a ballot in two phases with the
 // election package (Prepared.PrecomputeBallot, then
 // BallotPrecomputation.Finish) and checks a ballot with the same
-// Prepared.CheckBallot as the contract. Its inputs and outputs are the
+// Prepared.CheckBallot as the contract; and it makes an audited ballot's
+// spoiled form (election.NewSpoiledBallot). Its inputs and outputs are the
 // strings JavaScript hands over: manifest JSON, PEM, base64, hex, JSON.
 // No ballot rule is written here.
 package booth
@@ -27,13 +28,24 @@ import (
 var ErrNoHandle = errors.New("booth: no such precomputation")
 
 // Finished is a finished ballot: its encoding (standard base64), its
-// tracker (the hex SHA-256 of the encoding, Ballot.Hash, which the voter
-// finds on the bulletin board) and its opening (election.Opening's JSON,
-// to reveal only if the voter audits the ballot).
+// tracker (election.Tracker in hex: what the voter sees before casting or
+// auditing, and finds on the bulletin board), its ballot hash (the hex
+// SHA-256 of the encoding, Ballot.Hash, which the receipt names) and its
+// opening (election.Opening's JSON, to reveal only if the voter audits
+// the ballot).
 type Finished struct {
-	Ballot  string          `json:"ballot"`
-	Tracker string          `json:"tracker"`
-	Opening json.RawMessage `json:"opening"`
+	Ballot     string          `json:"ballot"`
+	Tracker    string          `json:"tracker"`
+	BallotHash string          `json:"ballotHash"`
+	Opening    json.RawMessage `json:"opening"`
+}
+
+// Spoiled is an audited ballot: the spoiled ballot's canonical JSON
+// (election.SpoiledBallot), which the box takes, and its tracker in hex,
+// the finished ballot's.
+type Spoiled struct {
+	Spoiled string `json:"spoiled"`
+	Tracker string `json:"tracker"`
 }
 
 // Booth holds the precomputations of one page, by handle.
@@ -99,8 +111,45 @@ func (bo *Booth) Finish(handle int, voterKeyPEM, tokenB64, selectionsJSON string
 	if err != nil {
 		return nil, err
 	}
-	tracker := b.Hash()
-	return &Finished{Ballot: base64.StdEncoding.EncodeToString(b.Marshal()), Tracker: hex.EncodeToString(tracker[:]), Opening: openingJSON}, nil
+	hash := b.Hash()
+	return &Finished{Ballot: base64.StdEncoding.EncodeToString(b.Marshal()), Tracker: b.TrackerHex(),
+		BallotHash: hex.EncodeToString(hash[:]), Opening: openingJSON}, nil
+}
+
+// Spoil is the spoiled ballot of a finished ballot (standard base64) and
+// its opening (Finished.Opening's JSON): what the booth sends to the box
+// when the voter audits the ballot, which must then never be cast.
+// Errors: DECODE for a ballot or opening that does not decode or an
+// opening of another number of ciphertexts.
+func Spoil(ballotB64, openingJSON string) (*Spoiled, error) {
+	b, err := parseBallotB64(ballotB64)
+	if err != nil {
+		return nil, err
+	}
+	var o election.Opening
+	if err := json.Unmarshal([]byte(openingJSON), &o); err != nil {
+		return nil, election.Errorf(election.CodeDecode, "opening: %v", err)
+	}
+	s, err := election.NewSpoiledBallot(b, &o)
+	if err != nil {
+		return nil, err
+	}
+	return &Spoiled{Spoiled: string(s.Marshal()), Tracker: s.TrackerHex()}, nil
+}
+
+// TokenStyle is the index of the ballot style the authority's token
+// (standard base64) names, so that the page knows which ballot to
+// precompute. The manifest checks the index (Precompute). Errors: DECODE.
+func TokenStyle(tokenB64 string) (int, error) {
+	token, err := base64.StdEncoding.DecodeString(tokenB64)
+	if err != nil {
+		return 0, election.Errorf(election.CodeDecode, "token: not standard base64: %v", err)
+	}
+	t, err := election.ParseToken(token)
+	if err != nil {
+		return 0, err
+	}
+	return int(t.Style), nil
 }
 
 // Discard forgets a precomputation (the voter left, or the page made a
@@ -119,15 +168,21 @@ func Verify(manifestJSON, ballotB64 string) error {
 	if err != nil {
 		return err
 	}
-	raw, err := base64.StdEncoding.DecodeString(ballotB64)
-	if err != nil {
-		return election.Errorf(election.CodeDecode, "ballot: not standard base64: %v", err)
-	}
-	b, err := election.ParseBallot(raw)
+	b, err := parseBallotB64(ballotB64)
 	if err != nil {
 		return err
 	}
 	return p.CheckBallot(b, nil)
+}
+
+// parseBallotB64 decodes a ballot from standard base64. Errors: DECODE,
+// SIZE.
+func parseBallotB64(ballotB64 string) (*election.Ballot, error) {
+	raw, err := base64.StdEncoding.DecodeString(ballotB64)
+	if err != nil {
+		return nil, election.Errorf(election.CodeDecode, "ballot: not standard base64: %v", err)
+	}
+	return election.ParseBallot(raw)
 }
 
 // prepare parses and prepares a manifest.

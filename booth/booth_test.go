@@ -5,6 +5,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"strings"
@@ -37,8 +38,13 @@ func TestBoothRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := checkWasmBallot(t, p, ballotOutput{Ballot: f.Ballot, Tracker: f.Tracker})
+	b := checkWasmBallot(t, p, ballotOutput{Ballot: f.Ballot, Tracker: f.Tracker, BallotHash: f.BallotHash})
 	checkWasmOpening(t, fx, p, b, string(f.Opening))
+	s, err := booth.Spoil(f.Ballot, string(f.Opening))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSpoiled(t, p, b, s.Spoiled, s.Tracker)
 	if _, err := bo.Finish(h, in.VoterKey, in.Token, `[{"options":[1]}]`); !errors.Is(err, booth.ErrNoHandle) {
 		t.Fatalf("a finished handle again: %v, want ErrNoHandle", err)
 	}
@@ -86,6 +92,13 @@ func TestBoothRejects(t *testing.T) {
 		}, "token is not valid", election.CodeToken},
 		{"ballot not base64", func() error { return booth.Verify(in.Manifest, "@@") }, "not standard base64", election.CodeDecode},
 		{"ballot truncated", func() error { return booth.Verify(in.Manifest, "AwAA") }, "", election.CodeDecode},
+		{"spoil: ballot not base64", func() error { _, err := booth.Spoil("@@", `{"ciphertexts":[]}`); return err }, "not standard base64", election.CodeDecode},
+		{"spoil: opening not JSON", func() error {
+			_, err := booth.Spoil(base64.StdEncoding.EncodeToString(fx.Ballot(fx.Manifest("booth-rejects"), fx.Voters[0], 0).Marshal()), "{")
+			return err
+		}, "opening", election.CodeDecode},
+		{"tokenStyle: not base64", func() error { _, err := booth.TokenStyle("@@"); return err }, "not standard base64", election.CodeDecode},
+		{"tokenStyle: too short", func() error { _, err := booth.TokenStyle("AAAA"); return err }, "token has 3 bytes", election.CodeDecode},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
@@ -139,5 +152,19 @@ func TestParseSelections(t *testing.T) {
 				t.Fatalf("got %v, want a selections error", err)
 			}
 		})
+	}
+}
+
+// TokenStyle reads the style index a token carries, so that the page
+// precomputes the voter's ballot.
+func TestTokenStyle(t *testing.T) {
+	fx := electiontest.Load()
+	m := fx.ContestManifest("booth-styles")
+	for want, style := range []string{"north", "south"} {
+		tok := fx.TokenStyle(m, "voter-"+style, style, fx.Voters[want])
+		got, err := booth.TokenStyle(base64.StdEncoding.EncodeToString(tok))
+		if err != nil || got != want {
+			t.Errorf("style %s: TokenStyle = %d, %v; want %d", style, got, err, want)
+		}
 	}
 }

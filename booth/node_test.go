@@ -41,12 +41,29 @@ type answer struct {
 
 // ballotOutput is harness.mjs's output in mode "ballot".
 type ballotOutput struct {
-	Ballot       string   `json:"ballot"`
-	Tracker      string   `json:"tracker"`
-	Opening      string   `json:"opening"`
-	Again        answer   `json:"again"`
-	Verify       answer   `json:"verify"`
-	VerifyOthers []answer `json:"verifyOthers"`
+	Ballot       string      `json:"ballot"`
+	Tracker      string      `json:"tracker"`
+	BallotHash   string      `json:"ballotHash"`
+	Opening      string      `json:"opening"`
+	Again        answer      `json:"again"`
+	Verify       answer      `json:"verify"`
+	VerifyOthers []answer    `json:"verifyOthers"`
+	Spoil        spoilAnswer `json:"spoil"`
+	SpoilBad     spoilAnswer `json:"spoilBad"`
+	TokenStyle   styleAnswer `json:"tokenStyle"`
+}
+
+// spoilAnswer is spoil's answer.
+type spoilAnswer struct {
+	answer
+	Spoiled string `json:"spoiled"`
+	Tracker string `json:"tracker"`
+}
+
+// styleAnswer is tokenStyle's answer.
+type styleAnswer struct {
+	answer
+	Style int `json:"style"`
 }
 
 // nodeBooth builds the WebAssembly module and returns a function that
@@ -153,6 +170,33 @@ func TestWasmBoothUnderNode(t *testing.T) {
 	if got := out.VerifyOthers[1]; got.OK || got.Code != election.CodeSignature {
 		t.Errorf("wasm verify of a tampered ballot: %+v, want code %s", got, election.CodeSignature)
 	}
+	if out.Spoil.Error != "" {
+		t.Fatalf("wasm spoil: %+v", out.Spoil)
+	}
+	checkSpoiled(t, p, b, out.Spoil.Spoiled, out.Spoil.Tracker)
+	if out.SpoilBad.Error == "" || out.SpoilBad.Code != election.CodeDecode {
+		t.Errorf("wasm spoil with an opening of no ciphertext: %+v, want code %s", out.SpoilBad, election.CodeDecode)
+	}
+	if out.TokenStyle.Error != "" || out.TokenStyle.Style != 0 {
+		t.Errorf("wasm tokenStyle: %+v, want style 0", out.TokenStyle)
+	}
+}
+
+// checkSpoiled checks natively that the booth's spoiled ballot passes
+// CheckSpoiled, reveals the ballot's choice and has the finished ballot's
+// tracker.
+func checkSpoiled(t *testing.T, p *election.Prepared, b *election.Ballot, spoiledJSON, tracker string) {
+	t.Helper()
+	s, err := election.ParseSpoiledBallot([]byte(spoiledJSON))
+	if err != nil {
+		t.Fatalf("the booth's spoiled ballot does not parse: %v", err)
+	}
+	if _, err := p.CheckSpoiled(s); err != nil {
+		t.Fatalf("native CheckSpoiled of the booth's spoiled ballot: %v", err)
+	}
+	if s.TrackerHex() != b.TrackerHex() || tracker != b.TrackerHex() {
+		t.Errorf("spoiled tracker %s (answer %s), the finished ballot's %s", s.TrackerHex(), tracker, b.TrackerHex())
+	}
 }
 
 // checkWasmBallot parses the booth's ballot and checks it natively.
@@ -169,8 +213,11 @@ func checkWasmBallot(t *testing.T, p *election.Prepared, out ballotOutput) *elec
 	if err := p.CheckBallot(b, nil); err != nil {
 		t.Fatalf("native CheckBallot of the wasm ballot: %v", err)
 	}
-	if h := b.Hash(); out.Tracker != hex.EncodeToString(h[:]) {
-		t.Errorf("tracker %s, want the ballot's hash %x", out.Tracker, h)
+	if out.Tracker != b.TrackerHex() {
+		t.Errorf("tracker %s, want the ballot's tracker %s", out.Tracker, b.TrackerHex())
+	}
+	if h := b.Hash(); out.BallotHash != hex.EncodeToString(h[:]) {
+		t.Errorf("ballotHash %s, want the ballot's hash %x", out.BallotHash, h)
 	}
 	return b
 }

@@ -6,8 +6,9 @@
 // INPUT_JSON: {mode: "ballot" | "bench", runs, manifest, style, voterKey,
 // token, selections, verify: [ballotB64, …]}. It prints one JSON object:
 // for "ballot", what finish returned, finish's answer to a second call on
-// the same handle, and verify's answer for the ballot and for each of
-// input.verify; for "bench", the milliseconds of each precompute and
+// the same handle, verify's answer for the ballot and for each of
+// input.verify, spoil's answer for the ballot with its opening and with
+// an opening of no ciphertext, and tokenStyle's for the token; for "bench", the milliseconds of each precompute and
 // finish.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -58,6 +59,9 @@ if (input.mode === "bench") {
     again: booth.finish(b.handle, input.voterKey, input.token, JSON.stringify(input.selections)),
     verify: booth.verify(input.manifest, b.finished.ballot),
     verifyOthers: (input.verify ?? []).map((other) => booth.verify(input.manifest, other)),
+    spoil: booth.spoil(b.finished.ballot, b.finished.opening),
+    spoilBad: booth.spoil(b.finished.ballot, '{"ciphertexts":[]}'),
+    tokenStyle: booth.tokenStyle(input.token),
   };
 }
 process.stdout.write(JSON.stringify(out) + "\n");

@@ -5,8 +5,10 @@
 // Every function returns a plain object; a refusal is {error: message,
 // code: the election package's code, or ""}.
 //
+//	tokenStyle(tokenB64)                                  → {style}
 //	precompute(manifestJSON, style)                       → {handle}
-//	finish(handle, voterKeyPEM, tokenB64, selectionsJSON) → {ballot, tracker, opening}
+//	finish(handle, voterKeyPEM, tokenB64, selectionsJSON) → {ballot, tracker, ballotHash, opening}
+//	spoil(ballotB64, openingJSON)                         → {spoiled, tracker}
 //	discard(handle)                                       → {}
 //	verify(manifestJSON, ballotB64)                       → {ok: true}
 //
@@ -26,6 +28,10 @@ import (
 func main() {
 	bo := booth.New()
 	js.Global().Set("fabvoteBooth", js.ValueOf(map[string]any{
+		"tokenStyle": export("tokenStyle", []js.Type{js.TypeString}, func(a []js.Value) (any, error) {
+			style, err := booth.TokenStyle(a[0].String())
+			return map[string]any{"style": style}, err
+		}),
 		"precompute": export("precompute", []js.Type{js.TypeString, js.TypeNumber}, func(a []js.Value) (any, error) {
 			h, err := bo.Precompute(a[0].String(), a[1].Int())
 			return map[string]any{"handle": h}, err
@@ -35,7 +41,14 @@ func main() {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"ballot": f.Ballot, "tracker": f.Tracker, "opening": string(f.Opening)}, nil
+			return map[string]any{"ballot": f.Ballot, "tracker": f.Tracker, "ballotHash": f.BallotHash, "opening": string(f.Opening)}, nil
+		}),
+		"spoil": export("spoil", []js.Type{js.TypeString, js.TypeString}, func(a []js.Value) (any, error) {
+			s, err := booth.Spoil(a[0].String(), a[1].String())
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"spoiled": s.Spoiled, "tracker": s.Tracker}, nil
 		}),
 		"discard": export("discard", []js.Type{js.TypeNumber}, func(a []js.Value) (any, error) {
 			bo.Discard(a[0].Int())

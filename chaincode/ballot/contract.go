@@ -1,20 +1,26 @@
 // Package ballot is the fabvote ballot contract: it opens elections, accepts
-// encrypted ballots, answers receipts and pages of ballots, and accepts the
-// verified result. It runs as a chaincode service (cmd/ballot-cc).
+// encrypted ballots and audited (spoiled) ones, answers receipts and pages
+// of ballots, and accepts the verified result. It runs as a chaincode service (cmd/ballot-cc).
 //
-// The contract is written so that a cast transaction reads exactly one key
-// and writes exactly one key — the voter's ballot key — because that is what
-// lets the fork's lockless commit gate skip the commit lock (docs/FORK.md,
-// O-III). The manifest is read once per election and chaincode process
-// and then kept in memory: it is write-once, so the cached copy can never be
-// stale. The cache is keyed by channel and election id.
+// A cast transaction reads and writes two keys: the voter's ballot key
+// (its record) and the ballot's tracker key (the cast's claim on the
+// tracker, so that the ballot can never be spoiled, nor a spoiled ballot
+// cast). The fork's lockless commit gate (docs/FORK.md, O-III) runs a
+// simulation's first read without the commit lock; the second escalates:
+// it takes the lock, and fails for a retry if a commit came in between. So
+// a cast's tracker read escalates, as any two-key transaction's does. The
+// manifest is read once per election and chaincode process and then kept
+// in memory: it is write-once, so the cached copy can never be stale. The
+// cache is keyed by channel and election id.
 //
 // Checks run cheapest first so that garbage costs almost nothing: size and
 // decoding, election and voting window (transaction timestamp, and the
 // timestamp's distance from the peer's clock), ciphertext shape, the
-// authority's token, the voter's signature, the duplicate check (the one
-// ledger read), and last the validity proof, which costs milliseconds and
-// can be batched across concurrent casts (Batcher). Every rejection is an
+// authority's token, the voter's signature, the duplicate checks (the
+// ballot key, then the tracker key: the ledger reads), and last the
+// validity proof, which costs milliseconds and can be batched across
+// concurrent casts (Batcher). SpoilBallot records an audited ballot under
+// its tracker key, where it never counts (spoil.go). Every rejection is an
 // *election.Error with its own code; docs/PROTOCOL.md lists them.
 package ballot
 
@@ -290,7 +296,8 @@ type pipeline interface {
 }
 
 // castBallot runs CastBallot's checks in the order the package doc gives,
-// cheapest first, and stores the ballot under its voter's key.
+// cheapest first, and stores the ballot under its voter's key and its
+// claim under its tracker key.
 func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []byte) (string, error) {
 	// A batching verifier waits for the casts it was told about: one that
 	// ends without handing its proof to the verifier must say so.
@@ -319,8 +326,15 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
+	tkey, err := checkTrackerFree(ctx, b)
+	if err != nil {
+		return "", err
+	}
 	if err := e.checkProof(p, b, cs, &joined); err != nil {
 		return "", err
+	}
+	if err := ctx.GetStub().PutState(tkey, b.CastClaim().Marshal()); err != nil {
+		return "", internal(err, "writing the tracker claim")
 	}
 	return storeBallot(ctx, key, b.ElectionID, voterHash, raw)
 }
@@ -355,7 +369,7 @@ func (e *engine) electionInWindow(ctx contractapi.TransactionContextInterface, i
 	return p, nil
 }
 
-// checkFirstBallot reads the voter's ballot key, the cast's one ledger
+// checkFirstBallot reads the voter's ballot key, the cast's first ledger
 // read, and rejects the ballot if the voter already has one. It returns the
 // key and the voter's pseudonym in hex.
 func checkFirstBallot(ctx contractapi.TransactionContextInterface, b *election.Ballot) (key, voterHash string, err error) {
@@ -374,8 +388,7 @@ func checkFirstBallot(ctx contractapi.TransactionContextInterface, b *election.B
 	return key, voterHash, nil
 }
 
-// storeBallot writes the ballot's record under key, the cast's one write,
-// and returns the receipt.
+// storeBallot writes the ballot's record under key and returns the receipt.
 func storeBallot(ctx contractapi.TransactionContextInterface, key, electionID, voterHash string, raw []byte) (string, error) {
 	txID := ctx.GetStub().GetTxID()
 	if len(txID) > election.MaxTxIDLen {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -206,17 +207,23 @@ func TestCastBallot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.reads) != 2 || len(s.writes) != 1 {
-		t.Fatalf("first cast: %d reads, %d writes; want 2, 1", len(s.reads), len(s.writes))
+	if len(s.reads) != 3 || len(s.writes) != 2 {
+		t.Fatalf("first cast: %d reads, %d writes; want 3, 2", len(s.reads), len(s.writes))
 	}
-	// Later casts: exactly one key read and one written, and it is the same key.
+	// Later casts: exactly two keys read and written, the ballot key and
+	// the tracker key, which holds the cast's claim.
 	for i, b := range ballots[1:3] {
 		r2, s, err := e.cast(b.Marshal(), during)
 		if err != nil {
 			t.Fatalf("ballot %d: %v", i+1, err)
 		}
-		if len(s.reads) != 1 || len(s.writes) != 1 || s.writes[s.reads[0]] == nil || s.ranges != 0 {
-			t.Fatalf("cast: reads %q, %d writes, %d range queries; want one key read and written", s.reads, len(s.writes), s.ranges)
+		bkey, _ := ballotKey(txctx(s, ""), "e1", b.PseudonymHex())
+		tkey, _ := trackerKey(txctx(s, ""), "e1", b.TrackerHex())
+		if !slices.Equal(s.reads, []string{bkey, tkey}) || len(s.writes) != 2 || s.writes[bkey] == nil || s.ranges != 0 {
+			t.Fatalf("cast: reads %q, %d writes, %d range queries; want the ballot and tracker keys read and written", s.reads, len(s.writes), s.ranges)
+		}
+		if claim, err := election.ParseTrackerClaim(s.writes[tkey]); err != nil || claim.CastHex() != b.PseudonymHex() {
+			t.Fatalf("tracker claim %q: %v", s.writes[tkey], err)
 		}
 		if len(s.events) != 0 {
 			t.Fatal("a cast emitted an event")
@@ -732,7 +739,7 @@ func TestConcurrentCastsBatched(t *testing.T) {
 		case !j.valid && i >= 2*len(ballots) && code != election.CodeProof:
 			t.Errorf("job %d: fresh voter's invalid ballot got %q, want PROOF", i, code)
 		}
-		if (errs[i] == nil) != (len(stubs[i].writes) == 1) {
+		if (errs[i] == nil) != (len(stubs[i].writes) == 2) { // the ballot and its tracker claim
 			t.Errorf("job %d: %d writes with error %v", i, len(stubs[i].writes), errs[i])
 		}
 	}

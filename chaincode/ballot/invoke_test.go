@@ -81,6 +81,21 @@ func TestInvokeThroughContractAPI(t *testing.T) {
 	if st, got := invoke(partyCreator, "GetStats"); st != 200 || !strings.Contains(got, `"accepted":2`) {
 		t.Fatalf("GetStats: %d %q", st, got)
 	}
+	// A spoiled ballot: its JSON as the one string argument.
+	a := auditedBallot(t, m, 3, 1)
+	js := string(a.spoiled.Marshal())
+	if st, out := invoke(partyCreator, "SpoilBallot", js); st != 200 || !strings.Contains(out, `"tracker":"`+a.ballot.TrackerHex()+`"`) {
+		t.Fatalf("SpoilBallot: %d %q", st, out)
+	}
+	if st, msg := invoke(partyCreator, "CastBallot", string(a.ballot.Marshal())); st != 500 || !strings.HasPrefix(msg, "fabvote SPOILED: ") {
+		t.Fatalf("casting a spoiled ballot: %d %q", st, msg)
+	}
+	if st, got := invoke(partyCreator, "GetSpoiled", "e1", a.ballot.TrackerHex()); st != 200 || got != js {
+		t.Fatalf("GetSpoiled: %d %q", st, got)
+	}
+	if st, got := invoke(partyCreator, "ListSpoiled", "e1", "10", ""); st != 200 || got != `{"spoiled":[`+js+`],"bookmark":""}` {
+		t.Fatalf("ListSpoiled: %d %q", st, got)
+	}
 }
 
 type errString string

@@ -30,10 +30,11 @@ func scaled(d time.Duration) time.Duration { return time.Duration(float64(d) * *
 // endorsements from falling into lockstep. One b.N is one simulation. Reported: simulations per second, the time a
 // commit waited for the lock (mean and max), retries per simulation.
 //
-// Workloads: "cast" is the ballot transaction as the patched peer runs it
-// (the endorser's _lifecycle sequence read, then one key); "2keys" reads
-// two keys before its work, so it escalates in Lockless mode and, when a
-// commit overlapped, retries with BeginLocked.
+// Workloads: "cast" is a transaction of one key as the patched peer runs
+// it (the endorser's _lifecycle sequence read, then one key: delaywork's
+// shape); "2keys" reads two keys before its work, as a ballot cast does
+// (its ballot key and its tracker key), so it escalates in Lockless mode
+// and, when a commit overlapped, retries with BeginLocked.
 func BenchmarkEndorseBesideCommit(b *testing.B) {
 	for _, work := range []string{"cast", "2keys"} {
 		for _, ms := range []int{50, 200, 500} {

@@ -10,8 +10,13 @@
 // the ballot is written under (the pseudonym's ballot key), that the
 // transaction read that key as absent (so the commit's MVCC check rejects a
 // second ballot of the voter), ciphertext and proof shape, the authority's
-// token, the voter's signature, and, for CastBallot, that the call argument
-// is the ballot written. The validity proofs of every ballot that passed all
+// token, the voter's signature, that the transaction writes the ballot's
+// tracker key, read as absent, with the cast's claim naming its pseudonym,
+// and, for CastBallot, that the call argument is the ballot written and
+// that nothing else is written. A tracker key written without a ballot
+// must hold a spoiled ballot that passes Prepared.CheckSpoiled, under its
+// own tracker's key, read as absent (SpoilBallot writes that one key,
+// its argument). The validity proofs of every ballot that passed all
 // of that are then verified together, as one zkp.VerifyBatch over the whole
 // block, which bisects a failing combination down to each proof's own
 // verdict.
@@ -31,6 +36,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fabvote/fabvote/election"
@@ -39,16 +45,22 @@ import (
 // Rejection codes of the validation-time check beyond election's codes.
 const (
 	// CodeKey: a ballot is written under a key other than its pseudonym's
-	// ballot key, or a ballot key is deleted.
+	// ballot key, a spoiled ballot under a key other than its tracker's, or
+	// a ballot or tracker key is deleted.
 	CodeKey = "KEY"
-	// CodeWriteSet: the write set is not what CastBallot writes (more than
-	// one key, a record naming another transaction, an argument that is not
-	// the ballot written).
+	// CodeWriteSet: the write set is not what CastBallot or SpoilBallot
+	// writes (other keys, a ballot without its tracker claim, a claim
+	// naming another pseudonym, a record naming another transaction, an
+	// argument that is not what is written).
 	CodeWriteSet = "WRITESET"
 )
 
-// CastFunctions are the names under which clients call CastBallot.
-var CastFunctions = []string{"CastBallot", "ballot:CastBallot"}
+// CastFunctions and SpoilFunctions are the names under which clients call
+// CastBallot and SpoilBallot.
+var (
+	CastFunctions  = []string{"CastBallot", "ballot:CastBallot"}
+	SpoilFunctions = []string{"SpoilBallot", "ballot:SpoilBallot"}
+)
 
 // Write is one key the transaction writes in the ballot namespace.
 type Write struct {
@@ -85,7 +97,10 @@ type pending struct {
 	proofs election.Proofs
 }
 
-var ballotPrefix = election.LedgerKey(election.ObjBallot)
+var (
+	ballotPrefix  = election.LedgerKey(election.ObjBallot)
+	trackerPrefix = election.LedgerKey(election.ObjTracker)
+)
 
 // CheckBlock returns one verdict per transaction of txs (nil: valid, or not
 // a transaction to check; txs[i] may be nil). random supplies the batch
@@ -143,41 +158,136 @@ func onePerBlock(m Manifests) Manifests {
 }
 
 // checkTx runs every check but the proofs on tx and returns the proofs to
-// verify, one list per ballot it writes.
+// verify, one list per ballot it writes. Every ballot key written needs
+// its tracker claim written beside it (checkClaim); every other tracker
+// key written must hold a spoiled ballot that checks (checkSpoiledWrite).
 func checkTx(manifests Manifests, tx *Tx) ([]election.Proofs, error) {
-	cast := isCast(tx.Function)
-	if cast && len(tx.Writes) != 1 {
-		return nil, election.Errorf(CodeWriteSet, "CastBallot writes %d keys, want exactly its ballot key", len(tx.Writes))
+	fn := function(tx.Function)
+	if err := checkWriteCount(fn, tx.Writes); err != nil {
+		return nil, err
 	}
 	var ballots []election.Proofs
+	var trackers []Write
+	claimed := map[string]bool{}
 	for _, w := range tx.Writes {
-		if !strings.HasPrefix(w.Key, ballotPrefix) {
-			if cast {
-				return nil, election.Errorf(CodeWriteSet, "CastBallot writes key %q, which is not a ballot key", w.Key)
-			}
-			continue
-		}
-		raw, items, err := checkWrite(manifests, tx, w)
-		if err != nil {
-			return nil, err
-		}
-		if cast {
-			if err := checkArgument(tx.Args, raw); err != nil {
+		switch {
+		case strings.HasPrefix(w.Key, ballotPrefix):
+			raw, b, items, err := checkWrite(manifests, tx, w)
+			if err != nil {
 				return nil, err
 			}
+			claimKey, err := checkClaim(tx, b)
+			if err != nil {
+				return nil, err
+			}
+			if fn == fnCast {
+				if err := checkArgument(tx.Args, raw); err != nil {
+					return nil, err
+				}
+			}
+			claimed[claimKey] = true
+			ballots = append(ballots, items)
+		case strings.HasPrefix(w.Key, trackerPrefix):
+			trackers = append(trackers, w)
+		case fn != fnOther:
+			return nil, election.Errorf(CodeWriteSet, "%s writes key %q, which is neither a ballot key nor a tracker key", tx.Function, w.Key)
 		}
-		ballots = append(ballots, items)
+	}
+	for _, w := range trackers {
+		if claimed[w.Key] {
+			continue
+		}
+		if fn == fnCast {
+			return nil, election.Errorf(CodeWriteSet, "CastBallot writes tracker key %q, which is not its ballot's", w.Key)
+		}
+		if err := checkSpoiledWrite(manifests, tx, w, fn == fnSpoil); err != nil {
+			return nil, err
+		}
 	}
 	return ballots, nil
 }
 
-func isCast(fn string) bool {
-	for _, f := range CastFunctions {
-		if fn == f {
-			return true
-		}
+// The kinds of transaction the check tells apart by function name.
+const (
+	fnOther = iota
+	fnCast
+	fnSpoil
+)
+
+func function(name string) int {
+	switch {
+	case slices.Contains(CastFunctions, name):
+		return fnCast
+	case slices.Contains(SpoilFunctions, name):
+		return fnSpoil
 	}
-	return false
+	return fnOther
+}
+
+// checkWriteCount: a cast writes two keys (its ballot key and its tracker
+// key), a spoil one (its tracker key).
+func checkWriteCount(fn int, writes []Write) error {
+	switch {
+	case fn == fnCast && len(writes) != 2:
+		return election.Errorf(CodeWriteSet, "CastBallot writes %d keys, want exactly its ballot key and its tracker key", len(writes))
+	case fn == fnSpoil && len(writes) != 1:
+		return election.Errorf(CodeWriteSet, "SpoilBallot writes %d keys, want exactly its tracker key", len(writes))
+	}
+	return nil
+}
+
+// checkClaim requires the transaction that writes ballot b to write b's
+// tracker key, read as absent, with the claim naming b's pseudonym. It
+// returns the tracker key.
+func checkClaim(tx *Tx, b *election.Ballot) (string, error) {
+	key := election.LedgerKey(election.ObjTracker, b.ElectionID, b.TrackerHex())
+	i := slices.IndexFunc(tx.Writes, func(w Write) bool { return w.Key == key })
+	if i < 0 {
+		return "", election.Errorf(CodeWriteSet, "the ballot of pseudonym %s is written without its tracker claim under %q", b.PseudonymHex(), key)
+	}
+	if tx.Writes[i].IsDelete {
+		return "", election.Errorf(CodeKey, "the transaction deletes tracker key %q", key)
+	}
+	claim, err := election.ParseTrackerClaim(tx.Writes[i].Value)
+	if err != nil {
+		return "", err
+	}
+	if claim.Cast != b.Pseudonym() {
+		return "", election.Errorf(CodeWriteSet, "the tracker claim names pseudonym %s, not the ballot's %s", claim.CastHex(), b.PseudonymHex())
+	}
+	if !readAbsent(tx.Reads, key) {
+		return "", election.Errorf(election.CodeDuplicate, "the transaction does not read tracker key %q as absent, so the ballot could take a tracker already claimed", key)
+	}
+	return key, nil
+}
+
+// checkSpoiledWrite checks a tracker key written without a ballot: it must
+// hold a spoiled ballot that checks (CheckSpoiled, with its codes), under
+// its own tracker's key, read as absent. spoil: the transaction is a
+// SpoilBallot call, whose argument must be the spoiled ballot written.
+func checkSpoiledWrite(manifests Manifests, tx *Tx, w Write, spoil bool) error {
+	if w.IsDelete {
+		return election.Errorf(CodeKey, "the transaction deletes tracker key %q", w.Key)
+	}
+	s, err := election.ParseSpoiledBallot(w.Value)
+	if err != nil {
+		return err
+	}
+	if want := election.LedgerKey(election.ObjTracker, s.ElectionID, s.TrackerHex()); w.Key != want {
+		return election.Errorf(CodeKey, "the spoiled ballot with tracker %s is written under %q, not its key %q", s.TrackerHex(), w.Key, want)
+	}
+	if !readAbsent(tx.Reads, w.Key) {
+		return election.Errorf(election.CodeExists, "the transaction does not read tracker key %q as absent, so the spoiled ballot could replace a claim", w.Key)
+	}
+	if spoil && (len(tx.Args) != 1 || !bytes.Equal(tx.Args[0], w.Value)) {
+		return election.Errorf(CodeWriteSet, "the SpoilBallot argument is not the spoiled ballot the transaction writes")
+	}
+	p, err := manifests(s.ElectionID)
+	if err != nil {
+		return err
+	}
+	_, err = p.CheckSpoiled(s)
+	return err
 }
 
 // checkArgument compares CastBallot's argument (binary or standard base64,
@@ -201,42 +311,42 @@ func checkArgument(args [][]byte, written []byte) error {
 }
 
 // checkWrite checks one write of a ballot key and returns the ballot's
-// encoding and its proofs for the batch.
-func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, election.Proofs, error) {
+// encoding, its decoding and its proofs for the batch.
+func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, *election.Ballot, election.Proofs, error) {
 	var none election.Proofs
 	if w.IsDelete {
-		return nil, none, election.Errorf(CodeKey, "the transaction deletes ballot key %q", w.Key)
+		return nil, nil, none, election.Errorf(CodeKey, "the transaction deletes ballot key %q", w.Key)
 	}
 	rec, err := election.ParseRecord(w.Value)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
 	if rec.TxID != tx.TxID {
-		return nil, none, election.Errorf(CodeWriteSet, "the ballot record names transaction %q, not %q", rec.TxID, tx.TxID)
+		return nil, nil, none, election.Errorf(CodeWriteSet, "the ballot record names transaction %q, not %q", rec.TxID, tx.TxID)
 	}
 	b, err := election.ParseBallot(rec.Ballot)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
 	p, err := manifests(b.ElectionID)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
 	if want := election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex()); w.Key != want {
-		return nil, none, election.Errorf(CodeKey, "the ballot of pseudonym %s is written under %q, not its key %q", b.PseudonymHex(), w.Key, want)
+		return nil, nil, none, election.Errorf(CodeKey, "the ballot of pseudonym %s is written under %q, not its key %q", b.PseudonymHex(), w.Key, want)
 	}
 	if !readAbsent(tx.Reads, w.Key) {
-		return nil, none, election.Errorf(election.CodeDuplicate, "the transaction does not read ballot key %q as absent, so a second ballot of the voter could replace the first", w.Key)
+		return nil, nil, none, election.Errorf(election.CodeDuplicate, "the transaction does not read ballot key %q as absent, so a second ballot of the voter could replace the first", w.Key)
 	}
 	cs, err := p.CheckAuthorised(b)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
 	items, err := p.ProofItems(b, cs)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
-	return rec.Ballot, items, nil
+	return rec.Ballot, b, items, nil
 }
 
 func readAbsent(reads []Read, key string) bool {

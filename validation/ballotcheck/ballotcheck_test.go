@@ -65,16 +65,18 @@ func clone(b *election.Ballot) *election.Ballot {
 }
 
 // castTx is the transaction CastBallot makes for b: it reads the ballot key
-// as absent and writes the record under it.
+// and the tracker key as absent, writes the record under the first and the
+// cast's claim under the second.
 func castTx(b *election.Ballot, n int) *Tx {
 	id := fmt.Sprintf("tx%04d", n)
 	raw := b.Marshal()
 	key := election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex())
+	tkey := election.LedgerKey(election.ObjTracker, b.ElectionID, b.TrackerHex())
 	rec := &election.Record{TxID: id, Ballot: raw}
 	return &Tx{
 		TxID: id, Function: "CastBallot", Args: [][]byte{raw},
-		Reads:  []Read{{Key: key, Absent: true}},
-		Writes: []Write{{Key: key, Value: rec.Marshal()}},
+		Reads:  []Read{{Key: key, Absent: true}, {Key: tkey, Absent: true}},
+		Writes: []Write{{Key: key, Value: rec.Marshal()}, {Key: tkey, Value: b.CastClaim().Marshal()}},
 	}
 }
 
@@ -190,7 +192,7 @@ func TestWriteSetShape(t *testing.T) {
 		edit func(tx *Tx)
 		code string
 	}{
-		{"two writes", func(tx *Tx) { tx.Writes = append(tx.Writes, Write{Key: "x", Value: []byte("y")}) }, CodeWriteSet},
+		{"three writes", func(tx *Tx) { tx.Writes = append(tx.Writes, Write{Key: "x", Value: []byte("y")}) }, CodeWriteSet},
 		{"non-ballot key", func(tx *Tx) { tx.Writes[0].Key = "other" }, CodeWriteSet},
 		{"delete", func(tx *Tx) { tx.Writes[0].IsDelete = true }, CodeKey},
 		{"record of another tx", func(tx *Tx) { tx.TxID = "someone-else" }, CodeWriteSet},

@@ -6,20 +6,20 @@ import (
 	"github.com/fabvote/fabvote/election"
 )
 
-// FuzzCheckTx: any written value and argument either passes as the valid
-// ballot it encodes or is rejected with a code; it never panics or accepts
-// an argument that differs from what is written.
+// FuzzCheckTx: any written ballot record, tracker value and argument
+// either pass as the valid cast they encode or are rejected with a code; it
+// never panics or accepts an argument that differs from what is written.
 func FuzzCheckTx(f *testing.F) {
 	setup(f)
 	tx := castTx(ballots[0], 0)
-	f.Add(tx.Writes[0].Value, tx.Args[0])
-	f.Add([]byte{1, 0, 0}, []byte{})
-	f.Add(tampers[0].make(1).Writes[0].Value, tx.Args[0])
+	f.Add(tx.Writes[0].Value, tx.Writes[1].Value, tx.Args[0])
+	f.Add([]byte{1, 0, 0}, []byte{}, []byte{})
+	f.Add(tampers[0].make(1).Writes[0].Value, tx.Writes[1].Value, tx.Args[0])
+	f.Add(tx.Writes[0].Value, spoilTx(spoiledBallots(f)[0], 0).Writes[0].Value, tx.Args[0])
 	m := manifests(f)
-	key := tx.Writes[0].Key
-	f.Fuzz(func(t *testing.T, value, arg []byte) {
-		fz := &Tx{TxID: tx.TxID, Function: "CastBallot", Args: [][]byte{arg},
-			Reads: []Read{{Key: key, Absent: true}}, Writes: []Write{{Key: key, Value: value}}}
+	f.Fuzz(func(t *testing.T, value, tracker, arg []byte) {
+		fz := &Tx{TxID: tx.TxID, Function: "CastBallot", Args: [][]byte{arg}, Reads: tx.Reads,
+			Writes: []Write{{Key: tx.Writes[0].Key, Value: value}, {Key: tx.Writes[1].Key, Value: tracker}}}
 		items, err := checkTx(m, fz)
 		if err != nil {
 			if Code(err) == "" {
@@ -30,6 +30,10 @@ func FuzzCheckTx(f *testing.F) {
 		rec, perr := election.ParseRecord(value)
 		if perr != nil || len(items) != 1 || checkArgument([][]byte{arg}, rec.Ballot) != nil {
 			t.Fatalf("accepted a transaction whose argument or record is wrong")
+		}
+		b, _ := election.ParseBallot(rec.Ballot)
+		if claim, err := election.ParseTrackerClaim(tracker); err != nil || claim.Cast != b.Pseudonym() {
+			t.Fatalf("accepted a cast whose tracker claim is wrong")
 		}
 	})
 }

@@ -45,12 +45,19 @@ func envelope(txID string, args [][]byte, reads []*kvrwset.KVRead, writes []*kvr
 	return protoutil.MarshalOrPanic(&common.Envelope{Payload: payload})
 }
 
-// castEnvelope is what CastBallot produces for b (ballot bytes raw).
+// castEnvelope is what CastBallot produces for b (ballot bytes raw): its
+// record under its ballot key, its claim under its tracker key.
 func castEnvelope(txID string, raw []byte, b *election.Ballot) []byte {
-	key := election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex())
+	return castEnvelopeAt(txID, raw, b, election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex()))
+}
+
+// castEnvelopeAt is castEnvelope with the record written under key.
+func castEnvelopeAt(txID string, raw []byte, b *election.Ballot, key string) []byte {
+	tkey := election.LedgerKey(election.ObjTracker, b.ElectionID, b.TrackerHex())
 	rec := &election.Record{TxID: txID, Ballot: raw}
 	return envelope(txID, [][]byte{[]byte("CastBallot"), raw},
-		[]*kvrwset.KVRead{{Key: key}}, []*kvrwset.KVWrite{{Key: key, Value: rec.Marshal()}})
+		[]*kvrwset.KVRead{{Key: key}, {Key: tkey}},
+		[]*kvrwset.KVWrite{{Key: key, Value: rec.Marshal()}, {Key: tkey, Value: b.CastClaim().Marshal()}})
 }
 
 type fakeDefault struct {
@@ -139,11 +146,8 @@ func mixedBlock(t testing.TB) *fixture {
 			inv[i] = election.CodeProof
 			envs = append(envs, castEnvelope(id, c.Marshal(), c))
 		case 5:
-			raw := b.Marshal()
 			other := election.LedgerKey(election.ObjBallot, "e1", bs[6].PseudonymHex())
-			rec := &election.Record{TxID: id, Ballot: raw}
-			envs = append(envs, envelope(id, [][]byte{[]byte("CastBallot"), raw},
-				[]*kvrwset.KVRead{{Key: other}}, []*kvrwset.KVWrite{{Key: other, Value: rec.Marshal()}}))
+			envs = append(envs, castEnvelopeAt(id, b.Marshal(), b, other))
 			inv[i] = "KEY"
 		default:
 			envs = append(envs, castEnvelope(id, b.Marshal(), b))

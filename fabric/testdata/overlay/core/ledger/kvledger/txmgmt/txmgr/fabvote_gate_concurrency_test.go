@@ -204,9 +204,9 @@ func fabvoteSimulateOnce(txMgr *LockBasedTxMgr, txid string, kind, a, b int, fre
 	}
 	val := []byte(txid)
 	switch kind {
-	case 0: // single key: the ballot cast
+	case 0: // single key: delaywork's shape
 		err = sim.SetState(fabvoteCcNs, ka, val)
-	case 1: // multi-key
+	case 1: // multi-key: a ballot cast's shape (ballot and tracker keys)
 		if _, err = sim.GetState(fabvoteCcNs, kb); err == nil {
 			err = fabvoteSetAll(sim.SetState, ka, kb, val)
 		}
