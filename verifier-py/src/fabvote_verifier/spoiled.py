@@ -1,4 +1,4 @@
-"""Spoiled ballots and tracker claims (docs/PROTOCOL.md 3.9; docs/VERIFY.md
+"""Spoiled ballots and tracker claims (docs/PROTOCOL.md 4.5; docs/VERIFY.md
 V32): the tracker of a ballot, the
 strict decoding of a spoiled ballot and of a cast claim, and the check
 of a spoiled ballot's opening against its ciphertexts: in range,
