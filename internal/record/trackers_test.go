@@ -63,3 +63,18 @@ func checkTrackerFailures(t *testing.T, rep *audit.Report, want [2]string) {
 		t.Fatalf("failure %+v names no pseudonym", f)
 	}
 }
+
+// TestTrackersListed: a record's report lists V32 among the checks run
+// and passed, on a record without tracker writes and on one with them.
+func TestTrackersListed(t *testing.T) {
+	for _, dir := range []string{goodFixture, filepath.Join(fixturesDir, "spoiled")} {
+		rep := verify(t, dir, record.Options{})
+		found := false
+		for _, c := range rep.ChecksRun() {
+			found = found || c.ID == "V32" && c.OK
+		}
+		if !found {
+			t.Errorf("%s: V32 not listed as passed", dir)
+		}
+	}
+}

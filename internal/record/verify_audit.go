@@ -29,7 +29,7 @@ func (v *verifier) audit(ctx context.Context) {
 	r := audit.Run(l, v.opts.Audit)
 	rep := v.rep
 	rep.Manifest, rep.Tally, rep.Result, rep.Order, rep.Counted = r.Manifest, r.Tally, r.Result, r.Order, r.Counted
-	rep.ResultRead, rep.ResultChecked = r.ResultRead, r.ResultChecked
+	rep.ResultRead, rep.ResultChecked, rep.TrackersChecked = r.ResultRead, r.ResultChecked, r.TrackersChecked
 	rep.Failures = append(rep.Failures, r.Failures...)
 	if m := r.Manifest; m != nil && (m.ElectionID != v.info.ElectionID || m.Channel != v.info.Channel) {
 		v.failCheck(audit.KindManifest, audit.CheckManifestIsOwn, "manifest", fmt.Errorf("the manifest is of election %q on channel %q, %s says election %q on channel %q",
