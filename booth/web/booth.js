@@ -370,7 +370,7 @@
     const list = $("audited-choice");
     list.replaceChildren(...describe(madeSelections).map((line) => el("li", line)));
     $("audited-tracker").textContent = group(s.tracker);
-    $("audited-board").href = config.boardURL;
+    boardLink("audited-board", config.boardURL);
   }
 
   async function cast() {
@@ -379,7 +379,14 @@
     $("receipt-hash").textContent = made.ballotHash;
     $("receipt-tx").textContent = r.txID;
     $("receipt-block").textContent = String(r.block);
-    $("receipt-board").href = config.boardURL.replace(/\/+$/, "") + "/search.html?q=" + made.ballotHash;
+    boardLink("receipt-board", config.boardURL && config.boardURL.replace(/\/+$/, "") + "/search.html?q=" + made.tracker);
+  }
+
+  // boardLink points a link at the bulletin board, or hides its paragraph
+  // when the deployment names no board.
+  function boardLink(id, href) {
+    $(id).parentElement.hidden = !href;
+    if (href) $(id).href = href;
   }
 
   // step runs one action with the progress shown and the buttons disabled,

@@ -205,7 +205,7 @@ type boothFlags struct {
 func (b *boothFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&b.dir, "booth", "", "serve the voter's booth from this directory (make booth: build/booth) under /booth/; its digest must be the manifest's boothDigest")
 	fs.StringVar(&b.box, "box", "", "with --booth: the ballot box the booth sends ballots to (https://HOST:PORT of fabvote box serve)")
-	fs.StringVar(&b.board, "board", "", "with --booth: the bulletin board the booth links to (http(s) URL of the fabvote record site)")
+	fs.StringVar(&b.board, "board", "", "with --booth: the bulletin board the booth links to (http(s) URL of the fabvote record site); empty: the booth shows no link")
 }
 
 // handler is the booth's handler for m, or nil without --booth.
@@ -216,8 +216,8 @@ func (b *boothFlags) handler(m *election.Manifest) (http.Handler, error) {
 		}
 		return nil, nil
 	}
-	if b.box == "" || b.board == "" {
-		return nil, cli.Usagef("--booth needs --box and --board")
+	if b.box == "" {
+		return nil, cli.Usagef("--booth needs --box")
 	}
 	return boothserve.New(b.dir, m.BoothDigest, boothserve.Config{ElectionID: m.ElectionID, BoxURL: b.box, BoardURL: b.board})
 }

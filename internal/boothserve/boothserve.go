@@ -31,7 +31,7 @@ const ConfigFile = "config.json"
 type Config struct {
 	ElectionID string `json:"electionID"`
 	BoxURL     string `json:"boxURL"`   // a ballot box (fabvote box serve), https://HOST[:PORT]
-	BoardURL   string `json:"boardURL"` // the bulletin board (fabvote record site), http(s)://…
+	BoardURL   string `json:"boardURL"` // the bulletin board (fabvote record site), http(s)://…, or "" when it is not published yet
 }
 
 // mimeTypes are the types of the booth's files, by extension; any other
@@ -70,8 +70,10 @@ func New(dir, want string, cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := origin("--board", cfg.BoardURL, "https", "http"); err != nil {
-		return nil, err
+	if cfg.BoardURL != "" {
+		if _, err := origin("--board", cfg.BoardURL, "https", "http"); err != nil {
+			return nil, err
+		}
 	}
 	conf, err := json.Marshal(cfg)
 	if err != nil {

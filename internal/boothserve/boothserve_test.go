@@ -134,7 +134,6 @@ func TestNewRefuses(t *testing.T) {
 		{"no digest", "", testConfig, []string{"no boothDigest", "--booth-digest"}},
 		{"box not https", digest, Config{ElectionID: "e1", BoxURL: "http://box", BoardURL: "https://b/"}, []string{"--box", "https"}},
 		{"box relative", digest, Config{ElectionID: "e1", BoxURL: "/box", BoardURL: "https://b/"}, []string{"--box", "absolute"}},
-		{"board missing", digest, Config{ElectionID: "e1", BoxURL: "https://box"}, []string{"--board"}},
 		{"board file", digest, Config{ElectionID: "e1", BoxURL: "https://box", BoardURL: "file:///tmp/site"}, []string{"--board"}},
 	}
 	for _, tc := range tests {
@@ -152,5 +151,24 @@ func TestNewRefuses(t *testing.T) {
 	}
 	if _, err := New(filepath.Join(dir, "none"), digest, testConfig); err == nil || !strings.Contains(err.Error(), "--booth") {
 		t.Errorf("missing directory: %v, want a --booth error", err)
+	}
+}
+
+// Without a board (it is published once the election ends), the booth is
+// served with an empty boardURL, from which the page shows no board link.
+func TestServeWithoutBoard(t *testing.T) {
+	dir, digest := boothDir(t)
+	h, err := New(dir, digest, Config{ElectionID: "e1", BoxURL: "https://box.example:8443/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://x/booth/config.json", nil))
+	var got map[string]string
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("HTTP %d %q: %v", w.Code, w.Body, err)
+	}
+	if board, ok := got["boardURL"]; !ok || board != "" {
+		t.Errorf("config.json %v: want boardURL empty", got)
 	}
 }

@@ -203,8 +203,8 @@ func cast(t *testing.T, p *page, d driver, final string) {
 	if got := p.text(t, "receipt-hash"); got != hexOf(hash[:]) {
 		t.Fatalf("the receipt shows ballot hash %s, the ballot's is %x", got, hash)
 	}
-	if href := p.EvalString(t, `document.getElementById("receipt-board").href`); !strings.HasSuffix(href, "search.html?q="+hexOf(hash[:])) {
-		t.Fatalf("the receipt links to %s, not the board's search for the ballot", href)
+	if href := p.EvalString(t, `document.getElementById("receipt-board").href`); !strings.HasSuffix(href, "search.html?q="+final) {
+		t.Fatalf("the receipt links to %s, not the board's search for the ballot's tracker", href)
 	}
 }
 
