@@ -63,6 +63,9 @@ func text(html string) string {
 	return strings.Join(strings.Fields(tags.ReplaceAllString(html, " ")), " ")
 }
 
+// testBoothDigest is a booth digest in the manifest's format.
+const testBoothDigest = "sha256:5e1f0ac0e5b7f2d5a2c4b6e8d0f1a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e6b8d"
+
 func TestBuildPages(t *testing.T) {
 	late, bad, counted := ballotN(5), ballotN(6), ballotN(0)
 	cases := []struct {
@@ -87,7 +90,10 @@ func TestBuildPages(t *testing.T) {
 			"index.html": {"Verification passed", "Shared among 3 trustees: any 2", "Alice 2 40.0 %", "Dave 0 0.0 %",
 				"The verifier reported no failure", "6 ballots recorded", "step record passed", "step commit-order passed",
 				"validity proofs passed"},
-		}, map[string][]string{"index.html": {"Verification failed", "invalid: not counted"}}},
+		}, map[string][]string{"index.html": {"Verification failed", "invalid: not counted", "the booth with digest"}}},
+		{"a booth committed to", func() *fixture { return newFixture("threshold").passing().withBooth(testBoothDigest) }, map[string][]string{
+			"index.html": {"Voter's booth the booth with digest " + testBoothDigest},
+		}, map[string][]string{"index.html": {"commits to no booth"}}},
 		{"no result yet", func() *fixture {
 			f := newFixture("single").passing()
 			f.result = nil

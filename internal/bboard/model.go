@@ -123,19 +123,22 @@ const pageSize = 1000
 
 // model is everything the templates show.
 type model struct {
-	in          *input
-	Title       string
-	ElectionID  string
-	Channel     string
-	Chaincode   string
-	LastBlock   uint64
-	Start, End  string
-	Contests    []contestView
-	Styles      []styleView
-	Decryption  string
-	Trustees    []string
-	Authority   string
-	MaxVoters   uint64
+	in         *input
+	Title      string
+	ElectionID string
+	Channel    string
+	Chaincode  string
+	LastBlock  uint64
+	Start, End string
+	Contests   []contestView
+	Styles     []styleView
+	Decryption string
+	Trustees   []string
+	Authority  string
+	MaxVoters  uint64
+	// BoothDigest is the manifest's boothDigest: the booth the voters ran
+	// (empty when the election committed to none).
+	BoothDigest string
 	Shares      trustees
 	FailureSum  []kindCount
 	Downloads   []download
@@ -189,7 +192,7 @@ func newModel(in *input) (*model, error) {
 		in: in, Title: m.Title, ElectionID: m.ElectionID, Channel: in.record.Channel,
 		Chaincode: in.record.Chaincode, LastBlock: in.record.LastBlock,
 		Start: fmtTime(m.Start), End: fmtTime(m.End),
-		Trustees: m.TrusteeMSPs, Authority: m.AuthorityMSP, MaxVoters: m.MaxVoters,
+		Trustees: m.TrusteeMSPs, Authority: m.AuthorityMSP, MaxVoters: m.MaxVoters, BoothDigest: m.BoothDigest,
 		OK: *in.report.OK, GenesisHash: in.report.GenesisHash, ManifestHash: in.manifestHash,
 		Counts: in.report.Ballots, Indexed: len(in.ballots),
 	}
