@@ -17,11 +17,7 @@ import (
 // V32, each tampered one fails it with its kind and code, and the
 // spoiled ballots never reach the count.
 func TestLiveTrackers(t *testing.T) {
-	cases := map[recordtest.Variant][2]string{recordtest.Spoiled: {}}
-	for v, want := range recordtest.TrackerTampers {
-		cases[v] = want
-	}
-	for v, want := range cases {
+	for v, want := range recordtest.TrackerCases() {
 		t.Run(string(v), func(t *testing.T) {
 			e, err := recordtest.Build(v)
 			if err != nil {

@@ -64,9 +64,7 @@ func (s *Server) castBallot(w http.ResponseWriter, r *http.Request, _ string) {
 		s.refuse(w, r, routeBallots, rf)
 		return
 	}
-	s.logf("ballot committed: election %q, block %d", rc.ElectionID, rc.Block)
-	writeJSON(w, http.StatusOK, rc)
-	s.metrics.count(routeBallots, codeOK)
+	s.committed(w, routeBallots, "ballot", rc.ElectionID, rc.Block, rc)
 }
 
 // parseBallot decodes the base64 and parses the ballot, which must be of
@@ -145,9 +143,16 @@ func (s *Server) spoilBallot(w http.ResponseWriter, r *http.Request, _ string) {
 		s.refuse(w, r, routeSpoiled, rf)
 		return
 	}
-	s.logf("spoiled ballot committed: election %q, block %d", rc.ElectionID, rc.Block)
-	writeJSON(w, http.StatusOK, rc)
-	s.metrics.count(routeSpoiled, codeOK)
+	s.committed(w, routeSpoiled, "spoiled ballot", rc.ElectionID, rc.Block, rc)
+}
+
+// committed answers a submission committed valid with its receipt, and
+// logs and counts it, without the client's address: the log never joins
+// an address to a ballot.
+func (s *Server) committed(w http.ResponseWriter, route, what, electionID string, block uint64, receipt any) {
+	s.logf("%s committed: election %q, block %d", what, electionID, block)
+	writeJSON(w, http.StatusOK, receipt)
+	s.metrics.count(route, codeOK)
 }
 
 // getManifest answers GET /v1/elections/{id}/manifest with the manifest's

@@ -16,11 +16,7 @@ import (
 // ballot; the spoiled ballots never reach the count, tampered or not; and
 // the Python verifier gives the same report.
 func TestTrackers(t *testing.T) {
-	cases := map[recordtest.Variant][2]string{recordtest.Spoiled: {}}
-	for v, want := range recordtest.TrackerTampers {
-		cases[v] = want
-	}
-	for v, want := range cases {
+	for v, want := range recordtest.TrackerCases() {
 		t.Run(string(v), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "rec")
 			if _, err := recordtest.Write(context.Background(), v, dir); err != nil {

@@ -40,6 +40,17 @@ var TrackerTampers = map[Variant][2]string{
 	CastNoClaim:     {"TRACKER", ""},
 }
 
+// TrackerCases are the honest tracker election (no failure) and every
+// tampered one with its expected kind and code: what a verifier's tracker
+// test runs.
+func TrackerCases() map[Variant][2]string {
+	cases := map[Variant][2]string{Spoiled: {}}
+	for v, want := range TrackerTampers {
+		cases[v] = want
+	}
+	return cases
+}
+
 func trackerVariant(v Variant) bool {
 	_, tamper := TrackerTampers[v]
 	return v == Spoiled || tamper
