@@ -72,7 +72,7 @@ func (o *benchOptions) register(fs *pflag.FlagSet) {
 	fs.IntVar(&o.count, "count", 0, "transactions to send (0: every ballot in the file)")
 	fs.IntVar(&o.offset, "offset", 0, "skip this many ballots first (e.g. for several rate points on one ledger)")
 	fs.DurationVar(&o.maxDur, "max-duration", 30*time.Minute, "hard bound on the run (sending and draining)")
-	fs.DurationVar(&o.commitTO, "commit-timeout", 2*time.Minute, "how long to wait for one transaction's commit")
+	fs.DurationVar(&o.commitTO, "commit-timeout", 2*time.Minute, "how long to wait for one transaction's commit (with --box: for the box's answer)")
 	fs.BoolVar(&o.skipCommit, "skip-commit", false, "endorse only: measure the endorsement path (the thesis's skip-commit)")
 	fs.BoolVar(&o.skipEndorse, "skip-endorsement", false, "endorse every ballot once in a setup phase, store the endorsed transactions, then measure only ordering and commit")
 	fs.StringVar(&o.store, "store", "", "skip-endorsement: LevelDB directory of endorsed transactions (default .cache/bench/prepared-<network fingerprint>)")

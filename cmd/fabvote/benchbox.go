@@ -16,7 +16,7 @@ import (
 func (o *benchOptions) registerBox(fs *pflag.FlagSet) {
 	fs.StringVar(&o.box, "box", "", "cast the ballots through this ballot box (fabvote box serve), https://HOST:PORT, instead of the gateway")
 	fs.StringVar(&o.boxCA, "ca-cert", "", "--box: the CA certificate of the box's TLS certificate (PEM)")
-	fs.IntVar(&o.boxConns, "box-conns", box.DefaultLimits().MaxInFlight, "--box: bound on the HTTP/1.1 connections to the box, each kept alive (default: the box's default --max-in-flight)")
+	fs.IntVar(&o.boxConns, "box-conns", box.DefaultLimits().MaxInFlight, "--box: bound on the HTTP/1.1 connections to the box, each kept alive (as many as the box's default --max-in-flight)")
 }
 
 // checkBox refuses the flags a run through a ballot box cannot follow, and
