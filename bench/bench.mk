@@ -13,6 +13,9 @@
 #   make bench-gate             the commit gate end to end (Paneru 2021, Table 6.1): the delaywork
 #                               chaincode taking D = 50/200/500 ms, with the lock and lockless (bench/gate.sh;
 #                               TRIALS, DELAYS, CONCURRENCY, COUNT, RATE, OPEN_COUNT)
+#   make bench-box              the ballot box's latency overhead over a direct gateway submission, in
+#                               alternating pairs of runs (bench/box.sh; BOX_TRIALS, BOX_COUNT, BOX_RATE,
+#                               BOX_TARGET_MS, BOX_CONFIG)
 #   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)
 
 ifndef FABVOTE_BENCH_MK
@@ -24,7 +27,7 @@ BENCH_ENV = ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) GO=$(GO)
 BENCH_VOTERS ?= $(if $(filter command line environment,$(origin VOTERS)),$(VOTERS),40000)
 RESULTS  ?= $(ROOT)/.cache/bench/results/latest
 
-.PHONY: ballots bench bench-gate bench-report bench-report-unit bench-smoke bench-verify-count
+.PHONY: ballots bench bench-box bench-gate bench-report bench-report-unit bench-smoke bench-verify-count
 
 ballots: fabvote
 	$(BENCH_ENV) VOTERS=$(BENCH_VOTERS) $(ROOT)/bench/ballots.sh
@@ -40,12 +43,16 @@ bench-report-unit:
 	python3 $(ROOT)/bench/report/profiles_test.py
 	python3 $(ROOT)/bench/report/gate_test.py
 	python3 $(ROOT)/bench/against_test.py
+	python3 $(ROOT)/bench/report/box_test.py
 
 bench-verify-count: fabric fabric-stock fabvote
 	$(BENCH_ENV) $(ROOT)/bench/verify-count.sh
 
 bench-gate: fabric fabvote
 	$(BENCH_ENV) $(ROOT)/bench/gate.sh
+
+bench-box: fabric fabvote
+	$(BENCH_ENV) $(ROOT)/bench/box.sh
 
 bench-smoke: fabric fabvote caliper-install
 	$(BENCH_ENV) $(ROOT)/bench/smoke.sh

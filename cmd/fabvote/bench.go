@@ -21,8 +21,8 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"bench", "(--ballots ballots.bin [--count N] | --work-delay D --count N [--chaincode NAME]) [--rate TPS | --concurrency N] [--skip-commit | --skip-endorsement] [--json out.json]",
-		"load generator: cast pre-generated ballots (or run the delaywork chaincode) at a fixed or maximum rate, measure TPS and latency", cmdBench})
+	commands = append(commands, command{"bench", "(--ballots ballots.bin [--count N] [--box https://HOST:PORT --ca-cert CA.pem] | --work-delay D --count N [--chaincode NAME]) [--rate TPS | --concurrency N] [--skip-commit | --skip-endorsement] [--json out.json]",
+		"load generator: cast pre-generated ballots through the gateway or a ballot box (or run the delaywork chaincode) at a fixed or maximum rate, measure TPS and latency", cmdBench})
 }
 
 // benchOptions are the flags of `bench`.
@@ -44,6 +44,9 @@ type benchOptions struct {
 	quiet                   bool
 	network, org, ident     string
 	remote                  bool
+	box, boxCA              string // --box: cast through this ballot box instead of the gateway
+	boxConns                int
+	boxTarget               *loadgen.BoxTarget // set by checkBox for --box
 }
 
 func cmdBench(fs *pflag.FlagSet) func() error {
@@ -52,6 +55,9 @@ func cmdBench(fs *pflag.FlagSet) func() error {
 	return func() error {
 		if err := o.check(fs); err != nil {
 			return err
+		}
+		if o.boxTarget != nil {
+			return o.runBox()
 		}
 		return o.run()
 	}
@@ -66,7 +72,7 @@ func (o *benchOptions) register(fs *pflag.FlagSet) {
 	fs.IntVar(&o.count, "count", 0, "transactions to send (0: every ballot in the file)")
 	fs.IntVar(&o.offset, "offset", 0, "skip this many ballots first (e.g. for several rate points on one ledger)")
 	fs.DurationVar(&o.maxDur, "max-duration", 30*time.Minute, "hard bound on the run (sending and draining)")
-	fs.DurationVar(&o.commitTO, "commit-timeout", 2*time.Minute, "how long to wait for one transaction's commit")
+	fs.DurationVar(&o.commitTO, "commit-timeout", 2*time.Minute, "how long to wait for one transaction's commit (with --box: for the box's answer)")
 	fs.BoolVar(&o.skipCommit, "skip-commit", false, "endorse only: measure the endorsement path (the thesis's skip-commit)")
 	fs.BoolVar(&o.skipEndorse, "skip-endorsement", false, "endorse every ballot once in a setup phase, store the endorsed transactions, then measure only ordering and commit")
 	fs.StringVar(&o.store, "store", "", "skip-endorsement: LevelDB directory of endorsed transactions (default .cache/bench/prepared-<network fingerprint>)")
@@ -82,13 +88,17 @@ func (o *benchOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.network, "network", "run/current/network.json", "network description written by make network-up")
 	fs.StringVar(&o.org, "org", "", "org name or MSP id to connect as (default: the first org)")
 	fs.StringVar(&o.ident, "identity", "user1", "identity of the org in network.json")
-	fs.BoolVar(&o.remote, "remote", false, "allow a gateway peer on another host (a test network of your own; refused by default)")
+	fs.BoolVar(&o.remote, "remote", false, "allow a gateway peer or ballot box on another host (a test network of your own; refused by default)")
+	o.registerBox(fs)
 }
 
 // check refuses contradictory or out-of-range flags and sets the default
 // concurrency of the loop chosen.
 func (o *benchOptions) check(fs *pflag.FlagSet) error {
 	if err := o.checkWorkload(fs); err != nil {
+		return err
+	}
+	if err := o.checkBox(fs); err != nil {
 		return err
 	}
 	if o.skipCommit && o.skipEndorse {
@@ -188,13 +198,13 @@ func (o *benchOptions) run() error {
 	}
 	defer w.close()
 	target := &loadgen.FabricTarget{Conn: conn, Fn: o.fn, CommitTimeout: o.commitTO, Slots: slots, Mode: w.mode}
-	fmt.Fprintf(os.Stderr, "bench: %s, %s loop, %s, peer %s\n", w.mode, map[bool]string{true: "open", false: "closed"}[o.rate > 0],
-		map[bool]string{true: fmt.Sprintf("%.1f tx/s", o.rate), false: fmt.Sprintf("%d workers", o.conc)}[o.rate > 0], conn.Endpoint)
+	fmt.Fprintf(os.Stderr, "bench: %s, %s, peer %s\n", w.mode, loopName(o.rate, o.conc), conn.Endpoint)
 	run, runErr := loadgen.Drive(ctx, target, w.src, cfg)
 	if run == nil {
 		return runErr
 	}
 	rep := loadgen.NewReport(run, w.mode, cfg, w.name, o.trim)
+	rep.Target = "gateway " + conn.Endpoint
 	intended := 0
 	if netw.Batch != nil {
 		intended = netw.Batch.MaxMessageCount

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/fabvote/fabvote/network/fabnet"
@@ -51,6 +53,36 @@ func TestBenchWorkDelayRefusals(t *testing.T) {
 		{"with an election to open", []string{"--work-delay", "50ms", "--count", "10", "--open", "m.json"}, "--open"},
 		{"delay over the chaincode's bound", []string{"--work-delay", "11s", "--count", "10"}, "--work-delay 11s: want 0..10s"},
 		{"negative delay", []string{"--work-delay", "-5ms", "--count", "10"}, "--work-delay -5ms"},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			checkUsageError(t, tc.what, append([]string{"bench"}, tc.args...), []string{tc.want})
+		})
+	}
+}
+
+// A run through a ballot box (--box) refuses, before it sends anything,
+// each flag it cannot follow and each bad box option, naming it.
+func TestBenchBoxRefusals(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.txt")
+	if err := os.WriteFile(notPEM, []byte("not a certificate"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	box := []string{"--ballots", "b.bin", "--box", "https://127.0.0.1:1", "--ca-cert", notPEM}
+	for _, tc := range []struct {
+		what string
+		args []string
+		want string
+	}{
+		{"CA without a box", []string{"--ballots", "b.bin", "--ca-cert", notPEM}, "--ca-cert is for a run through a ballot box"},
+		{"connections without a box", []string{"--ballots", "b.bin", "--box-conns", "4"}, "--box-conns is for a run through a ballot box"},
+		{"no CA", []string{"--ballots", "b.bin", "--box", "https://127.0.0.1:1"}, "--box needs --ca-cert"},
+		{"a CA file that is missing", []string{"--ballots", "b.bin", "--box", "https://127.0.0.1:1", "--ca-cert", filepath.Join(dir, "none.pem")}, "--ca-cert: open"},
+		{"a CA file without a certificate", box, "no PEM certificate"},
+		{"delaywork", []string{"--work-delay", "50ms", "--count", "10", "--box", "https://127.0.0.1:1", "--ca-cert", notPEM}, "a delaywork run (--work-delay) has none"},
+		{"skip-commit", append([]string{"--skip-commit"}, box...), "--skip-commit and --skip-endorsement do not apply"},
+		{"skip-endorsement", append([]string{"--skip-endorsement"}, box...), "--skip-commit and --skip-endorsement do not apply"},
+		{"an election to open", append([]string{"--open", "m.json"}, box...), "open the election first"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			checkUsageError(t, tc.what, append([]string{"bench"}, tc.args...), []string{tc.want})

@@ -12,6 +12,10 @@
 // (endorse once in a setup phase, keep the endorsed transactions in a
 // LevelDB Store, then replay only ordering and commit: Mode Replay).
 //
+// BoxTarget sends the same ballots through a ballot box (`fabvote box
+// serve`) instead, so that what the box adds to a ballot's latency can be
+// measured against the direct submission.
+//
 // Nothing is retried: a benchmark counts failures (by reason, see
 // ErrorReason) instead of hiding them. The steady window (see Window)
 // excludes ramp-up and ramp-down from the headline throughput.

@@ -18,23 +18,26 @@ const ReportVersion = 1
 // Report is the JSON output of a run (`fabvote bench --json`), read by
 // bench/report to build docs/bench/end-to-end.md and the plots.
 type Report struct {
-	Version     int            `json:"version"`
-	Tool        string         `json:"tool"`
-	Label       string         `json:"label,omitempty"` // configuration name from the caller (stock, fork-all, …)
-	Trial       int            `json:"trial,omitempty"`
-	Mode        string         `json:"mode"` // full, skip-commit, skip-endorsement
-	Loop        string         `json:"loop"` // open (fixed rate) or closed (max rate)
-	Rate        float64        `json:"rate,omitempty"`
-	Concurrency int            `json:"concurrency"`
-	Workload    string         `json:"workload"` // ballot file or store
-	Started     time.Time      `json:"started"`
-	Seconds     float64        `json:"seconds"` // first send to last completion
-	Sent        int            `json:"sent"`
-	Succeeded   int            `json:"succeeded"`
-	Failed      int            `json:"failed"`
-	Failures    map[string]int `json:"failures"`
-	CapWaits    int            `json:"capWaits"`
-	TimedOut    bool           `json:"timedOut"`
+	Version     int     `json:"version"`
+	Tool        string  `json:"tool"`
+	Label       string  `json:"label,omitempty"` // configuration name from the caller (stock, fork-all, …)
+	Trial       int     `json:"trial,omitempty"`
+	Mode        string  `json:"mode"` // full, skip-commit, skip-endorsement
+	Loop        string  `json:"loop"` // open (fixed rate) or closed (max rate)
+	Rate        float64 `json:"rate,omitempty"`
+	Concurrency int     `json:"concurrency"`
+	Workload    string  `json:"workload"` // ballot file or store
+	// Target is where the transactions went: "gateway HOST:PORT" (the
+	// peer's) or "box https://HOST:PORT/v1/ballots" (a ballot box's).
+	Target    string         `json:"target,omitempty"`
+	Started   time.Time      `json:"started"`
+	Seconds   float64        `json:"seconds"` // first send to last completion
+	Sent      int            `json:"sent"`
+	Succeeded int            `json:"succeeded"`
+	Failed    int            `json:"failed"`
+	Failures  map[string]int `json:"failures"`
+	CapWaits  int            `json:"capWaits"`
+	TimedOut  bool           `json:"timedOut"`
 	// TPS is successes / Seconds (Caliper's definition); Steady is the
 	// steady window's (see Window).
 	TPS     float64     `json:"tps"`

@@ -30,6 +30,7 @@ type Percentiles struct {
 	Mean float64 `json:"mean"`
 	P50  float64 `json:"p50"`
 	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
 }
@@ -78,6 +79,7 @@ func Summarize(ds []time.Duration) Percentiles {
 		Mean: round3(sum / float64(len(ms))),
 		P50:  round3(percentile(ms, 0.50)),
 		P90:  round3(percentile(ms, 0.90)),
+		P95:  round3(percentile(ms, 0.95)),
 		P99:  round3(percentile(ms, 0.99)),
 		Max:  round3(ms[len(ms)-1]),
 	}

@@ -32,7 +32,7 @@ func TestSummarize(t *testing.T) {
 		ds = append(ds, time.Duration(i)*time.Millisecond)
 	}
 	p := Summarize(ds)
-	want := Percentiles{N: 100, Min: 1, Mean: 50.5, P50: 50, P90: 90, P99: 99, Max: 100}
+	want := Percentiles{N: 100, Min: 1, Mean: 50.5, P50: 50, P90: 90, P95: 95, P99: 99, Max: 100}
 	if p != want {
 		t.Fatalf("Summarize = %+v, want %+v", p, want)
 	}

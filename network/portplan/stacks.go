@@ -35,7 +35,7 @@ var Shipped = []Stack{
 		Runs: "make demo, make network-up, README's steps by hand (make readme-test)"},
 	{Name: "e2e", Base: 8050, BaseVar: "E2E_BASE_PORT", Runs: "make e2e-test"},
 	{Name: "e2e-o4", Base: 9050, BaseVar: "E2E_O4_BASE_PORT", Runs: "make e2e-test-o4"},
-	{Name: "bench", Base: 11050, BaseVar: "BENCH_BASE_PORT", Pprof: true, Runs: "make bench, make bench-smoke, make caliper"},
+	{Name: "bench", Base: 11050, BaseVar: "BENCH_BASE_PORT", Box: true, Pprof: true, Runs: "make bench, make bench-smoke, make bench-box, make caliper"},
 	{Name: "docker", Base: 17050, BaseVar: "FABVOTE_PORT_PREFIX", Runs: "make docker-up (host ports)"},
 	{Name: "docker-test", Base: 19050, BaseVar: "FABVOTE_PORT_PREFIX", Prometheus: true, Runs: "make docker-test (host ports)"},
 	{Name: "reliability", Base: 20050, BaseVar: "REL_BASE_PORT", Slots: 6, Runs: "make reliability (one network a test)"},
