@@ -11,7 +11,8 @@
 //	POST /v1/ballots                   {"ballot":"<base64>"} -> the receipt, once committed
 //	POST /v1/spoiled                   a spoiled ballot's JSON -> {electionID, tracker, txID, block}
 //	GET  /v1/elections/{id}/manifest   the manifest on the ledger
-//	GET  /healthz, GET /metrics        the operations endpoint (internal/opsserve)
+//	GET  /healthz                      the operations endpoint's health check (internal/opsserve;
+//	                                   /metrics is served on the operations endpoint only)
 //
 // Every refusal is {"error","code"}: the error says what the voter should
 // do, the code is the contract's (DUPLICATE, WINDOW, …) or the box's own
@@ -51,7 +52,8 @@ type Config struct {
 	AllowOrigins []string // the booth's origins (scheme://host[:port]) answered cross-origin
 	Limits       Limits
 	// Ops holds the box's metrics and health checks; New registers its own.
-	// It is served under /metrics and /healthz.
+	// Its /healthz is served beside the box's routes too; its /metrics only
+	// where the caller serves it (box serve --ops-addr).
 	Ops *opsserve.Server
 	Log *log.Logger // nil: no log
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -149,10 +150,12 @@ func TestInFlightBound(t *testing.T) {
 	}
 }
 
-// metricValue scrapes the box's /metrics for the line starting with name.
+// metricValue scrapes the box's /metrics on its operations endpoint for
+// the line starting with name.
 func metricValue(t *testing.T, s *Server, name string) string {
 	t.Helper()
-	w := do(s, request{method: http.MethodGet, path: "/metrics"})
+	w := httptest.NewRecorder()
+	s.ops.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "http://ops/metrics", nil))
 	for _, line := range strings.Split(w.Body.String(), "\n") {
 		if v, ok := strings.CutPrefix(line, name+" "); ok {
 			return v
@@ -163,14 +166,17 @@ func metricValue(t *testing.T, s *Server, name string) string {
 }
 
 // TestManifestHealthAndMetrics: the manifest comes from the ledger; /healthz
-// fails when the gateway does not answer; /metrics counts answers by route
-// and code.
+// fails when the gateway does not answer; /metrics, on the operations
+// endpoint only, counts answers by route and code.
 func TestManifestHealthAndMetrics(t *testing.T) {
 	f := &fakeLedger{castErr: &gateway.RejectError{Fn: "CastBallot", Code: "DUPLICATE", Msg: "fabvote DUPLICATE: x"}}
 	s := newTestBox(t, f, nil)
 	w := do(s, request{method: http.MethodGet, path: ManifestPrefix + testElection + ManifestSuffix})
 	if w.Code != http.StatusOK || w.Body.String() != `{"electionID":"e1"}` {
 		t.Fatalf("manifest: %d %s", w.Code, w.Body)
+	}
+	if w := do(s, request{method: http.MethodGet, path: "/metrics"}); w.Code != http.StatusNotFound {
+		t.Errorf("/metrics on the voters' listener: %d, want 404 (the metrics are the operations endpoint's)", w.Code)
 	}
 	if w := do(s, request{method: http.MethodGet, path: "/healthz"}); w.Code != http.StatusOK {
 		t.Fatalf("healthz with the gateway answering: %d %s", w.Code, w.Body)

@@ -42,7 +42,10 @@ func routeOf(path string) route {
 		return route{name: routeBallots, method: http.MethodPost, serve: (*Server).castBallot}
 	case path == SpoiledPath:
 		return route{name: routeSpoiled, method: http.MethodPost, serve: (*Server).spoilBallot}
-	case path == "/healthz" || path == "/metrics":
+	// The voter-facing listener answers health checks only: the metrics,
+	// live counts of ballots and audits by route, are the operations
+	// endpoint's (--ops-addr), which is not the voters' network.
+	case path == "/healthz":
 		return route{name: routeOps, method: http.MethodGet, serve: (*Server).serveOps}
 	case strings.HasPrefix(path, ManifestPrefix) && strings.HasSuffix(path, ManifestSuffix):
 		id := strings.TrimSuffix(strings.TrimPrefix(path, ManifestPrefix), ManifestSuffix)
@@ -53,7 +56,7 @@ func routeOf(path string) route {
 	return route{name: routeUnknown}
 }
 
-// serveOps answers /healthz and /metrics from the operations server and
+// serveOps answers /healthz from the operations server and
 // counts the answer: OK, or UNAVAILABLE for a failed health check.
 func (s *Server) serveOps(w http.ResponseWriter, r *http.Request, _ string) {
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
