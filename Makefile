@@ -31,6 +31,7 @@ TEST_BUILD := go-modules
 -include reliability/reliability.mk
 -include network/docker.mk
 -include internal/bboard/bboard.mk
+-include booth/booth.mk
 -include verifier-py/verifier.mk
 -include deploy/helm/helm.mk
 

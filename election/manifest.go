@@ -73,6 +73,11 @@ type Manifest struct {
 	// accepted only from End + MaxClockSkew on (see ResultNotBefore).
 	MaxClockSkewSeconds uint32 `json:"maxClockSkewSeconds"`
 	ChallengeBits       int    `json:"challengeBits"`
+	// BoothDigest, when set, is the digest of the booth's files
+	// ("sha256:" and 64 lowercase hex digits, package booth's Digest):
+	// which booth the voters run, for observers to check. Optional, and
+	// left out of the encoding when empty.
+	BoothDigest string `json:"boothDigest,omitempty"`
 }
 
 // MaxClockSkew is MaxClockSkewSeconds as a duration.
@@ -85,8 +90,9 @@ func (m *Manifest) MaxClockSkew() time.Duration {
 func (m *Manifest) ResultNotBefore() time.Time { return m.End.Add(m.MaxClockSkew()) }
 
 var (
-	mspIDRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	channelRE = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
+	mspIDRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	channelRE     = regexp.MustCompile(`^[a-z][a-z0-9.-]*$`)
+	boothDigestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 )
 
 // Marshal validates m and returns its canonical JSON encoding. Times are
@@ -235,7 +241,21 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	if m.ChallengeBits < MinChallengeBits || m.ChallengeBits > MaxChallengeBits || m.ChallengeBits%8 != 0 {
 		return nil, manifestErr("challengeBits is %d, want a multiple of 8 in %d..%d", m.ChallengeBits, MinChallengeBits, MaxChallengeBits)
 	}
+	if m.BoothDigest != "" {
+		if err := CheckBoothDigest(m.BoothDigest); err != nil {
+			return nil, err
+		}
+	}
 	return m.newPrepared(pk, pp, tokenKey)
+}
+
+// CheckBoothDigest checks the form of a manifest's boothDigest: "sha256:"
+// and 64 lowercase hex digits.
+func CheckBoothDigest(d string) error {
+	if !boothDigestRE.MatchString(d) {
+		return manifestErr("boothDigest %q: want sha256: and 64 lowercase hex digits (fabvote booth digest --dir DIR)", truncate(d, 80))
+	}
+	return nil
 }
 
 // checkHeader checks the fields that name the election: the manifest

@@ -124,6 +124,12 @@ func TestManifestValidateRejects(t *testing.T) {
 		{"challenge 64", func(m *election.Manifest) { m.ChallengeBits = 64 }, "challengeBits"},
 		{"challenge 130", func(m *election.Manifest) { m.ChallengeBits = 130 }, "challengeBits"},
 		{"challenge 512", func(m *election.Manifest) { m.ChallengeBits = 512 }, "challengeBits"},
+		{"booth digest without sha256:", func(m *election.Manifest) { m.BoothDigest = strings.Repeat("a", 64) }, "boothDigest"},
+		{"booth digest other hash", func(m *election.Manifest) { m.BoothDigest = "sha512:" + strings.Repeat("a", 64) }, "boothDigest"},
+		{"booth digest short", func(m *election.Manifest) { m.BoothDigest = "sha256:" + strings.Repeat("a", 63) }, "boothDigest"},
+		{"booth digest long", func(m *election.Manifest) { m.BoothDigest = "sha256:" + strings.Repeat("a", 65) }, "boothDigest"},
+		{"booth digest upper case", func(m *election.Manifest) { m.BoothDigest = "sha256:" + strings.Repeat("A", 64) }, "boothDigest"},
+		{"booth digest not hex", func(m *election.Manifest) { m.BoothDigest = "sha256:" + strings.Repeat("g", 64) }, "boothDigest"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -266,6 +272,7 @@ func TestManifestDigestBindsAllButTheWindow(t *testing.T) {
 		"trustees":     func(m *election.Manifest) { m.TrusteeMSPs = nil },
 		"clock skew":   func(m *election.Manifest) { m.MaxClockSkewSeconds = 60 },
 		"challenge":    func(m *election.Manifest) { m.ChallengeBits = 136 },
+		"booth digest": func(m *election.Manifest) { m.BoothDigest = "sha256:" + strings.Repeat("0", 64) },
 		"pseudonym-key commitment": func(m *election.Manifest) {
 			m.PseudonymKeyCommitment = electiontest.CommitTo(bytes.Repeat([]byte{7}, election.PseudonymKeyLen))
 		},
@@ -392,5 +399,31 @@ func TestManifestStatesEncoding(t *testing.T) {
 	}
 	if q.ManifestDigest == p.ManifestDigest {
 		t.Fatal("the manifest digest does not bind the encoding")
+	}
+}
+
+// A manifest without a booth digest encodes no boothDigest key (so that
+// manifests made before the field keep their encoding); one with a digest
+// round-trips through Marshal and ParseManifest.
+func TestManifestBoothDigest(t *testing.T) {
+	plain, err := fx.Manifest("b").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(plain, []byte("boothDigest")) {
+		t.Fatal("a manifest without a booth digest encodes the key")
+	}
+	m := fx.Manifest("b")
+	m.BoothDigest = "sha256:" + strings.Repeat("0a", 32)
+	enc, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := election.ParseManifest(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.BoothDigest != m.BoothDigest {
+		t.Fatalf("boothDigest %q after a round trip, want %q", back.BoothDigest, m.BoothDigest)
 	}
 }

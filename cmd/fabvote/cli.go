@@ -20,6 +20,7 @@ var parentSummaries = map[string]string{
 	"receipt":  "check a voter's receipt against the ledger",
 	"trustee":  "a trustee's key pair and partial decryption",
 	"record":   "export an election record and build its bulletin board",
+	"booth":    "the voter's booth in the browser",
 }
 
 // newRootCommand builds the command tree of the table commands, in the

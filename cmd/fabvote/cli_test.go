@@ -46,6 +46,7 @@ func TestEveryCommand(t *testing.T) {
 		{"verify", "--election (or --manifest) is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"record export", "--election is required", []string{"--max-attempts", "x"}, "--max-attempts"},
 		{"record site", "--record is required", nil, ""},
+		{"booth digest", "--dir is required", nil, ""},
 		{"bench", "--ballots (or --work-delay) is required", []string{"--rate", "fast"}, "--rate"},
 		{"version", "", []string{"--patches=maybe"}, "--patches"},
 		{"calibrate", "", []string{"--exp-ops", "x"}, "--exp-ops"},
@@ -124,6 +125,7 @@ func TestElectionCreateRefusalLeavesNoDir(t *testing.T) {
 		{"duplicate candidates", `options[1] "A" repeats`, []string{"--candidates", "A,A"}},
 		{"modulus too small", "bits", []string{"--bits", "1000"}},
 		{"end before start", "--end", []string{"--start", "+2h", "--end", "+1h"}},
+		{"booth digest not sha256", "--booth-digest", []string{"--booth-digest", "md5:00"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "el")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/atomicfile"
+	"github.com/fabvote/fabvote/internal/boothserve"
 	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/easigner"
 	"github.com/fabvote/fabvote/internal/opsserve"
@@ -193,6 +194,32 @@ type serveOptions struct {
 	cert, key string
 	limits    *registrar.Limits
 	ea        eaFlags
+	booth     boothFlags
+}
+
+// boothFlags are the flags of `ea serve` that serve the voter's booth.
+type boothFlags struct {
+	dir, box, board string
+}
+
+func (b *boothFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&b.dir, "booth", "", "serve the voter's booth from this directory (make booth: build/booth) under /booth/; its digest must be the manifest's boothDigest")
+	fs.StringVar(&b.box, "box", "", "with --booth: the ballot box the booth sends ballots to (https://HOST:PORT of fabvote box serve)")
+	fs.StringVar(&b.board, "board", "", "with --booth: the bulletin board the booth links to (http(s) URL of the fabvote record site)")
+}
+
+// handler is the booth's handler for m, or nil without --booth.
+func (b *boothFlags) handler(m *election.Manifest) (http.Handler, error) {
+	if b.dir == "" {
+		if b.box != "" || b.board != "" {
+			return nil, cli.Usagef("--box and --board go with --booth")
+		}
+		return nil, nil
+	}
+	if b.box == "" || b.board == "" {
+		return nil, cli.Usagef("--booth needs --box and --board")
+	}
+	return boothserve.New(b.dir, m.BoothDigest, boothserve.Config{ElectionID: m.ElectionID, BoxURL: b.box, BoardURL: b.board})
 }
 
 func cmdEAServe(fs *pflag.FlagSet) func() error {
@@ -205,6 +232,7 @@ func cmdEAServe(fs *pflag.FlagSet) func() error {
 	fs.StringVar(&o.key, "tls-key", "", "TLS private key (PEM)")
 	o.limits = limitFlags(fs)
 	o.ea.register(fs)
+	o.booth.register(fs)
 	return func() error {
 		if err := cli.Required(fs, "manifest", "roll", "tls-cert", "tls-key"); err != nil {
 			return err
@@ -225,6 +253,10 @@ func (o *serveOptions) serve() error {
 		return err
 	}
 	m, roll, b, err := o.state.load()
+	if err != nil {
+		return err
+	}
+	boothHandler, err := o.booth.handler(m)
 	if err != nil {
 		return err
 	}
@@ -260,7 +292,7 @@ func (o *serveOptions) serve() error {
 	}
 	defer st.Close()
 	h := &registrar.Server{ElectionID: m.ElectionID, Mint: mint.MintCancelable, Roll: roll, Store: st, Guard: guard}
-	return serveRegistration(ln, opsLn, tlsConf, h, roll.Len())
+	return serveRegistration(ln, opsLn, tlsConf, h, boothHandler, roll.Len())
 }
 
 // listenError says which flag's address of `ea serve` could not be bound
@@ -282,8 +314,9 @@ func bindError(flag, addr string, err error, hint string) error {
 }
 
 // serveRegistration runs the HTTPS service on ln until SIGINT or SIGTERM.
-// With opsLn, it also serves the operations endpoint there.
-func serveRegistration(ln, opsLn net.Listener, tlsConf *tls.Config, h *registrar.Server, rollLen int) error {
+// With opsLn, it also serves the operations endpoint there; with a booth
+// handler, the booth under /booth/.
+func serveRegistration(ln, opsLn net.Listener, tlsConf *tls.Config, h *registrar.Server, booth http.Handler, rollLen int) error {
 	logger := log.New(os.Stderr, "ea serve: ", log.LstdFlags|log.LUTC)
 	h.Log = logger
 	ctx, cancel := signalContext()
@@ -295,6 +328,10 @@ func serveRegistration(ln, opsLn net.Listener, tlsConf *tls.Config, h *registrar
 		handler, waitOps = registrationOps(opsCtx, opsLn, ln, h, rollLen, logger)
 		defer waitOps() // runs before the caller closes the state
 		defer stopOps()
+	}
+	if booth != nil {
+		handler = boothserve.With(handler, booth)
+		logger.Printf("serving the booth at https://%s%s", ln.Addr(), boothserve.Prefix)
 	}
 	srv := &http.Server{
 		Handler:           handler,

@@ -38,6 +38,7 @@ type createOptions struct {
 	authority            string
 	trusteeMSPs, channel string
 	skew                 time.Duration
+	boothDigest          string
 	out                  string
 	force                bool
 	ea                   eaFlags
@@ -75,6 +76,7 @@ func (o *createOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.trusteeMSPs, "trustee-msps", "", "comma-separated MSP ids that may also publish the result")
 	fs.StringVar(&o.channel, "channel", "fabvote", "the Fabric channel the election runs on (part of its identity: the contract opens it there only)")
 	fs.DurationVar(&o.skew, "max-clock-skew", election.DefaultClockSkewSeconds*time.Second, "largest clock difference between two honest peers; a result is accepted from end + this (whole seconds)")
+	fs.StringVar(&o.boothDigest, "booth-digest", "", "digest of the booth's files the voters run (fabvote booth digest --dir DIR); ea serve --booth serves only those")
 	fs.StringVar(&o.out, "out", "", "output directory (created; must not hold a manifest already)")
 	fs.BoolVar(&o.force, "force", false, "overwrite an existing election in --out")
 	fs.StringVar(&o.ea.module, "pkcs11-module", "", "create the EA key in this PKCS#11 library's token instead of DIR/ea.key")
@@ -175,6 +177,7 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 		Start:                  st,
 		End:                    en,
 		ChallengeBits:          o.challenge,
+		BoothDigest:            o.boothDigest,
 		TokenKey:               []byte{0}, // placeholders for the early check below
 		PaillierKey:            []byte{0},
 		PseudonymKeyCommitment: make([]byte, election.PseudonymKeyCommitmentLen),
@@ -207,6 +210,11 @@ func (o *createOptions) checkDraft(m *election.Manifest) error {
 	}
 	if o.bits != 2048 && o.bits != 3072 && o.bits != 4096 {
 		return cli.Usagef("--bits %d: want 2048, 3072 or 4096", o.bits)
+	}
+	if o.boothDigest != "" {
+		if err := election.CheckBoothDigest(o.boothDigest); err != nil {
+			return cli.Usagef("--booth-digest: %v", err)
+		}
 	}
 	return nil
 }

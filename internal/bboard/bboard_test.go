@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabvote/fabvote/internal/a11y"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -349,7 +350,7 @@ func TestContestsRendered(t *testing.T) {
 			t.Errorf("index.html lacks %q; text:\n%s", w, all)
 		}
 	}
-	for _, p := range a11yProblems(strings.NewReader(page)) {
+	for _, p := range a11y.Problems(strings.NewReader(page)) {
 		t.Errorf("index.html: %s", p)
 	}
 }

@@ -24,22 +24,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// chromium returns the browser's path, or skips or fails the test.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("FABVOTE_BROWSER_TEST") != "" {
-		t.Fatal("FABVOTE_BROWSER_TEST is set but no chromium is installed (Debian package chromium)")
-	}
-	t.Skip("chromium not installed; set FABVOTE_BROWSER_TEST=1 to make this a failure")
-	return ""
-}
+	"github.com/fabvote/fabvote/internal/a11y"
+	"github.com/fabvote/fabvote/internal/devtools"
+)
 
 // artifacts is the directory the browser tests leave their output in.
 func artifacts(t *testing.T) string {
@@ -114,7 +102,7 @@ func runChromium(t *testing.T, args ...string) []byte {
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, chromium(t), append(base, args...)...)
+	cmd := exec.CommandContext(ctx, devtools.Chromium(t), append(base, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -167,7 +155,7 @@ func TestBrowserSearch(t *testing.T) {
 			}
 			// The page with its answer still passes the static rules
 			// (the answer's heading fits the page's outline).
-			for _, p := range a11yProblems(strings.NewReader(dom)) {
+			for _, p := range a11y.Problems(strings.NewReader(dom)) {
 				t.Errorf("after the search: %s", p)
 			}
 			checkSearchForm(t, dom)
@@ -253,7 +241,8 @@ const phoneProbe = `(function () {
 // lines made the list hundreds of thousands of pixels long).
 func TestBrowserPhoneLayout(t *testing.T) {
 	site := browserSite(t)
-	b := startDevTools(t)
+	b := devtools.Start(t)
+	b.EmulatePhone(t)
 	pages := []struct{ site, page, shot string }{
 		{site, "index.html", "index-phone.png"},
 		{contestsSite(t), "index.html", "index-contests-phone.png"},
@@ -263,7 +252,7 @@ func TestBrowserPhoneLayout(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run(strings.TrimSuffix(p.shot, "-phone.png"), func(t *testing.T) {
-			raw := b.phonePage(t, fileURL(p.site, p.page), phoneProbe)
+			raw := b.PhonePage(t, fileURL(p.site, p.page), phoneProbe)
 			var got struct {
 				Width, ScrollWidth int
 				Overflow           []string
@@ -272,8 +261,8 @@ func TestBrowserPhoneLayout(t *testing.T) {
 			if err := json.Unmarshal([]byte(raw), &got); err != nil {
 				t.Fatalf("probe output %q: %v", raw, err)
 			}
-			if got.Width != phoneWidth {
-				t.Fatalf("the page is %d px wide, not the emulated phone's %d px", got.Width, phoneWidth)
+			if got.Width != devtools.PhoneWidth {
+				t.Fatalf("the page is %d px wide, not the emulated phone's %d px", got.Width, devtools.PhoneWidth)
 			}
 			if got.ScrollWidth > got.Width || len(got.Overflow) > 0 {
 				t.Errorf("the page is %d px wide on a %d px screen; past its edge: %v", got.ScrollWidth, got.Width, got.Overflow)
@@ -281,7 +270,7 @@ func TestBrowserPhoneLayout(t *testing.T) {
 			if got.TallestBallotRow > 80 {
 				t.Errorf("a row of the ballot list is %.0f px high on a phone (a hash wrapped over several lines)", got.TallestBallotRow)
 			}
-			b.screenshot(t, filepath.Join(artifacts(t), p.shot))
+			b.Screenshot(t, filepath.Join(artifacts(t), p.shot))
 		})
 	}
 }

@@ -40,10 +40,23 @@ type Token struct {
 	Token      []byte `json:"token"`
 }
 
-// errorBody is every error response.
+// errorBody is every error response: a message for a person and a code
+// for a program (the booth's page picks what to tell the voter by it).
 type errorBody struct {
 	Error string `json:"error"`
+	Code  string `json:"code"`
 }
+
+// The codes of a refusal (errorBody.Code).
+const (
+	CodeRequest  = "REQUEST"  // malformed request, wrong path or method, too large
+	CodeElection = "ELECTION" // the request names another election
+	CodeWrong    = "WRONG"    // the voter id or the code is wrong (one code for both, so the roll cannot be probed)
+	CodeUsed     = "USED"     // the code was used with another key
+	CodeFull     = "FULL"     // the election holds as many tokens as it may
+	CodeRate     = "RATE"     // too many requests or attempts: retry after Retry-After
+	CodeInternal = "INTERNAL" // the service failed
+)
 
 // Server checks roll entries and issues tokens for one election.
 type Server struct {
@@ -60,13 +73,16 @@ type Server struct {
 // refusal is a registration answered with an error status.
 type refusal struct {
 	status     int
+	code       string        // errorBody.Code
 	retryAfter time.Duration // for 429
 	err        error
 }
 
 func (r *refusal) Error() string { return r.err.Error() }
 
-func refuse(status int, err error) *refusal { return &refusal{status: status, err: err} }
+func refuse(status int, code string, err error) *refusal {
+	return &refusal{status: status, code: code, err: err}
+}
 
 func (s *Server) logf(format string, args ...any) {
 	if s.Log != nil {
@@ -90,12 +106,12 @@ func (s *Server) logFailure(format string, args ...any) {
 // ServeHTTP implements POST /v1/register.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.Guard == nil || s.Store == nil || s.Mint == nil || s.Roll == nil {
-		writeErr(w, http.StatusInternalServerError, "registration service is misconfigured")
+		writeErr(w, http.StatusInternalServerError, CodeInternal, "registration service is misconfigured")
 		return
 	}
 	ip := ClientIP(r)
 	if wait, err := s.Guard.AllowIP(ip); err != nil {
-		s.answer(w, ip, "", nil, &refusal{status: http.StatusTooManyRequests, retryAfter: wait, err: err})
+		s.answer(w, ip, "", nil, &refusal{status: http.StatusTooManyRequests, code: CodeRate, retryAfter: wait, err: err})
 		return
 	}
 	if rf := checkRoute(w, r); rf != nil {
@@ -115,11 +131,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func checkRoute(w http.ResponseWriter, r *http.Request) *refusal {
 	if r.URL.Path != Path {
-		return refuse(http.StatusNotFound, fmt.Errorf("no such endpoint %q; POST %s", r.URL.Path, Path))
+		return refuse(http.StatusNotFound, CodeRequest, fmt.Errorf("no such endpoint %q; POST %s", r.URL.Path, Path))
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return refuse(http.StatusMethodNotAllowed, fmt.Errorf("method %s not allowed; use POST", r.Method))
+		return refuse(http.StatusMethodNotAllowed, CodeRequest, fmt.Errorf("method %s not allowed; use POST", r.Method))
 	}
 	return nil
 }
@@ -127,16 +143,16 @@ func checkRoute(w http.ResponseWriter, r *http.Request) *refusal {
 func readRequest(r *http.Request) (*Request, *refusal) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest+1))
 	if err != nil {
-		return nil, refuse(http.StatusBadRequest, fmt.Errorf("reading request: %w", err))
+		return nil, refuse(http.StatusBadRequest, CodeRequest, fmt.Errorf("reading request: %w", err))
 	}
 	if len(body) > maxRequest {
-		return nil, refuse(http.StatusRequestEntityTooLarge, fmt.Errorf("request body is larger than %d bytes", maxRequest))
+		return nil, refuse(http.StatusRequestEntityTooLarge, CodeRequest, fmt.Errorf("request body is larger than %d bytes", maxRequest))
 	}
 	var req Request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, refuse(http.StatusBadRequest, fmt.Errorf("request is not valid JSON of {electionID, voterID, code, voterPub}: %w", err))
+		return nil, refuse(http.StatusBadRequest, CodeRequest, fmt.Errorf("request is not valid JSON of {electionID, voterID, code, voterPub}: %w", err))
 	}
 	return &req, nil
 }
@@ -148,7 +164,7 @@ func (s *Server) answer(w http.ResponseWriter, ip, voterID string, tok *Token, r
 		if rf.retryAfter > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(int(rf.retryAfter.Seconds()+0.999)))
 		}
-		writeErr(w, rf.status, "%v", rf.err)
+		writeErr(w, rf.status, rf.code, "%v", rf.err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -180,33 +196,33 @@ func limitSubject(host string) string {
 func (s *Server) register(ip string, req *Request) (*Token, *refusal) {
 	if req.ElectionID != s.ElectionID {
 		s.Guard.Fail(ip, "")
-		return nil, refuse(http.StatusNotFound, fmt.Errorf("electionID %q: this service registers voters for %q", req.ElectionID, s.ElectionID))
+		return nil, refuse(http.StatusNotFound, CodeElection, fmt.Errorf("electionID %q: this service registers voters for %q", req.ElectionID, s.ElectionID))
 	}
 	if err := CheckVoterID(req.VoterID); err != nil {
 		s.Guard.Fail(ip, "")
-		return nil, refuse(http.StatusBadRequest, fmt.Errorf("voterID: %w", err))
+		return nil, refuse(http.StatusBadRequest, CodeRequest, fmt.Errorf("voterID: %w", err))
 	}
 	if _, err := election.ParseVoterPub(req.VoterPub); err != nil {
 		s.Guard.Fail(ip, "")
-		return nil, refuse(http.StatusBadRequest, err)
+		return nil, refuse(http.StatusBadRequest, CodeRequest, err)
 	}
 	if wait, err := s.Guard.AllowVoter(ip, req.VoterID); err != nil {
-		return nil, &refusal{status: http.StatusTooManyRequests, retryAfter: wait, err: err}
+		return nil, &refusal{status: http.StatusTooManyRequests, code: CodeRate, retryAfter: wait, err: err}
 	}
 	// One message for unknown ids and wrong codes, so the roll cannot be probed.
 	if !s.Roll.Check(req.VoterID, req.Code) {
 		s.Guard.Fail(ip, req.VoterID)
-		return nil, refuse(http.StatusForbidden, errors.New("voterID or code is wrong"))
+		return nil, refuse(http.StatusForbidden, CodeWrong, errors.New("voterID or code is wrong"))
 	}
 	reg, err := s.Store.Register(req.VoterID, req.VoterPub, s.Mint)
 	switch {
 	case errors.Is(err, ErrUsed):
 		s.Guard.Fail(ip, req.VoterID)
-		return nil, refuse(http.StatusConflict, fmt.Errorf("voterID %q: %w with another key", req.VoterID, err))
+		return nil, refuse(http.StatusConflict, CodeUsed, fmt.Errorf("voterID %q: %w with another key", req.VoterID, err))
 	case errors.Is(err, ErrFull), errors.Is(err, election.ErrRollFull):
-		return nil, refuse(http.StatusForbidden, err)
+		return nil, refuse(http.StatusForbidden, CodeFull, err)
 	case err != nil:
-		return nil, refuse(http.StatusInternalServerError, err)
+		return nil, refuse(http.StatusInternalServerError, CodeInternal, err)
 	}
 	if reg.Replayed {
 		s.logf("register %q from %s: token sent again (retry with the same key)", req.VoterID, ip)
@@ -216,10 +232,10 @@ func (s *Server) register(ip string, req *Request) (*Token, *refusal) {
 	return &Token{ElectionID: s.ElectionID, VoterID: reg.VoterID, VoterPub: reg.VoterPub, Token: reg.Token}, nil
 }
 
-func writeErr(w http.ResponseWriter, status int, format string, args ...any) {
+func writeErr(w http.ResponseWriter, status int, code, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(errorBody{Error: fmt.Sprintf(format, args...)})
+	json.NewEncoder(w).Encode(errorBody{Error: fmt.Sprintf(format, args...), Code: code})
 }
 
 // Client registers voters with a running service.

@@ -159,6 +159,38 @@ def test_manifest_field_rejects(field, value):
     assert e.value.code == "MANIFEST", str(e.value)
 
 
+def _add(field, value):
+    return lambda d: d + [(field, value)]
+
+
+def test_manifest_booth_digest():
+    # Optional, last when present (Go's omitempty), bound by the digest.
+    digest = "sha256:" + "0a" * 32
+    with_booth = _mutate(manifest_raw(), _add("boothDigest", digest))
+    prep = election.prepare_manifest(with_booth)
+    assert prep.manifest.booth_digest == digest
+    assert prep.manifest.marshal() == with_booth
+    assert prep.digest != election.prepare_manifest(manifest_raw()).digest
+
+
+@pytest.mark.parametrize("value", ["0a" * 32, "sha512:" + "0a" * 32, "sha256:" + "a" * 63, "sha256:" + "A" * 64, "sha256:" + "g" * 64])
+def test_manifest_booth_digest_rejects(value):
+    with pytest.raises(ElectionError) as e:
+        election.prepare_manifest(_mutate(manifest_raw(), _add("boothDigest", value)))
+    assert e.value.code == "MANIFEST", str(e.value)
+
+
+@pytest.mark.parametrize("mut", [
+    _add("boothDigest", ""),                                               # empty: Go leaves the key out
+    lambda d: [("boothDigest", "sha256:" + "0" * 64)] + d,                  # not last
+    _add("boothDigest", 1),                                                # not a string
+])
+def test_manifest_booth_digest_not_canonical(mut):
+    with pytest.raises(ElectionError) as e:
+        election.prepare_manifest(_mutate(manifest_raw(), mut))
+    assert e.value.code == "DECODE", str(e.value)
+
+
 def test_manifest_token_key_other_curve():
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
     k = ec.generate_private_key(ec.SECP384R1()).public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)

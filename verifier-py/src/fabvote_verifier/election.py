@@ -111,6 +111,9 @@ MANIFEST_VERSION = 4
 MANIFEST_FIELDS = ["version", "electionID", "channel", "title", "contests", "styles", "encodingBits", "maxVoters",
                    "paillierKey", "threshold", "tokenKey", "pseudonymKeyCommitment", "authorityMSP",
                    "trusteeMSPs", "start", "end", "maxClockSkewSeconds", "challengeBits"]
+# boothDigest is optional: absent when empty, else last (Go's omitempty).
+MANIFEST_OPTIONAL = "boothDigest"
+BOOTH_DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
 CONTEST_FIELDS = ["id", "title", "options", "minSelections", "maxSelections", "blank", "encoding"]
 STYLE_FIELDS = ["id", "contests"]
 MAX_MANIFEST_SIZE = 256 * 1024
@@ -177,6 +180,7 @@ class Manifest:
     end: tuple
     max_clock_skew_seconds: int
     challenge_bits: int
+    booth_digest: str = ""
 
     def marshal(self) -> bytes:
         parts = [
@@ -199,6 +203,8 @@ class Manifest:
             ("maxClockSkewSeconds", str(self.max_clock_skew_seconds)),
             ("challengeBits", str(self.challenge_bits)),
         ]
+        if self.booth_digest:
+            parts.append((MANIFEST_OPTIONAL, cj.encode_string(self.booth_digest)))
         return _object(parts).encode("utf-8", "surrogatepass")
 
     def digest(self) -> bytes:
@@ -275,7 +281,9 @@ def decode_manifest(raw: bytes) -> Manifest:
     if len(raw) > MAX_MANIFEST_SIZE:
         raise ElectionError("SIZE", f"manifest has {len(raw)} bytes")
     try:
-        f = cj.check_fields(cj.load_object(raw, "manifest"), MANIFEST_FIELDS, "manifest")
+        pairs = cj.load_object(raw, "manifest")
+        names = MANIFEST_FIELDS + [MANIFEST_OPTIONAL] if pairs and pairs[-1][0] == MANIFEST_OPTIONAL else MANIFEST_FIELDS
+        f = cj.check_fields(pairs, names, "manifest")
         m = Manifest(
             version=_int(f["version"], "version"),
             election_id=cj.string(f["electionID"], "electionID"),
@@ -295,6 +303,7 @@ def decode_manifest(raw: bytes) -> Manifest:
             end=cj.parse_time(f["end"], "end"),
             max_clock_skew_seconds=cj.uint(f["maxClockSkewSeconds"], "maxClockSkewSeconds", 32),
             challenge_bits=_int(f["challengeBits"], "challengeBits"),
+            booth_digest=cj.string(f.get(MANIFEST_OPTIONAL, ""), MANIFEST_OPTIONAL),
         )
     except cj.CanonError as e:
         raise ElectionError("DECODE", f"manifest: {e}") from None
@@ -369,6 +378,8 @@ def prepare_manifest(raw: bytes) -> Prepared:
         _bad("challengeBits", "not a multiple of 8 in 128..256")
     if t + RHO_BITS + 2 >= pk.n.bit_length() // 2:
         _bad("challengeBits", "too long for the modulus")
+    if m.booth_digest and not BOOTH_DIGEST_RE.fullmatch(m.booth_digest):
+        _bad("boothDigest", "not sha256: and 64 lowercase hex digits")
     layout, statements = _layout(m, pk)
     styles = [tuple(m.contest_index(cid) for cid in s.contests) for s in m.styles]
     prep = Prepared(m, raw, pk, tp, tk, m.digest(), layout, statements, styles)
