@@ -30,7 +30,8 @@ verifier-py-test: $(VERIFIER_PY_STAMP)
 TEST_TARGETS += verifier-py-test
 
 # Both verifiers on the same records, which must give the same report
-# (docs/RECORD.md 7): every tampered record of TestTamper, the committed
+# (docs/RECORD.md 7): every tampered record of TestTamper and TestTrackers,
+# both decoders of spoiled ballots on mutants of them, the committed
 # mutants that once made them differ, then new mutants of a real record for
 # VERIFIER_DIFF_BUDGET (in make test).
 # make test draws its mutants from one seed, so that a slower machine runs
@@ -42,7 +43,7 @@ VERIFIER_DIFF_SEED   ?= 1
 verifier-diff-test: $(VERIFIER_PY_STAMP)
 	FABVOTE_DIFFERENTIAL=1 FABVOTE_PYVERIFY=$(VERIFIER_PY_VENV)/bin/python FABVOTE_DIFF_BUDGET=$(VERIFIER_DIFF_BUDGET) \
 		FABVOTE_DIFF_SEED=$(VERIFIER_DIFF_SEED) \
-		$(GO) test -count=1 -timeout 20m -v -run '^(TestTamper|TestDifferential|TestDifferentialCommitOrder)$$' ./internal/record/ | grep -v '^=== RUN'
+		$(GO) test -count=1 -timeout 20m -v -run '^(TestTamper|TestTrackers|TestDifferential|TestDifferentialCommitOrder|TestDifferentialSpoiled)$$' ./internal/record/ | grep -v '^=== RUN'
 
 TEST_TARGETS += verifier-diff-test
 TEST_BUILD += $(VERIFIER_PY_STAMP)

@@ -512,8 +512,11 @@ func (o *verifyOptions) auditLedger(ctx context.Context, lc *ballotclient.Client
 	if rb != nil {
 		// A ballot counts if it committed before the result; the blocks
 		// since the election opened say which ones did not, and show any
-		// ballot deleted or rewritten (docs/PROTOCOL.md 7.6, 7.7).
+		// ballot deleted or rewritten (docs/PROTOCOL.md 7.6, 7.7); they
+		// also hold the tracker keys: the spoiled ballots and the casts'
+		// claims (docs/VERIFY.md V32).
 		l.Order = lc.CommitOrder(ctx, o.id)
+		l.Trackers = lc.Trackers(ctx, o.id)
 	}
 	rep := audit.Run(l, audit.Options{})
 	if rep.ElectionID == "" {

@@ -13,7 +13,9 @@
 // see CommitOrder); every ballot key is written once and never deleted,
 // from the election's opening on, the manifest key is written once, by the
 // opening, and the result key once, with the published result (the blocks
-// again); and the decryption
+// again); every tracker key holds a spoiled ballot whose opening checks or
+// the cast claim of its valid ballot, and every valid ballot's tracker its
+// own claim (the blocks, CheckTrackers); and the decryption
 // (single-key proof or trustees' partial decryptions) and the counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
 // eligibility beyond the authority's token.
@@ -37,18 +39,20 @@ import (
 
 // Failure kinds. Each failure in a report has exactly one.
 const (
-	KindManifest      = "MANIFEST"       // manifest missing or invalid
-	KindBallotDecode  = "BALLOT_DECODE"  // stored ballot bytes do not decode
-	KindBallotKey     = "BALLOT_KEY"     // stored under a key that is not its token's pseudonym
-	KindBallotInvalid = "BALLOT_INVALID" // election id, ciphertext, token, signature or proof fails (Code says which)
-	KindDuplicate     = "DUPLICATE"      // two ballots for one pseudonym
-	KindResultMissing = "RESULT_MISSING" // no result published
-	KindResultDecode  = "RESULT_DECODE"  // result bytes do not decode
-	KindResultCount   = "RESULT_COUNT"   // ballotCount differs from the number of valid ballots
-	KindResultProduct = "RESULT_PRODUCT" // product differs from the product of the valid ballots
-	KindResult        = "RESULT"         // decryption proof, partials or counts fail
-	KindSource        = "SOURCE"         // reading the ledger failed
-	KindOrder         = "COMMIT_ORDER"   // the blocks hold writes the contract never makes (a ballot key deleted or rewritten, the manifest key written after the opening, the result key written after its first write), or another result or manifest
+	KindManifest      = "MANIFEST"        // manifest missing or invalid
+	KindBallotDecode  = "BALLOT_DECODE"   // stored ballot bytes do not decode
+	KindBallotKey     = "BALLOT_KEY"      // stored under a key that is not its token's pseudonym
+	KindBallotInvalid = "BALLOT_INVALID"  // election id, ciphertext, token, signature or proof fails (Code says which)
+	KindDuplicate     = "DUPLICATE"       // two ballots for one pseudonym
+	KindSpoiled       = "SPOILED_INVALID" // a spoiled ballot that does not decode, is not under its tracker or whose opening fails (Code says which)
+	KindTracker       = "TRACKER"         // a tracker key or a cast claim that is not what the contract writes (docs/VERIFY.md V32)
+	KindResultMissing = "RESULT_MISSING"  // no result published
+	KindResultDecode  = "RESULT_DECODE"   // result bytes do not decode
+	KindResultCount   = "RESULT_COUNT"    // ballotCount differs from the number of valid ballots
+	KindResultProduct = "RESULT_PRODUCT"  // product differs from the product of the valid ballots
+	KindResult        = "RESULT"          // decryption proof, partials or counts fail
+	KindSource        = "SOURCE"          // reading the ledger failed
+	KindOrder         = "COMMIT_ORDER"    // the blocks hold writes the contract never makes (a ballot key deleted or rewritten, the manifest key written after the opening, the result key written after its first write), or another result or manifest
 
 	// The kinds of an election record's own checks (docs/RECORD.md section 6).
 	KindRecord         = "RECORD"          // record.json, ballots.json or the directory's files are not a version-1 record
@@ -92,7 +96,17 @@ type Tally struct {
 	Valid    int      // ballots that pass every check
 	Product  *big.Int // the packed product of the valid ballots mod N² (1 if none)
 	Failures []Failure
-	slots    *election.Product // the product of the valid ballots, slot by slot
+	// Cast are the valid ballots' trackers, in listing order: what their
+	// tracker keys must claim (CheckTrackers).
+	Cast  []CastTracker
+	slots *election.Product // the product of the valid ballots, slot by slot
+}
+
+// CastTracker is a valid ballot's tracker.
+type CastTracker struct {
+	Pseudonym string // hex
+	Subject   string // the subject of its failures: "ballot P (tx T)"
+	Tracker   [32]byte
 }
 
 // Options tune CheckBallots.
@@ -114,6 +128,7 @@ type partial struct {
 	keys     [][32]byte
 	entries  []election.BallotEntry
 	cts      [][]*big.Int // per ballot, its ciphertexts
+	trackers [][32]byte   // per ballot, its tracker
 	failures []Failure
 }
 
@@ -121,7 +136,7 @@ type partial struct {
 // ciphertexts. Verification runs on every core, with proofs checked in
 // batches (zkp.VerifyBatch, which still names each invalid proof). Memory
 // stays bounded by the batch size times the number of workers, plus 32 bytes
-// per voter for the duplicate check.
+// per voter for the duplicate check and a CastTracker per valid ballot.
 func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
@@ -198,6 +213,8 @@ func collect(p *election.Prepared, t *Tally, results <-chan partial, progress fu
 					continue
 				}
 				seen[k] = struct{}{}
+				e := r.entries[i]
+				t.Cast = append(t.Cast, CastTracker{Pseudonym: e.Pseudonym, Subject: subject(e), Tracker: r.trackers[i]})
 				t.slots.Add(r.cts[i])
 				t.Valid++
 			}
@@ -225,9 +242,10 @@ func ballotFailure(e election.BallotEntry, kind string, err error) Failure {
 func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 	var out partial
 	type pending struct {
-		e   election.BallotEntry
-		key [32]byte
-		cs  []*big.Int
+		e       election.BallotEntry
+		key     [32]byte
+		cs      []*big.Int
+		tracker [32]byte
 	}
 	var proofs []election.Proofs
 	var pend []pending
@@ -257,7 +275,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 			continue
 		}
 		proofs = append(proofs, items)
-		pend = append(pend, pending{e: e, key: key, cs: cs})
+		pend = append(pend, pending{e: e, key: key, cs: cs, tracker: b.Tracker()})
 	}
 	errs := election.VerifyBallotProofs(rand.Reader, proofs)
 	for i, pd := range pend {
@@ -268,6 +286,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 		out.keys = append(out.keys, pd.key)
 		out.entries = append(out.entries, election.BallotEntry{Pseudonym: pd.e.Pseudonym, TxID: pd.e.TxID})
 		out.cts = append(out.cts, pd.cs)
+		out.trackers = append(out.trackers, pd.tracker)
 	}
 	return out
 }
@@ -395,6 +414,9 @@ type Report struct {
 	// ResultRead is set once the result was looked for (a sound manifest),
 	// ResultChecked once it was checked against the ballots.
 	ResultRead, ResultChecked bool
+	// TrackersChecked is set once the tracker keys were read and held to
+	// the ballots (V32).
+	TrackersChecked bool
 }
 
 // Anchors are what an observer takes from outside a record and gives its
@@ -542,6 +564,11 @@ type Ledger struct {
 	Manifest []byte       // GetManifest
 	Ballots  BallotSource // ListBallots, every page
 	Result   []byte       // GetResult; nil if none is published
+	// Trackers, if set, reads the writes of the election's tracker keys
+	// from the blocks (docs/RECORD.md 4.1), which CheckTrackers holds to
+	// the valid ballots (V32). Nil: V32 is not run (a live verification
+	// that reads no blocks: no result is published).
+	Trackers func() ([]TrackerWrite, error)
 	// Order, if set, reads the commit order from the blocks. It is called
 	// after Ballots has been read, so that every ballot the listing saw
 	// and that committed after the result is among the late ones. Nil:
@@ -571,6 +598,15 @@ func Run(l *Ledger, opts Options) *Report {
 	if err != nil {
 		rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "ballots", Err: err.Error()})
 		return rep
+	}
+	if l.Trackers != nil {
+		ws, err := l.Trackers()
+		if err != nil {
+			rep.Failures = append(rep.Failures, Failure{Kind: KindSource, Subject: "trackers", Err: err.Error()})
+			return rep
+		}
+		rep.Failures = append(rep.Failures, CheckTrackers(p, ws, t.Cast)...)
+		rep.TrackersChecked = true
 	}
 	rep.ResultRead = true
 	res, decoded := rep.parseResult(l.Result)

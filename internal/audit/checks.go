@@ -35,6 +35,7 @@ const (
 	InputResultRead                 // the result looked for
 	InputResult                     // a result present
 	InputResultChecked              // the result checked against the ballots
+	InputTrackers                   // the tracker keys read from the blocks (a record: always; live: with the commit order)
 )
 
 // The checks whose failures share a kind and subject with another check's,
@@ -74,6 +75,7 @@ var Checks = []Check{
 	{"V19", "Each ballot's validity proofs", StepBallots, false, false, InputBallots},
 	{"V20", "One ballot per pseudonym", StepBallots, false, false, InputBallots},
 	{"V31", "Each ballot answers its style's contests", StepBallots, false, false, InputBallots},
+	{"V32", "Spoiled ballots and tracker claims", StepBallots, false, false, InputTrackers},
 	{"V21", "The opening wrote the manifest", StepCommitOrder, false, false, InputOpening},
 	{"V22", "Each key written once, never deleted", StepCommitOrder, false, false, InputOrder},
 	{"V23", "Each ballot stored with the transaction that wrote it", StepCommitOrder, false, false, InputOrder},
@@ -137,6 +139,7 @@ func CheckOf(f Failure) string {
 // checkOfKind maps the kinds that are one check each.
 var checkOfKind = map[string]string{
 	KindManifest: "V11", KindBallotDecode: "V14", KindBallotKey: "V15", KindDuplicate: "V20",
+	KindSpoiled: "V32", KindTracker: "V32",
 	KindResultMissing: "V25", KindResultDecode: "V26", KindResultCount: "V27", KindResultProduct: "V28",
 	KindResult: "V29", KindExpectedCounts: "V30",
 }

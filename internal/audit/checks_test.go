@@ -98,6 +98,8 @@ func TestCheckOf(t *testing.T) {
 		{Failure{Kind: KindBallotInvalid, Code: "CONTEST_REPEAT"}, "V31"},
 		{Failure{Kind: KindBallotInvalid, Code: "CONTEST_ORDER"}, "V31"},
 		{Failure{Kind: KindBallotInvalid, Code: "CONTEST_MISSING"}, "V31"},
+		{Failure{Kind: KindSpoiled, Code: "OPENING", Subject: "tracker ab (tx t)"}, "V32"},
+		{Failure{Kind: KindTracker, Code: "SPOILED", Subject: "ballot ab (tx t)"}, "V32"},
 		{Failure{Kind: KindOrder, Subject: "manifest", Check: CheckOpening}, "V21"},
 		{Failure{Kind: KindOrder, Subject: "ballot ab (tx t)"}, "V22"},
 		{Failure{Kind: KindOrder, Subject: "ballot ab (tx t)", Check: CheckStoredTxID}, "V23"},

@@ -268,6 +268,14 @@ func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*au
 	}
 }
 
+// Trackers reads, for audit.Ledger.Trackers, the writes of the election's
+// tracker keys from every block of the channel (docs/VERIFY.md V32).
+func (c *Client) Trackers(ctx context.Context, electionID string) func() ([]audit.TrackerWrite, error) {
+	return func() ([]audit.TrackerWrite, error) {
+		return audit.ReadTrackerWrites(ctx, c.Blocks(), c.Conn.Chaincode(), electionID)
+	}
+}
+
 // Blocks reads the channel's blocks through qscc, from a peer of the
 // gateway peer's own org only when OwnOrgOnly is set: a block's
 // transactions filter is the answering peer's own validation, so reading

@@ -1,7 +1,9 @@
 // Package bboard builds the public bulletin board of an election: a static
 // web site, generated from an election record (docs/RECORD.md) and the
 // verification report a verifier wrote for it, that observers can read and
-// on which voters can look up the ballot hash of their receipt.
+// on which voters can look up the ballot hash of their receipt or a
+// ballot's tracker, and see the ballots audited in the booth (spoiled
+// ballots, docs/RECORD.md 4.1) with their revealed choices, never counted.
 //
 // The site needs no server and loads nothing from outside itself: it can be
 // served by any web server, mirrored, or opened from a copy on disk. Every

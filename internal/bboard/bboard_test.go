@@ -80,7 +80,7 @@ func TestBuildPages(t *testing.T) {
 			"ballots.html":      {"Page 1", "7"},
 			"ballots-0001.html": {counted.BallotHash + " 3 0 " + counted.TxID + " counted", late.BallotHash + " 3 5 " + late.TxID + " late: not counted", bad.BallotHash + " 3 6 " + bad.TxID + " invalid: not counted (BALLOT_INVALID PROOF)", "First page", "Last page"},
 			"verify.html":       {"fabvote verify --record DIR", "python -m fabvote_verifier --record DIR", genesis, "--genesis-hash", "Compare the manifest", "--manifest"},
-			"search.html":       {"Ballot hash from your receipt"},
+			"search.html":       {"Ballot hash or tracker from your receipt"},
 			"report.json":       {`"electionID":"e-single"`},
 		}, map[string][]string{"index.html": {"Verification passed"}}},
 		{"threshold, passed", func() *fixture { return newFixture("threshold").passing() }, map[string][]string{

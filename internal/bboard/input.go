@@ -35,6 +35,10 @@ type input struct {
 	ballots      []record.Entry
 	report       audit.JSONReport
 	rawRep       []byte
+	// trackers are the cast ballots' trackers and the spoiled ballots
+	// the blocks hold; trackersErr says why they could not be read.
+	trackers    *record.Trackers
+	trackersErr string
 }
 
 // hex64 is a SHA-256 (or pseudonym) in the record's lower-case hex form.
@@ -76,6 +80,7 @@ func loadInput(recordDir string, rep []byte) (*input, error) {
 	if err := decodeReport(rep, &in.report); err != nil {
 		return nil, err
 	}
+	in.readTrackers()
 	return in, in.crossCheck()
 }
 

@@ -39,6 +39,7 @@ func (s status) Class() string { return statusInfo[s].class }
 // row is one ballot as the site shows it.
 type row struct {
 	Hash, Pseudonym, TxID string
+	Tracker               string // hex; "" when the ballot does not decode
 	Block                 uint64
 	Index                 int
 	Status                status
@@ -160,6 +161,8 @@ type model struct {
 	ByStatus                        []statusCount
 	Pages                           []pageRef
 	Rows                            []row
+	Spoiled                         []spoiledView
+	TrackersErr                     string
 }
 
 // setProvenance states who verified; the verdict passes only when every
@@ -209,6 +212,7 @@ func newModel(in *input) (*model, error) {
 	v.Failures, v.MoreFail = failures(sorted)
 	v.FailureSum = sum
 	v.Rows = rows(in)
+	v.Spoiled, v.TrackersErr = spoiled(in), in.trackersErr
 	v.ByStatus = countStatuses(v.Rows)
 	v.Pages = paginate(v.Rows)
 	return v, nil
@@ -346,7 +350,7 @@ func rows(in *input) []row {
 	checked := slices.ContainsFunc(in.report.Steps, func(s audit.JSONStep) bool { return s.Step == "ballots" })
 	out := make([]row, len(in.ballots))
 	for i, b := range in.ballots {
-		r := row{Hash: b.BallotHash, Pseudonym: b.Pseudonym, TxID: b.TxID, Block: b.Block, Index: b.Index}
+		r := row{Hash: b.BallotHash, Pseudonym: b.Pseudonym, TxID: b.TxID, Block: b.Block, Index: b.Index, Tracker: in.trackers.Cast[b.Pseudonym]}
 		reason, bad := reasons[b.Pseudonym]
 		switch {
 		case !checked:

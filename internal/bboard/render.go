@@ -38,6 +38,7 @@ type navItem struct{ File, Text string }
 var nav = []navItem{
 	{"index.html", "Election and result"},
 	{"ballots.html", "All ballots"},
+	{"spoiled.html", "Audited ballots"},
 	{"search.html", "Check your ballot"},
 	{"verify.html", "Verify it yourself"},
 }
@@ -61,6 +62,7 @@ func writeSite(dir string, m *model) error {
 	pages := []page{
 		{File: "index.html", Title: m.Title, Current: "index.html"},
 		{File: "ballots.html", Title: "All ballots", Current: "ballots.html"},
+		{File: "spoiled.html", Title: "Audited ballots", Current: "spoiled.html"},
 		{File: "search.html", Title: "Check your ballot", Current: "search.html"},
 		{File: "verify.html", Title: "Verify the election yourself", Current: "verify.html"},
 	}
@@ -87,7 +89,7 @@ func writeSite(dir string, m *model) error {
 	if err := os.WriteFile(filepath.Join(dir, "report.json"), m.in.rawRep, 0o644); err != nil {
 		return err
 	}
-	return writeShards(dir, m.Rows)
+	return writeShards(dir, m.Rows, m.Spoiled)
 }
 
 func render(dir string, p page) error {
@@ -116,29 +118,55 @@ func copyAssets(dir string) error {
 }
 
 // writeShards writes the search data: data/XX.js holds the ballots whose
-// hash starts with the two hex digits XX, as a script that hands them to
-// search.js. Scripts, not JSON files, because browsers refuse fetch() on
+// hash or tracker starts with the two hex digits XX (a cast ballot under
+// both), and the spoiled ballots whose tracker does, as a script that
+// hands them to search.js. Scripts, not JSON files, because browsers refuse fetch() on
 // file:// and the board must work from a copy on disk; 256 shards keep a
 // lookup to about 1/256 of the data (≈ 25 kB for 40,000 ballots). Every
 // shard exists, even when empty, so that a missing file is an error and
 // never a silent "not found".
-func writeShards(dir string, rows []row) error {
+func writeShards(dir string, rows []row, spoiled []spoiledView) error {
 	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
 		return err
 	}
-	shards := make([][]row, 256)
+	shards := make([][][]any, 256)
+	add := func(keys []string, entry []any) error {
+		done := map[byte]bool{}
+		for _, k := range keys {
+			if k == "" {
+				continue
+			}
+			b, err := hex.DecodeString(k[:2]) // checkBallots and the tracker keys made them hex
+			if err != nil {
+				return err
+			}
+			if !done[b[0]] {
+				done[b[0]] = true
+				shards[b[0]] = append(shards[b[0]], entry)
+			}
+		}
+		return nil
+	}
+	// An entry: hash, block, position, transaction, status code, reason,
+	// tracker, and for a spoiled ballot (no hash) its revealed choice.
 	for _, r := range rows {
-		b, err := hex.DecodeString(r.Hash[:2]) // checkBallots made it hex
-		if err != nil {
+		if err := add([]string{r.Hash, r.Tracker}, []any{r.Hash, r.Block, r.Index, r.TxID, r.Status.Code(), r.Reason, r.Tracker}); err != nil {
 			return err
 		}
-		shards[b[0]] = append(shards[b[0]], r)
 	}
-	for i, rs := range shards {
+	for _, s := range spoiled {
+		reason := ""
+		if s.Bad {
+			reason = s.Status
+		}
+		if err := add([]string{s.Tracker}, []any{"", s.Block, s.Index, s.TxID, "s", reason, s.Tracker, s.choiceText()}); err != nil {
+			return err
+		}
+	}
+	for i, entries := range shards {
 		prefix := fmt.Sprintf("%02x", i)
-		entries := make([][]any, 0, len(rs))
-		for _, r := range rs {
-			entries = append(entries, []any{r.Hash, r.Block, r.Index, r.TxID, r.Status.Code(), r.Reason})
+		if entries == nil {
+			entries = [][]any{}
 		}
 		j, err := json.Marshal(entries)
 		if err != nil {

@@ -28,7 +28,7 @@ func TestDifferentialCommitOrder(t *testing.T) {
 	if py == "" {
 		t.Skip("FABVOTE_PYVERIFY is not set")
 	}
-	const order, missing = "COMMIT_ORDER", "RESULT_MISSING"
+	const order, missing, spoiled, tracker = "COMMIT_ORDER", "RESULT_MISSING", "SPOILED_INVALID", "TRACKER"
 	for _, tc := range []struct {
 		args []string // gen_record.py's options: --variant NAME, --late K, …
 		want []string // the Go report's failure kinds, in report order
@@ -82,6 +82,22 @@ func TestDifferentialCommitOrder(t *testing.T) {
 		{[]string{"--variant", "no-orderer-orgs"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
 		{[]string{"--variant", "rootless-org"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
 		{[]string{"--variant", "bad-root-cert"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
+		// Trackers (docs/VERIFY.md V32): spoiled ballots beside casts with
+		// their claims, and each way the tracker keys can be tampered with.
+		{[]string{"--contests", "multi", "--spoiled", "2"}, nil},
+		{[]string{"--contests", "multi", "--spoiled", "2", "--late", "2"}, nil},
+		{[]string{"--spoiled", "2", "--variant", "spoiled-opening"}, []string{spoiled}},
+		{[]string{"--spoiled", "2", "--variant", "spoiled-wrong-key"}, []string{spoiled}},
+		{[]string{"--spoiled", "2", "--variant", "cast-spoiled"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "cast-no-claim"}, []string{tracker}},
+		{[]string{"--trackers", "--variant", "claim-other"}, []string{tracker, tracker}},
+		{[]string{"--spoiled", "2", "--variant", "tracker-rewrite"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "tracker-junk"}, []string{spoiled}},
+		{[]string{"--spoiled", "2", "--variant", "claim-junk"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "tracker-upper-key"}, []string{tracker}},
+		// Without any tracker write no claim is asked for (a contract
+		// without trackers).
+		{[]string{"--variant", "cast-no-claim"}, nil},
 	} {
 		name := strings.Join(tc.args, " ")
 		t.Run(name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/chain"
 )
 
@@ -24,16 +25,21 @@ type indexer struct {
 	openingTx               string          // the opening transaction's id
 	seen                    map[string]bool // ballot keys written since the opening
 	entries                 []Entry
-	bad                     []string // writes under the prefix that are no ballot key
+	bad                     []string           // writes under the prefix that are no ballot key
+	trackers                *audit.TrackerScan // the writes under the tracker prefix (RECORD.md 4.1)
+	// onBallot, if set, is given each indexed ballot key's value.
+	onBallot func(pseudonym string, value []byte)
 }
 
 func newIndexer(chaincode, electionID string) *indexer {
 	return &indexer{ns: chaincode, manifestKey: election.LedgerKey(election.ObjManifest, electionID),
-		prefix: election.LedgerKey(election.ObjBallot, electionID), seen: make(map[string]bool)}
+		prefix: election.LedgerKey(election.ObjBallot, electionID), trackers: audit.NewTrackerScan(chaincode, electionID),
+		seen: make(map[string]bool)}
 }
 
 // block adds b's valid writes.
 func (x *indexer) block(b *chain.Block) {
+	x.trackers.Block(b)
 	for i, tx := range b.Txs {
 		if !tx.Valid {
 			continue
@@ -66,6 +72,9 @@ func (x *indexer) write(w chain.Write, txID string, block uint64, index int) {
 	x.seen[p] = true
 	if w.IsDelete {
 		return
+	}
+	if x.onBallot != nil {
+		x.onBallot(p, w.Value)
 	}
 	h := BallotHash(w.Value)
 	x.entries = append(x.entries, Entry{Pseudonym: p, BallotHash: hex.EncodeToString(h[:]), TxID: txID, Block: block, Index: index})

@@ -17,7 +17,8 @@ import (
 // step 3 found (ballots.json's when it passed) and the commit order from
 // the record's blocks.
 func (v *verifier) audit(ctx context.Context) {
-	l := &audit.Ledger{Manifest: v.manifest, Result: v.result, Ballots: v.ballots(ctx)}
+	l := &audit.Ledger{Manifest: v.manifest, Result: v.result, Ballots: v.ballots(ctx),
+		Trackers: func() ([]audit.TrackerWrite, error) { return v.built.trackers.Writes, nil }}
 	// The commit order starts at the opening: with none in the blocks,
 	// checkOpening reports that, and no ballot is indexed.
 	if v.result != nil && v.built.opened {
@@ -28,7 +29,7 @@ func (v *verifier) audit(ctx context.Context) {
 	r := audit.Run(l, v.opts.Audit)
 	rep := v.rep
 	rep.Manifest, rep.Tally, rep.Result, rep.Order, rep.Counted = r.Manifest, r.Tally, r.Result, r.Order, r.Counted
-	rep.ResultRead, rep.ResultChecked = r.ResultRead, r.ResultChecked
+	rep.ResultRead, rep.ResultChecked, rep.TrackersChecked = r.ResultRead, r.ResultChecked, r.TrackersChecked
 	rep.Failures = append(rep.Failures, r.Failures...)
 	if m := r.Manifest; m != nil && (m.ElectionID != v.info.ElectionID || m.Channel != v.info.Channel) {
 		v.failCheck(audit.KindManifest, audit.CheckManifestIsOwn, "manifest", fmt.Errorf("the manifest is of election %q on channel %q, %s says election %q on channel %q",

@@ -105,3 +105,45 @@ def test_generated_variants(tmp_path, variant, kinds, codes):
     rep = verify_record(make(tmp_path, "--variant", variant), workers=1)
     assert rep.kinds() == kinds, rep.human()
     assert sorted(f["code"] for f in rep.failures if "code" in f) == codes
+
+
+def test_generated_spoiled(tmp_path):
+    """Audited ballots beside cast ones, each cast with its claim: the
+    record passes V32 and counts the cast ballots alone."""
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--spoiled", "3"), workers=1)
+    assert rep.ok, rep.failures
+    assert rep.ballots == {"recorded": 12, "valid": 12, "counted": 12, "late": 0}
+    assert rep.result["ballotCount"] == 12
+
+
+# Each kind of tracker tampering (docs/VERIFY.md V32): its kind, its code,
+# and whether its subject is the tracker's or the ballot's.
+TRACKER_TAMPER = {
+    "spoiled-opening": ("SPOILED_INVALID", "OPENING", "tracker "),
+    "spoiled-wrong-key": ("SPOILED_INVALID", None, "tracker "),
+    "cast-spoiled": ("TRACKER", "SPOILED", "ballot "),
+    "cast-no-claim": ("TRACKER", None, "ballot "),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(TRACKER_TAMPER))
+def test_generated_tracker_tampering(tmp_path, variant):
+    kind, code, subject = TRACKER_TAMPER[variant]
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--spoiled", "2", "--variant", variant), workers=1)
+    assert [(f["kind"], f.get("code"), f["check"]) for f in rep.failures] == [(kind, code, "V32")]
+    assert rep.failures[0]["subject"].startswith(subject)
+    assert rep.ballots["counted"] == 12 and rep.result["ballotCount"] == 12  # a spoiled ballot never counts
+
+
+def test_generated_claim_of_another(tmp_path):
+    """A claim naming another ballot: that ballot's tracker is not the key
+    (the claim's failure), and the casting ballot has no claim of its own."""
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--trackers", "--variant", "claim-other"), workers=1)
+    assert sorted((f["kind"], f.get("code", ""), f["subject"].split()[0]) for f in rep.failures) == [
+        ("TRACKER", "", "tracker"), ("TRACKER", "DUPLICATE", "ballot")]
+
+
+def test_no_tracker_write_no_claim_needed(tmp_path):
+    """Blocks of a contract without trackers: no claim is asked for."""
+    rep = verify_record(make(tmp_path), workers=1)
+    assert rep.ok and {c["check"]: c["ok"] for c in rep.to_json()["checks"]}["V32"]

@@ -49,6 +49,21 @@ descending pseudonym order. bare-ballot: ballot 0 stored without the record
 encoding around it. no-orderer-orgs, rootless-org, bad-root-cert: the
 genesis configuration has no orderer organisation, one without a root
 certificate, or one whose root does not parse.
+
+Trackers (docs/RECORD.md 4.1): --spoiled K makes K more ballots and
+publishes them audited, each its spoiled ballot under its tracker key, in a
+block after the counted ballots; with --spoiled or --trackers every cast
+ballot's transaction writes its cast claim too. Tampering (docs/VERIFY.md
+V32): spoiled-opening (spoiled ballot 0's first nonce changed),
+spoiled-wrong-key (spoiled ballot 0 under a key that is not its tracker),
+cast-spoiled (counted ballot 1's tracker key holds its
+own spoiled ballot instead of its claim), cast-no-claim (counted ballot 1
+writes no claim), claim-other (counted ballot 1's claim names ballot 2),
+tracker-junk (spoiled ballot 1 with a space after its first key);
+tracker-rewrite (spoiled ballot 0 written again in a later transaction),
+claim-junk (a claim-like value that is no claim) and tracker-upper-key (a
+key under the tracker prefix in upper-case hex), each in a block of its
+own after the spoiled ballots.
 """
 
 import argparse
@@ -70,7 +85,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, utils  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
 
 from fabvote_verifier import canonjson as cj  # noqa: E402
-from fabvote_verifier import election, layout, zkp  # noqa: E402
+from fabvote_verifier import election, layout, spoiled, zkp  # noqa: E402
 from fabvote_verifier.fabric import header_der  # noqa: E402
 from fabvote_verifier.paillier import PublicKey  # noqa: E402
 from fabvote_verifier.sigs import HALF_N, P256_N  # noqa: E402
@@ -249,6 +264,10 @@ def make_ballot(args):
         cx, cr, cc = [], [], []
         for x in enc.plaintexts:
             r, rn = pooled()
+            if G.get("unique") and not cr and not xs:
+                # Pooled nonces repeat: a factor of the ballot's own makes
+                # its first ciphertext, so its tracker, its own.
+                r, rn = r * (i + 2) % n, rn * pow(i + 2, n, n2) % n2
             cx.append(x), cr.append(r), cc.append((1 + x * n) * rn % n2)
         for k, (st, idx) in enumerate(zip(prep.statements[ci], enc.indices)):
             sm = st.statement
@@ -356,6 +375,8 @@ def parse_args():
     ap.add_argument("--bad-limit", type=int, default=0, help="ballots breaking a per-option contest's limits (--contests multi)")
     ap.add_argument("--contests", choices=("single", "multi"), default="single")
     ap.add_argument("--late", type=int, default=0)
+    ap.add_argument("--spoiled", type=int, default=0, help="ballots audited instead of cast (implies --trackers)")
+    ap.add_argument("--trackers", action="store_true", help="every cast writes its tracker claim")
     ap.add_argument("--rewrite-ballot", action="store_true")
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--concurrency", "--workers", dest="workers", type=int, default=os.cpu_count() or 1)
@@ -447,9 +468,52 @@ def record_value(txid, ballot):
 class Writes:
     """The election's transactions on a chain, and the index of its ballots."""
 
-    def __init__(self, chain, variants, per_block):
-        self.chain, self.V, self.per_block = chain, variants, per_block
+    def __init__(self, chain, variants, per_block, trackers=False):
+        self.chain, self.V, self.per_block, self.trackers = chain, variants, per_block, trackers
         self.index = []
+
+    def claim(self, item):
+        """The tracker write of a cast of item, none for cast-no-claim's
+        ballot 1: its claim, or its own spoiled ballot for cast-spoiled's."""
+        i, _, ph, _, _, _ = item
+        if not self.trackers or (i == 1 and "cast-no-claim" in self.V):
+            return []
+        if i == 1 and "cast-spoiled" in self.V:
+            s = spoiled_of(item)
+            return [(tracker_key(s.tracker()), False, s.marshal())]
+        named = G["pseudonyms"][2] if i == 1 and "claim-other" in self.V else ph
+        claim = b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + named.encode() + b'"}'
+        return [(tracker_key(spoiled_of(item).tracker()), False, claim)]
+
+    def spoiled_block(self, items):
+        """One block of one transaction per audited ballot, each writing its
+        spoiled ballot under its tracker key."""
+        envs = []
+        for k, item in enumerate(items):
+            s = spoiled_of(item)
+            key = s.tracker()
+            if k == 0 and "spoiled-opening" in self.V:
+                s = spoiled.Spoiled(s.election_id, s.contests, s.ciphertexts, s.plaintexts, (s.nonces[0] + 1,) + s.nonces[1:])
+            if k == 0 and "spoiled-wrong-key" in self.V:
+                key = hashlib.sha256(key).digest()
+            value = s.marshal()
+            if k == 1 and "tracker-junk" in self.V:
+                value = value.replace(b'"format":', b'"format": ', 1)
+            envs.append(endorser_tx(secrets.token_hex(32), [(tracker_key(key), False, value)]))
+        if envs:
+            self.chain.write(envs)
+        self.tracker_tampering(items)
+
+    def tracker_tampering(self, items):
+        """The tracker writes the contract never makes, a block each."""
+        if "tracker-rewrite" in self.V:
+            s = spoiled_of(items[0])
+            self.one(tracker_key(s.tracker()), False, s.marshal())
+        if "claim-junk" in self.V:
+            self.one(tracker_key(b"\xcc" * 32), False, b'{"format":"fabvote/tracker-claim","version":2}')
+        if "tracker-upper-key" in self.V:
+            s = spoiled_of(items[1])
+            self.one(election.ledger_key("tracker", EID, s.tracker().hex().upper()), False, s.marshal())
 
     def one(self, key, delete, value=b""):
         """A block of one transaction writing (or deleting) key."""
@@ -487,12 +551,23 @@ class Writes:
                 if "foreign-ballot" in self.V and i == 0:
                     braw = G["foreign"]
                 value = braw if i == 0 and "bare-ballot" in self.V else record_value(rtx, braw)
-                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, value)]))
+                envs.append(endorser_tx(txid, [(election.ledger_key("ballot", EID, ph), False, value)] + self.claim(items[s + j])))
                 pos.append((ph, braw, txid, j))
             bn = self.chain.write(envs)
             for ph, braw, txid, j in pos:
                 self.index.append({"pseudonym": ph, "ballotHash": hashlib.sha256(braw).hexdigest(), "txID": txid,
                                    "block": bn, "index": j})
+
+
+def tracker_key(t: bytes) -> str:
+    return election.ledger_key("tracker", EID, t.hex())
+
+
+def spoiled_of(item):
+    """Item's ballot audited: its contests, ciphertexts and opening."""
+    _, (contests, xs), _, braw, rs, cs = item
+    w = (G["n2"].bit_length() + 7) // 8
+    return spoiled.Spoiled(EID, tuple(contests), tuple(c.to_bytes(w, "big") for c in cs), tuple(xs), tuple(rs))
 
 
 def open_election(w, made, mraw):
@@ -586,17 +661,24 @@ def write_files(out, mraw, rraw, index, last_block, V):
 def main():
     a = parse_args()
     mraw, state = make_election(a)
+    a.ballots += a.spoiled
+    state["unique"] = a.trackers or a.spoiled > 0
     made = make_ballots(a, state)
+    init_worker(state)
+    made, audited = made[:len(made) - a.spoiled], made[len(made) - a.spoiled:]
+    a.ballots -= a.spoiled
+    G["pseudonyms"] = [x[2] for x in made]
     ca_pem, leaf_pem, okey, ca_key = ca_and_leaf()
     V = set(a.variant)
     chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
     if "late-config" in V:  # block 0 sets no configuration; block 1 would
         chain.write([endorser_tx(secrets.token_hex(32), [])])
     chain.write([config_tx(ca_pem, V)])
-    w = Writes(chain, V, a.per_block)
+    w = Writes(chain, V, a.per_block, a.trackers or a.spoiled > 0)
     open_election(w, made, mraw)
     counted, late = made[:len(made) - a.late], made[len(made) - a.late:]
     w.ballot_blocks(counted)
+    w.spoiled_block(audited)
     if a.rewrite_ballot:
         w.rewrite(counted[-1])
     if "ballot-delete" in V:

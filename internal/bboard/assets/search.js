@@ -1,5 +1,7 @@
-// fabvote bulletin board: look up a ballot hash from a voter's receipt.
-// The data is in data/XX.js (XX = the hash's first two hex digits), loaded as
+// fabvote bulletin board: look up a ballot hash from a voter's receipt, or
+// a ballot's tracker (a cast ballot's or an audited one's).
+// The data is in data/XX.js (XX = the first two hex digits of the hash or
+// of the tracker: an entry is in the shards of both), loaded as
 // a script because browsers refuse fetch() on file:// pages. The page reads
 // ?q= on load so that a search can be linked to, and a form submission is
 // handled in place so that the aria-live region announces the answer.
@@ -10,8 +12,11 @@
     v: { label: "valid, no result published yet", good: true, text: "The verifier checked your ballot; no result has been published yet." },
     l: { label: "late: not counted", good: false, text: "Your ballot reached the ledger after the tally was made, so the result does not include it." },
     i: { label: "invalid: not counted", good: false, text: "The verifier found your ballot faulty, so the result does not include it." },
-    u: { label: "not verified", good: false, text: "The verification stopped before it reached the ballots." }
+    u: { label: "not verified", good: false, text: "The verification stopped before it reached the ballots." },
+    s: { label: "audited, not counted", good: true, text: "You audited this ballot in the booth: its choice and randomness are published so that anyone can check that the booth encrypted your choice. It is never counted; the ballot you cast after it is." }
   };
+  // An entry: [hash, block, position, transaction id, status, reason,
+  // tracker, revealed choice (an audited ballot only)].
   var shards = {};
   var waiting = {};
   window.fabvoteShard = function (prefix, rows) {
@@ -45,33 +50,36 @@
     dl.appendChild(dd);
   }
 
-  function found(hash, row) {
+  function found(row) {
     var st = STATUS[row[4]] || STATUS.u;
     var dl = el("dl");
     dl.className = "facts";
-    fact(dl, "Ballot hash", hash, true);
+    if (row[0]) { fact(dl, "Ballot hash", row[0], true); }
+    if (row[6]) { fact(dl, "Tracker", row[6], true); }
+    if (row[7]) { fact(dl, "Revealed choice", row[7]); }
     fact(dl, "Recorded in block", String(row[1]) + ", transaction number " + String(row[2]) + " of the block");
     fact(dl, "Transaction id", row[3], true);
     fact(dl, "Status", st.label + (row[5] ? " (" + row[5] + ")" : ""));
-    show(st.good ? "ok" : "bad", "Found: your ballot was recorded (" + st.label + ")", [el("p", st.text), dl]);
+    var what = row[4] === "s" ? "Found: your audited ballot was published (" : "Found: your ballot was recorded (";
+    show(st.good && !row[5] ? "ok" : "bad", what + st.label + ")", [el("p", st.text), dl]);
   }
 
   function lookup(hash) {
     var prefix = hash.slice(0, 2);
     var rows = shards[prefix] || [];
-    var hits = rows.filter(function (r) { return r[0] === hash; });
+    var hits = rows.filter(function (r) { return r[0] === hash || r[6] === hash; });
     if (hits.length === 0) {
       show("bad", "Not found", [
-        el("p", "No ballot with the hash " + hash + " is recorded in this election."),
+        el("p", "No ballot with the hash " + hash + " is recorded in this election, and no ballot has it as its tracker."),
         el("p", "Check that you copied the whole hash from your receipt. If it is right, your ballot was not recorded: keep your receipt and tell the election authority or an observer.")
       ]);
       return;
     }
     // Two ballots with one hash cannot both be honest; show only the first
     // and say so rather than hide either.
-    found(hash, hits[0]);
+    found(hits[0]);
     if (hits.length > 1) {
-      out.appendChild(el("p", "Warning: " + hits.length + " ballots in the record have this hash; see the list of all ballots."));
+      out.appendChild(el("p", "Warning: " + hits.length + " ballots in the record have this hash or tracker; see the list of all ballots and of audited ballots."));
     }
   }
 
@@ -94,14 +102,14 @@
   function search(raw) {
     var hash = raw.replace(/\s+/g, "").toLowerCase();
     if (hash === "") {
-      show("bad", "Please enter a ballot hash", [el("p", "Paste the ballot hash from your receipt into the box, then choose Check.")]);
+      show("bad", "Please enter a ballot hash or tracker", [el("p", "Paste the ballot hash from your receipt, or the tracker the booth showed, into the box, then choose Check.")]);
       return;
     }
     if (!/^[0-9a-f]{64}$/.test(hash)) {
       var why = /[^0-9a-f]/.test(hash)
         ? "It contains characters other than 0–9 and a–f."
         : "It has " + hash.length + " characters instead of 64.";
-      show("bad", "Not a ballot hash", [el("p", "This is not a ballot hash: a ballot hash is exactly 64 characters, digits 0–9 and letters a–f. " + why)]);
+      show("bad", "Not a ballot hash or tracker", [el("p", "This is not a ballot hash or tracker: each is exactly 64 characters, digits 0–9 and letters a–f. " + why)]);
       return;
     }
     show("", "Searching…", []);

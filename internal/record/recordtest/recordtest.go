@@ -64,6 +64,7 @@ var Variants = map[Variant][]string{
 	LateBallot:     {},
 	Contests:       {},
 	ContestBallots: {audit.KindBallotInvalid},
+	Spoiled:        {},
 }
 
 // Choices are the voters' candidates (2-of-3 trustees, 4 candidates).
@@ -135,12 +136,12 @@ type Election struct {
 
 // Build makes the record of v. It must run in a test binary.
 func Build(v Variant) (*Election, error) {
-	if _, ok := Variants[v]; !ok {
+	if _, ok := Variants[v]; !ok && !trackerVariant(v) {
 		return nil, fmt.Errorf("recordtest: unknown variant %q", v)
 	}
 	fx := electiontest.Load()
 	m, pp, shares := fx.ThresholdManifest(ElectionID, 2, 3)
-	if v == Contests || v == ContestBallots {
+	if v == Contests || v == ContestBallots || trackerVariant(v) {
 		m.Contests, m.Styles = electiontest.Contests3(), electiontest.Styles2()
 	}
 	manifest, err := m.Marshal()
@@ -148,6 +149,19 @@ func Build(v Variant) (*Election, error) {
 		return nil, err
 	}
 	ballots, stray := honestBallots(fx, m)
+	var tr *trackers
+	if trackerVariant(v) {
+		a, err := auditedBallots(fx, m)
+		if err != nil {
+			return nil, err
+		}
+		if v == CastSpoiled {
+			ballots = append(ballots, a[0].ballot.Marshal())
+		}
+		if tr, err = buildTrackers(v, ballots, a); err != nil {
+			return nil, err
+		}
+	}
 	result, err := makeResult(m, pp, shares, ballots, v)
 	if err != nil {
 		return nil, err
@@ -163,7 +177,7 @@ func Build(v Variant) (*Election, error) {
 	if v == LateBallot {
 		late = fx.Ballot(m, fx.Voters[len(Choices)], 1).Marshal()
 	}
-	c := buildChain(NewOrderer(OrdererMSP), manifest, ballots, result, late, stray)
+	c := buildChain(NewOrderer(OrdererMSP), manifest, ballots, result, late, stray, tr)
 	return &Election{Chain: c, Source: record.Source{Blocks: c, Channel: Channel, Chaincode: Chaincode,
 		ElectionID: ElectionID, Manifest: manifest, Result: result}}, nil
 }
@@ -252,32 +266,41 @@ func txID(label string) string {
 }
 
 // ballotTx is the transaction that casts ballot: the ballot contract's
-// write of its record under the voter's ballot key.
-func ballotTx(ballot []byte, valid bool) chaintest.Tx {
+// write of its record under the voter's ballot key, then, in a tracker
+// variant, its write of the ballot's tracker key.
+func ballotTx(ballot []byte, valid bool, tr *trackers) chaintest.Tx {
 	p := pseudonymOf(ballot)
 	id := txID("ballot " + p)
 	rec := (&election.Record{TxID: id, Ballot: ballot}).Marshal()
-	return chaintest.Tx{ID: id, Valid: valid, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjBallot, ElectionID, p), Value: rec}}}
+	kvs := []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjBallot, ElectionID, p), Value: rec}}
+	if kv, ok := tr.claim(p); ok {
+		kvs = append(kvs, kv)
+	}
+	return chaintest.Tx{ID: id, Valid: valid, KVs: kvs}
 }
 
 // buildChain lays out the blocks: 0 genesis, 1 opening, 2 and 3 ballots
 // (block 3 also holds the stray ballot in a transaction the peer marked
 // invalid, which must be neither indexed nor counted, and every ballot
-// after the fifth), 4 the result, 5 a late ballot.
-func buildChain(o *Orderer, manifest []byte, ballots [][]byte, result, late, stray []byte) *chaintest.Chain {
+// after the fifth), then the spoiled ballots of a tracker variant, the
+// result, a late ballot.
+func buildChain(o *Orderer, manifest []byte, ballots [][]byte, result, late, stray []byte, tr *trackers) *chaintest.Chain {
 	genesis := chaintest.Tx{ID: "", Valid: true, Config: true, ConfigData: o.ConfigEnvelope(), Channel: Channel}
 	opening := chaintest.Tx{ID: txID("open"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjManifest, ElectionID), Value: manifest}}}
 	publish := chaintest.Tx{ID: txID("publish"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjResult, ElectionID), Value: result}}}
-	block3 := []chaintest.Tx{ballotTx(ballots[3], true), ballotTx(stray, false)}
+	block3 := []chaintest.Tx{ballotTx(ballots[3], true, tr), ballotTx(stray, false, nil)}
 	for _, b := range ballots[4:] {
-		block3 = append(block3, ballotTx(b, true))
+		block3 = append(block3, ballotTx(b, true, tr))
 	}
 	blocks := [][]chaintest.Tx{{genesis}, {opening},
-		{ballotTx(ballots[0], true), ballotTx(ballots[1], true), ballotTx(ballots[2], true)},
-		block3,
-		{publish}}
+		{ballotTx(ballots[0], true, tr), ballotTx(ballots[1], true, tr), ballotTx(ballots[2], true, tr)},
+		block3}
+	if tr != nil {
+		blocks = append(blocks, tr.spoils)
+	}
+	blocks = append(blocks, []chaintest.Tx{publish})
 	if late != nil {
-		blocks = append(blocks, []chaintest.Tx{ballotTx(late, true)})
+		blocks = append(blocks, []chaintest.Tx{ballotTx(late, true, nil)})
 	}
 	c := &chaintest.Chain{}
 	var prev []byte

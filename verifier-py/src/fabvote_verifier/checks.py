@@ -29,6 +29,7 @@ CHECKS = [
     ("V19", "Each ballot's validity proofs", "ballots", False, False),
     ("V20", "One ballot per pseudonym", "ballots", False, False),
     ("V31", "Each ballot answers its style's contests", "ballots", False, False),
+    ("V32", "Spoiled ballots and tracker claims", "ballots", False, False),
     ("V21", "The opening wrote the manifest", "commit-order", False, False),
     ("V22", "Each key written once, never deleted", "commit-order", False, False),
     ("V23", "Each ballot stored with the transaction that wrote it", "commit-order", False, False),
@@ -46,7 +47,7 @@ CHECKS = [
 # present, checked against the ballots. Every other check needs its step.
 MANIFEST, BALLOTS, ORDER = "manifest", "ballots", "order"
 RESULT_READ, RESULT, RESULT_CHECKED = "result-read", "result", "result-checked"
-NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in (*range(14, 21), 31)}, **{f"V{n}": ORDER for n in range(22, 25)},
+NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in (*range(14, 21), 31, 32)}, **{f"V{n}": ORDER for n in range(22, 25)},
          "V25": RESULT_READ, "V26": RESULT, **{f"V{n}": RESULT_CHECKED for n in range(27, 30)}}
 
 # The checks whose failures share a kind and subject with another's: the
@@ -55,6 +56,7 @@ GENESIS_ANCHOR, MANIFEST_IS_OWN, PUBLISHED_ANCHOR = "V6", "V12", "V13"
 OPENING, STORED_TXID, RESULT_WRITE = "V21", "V23", "V24"
 
 _BY_KIND = {"MANIFEST": "V11", "BALLOT_DECODE": "V14", "BALLOT_KEY": "V15", "DUPLICATE": "V20",
+            "SPOILED_INVALID": "V32", "TRACKER": "V32",
             "RESULT_MISSING": "V25", "RESULT_DECODE": "V26", "RESULT_COUNT": "V27", "RESULT_PRODUCT": "V28",
             "RESULT": "V29", "EXPECTED_COUNTS": "V30", "COMMIT_ORDER": "V22", "BLOCK_CHAIN": "V5"}
 _RECORD_FILES = {"record.json": "V1", "files": "V2", "ballots.json": "V3"}

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import ballots as ballotcheck
-from . import checks
+from . import checks, trackercheck
 from .election import (RESULT_VERSION, ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
                        parse_record, prepare_manifest)
 from .paillier import KeyError_, combine, parse_partial, verify_decryption, verify_partial
@@ -33,6 +33,7 @@ class Writes:
     ballot_writes: dict = field(default_factory=dict)  # pseudonym -> [(pos, txid, Write)]
     first_seq: dict = field(default_factory=dict)  # pseudonym -> its first write's place among all writes
     not_ballot_keys: list = field(default_factory=list)  # why each write under the prefix is no ballot key
+    tracker_writes: dict = field(default_factory=dict)  # the key after the tracker prefix -> [(pos, txid, Write)]
 
     def index(self) -> dict:
         """RECORD.md 4: each ballot key's first write, a deletion included,
@@ -48,6 +49,7 @@ class Writes:
 def collect_writes(txs: list, ns: str, eid: str) -> Writes:
     """The election's writes in chaincode namespace ns."""
     mkey, rkey, bprefix = ledger_key("manifest", eid), ledger_key("result", eid), ballot_prefix(eid)
+    tprefix = ledger_key("tracker", eid)
     ws = Writes()
     for n, tl in enumerate(txs):
         for t in tl or ():
@@ -67,6 +69,8 @@ def collect_writes(txs: list, ns: str, eid: str) -> Writes:
                         ws.manifest_rewrites.append((pos, t.tx_id, w))
                 elif w.key == rkey:
                     ws.result_writes.append((pos, t.tx_id, w))
+                elif w.key.startswith(tprefix):
+                    ws.tracker_writes.setdefault(w.key[len(tprefix):], []).append((pos, t.tx_id, w))
                 elif w.key.startswith(bprefix):
                     m = _BALLOT_ATTR.fullmatch(w.key[len(bprefix):])
                     if m is None:
@@ -232,7 +236,7 @@ def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos
             continue
         meta[seq] = (p, rtx, txid, pos, late)
         items.append((seq, p, ballot))
-    tally, counted, seen = Tally(prep), 0, {}
+    tally, counted, seen, cast = Tally(prep), 0, {}, []
     for v in ballotcheck.check_all(manifest_raw, prep, items, workers):
         p, rtx, txid, pos, late = meta[v.seq]
         _note_late(rep, late, p, txid, pos[0], ws.first_seq[p])
@@ -245,10 +249,12 @@ def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos
             continue
         seen[v.pseudonym_hex] = p
         rep.ballots["valid"] += 1
+        cast.append(trackercheck.Cast(p, subj, trackercheck.ballot_tracker(prep, v.contests, v.ciphertexts)))
         if not late:
             counted += 1
             tally.add(v.contests, v.ciphertexts)
     rep.late_ballots.sort(key=lambda lb: lb.pop("_seq"))  # commit order, as the blocks list them
+    trackercheck.check_trackers(prep, ws.tracker_writes, cast, rep)
     return tally, counted
 
 

@@ -1,0 +1,95 @@
+//go:build browser
+
+package bboard
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabvote/fabvote/internal/record"
+)
+
+// TestBrowserTrackerSearch: in Chromium, the receipt search finds a cast
+// ballot by its tracker as by its hash, and an audited ballot by its
+// tracker, with its revealed choice and "audited, not counted"; the
+// audited ballots page renders.
+func TestBrowserTrackerSearch(t *testing.T) {
+	built := spoiledBoard(t)
+	site := filepath.Join(artifacts(t), "site-spoiled")
+	if err := os.RemoveAll(site); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(built, site); err != nil {
+		t.Fatal(err)
+	}
+	trackers, err := record.ReadTrackers(context.Background(), spoiledRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := record.DecodeBallotIndex([]byte(readSite(t, spoiledRecord, record.BallotsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cast := idx[0]
+	audited := trackers.Spoiled[0]
+	cases := []struct {
+		name, q string
+		want    []string
+	}{
+		{"cast ballot by tracker", trackers.Cast[cast.Pseudonym], []string{"Found: your ballot was recorded (counted)",
+			"Ballot hash " + cast.BallotHash, "Tracker " + trackers.Cast[cast.Pseudonym], "Status counted"}},
+		{"cast ballot by hash, its tracker shown", cast.BallotHash, []string{"Found: your ballot was recorded (counted)", "Tracker " + trackers.Cast[cast.Pseudonym]}},
+		{"audited ballot by tracker", strings.ToUpper(audited.Tracker), []string{"Found: your audited ballot was published (audited, not counted)",
+			"Tracker " + audited.Tracker, "Revealed choice Mayor: Cleo; Council: Eli, Hal; Referendum: No", "never counted"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dom := string(runChromium(t, "--dump-dom", fileURL(site, "search.html")+"?q="+tc.q))
+			got := resultText(t, dom)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("result %q lacks %q", got, w)
+				}
+			}
+			for _, p := range a11yProblems(strings.NewReader(dom)) {
+				t.Errorf("after the search: %s", p)
+			}
+		})
+	}
+	dom := string(runChromium(t, "--dump-dom", fileURL(site, "spoiled.html")))
+	if !strings.Contains(text(dom), audited.Tracker) {
+		t.Errorf("spoiled.html in Chromium lacks the tracker %s", audited.Tracker)
+	}
+}
+
+// TestBrowserKeyboardTracker: by keyboard alone, a voter types the tracker
+// of a ballot they audited into the search box and presses Enter; the live
+// region answers with its published choice, and focus stays in the box.
+func TestBrowserKeyboardTracker(t *testing.T) {
+	site := spoiledBoard(t)
+	trackers, err := record.ReadTrackers(context.Background(), spoiledRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startCDP(t)
+	c.open(fileURL(site, "search.html"))
+	for i := 0; i < 20 && !strings.HasPrefix(c.focused(), "input#q"); i++ {
+		c.key("Tab", 9, "")
+	}
+	if !strings.HasPrefix(c.focused(), "input#q") {
+		t.Fatalf("Tab never reached the search box; focus is on %q", c.focused())
+	}
+	c.call("Input.insertText", map[string]any{"text": trackers.Spoiled[1].Tracker})
+	c.key("Enter", 13, "\r")
+	c.waitFor(`/Found|Not found|Not a ballot/.test(document.getElementById("result").textContent)`)
+	got, _ := c.eval(`document.getElementById("result").textContent`).(string)
+	if !strings.Contains(got, "audited, not counted") || !strings.Contains(got, "Mayor: Cleo") {
+		t.Errorf("answer after Enter: %q", got)
+	}
+	if f := c.focused(); !strings.HasPrefix(f, "input#q") {
+		t.Errorf("after the search, focus is on %q, want still the search box", f)
+	}
+}
