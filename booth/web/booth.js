@@ -12,7 +12,7 @@
 
   let messages = {};
   let config = null;
-  const voter = { pem: "", token: "" };
+  const voter = { pem: "", pub: "", token: "" };
   const election = { text: "", manifest: null, style: 0 };
   let pendingHandle = null; // promise of the precomputation's handle
   let made = null; // the finished ballot: {ballot, tracker, ballotHash, opening}
@@ -313,10 +313,15 @@
 
   // --- the steps -------------------------------------------------------------
 
+  // signIn registers the voter's key and loads the ballot. The key is made
+  // once per page: a retry after a failure later on (a box that does not
+  // answer) registers the same key again, which the registrar answers with
+  // the same token, where a new key would be refused as a used code.
   async function signIn(voterID, code) {
-    const key = await newVoterKey();
-    const tok = await register(voterID, code, key.pub);
-    voter.pem = key.pem;
+    if (!voter.pem) {
+      Object.assign(voter, await newVoterKey());
+    }
+    const tok = await register(voterID, code, voter.pub);
     voter.token = tok.token;
     election.style = (await call("tokenStyle", voter.token)).style;
     const r = await boxFetch("/v1/elections/" + encodeURIComponent(config.electionID) + "/manifest", {});

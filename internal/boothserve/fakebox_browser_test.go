@@ -24,10 +24,11 @@ type fakeBox struct {
 	manifest []byte
 	origin   string // the booth's origin, which CORS lets in
 
-	mu      sync.Mutex
-	refuse  []string // the next casts' refusals, in order: "down", "RATE" or an election code
-	spoiled []spoiledSeen
-	cast    []*election.Ballot
+	mu           sync.Mutex
+	manifestDown int      // the next manifest requests to answer 503
+	refuse       []string // the next casts' refusals, in order: "down", "RATE" or an election code
+	spoiled      []spoiledSeen
+	cast         []*election.Ballot
 }
 
 // spoiledSeen is a spoiled ballot the box accepted: its tracker and the
@@ -41,6 +42,14 @@ func (f *fakeBox) refuseNext(what ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refuse = append(f.refuse, what...)
+}
+
+// manifestDownNext makes the next manifest request fail as a box that
+// cannot reach its gateway.
+func (f *fakeBox) manifestDownNext() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.manifestDown = 1
 }
 
 func (f *fakeBox) seen() ([]spoiledSeen, []*election.Ballot) {
@@ -61,6 +70,14 @@ func (f *fakeBox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/elections/"+f.prep.Manifest.ElectionID+"/manifest":
+		f.mu.Lock()
+		down := f.manifestDown > 0
+		f.manifestDown--
+		f.mu.Unlock()
+		if down {
+			answer(w, http.StatusServiceUnavailable, map[string]string{"error": "the gateway does not answer", "code": "UNAVAILABLE"})
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(f.manifest)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/spoiled":

@@ -115,8 +115,9 @@ func run(t *testing.T, p *page, d driver, voter int, errors bool) {
 	p.checkOrigins(t)
 }
 
-// signIn signs the voter in (after a wrong code, with errors) and waits
-// for the ballot (and, with errors, makes it with no choice).
+// signIn signs the voter in (with errors: after a wrong code, and after a
+// box that is down once the code was accepted) and waits for the ballot
+// (and, with errors, makes it with no choice).
 func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
 	id, code := p.env.codes[voter][0], p.env.codes[voter][1]
 	if errors {
@@ -124,6 +125,11 @@ func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
 		p.waitError(t, "errWrongCode")
 		p.checkA11y(t, "wrong code")
 		p.Eval(t, `document.getElementById("voter-id").value = ""; document.getElementById("code").value = ""; document.activeElement.blur(); true`)
+		// Registered, but the box is down: signing in again works (the
+		// same key gets the same token).
+		p.env.fake.manifestDownNext()
+		d.fill(t, p, id, code)
+		p.waitError(t, "errBoxDown")
 	}
 	d.fill(t, p, id, code)
 	p.waitStep(t, "ballot")
