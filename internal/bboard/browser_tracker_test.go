@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/fabvote/fabvote/internal/a11y"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -54,7 +56,7 @@ func TestBrowserTrackerSearch(t *testing.T) {
 					t.Errorf("result %q lacks %q", got, w)
 				}
 			}
-			for _, p := range a11yProblems(strings.NewReader(dom)) {
+			for _, p := range a11y.Problems(strings.NewReader(dom)) {
 				t.Errorf("after the search: %s", p)
 			}
 		})
@@ -74,22 +76,21 @@ func TestBrowserKeyboardTracker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := startCDP(t)
-	c.open(fileURL(site, "search.html"))
-	for i := 0; i < 20 && !strings.HasPrefix(c.focused(), "input#q"); i++ {
-		c.key("Tab", 9, "")
+	c := keyboardPage(t, fileURL(site, "search.html"))
+	for i := 0; i < 20 && !strings.HasPrefix(focused(t, c), "input#q"); i++ {
+		tab(t, c)
 	}
-	if !strings.HasPrefix(c.focused(), "input#q") {
-		t.Fatalf("Tab never reached the search box; focus is on %q", c.focused())
+	if !strings.HasPrefix(focused(t, c), "input#q") {
+		t.Fatalf("Tab never reached the search box; focus is on %q", focused(t, c))
 	}
-	c.call("Input.insertText", map[string]any{"text": trackers.Spoiled[1].Tracker})
-	c.key("Enter", 13, "\r")
-	c.waitFor(`/Found|Not found|Not a ballot/.test(document.getElementById("result").textContent)`)
-	got, _ := c.eval(`document.getElementById("result").textContent`).(string)
+	c.Call(t, "Input.insertText", map[string]any{"text": trackers.Spoiled[1].Tracker}, nil)
+	enter(t, c)
+	c.WaitFor(t, `/Found|Not found|Not a ballot/.test(document.getElementById("result").textContent)`, 20*time.Second)
+	got, _ := c.Eval(t, `document.getElementById("result").textContent`).(string)
 	if !strings.Contains(got, "audited, not counted") || !strings.Contains(got, "Mayor: Cleo") {
 		t.Errorf("answer after Enter: %q", got)
 	}
-	if f := c.focused(); !strings.HasPrefix(f, "input#q") {
+	if f := focused(t, c); !strings.HasPrefix(f, "input#q") {
 		t.Errorf("after the search, focus is on %q, want still the search box", f)
 	}
 }

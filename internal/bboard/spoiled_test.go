@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/a11y"
 	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/record"
 )
@@ -74,7 +75,7 @@ func TestSpoiledPage(t *testing.T) {
 			t.Errorf("ballots-0001.html lacks the tracker %s of ballot %s", tr, p)
 		}
 	}
-	for _, p := range a11yProblems(strings.NewReader(readSite(t, site, "spoiled.html"))) {
+	for _, p := range a11y.Problems(strings.NewReader(readSite(t, site, "spoiled.html"))) {
 		t.Errorf("spoiled.html: %s", p)
 	}
 	if !strings.Contains(readSite(t, site, "index.html"), `href="spoiled.html"`) {
