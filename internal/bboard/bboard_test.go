@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/a11y"
 	"github.com/fabvote/fabvote/internal/record"
 )
@@ -372,5 +373,29 @@ func TestIndexOutOfOrderShown(t *testing.T) {
 		if !strings.Contains(pages.String(), b.BallotHash) {
 			t.Errorf("ballot %s is on no page of the board", b.BallotHash)
 		}
+	}
+}
+
+// TestBoothDigestShown: the front page shows the manifest's booth digest,
+// so that observers can tell which booth the voters ran, and says nothing
+// of a booth when the manifest names none.
+func TestBoothDigestShown(t *testing.T) {
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name, digest string
+	}{{"with a booth", digest}, {"without", ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture("threshold").passing()
+			m, err := election.ParseManifest(f.manifest)
+			check(err)
+			m.BoothDigest = tc.digest
+			f.manifest, err = m.Marshal()
+			check(err)
+			_, files := build(t, f)
+			shown := strings.Contains(files["index.html"], `id="booth-digest"`)
+			if shown != (tc.digest != "") || !strings.Contains(files["index.html"], tc.digest) {
+				t.Errorf("index.html shows a booth digest: %v, want %q", shown, tc.digest)
+			}
+		})
 	}
 }

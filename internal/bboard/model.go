@@ -123,13 +123,16 @@ const pageSize = 1000
 
 // model is everything the templates show.
 type model struct {
-	in          *input
-	Title       string
-	ElectionID  string
-	Channel     string
-	Chaincode   string
-	LastBlock   uint64
-	Start, End  string
+	in         *input
+	Title      string
+	ElectionID string
+	Channel    string
+	Chaincode  string
+	LastBlock  uint64
+	Start, End string
+	// BoothDigest is the manifest's digest of the booth's files, "" when
+	// it names none.
+	BoothDigest string
 	Contests    []contestView
 	Styles      []styleView
 	Decryption  string
@@ -188,7 +191,7 @@ func newModel(in *input) (*model, error) {
 	v := &model{
 		in: in, Title: m.Title, ElectionID: m.ElectionID, Channel: in.record.Channel,
 		Chaincode: in.record.Chaincode, LastBlock: in.record.LastBlock,
-		Start: fmtTime(m.Start), End: fmtTime(m.End),
+		Start: fmtTime(m.Start), End: fmtTime(m.End), BoothDigest: m.BoothDigest,
 		Trustees: m.TrusteeMSPs, Authority: m.AuthorityMSP, MaxVoters: m.MaxVoters,
 		OK: *in.report.OK, GenesisHash: in.report.GenesisHash, ManifestHash: in.manifestHash,
 		Counts: in.report.Ballots, Indexed: len(in.ballots),
