@@ -30,7 +30,7 @@ import (
 // boothWindow is how long the booth's election accepts ballots: the
 // browser voters' five ballots and the bad input must fit in it, and the
 // tally waits for its end.
-const boothWindow = 150 * time.Second
+const boothWindow = 2 * time.Minute
 
 // boothRun is the booth's election on the real network and what its
 // steps hand on to each other.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,19 +101,20 @@ func (r *boothRun) state(t *testing.T) ledgerState {
 }
 
 // absent asserts that the ledger has no spoiled ballot under tracker and
-// no ballot of pseudonym.
+// no ballot of pseudonym (each unless "").
 func (r *boothRun) absent(t *testing.T, tracker, pseudonym string) {
 	t.Helper()
-	_, err := r.voter.Conn.Evaluate(r.c, "GetSpoiled", []byte(r.m.ElectionID), []byte(tracker))
-	if code := rejectCode(err); code != election.CodeNotFound {
-		t.Errorf("GetSpoiled %s after the refusal: %v, want %s", tracker, err, election.CodeNotFound)
+	if tracker != "" {
+		_, err := r.voter.Conn.Evaluate(r.c, "GetSpoiled", []byte(r.m.ElectionID), []byte(tracker))
+		if code := rejectCode(err); code != election.CodeNotFound {
+			t.Errorf("GetSpoiled %s after the refusal: %v, want %s", tracker, err, election.CodeNotFound)
+		}
 	}
-	if pseudonym == "" {
-		return
-	}
-	_, err = r.voter.GetBallot(r.c, r.m.ElectionID, pseudonym)
-	if code := rejectCode(err); code != election.CodeNotFound {
-		t.Errorf("GetBallot %s after the refusal: %v, want %s", pseudonym, err, election.CodeNotFound)
+	if pseudonym != "" {
+		_, err := r.voter.GetBallot(r.c, r.m.ElectionID, pseudonym)
+		if code := rejectCode(err); code != election.CodeNotFound {
+			t.Errorf("GetBallot %s after the refusal: %v, want %s", pseudonym, err, election.CodeNotFound)
+		}
 	}
 }
 
@@ -124,76 +126,78 @@ func rejectCode(err error) string {
 	return ""
 }
 
+// badRequest is one bad request, ready to send, and the tracker and
+// pseudonym it must leave absent from the ledger ("" for none).
+type badRequest struct {
+	tracker, pseudonym string
+	send               func(t *testing.T) boxAnswer
+}
+
 // badInput sends the boxes one kind of bad input per subtest: each is
 // refused with its status and code, and the ledger keeps its ballots and
 // spoiled ballots. cast is a voter whose ballot the ledger holds.
 func (r *boothRun) badInput(t *testing.T, cast *boothVoter) {
 	cases := []struct {
-		name   string
-		status int
-		code   string
-		send   func(t *testing.T) (tracker, pseudonym string, a boxAnswer)
+		name    string
+		status  int
+		code    string
+		prepare func(t *testing.T) badRequest
 	}{
 		{"opening that does not match its ciphertext", http.StatusUnprocessableEntity, election.CodeOpening, r.wrongOpening},
 		{"spoiled ballot cast", http.StatusUnprocessableEntity, election.CodeSpoiled, r.spoiledCast},
-		{"ballot replayed to another box", http.StatusUnprocessableEntity, election.CodeDuplicate, func(t *testing.T) (string, string, boxAnswer) {
-			return "", "", r.box2.castBallot(t, cast.ballot)
+		{"ballot replayed to another box", http.StatusUnprocessableEntity, election.CodeDuplicate, func(t *testing.T) badRequest {
+			return badRequest{send: func(t *testing.T) boxAnswer { return r.box2.castBallot(t, cast.ballot) }}
 		}},
-		{"oversized request", http.StatusRequestEntityTooLarge, election.CodeSize, func(t *testing.T) (string, string, boxAnswer) {
+		{"oversized request", http.StatusRequestEntityTooLarge, election.CodeSize, func(t *testing.T) badRequest {
 			body := `{"ballot":"` + strings.Repeat("A", 2*election.MaxBallotSize) + `"}`
-			return "", "", r.box.post(t, box.BallotsPath, []byte(body))
+			return badRequest{send: func(t *testing.T) boxAnswer { return r.box.post(t, box.BallotsPath, []byte(body)) }}
 		}},
 		{"token of another election", http.StatusUnprocessableEntity, election.CodeToken, r.foreignToken},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			req := tc.prepare(t)
 			before := r.state(t)
-			tracker, pseudonym, a := tc.send(t)
-			if a.status != tc.status || a.Code != tc.code {
+			if a := req.send(t); a.status != tc.status || a.Code != tc.code {
 				t.Fatalf("the box answered %d %s (%s), want %d %s", a.status, a.Code, a.body, tc.status, tc.code)
 			}
 			if after := r.state(t); after != before {
 				t.Errorf("the ledger went from %+v to %+v", before, after)
 			}
-			if tracker != "" {
-				r.absent(t, tracker, pseudonym)
-			}
+			r.absent(t, req.tracker, req.pseudonym)
 		})
 	}
 }
 
-// wrongOpening sends a spoiled ballot whose opening is another ballot's.
-func (r *boothRun) wrongOpening(t *testing.T) (string, string, boxAnswer) {
+// wrongOpening is a spoiled ballot whose opening is another ballot's.
+func (r *boothRun) wrongOpening(t *testing.T) badRequest {
 	mb, other := r.makeBallot(t, "bad-opening", 1), r.makeBallot(t, "bad-opening-2", 1)
 	s := mb.spoiled(t)
 	s.Opening = other.opening
-	return s.TrackerHex(), "", r.box.post(t, box.SpoiledPath, s.Marshal())
+	return badRequest{tracker: s.TrackerHex(), send: func(t *testing.T) boxAnswer { return r.box.post(t, box.SpoiledPath, s.Marshal()) }}
 }
 
-// spoiledCast audits a ballot (its spoiled ballot is accepted), then
-// casts it.
-func (r *boothRun) spoiledCast(t *testing.T) (string, string, boxAnswer) {
+// spoiledCast audits a ballot (its spoiled ballot is accepted, with its
+// choice), then is the cast of that ballot.
+func (r *boothRun) spoiledCast(t *testing.T) badRequest {
 	mb := r.makeBallot(t, "bad-spoiled", 2)
 	s := mb.spoiled(t)
 	if a := r.box.post(t, box.SpoiledPath, s.Marshal()); a.status != http.StatusOK {
 		t.Fatalf("auditing the ballot: %d %s", a.status, a.body)
 	}
-	if got := r.spoiledChoice(t, s.TrackerHex()); len(got) != 1 || got[0] != 2 {
+	if got := r.spoiledChoice(t, s.TrackerHex()); !slices.Equal(got, []int{2}) {
 		t.Fatalf("the spoiled ballot reveals %v, want [2]", got)
 	}
-	a := r.box.castBallot(t, mb.b.Marshal())
-	if _, err := r.voter.GetBallot(r.c, r.m.ElectionID, mb.b.PseudonymHex()); rejectCode(err) != election.CodeNotFound {
-		t.Errorf("GetBallot of the spoiled ballot's voter: %v, want %s", err, election.CodeNotFound)
-	}
-	return "", "", a
+	return badRequest{pseudonym: mb.b.PseudonymHex(), send: func(t *testing.T) boxAnswer { return r.box.castBallot(t, mb.b.Marshal()) }}
 }
 
-// foreignToken casts a ballot of the booth's election that carries a
-// token the authority issued for another election.
-func (r *boothRun) foreignToken(t *testing.T) (string, string, boxAnswer) {
+// foreignToken is a ballot of the booth's election that carries a token
+// the authority issued for another election.
+func (r *boothRun) foreignToken(t *testing.T) badRequest {
 	other := *r.m
 	other.ElectionID = r.m.ElectionID + "-other"
 	mb := r.makeBallot(t, "bad-token", 0)
 	mb.b.Token = r.issueToken(t, &other, "bad-token", mb.pub)
-	return mb.b.TrackerHex(), mb.b.PseudonymHex(), r.box.castBallot(t, resign(t, mb.b, mb.key))
+	ballot := resign(t, mb.b, mb.key)
+	return badRequest{tracker: mb.b.TrackerHex(), pseudonym: mb.b.PseudonymHex(), send: func(t *testing.T) boxAnswer { return r.box.castBallot(t, ballot) }}
 }

@@ -117,20 +117,9 @@ func (r *boothRun) startRegistrar(t *testing.T, addr, boxURL, state string) {
 func (r *boothRun) serve(t *testing.T, name string, ready *regexp.Regexp, args ...string) {
 	cmd := exec.Command(r.Bin, args...)
 	cmd.Dir = r.Dir
-	log := &nettest.SyncBuffer{}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("%s log:\n%s", name, nettest.Tail(log.String(), 30))
-		}
-	})
+	log := startLogged(t, name, cmd)
 	for deadline := time.Now().Add(30 * time.Second); !ready.MatchString(log.String()); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) || cmd.ProcessState != nil {
+		if time.Now().After(deadline) {
 			t.Fatalf("%s did not start:\n%s", name, log.String())
 		}
 	}
