@@ -4,6 +4,7 @@ package bboard
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,20 @@ func TestBrowserKeyboardTracker(t *testing.T) {
 	if f := focused(t, c); !strings.HasPrefix(f, "input#q") {
 		t.Errorf("after the search, focus is on %q, want still the search box", f)
 	}
+}
+
+// TestBrowserSpoiledPhoneLayout: the audited ballots page fits a phone's
+// width, as the other pages do (TestBrowserPhoneLayout).
+func TestBrowserSpoiledPhoneLayout(t *testing.T) {
+	site := spoiledBoard(t)
+	b := startDevTools(t)
+	raw := b.phonePage(t, fileURL(site, "spoiled.html"), phoneProbe)
+	var got struct{ Width, ScrollWidth int }
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("probe output %q: %v", raw, err)
+	}
+	if got.Width != phoneWidth || got.ScrollWidth > got.Width {
+		t.Errorf("spoiled.html is %d px wide on a %d px screen (want %d)", got.ScrollWidth, got.Width, phoneWidth)
+	}
+	b.screenshot(t, filepath.Join(artifacts(t), "spoiled-phone.png"))
 }
