@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/internal/a11y"
+	"github.com/fabvote/fabvote/internal/devtools"
 	"github.com/fabvote/fabvote/internal/record"
 )
 
@@ -100,14 +101,15 @@ func TestBrowserKeyboardTracker(t *testing.T) {
 // width, as the other pages do (TestBrowserPhoneLayout).
 func TestBrowserSpoiledPhoneLayout(t *testing.T) {
 	site := spoiledBoard(t)
-	b := startDevTools(t)
-	raw := b.phonePage(t, fileURL(site, "spoiled.html"), phoneProbe)
+	b := devtools.Start(t)
+	b.EmulatePhone(t)
+	raw := b.PhonePage(t, fileURL(site, "spoiled.html"), phoneProbe)
 	var got struct{ Width, ScrollWidth int }
 	if err := json.Unmarshal([]byte(raw), &got); err != nil {
 		t.Fatalf("probe output %q: %v", raw, err)
 	}
-	if got.Width != phoneWidth || got.ScrollWidth > got.Width {
-		t.Errorf("spoiled.html is %d px wide on a %d px screen (want %d)", got.ScrollWidth, got.Width, phoneWidth)
+	if got.Width != devtools.PhoneWidth || got.ScrollWidth > got.Width {
+		t.Errorf("spoiled.html is %d px wide on a %d px screen (want %d)", got.ScrollWidth, got.Width, devtools.PhoneWidth)
 	}
-	b.screenshot(t, filepath.Join(artifacts(t), "spoiled-phone.png"))
+	b.Screenshot(t, filepath.Join(artifacts(t), "spoiled-phone.png"))
 }
