@@ -23,7 +23,7 @@ export RUN=${E2E_RUN:-$BUILD/e2e-run}
 export NET_STACK=${E2E_STACK:-e2e}
 export BASE_PORT=${E2E_BASE_PORT:-}
 # Read before read_topology, which unsets every E2E_ variable it does not set.
-RUN_FLAGS=${E2E_RUN_FLAGS:-}
+read -r -a RUN_FLAGS <<<"${E2E_RUN_FLAGS:-}"
 export ROOT
 NET_SH=$ROOT/network/net.sh
 # shellcheck source=scripts/ports.sh
@@ -103,4 +103,4 @@ cd "$ROOT"
 # make booth built, in headless Chromium, which must then be installed.
 FABVOTE_E2E_NETWORK=$RUN/$PROFILE/network.json FABVOTE_BIN=$BIN/fabvote \
 	FABVOTE_BOOTH_DIR=$BUILD/booth FABVOTE_BROWSER_TEST=1 \
-	$GO test -tags e2e,browser -count=1 -v -timeout 30m $RUN_FLAGS ./e2e/
+	$GO test -tags e2e,browser -count=1 -v -timeout 30m "${RUN_FLAGS[@]}" ./e2e/
