@@ -35,7 +35,7 @@ booth:
 	@echo "booth in $(BOOTH_DIR)"
 
 booth-test: booth
-	$(GO) vet -tags browser ./internal/boothserve/ ./internal/devtools/ ./internal/a11y/
+	$(GO) vet -tags browser ./internal/boothserve/ ./internal/boothtest/ ./internal/devtools/ ./internal/a11y/
 	$(GO) test -count=1 ./booth/ ./internal/boothserve/
 	FABVOTE_BROWSER_TEST=1 FABVOTE_BOOTH_DIR=$(BOOTH_DIR) FABVOTE_BOOTH_ARTIFACTS=$(BUILD)/booth-artifacts \
 		$(GO) test -count=1 -tags browser -run Browser -v ./internal/boothserve/

@@ -105,11 +105,10 @@ func startRegistrar(t *testing.T, e *env) string {
 	return ops[1]
 }
 
-// startPrometheus runs prometheus on a free loopback port and returns its
-// base URL once it is ready.
-func startPrometheus(t *testing.T, bin, config, tsdb string) string {
-	addr := nettest.FreeAddr(t)
-	cmd := exec.Command(bin, "--config.file="+config, "--storage.tsdb.path="+tsdb, "--web.listen-address="+addr)
+// startLogged starts cmd with its output into the log it returns; it is
+// killed when the test ends, and the end of its log shown if the test
+// failed.
+func startLogged(t *testing.T, name string, cmd *exec.Cmd) *nettest.SyncBuffer {
 	log := &nettest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -119,9 +118,17 @@ func startPrometheus(t *testing.T, bin, config, tsdb string) string {
 		cmd.Process.Kill()
 		cmd.Wait()
 		if t.Failed() {
-			t.Logf("prometheus log:\n%s", nettest.Tail(log.String(), 40))
+			t.Logf("%s log:\n%s", name, nettest.Tail(log.String(), 40))
 		}
 	})
+	return log
+}
+
+// startPrometheus runs prometheus on a free loopback port and returns its
+// base URL once it is ready.
+func startPrometheus(t *testing.T, bin, config, tsdb string) string {
+	addr := nettest.FreeAddr(t)
+	log := startLogged(t, "prometheus", exec.Command(bin, "--config.file="+config, "--storage.tsdb.path="+tsdb, "--web.listen-address="+addr))
 	base := "http://" + addr
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if resp, err := http.Get(base + "/-/ready"); err == nil {

@@ -5,7 +5,8 @@
 # identity can try what only the election authority may do) in its own run
 # directory and port range, runs the Go end-to-end test (e2e/, build tag
 # e2e) against it with the real chaincode service, gateway and fabvote
-# binary, and stops the network whatever happens.
+# binary, and the voter's booth in headless Chromium (build tag browser),
+# and stops the network whatever happens.
 #
 # Variables: E2E_PROFILE (three-orgs), E2E_RUN (build/e2e-run), E2E_STACK (the
 # port plan's stack: e2e, or e2e-o4 for make e2e-test-o4), E2E_BASE_PORT
@@ -21,6 +22,8 @@ export PROFILE=${E2E_PROFILE:-three-orgs}
 export RUN=${E2E_RUN:-$BUILD/e2e-run}
 export NET_STACK=${E2E_STACK:-e2e}
 export BASE_PORT=${E2E_BASE_PORT:-}
+# Read before read_topology, which unsets every E2E_ variable it does not set.
+read -r -a RUN_FLAGS <<<"${E2E_RUN_FLAGS:-}"
 export ROOT
 NET_SH=$ROOT/network/net.sh
 # shellcheck source=scripts/ports.sh
@@ -96,5 +99,8 @@ if ((${#E2E_ORGS[@]} > 1)); then
 fi
 
 cd "$ROOT"
+# Tag browser adds the booth's test (e2e/booth_test.go): the booth that
+# make booth built, in headless Chromium, which must then be installed.
 FABVOTE_E2E_NETWORK=$RUN/$PROFILE/network.json FABVOTE_BIN=$BIN/fabvote \
-	$GO test -tags e2e -count=1 -v -timeout 30m ${E2E_RUN_FLAGS:-} ./e2e/
+	FABVOTE_BOOTH_DIR=$BUILD/booth FABVOTE_BROWSER_TEST=1 \
+	$GO test -tags e2e,browser -count=1 -v -timeout 30m "${RUN_FLAGS[@]}" ./e2e/

@@ -9,7 +9,8 @@
 #                     when one is stale)
 #   make demo         a whole election on a fresh solo-org network (VOTERS=1000 by default)
 #   make readme-test  README.md's steps by hand, as written, on a running network (in make test)
-#   make e2e-test     the end-to-end test on a real three-orgs network (in make test)
+#   make e2e-test     the end-to-end test on a real three-orgs network, the booth
+#                     (make booth) in headless Chromium included (in make test)
 #   make e2e-test-o4  the same with the ballot validation plugin on (O-IV: cheap
 #                     endorsement, proofs checked by every peer at validation;
 #                     colluding endorsers' writes refused); own run dir and ports
@@ -68,7 +69,7 @@ demo-refusal-test: fabvote fabnet
 readme-test: fabric fabric-ca fabvote fabnet
 	ROOT=$(ROOT) BIN=$(BIN) RUN=$(RUN) GO=$(GO) $(ROOT)/scripts/readme-steps.sh
 
-e2e-test: fabric fabric-ca fabvote
+e2e-test: fabric fabric-ca fabvote booth
 	ROOT=$(ROOT) BIN=$(BIN) BUILD=$(BUILD) GO=$(GO) $(ROOT)/scripts/e2e.sh
 
 e2e-test-o4: fabric fabric-ca fabvote

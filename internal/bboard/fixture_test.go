@@ -231,15 +231,6 @@ func (f *fixture) passing() *fixture {
 	return f
 }
 
-// withBooth gives the fixture's manifest the booth digest d.
-func (f *fixture) withBooth(d string) *fixture {
-	m, err := election.ParseManifest(f.manifest)
-	check(err)
-	m.BoothDigest = d
-	f.manifest = mustMarshal(m.Marshal())
-	return f
-}
-
 func jsonOf(v any) []byte {
 	b, err := json.Marshal(v)
 	check(err)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/fabvote/fabvote/internal/boothtest"
 )
 
 // BenchmarkBrowserBallot times the booth in headless Chromium for the test
@@ -19,22 +21,22 @@ import (
 func BenchmarkBrowserBallot(b *testing.B) {
 	e := newBoothEnv(b)
 	p := e.open(b, "en", false)
-	d := pointer{}
-	d.fill(b, p, e.codes[0][0], e.codes[0][1])
-	p.waitStep(b, "ballot")
-	d.choose(b, p, "c0-o2")
+	d := boothtest.Pointer{}
+	d.Fill(b, p.Page, e.codes[0][0], e.codes[0][1])
+	p.WaitStep(b, "ballot")
+	d.Choose(b, p.Page, "c0-o2")
 	var pre, click []float64
 	for b.Loop() {
-		p.WaitFor(b, `performance.getEntriesByName("fabvote:precompute-end").length > `+strconv.Itoa(len(pre)), slow)
-		d.press(b, p, "make-button")
-		p.waitStep(b, "check")
-		p.WaitFor(b, `performance.getEntriesByName("fabvote:tracker-shown").length > `+strconv.Itoa(len(click)), slow)
+		p.WaitFor(b, `performance.getEntriesByName("fabvote:precompute-end").length > `+strconv.Itoa(len(pre)), boothtest.Slow)
+		d.Press(b, p.Page, "make-button")
+		p.WaitStep(b, "check")
+		p.WaitFor(b, `performance.getEntriesByName("fabvote:tracker-shown").length > `+strconv.Itoa(len(click)), boothtest.Slow)
 		pre = append(pre, p.since(b, "precompute-start", "precompute-end"))
 		click = append(click, p.since(b, "make", "tracker-shown"))
-		d.press(b, p, "audit-button")
-		p.waitStep(b, "audited")
-		d.press(b, p, "again-button")
-		p.waitStep(b, "ballot")
+		d.Press(b, p.Page, "audit-button")
+		p.WaitStep(b, "audited")
+		d.Press(b, p.Page, "again-button")
+		p.WaitStep(b, "ballot")
 	}
 	whole := make([]float64, len(pre))
 	for i := range pre {

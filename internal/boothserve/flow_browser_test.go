@@ -9,102 +9,25 @@ import (
 	"time"
 
 	"github.com/fabvote/fabvote/crypto/votecode"
+	"github.com/fabvote/fabvote/internal/boothtest"
 )
-
-// pointer works the page as a mouse or a finger does: it sets the fields
-// and clicks.
-type pointer struct{}
-
-func (pointer) fill(t testing.TB, p *page, voterID, code string) {
-	t.Helper()
-	p.Eval(t, `document.getElementById("voter-id").value = `+jsString(voterID)+`; document.getElementById("code").value = `+jsString(code)+`; true`)
-	p.Eval(t, `document.getElementById("start-button").click(); true`)
-}
-
-func (pointer) choose(t testing.TB, p *page, id string) {
-	t.Helper()
-	p.Eval(t, `document.getElementById("`+id+`").click(); true`)
-}
-
-func (pointer) press(t testing.TB, p *page, id string) {
-	t.Helper()
-	p.Eval(t, `document.getElementById("`+id+`").click(); true`)
-}
-
-// keyboard works the page with Tab, arrows, Space and Enter alone,
-// through the browser's input events, and checks at each control that it
-// is reached in order and its focus is visible.
-type keyboard struct{}
-
-func (k keyboard) fill(t testing.TB, p *page, voterID, code string) {
-	t.Helper()
-	k.tabTo(t, p, "voter-id")
-	p.Call(t, "Input.insertText", map[string]any{"text": voterID}, nil)
-	k.tabTo(t, p, "code")
-	p.Call(t, "Input.insertText", map[string]any{"text": code}, nil)
-	p.Key(t, "Enter", "Enter", 13, "\r")
-}
-
-func (k keyboard) choose(t testing.TB, p *page, id string) {
-	t.Helper()
-	// A radio group is one tab stop; the arrows move the choice in it.
-	k.tabTo(t, p, "c0-o0", id)
-	for range 8 {
-		if p.EvalString(t, `document.activeElement.id`) == id {
-			break
-		}
-		p.Key(t, "ArrowDown", "ArrowDown", 40, "")
-	}
-	if p.Eval(t, `document.getElementById("`+id+`").checked`) != true {
-		t.Fatalf("the arrows did not choose #%s", id)
-	}
-}
-
-func (k keyboard) press(t testing.TB, p *page, id string) {
-	t.Helper()
-	k.tabTo(t, p, id)
-	p.Key(t, " ", "Space", 32, " ")
-}
-
-// tabTo presses Tab until one of ids has the focus, and fails if the
-// page's order does not reach it soon or its focus is not visible.
-func (keyboard) tabTo(t testing.TB, p *page, ids ...string) {
-	t.Helper()
-	var path []string
-	for range 12 {
-		p.Key(t, "Tab", "Tab", 9, "")
-		at := p.EvalString(t, `document.activeElement.id`)
-		path = append(path, at)
-		if slices.Contains(ids, at) {
-			if o := p.EvalString(t, `getComputedStyle(document.activeElement).outlineStyle`); o == "none" {
-				t.Errorf("#%s has the focus but no visible outline", at)
-			}
-			return
-		}
-	}
-	t.Fatalf("Tab does not reach #%s; it went %v", ids[0], path)
-}
-
-func jsString(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-}
 
 // run is one voter's visit: a wrong code first, then the right one; a
 // ballot for the third candidate, audited; a fresh ballot (the choice
 // kept), cast. With errors, the first casts meet a box that is down, one
 // that limits the rate, one that says the window is closed and one that
 // says the voter has voted (each shows its message); the last is accepted.
-func run(t *testing.T, p *page, d driver, voter int, errors bool) {
+func run(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 	signIn(t, p, d, voter, errors)
 	audited := audit(t, p, d)
-	d.press(t, p, "again-button")
-	p.waitStep(t, "ballot")
+	d.Press(t, p.Page, "again-button")
+	p.WaitStep(t, "ballot")
 	if p.Eval(t, `document.getElementById("c0-o2").checked`) != true {
 		t.Fatal("the fresh ballot does not keep the audited choice")
 	}
-	d.press(t, p, "make-button")
-	p.waitStep(t, "check")
-	final := p.tracker(t, "check-tracker")
+	d.Press(t, p.Page, "make-button")
+	p.WaitStep(t, "check")
+	final := p.Tracker(t, "check-tracker")
 	if final == audited {
 		t.Fatal("the fresh ballot has the audited one's tracker: no new randomness")
 	}
@@ -118,27 +41,27 @@ func run(t *testing.T, p *page, d driver, voter int, errors bool) {
 // signIn signs the voter in (with errors: after a wrong code, and after a
 // box that is down once the code was accepted) and waits for the ballot
 // (and, with errors, makes it with no choice).
-func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
+func signIn(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 	id, code := p.env.codes[voter][0], p.env.codes[voter][1]
 	if errors {
-		d.fill(t, p, id, strings.Repeat("A", len(code)))
-		p.waitError(t, "errWrongCode")
-		p.checkA11y(t, "wrong code")
+		d.Fill(t, p.Page, id, strings.Repeat("A", len(code)))
+		p.WaitError(t, "errWrongCode")
+		p.CheckA11y(t, "wrong code")
 		p.Eval(t, `document.getElementById("voter-id").value = ""; document.getElementById("code").value = ""; document.activeElement.blur(); true`)
 		// Registered, but the box is down: signing in again works (the
 		// same key gets the same token).
 		p.env.fake.manifestDownNext()
-		d.fill(t, p, id, code)
-		p.waitError(t, "errBoxDown")
+		d.Fill(t, p.Page, id, code)
+		p.WaitError(t, "errBoxDown")
 	}
-	d.fill(t, p, id, code)
-	p.waitStep(t, "ballot")
+	d.Fill(t, p.Page, id, code)
+	p.WaitStep(t, "ballot")
 	if n := p.Eval(t, `document.querySelectorAll("fieldset legend").length`); n != float64(1) {
 		t.Fatalf("%v contests shown, want 1", n)
 	}
 	if errors { // no choice: the Go code refuses it, and the precomputation stays for the next try
-		d.press(t, p, "make-button")
-		p.waitError(t, "errSelection")
+		d.Press(t, p.Page, "make-button")
+		p.WaitError(t, "errSelection")
 		p.Eval(t, `document.getElementById("ballot-heading").focus(); true`)
 	}
 }
@@ -146,14 +69,14 @@ func signIn(t *testing.T, p *page, d driver, voter int, errors bool) {
 // audit makes a ballot for the third candidate and audits it: the box
 // receives a spoiled ballot that reveals that choice under the tracker the
 // page showed. It returns the tracker.
-func audit(t *testing.T, p *page, d driver) string {
-	d.choose(t, p, "c0-o2")
-	d.press(t, p, "make-button")
-	p.waitStep(t, "check")
-	audited := p.tracker(t, "check-tracker")
+func audit(t *testing.T, p *page, d boothtest.Driver) string {
+	d.Choose(t, p.Page, "c0-o2")
+	d.Press(t, p.Page, "make-button")
+	p.WaitStep(t, "check")
+	audited := p.Tracker(t, "check-tracker")
 	before, _ := p.env.fake.seen()
-	d.press(t, p, "audit-button")
-	p.waitStep(t, "audited")
+	d.Press(t, p.Page, "audit-button")
+	p.WaitStep(t, "audited")
 	spoiled, _ := p.env.fake.seen()
 	if len(spoiled) != len(before)+1 {
 		t.Fatalf("the box received %d spoiled ballots, want %d", len(spoiled), len(before)+1)
@@ -162,10 +85,10 @@ func audit(t *testing.T, p *page, d driver) string {
 	if want := []votecode.Selection{{Options: []int{2}}}; got.tracker != audited || !selectionsEqual(got.sels, want) {
 		t.Fatalf("the box received a spoiled ballot %s revealing %+v; the page showed %s for %+v", got.tracker, got.sels, audited, want)
 	}
-	if shown := p.tracker(t, "audited-tracker"); shown != audited {
+	if shown := p.Tracker(t, "audited-tracker"); shown != audited {
 		t.Fatalf("the audit shows tracker %s, the ballot had %s", shown, audited)
 	}
-	if c := p.text(t, "audited-choice"); !strings.Contains(c, "Carol") {
+	if c := p.Text(t, "audited-choice"); !strings.Contains(c, "Carol") {
 		t.Fatalf("the audit shows the choice %q, want Carol", c)
 	}
 	return audited
@@ -173,34 +96,34 @@ func audit(t *testing.T, p *page, d driver) string {
 
 // castRefused casts into a box that refuses, once per kind of refusal,
 // and checks that each shows its message and leaves the ballot to cast.
-func castRefused(t *testing.T, p *page, d driver) {
+func castRefused(t *testing.T, p *page, d boothtest.Driver) {
 	refusals := []struct{ box, message string }{
 		{"down", "errBoxDown"}, {"RATE", "errRateLimited"}, {"WINDOW", "errWindow"}, {"DUPLICATE", "errDuplicate"},
 	}
 	for _, r := range refusals {
 		p.env.fake.refuseNext(r.box)
-		d.press(t, p, "cast-button")
-		p.waitError(t, r.message)
-		if r.box == "RATE" && !strings.Contains(p.text(t, "error-text"), "30") {
-			t.Errorf("the rate limit's message %q does not say the box's Retry-After, 30 s", p.text(t, "error-text"))
+		d.Press(t, p.Page, "cast-button")
+		p.WaitError(t, r.message)
+		if r.box == "RATE" && !strings.Contains(p.Text(t, "error-text"), "30") {
+			t.Errorf("the rate limit's message %q does not say the box's Retry-After, 30 s", p.Text(t, "error-text"))
 		}
-		p.checkA11y(t, r.message)
+		p.CheckA11y(t, r.message)
 		p.Eval(t, `document.getElementById("check-heading").focus(); true`)
 	}
 }
 
 // cast casts the ballot of tracker final: the box receives a ballot that
 // CheckBallot accepts with that tracker, and the receipt shows it.
-func cast(t *testing.T, p *page, d driver, final string) {
-	d.press(t, p, "cast-button")
-	p.waitStep(t, "receipt")
+func cast(t *testing.T, p *page, d boothtest.Driver, final string) {
+	d.Press(t, p.Page, "cast-button")
+	p.WaitStep(t, "receipt")
 	_, cast := p.env.fake.seen()
 	last := cast[len(cast)-1]
-	if last.TrackerHex() != final || p.tracker(t, "receipt-tracker") != final {
+	if last.TrackerHex() != final || p.Tracker(t, "receipt-tracker") != final {
 		t.Fatalf("the box received a ballot with tracker %s; the page showed %s", last.TrackerHex(), final)
 	}
 	hash := last.Hash()
-	if got := p.text(t, "receipt-hash"); got != hexOf(hash[:]) {
+	if got := p.Text(t, "receipt-hash"); got != hexOf(hash[:]) {
 		t.Fatalf("the receipt shows ballot hash %s, the ballot's is %x", got, hash)
 	}
 	if href := p.EvalString(t, `document.getElementById("receipt-board").href`); !strings.HasSuffix(href, "search.html?q="+final) {
@@ -216,14 +139,14 @@ func TestBrowserBooth(t *testing.T) {
 	start := time.Now()
 	e := newBoothEnv(t)
 	t.Run("pointer, phone, English", func(t *testing.T) {
-		run(t, e.open(t, "en", true), pointer{}, 0, true)
+		run(t, e.open(t, "en", true), boothtest.Pointer{}, 0, true)
 	})
 	t.Run("keyboard, German", func(t *testing.T) {
 		p := e.open(t, "de", false)
-		if h := p.text(t, "start-heading"); h != p.msg(t, "startHeading") {
-			t.Fatalf("heading %q, want the German %q", h, p.msg(t, "startHeading"))
+		if h := p.Text(t, "start-heading"); h != p.Msg(t, "startHeading") {
+			t.Fatalf("heading %q, want the German %q", h, p.Msg(t, "startHeading"))
 		}
-		run(t, p, keyboard{}, 1, false)
+		run(t, p, boothtest.Keyboard{}, 1, false)
 	})
 	t.Logf("the booth's browser test took %s", time.Since(start).Round(time.Second))
 }
