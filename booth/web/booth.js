@@ -15,8 +15,16 @@
   const voter = { pem: "", pub: "", token: "" };
   const election = { text: "", manifest: null, style: 0 };
   let pendingHandle = null; // promise of the precomputation's handle
-  let made = null; // the finished ballot: {ballot, tracker, ballotHash, opening}
+  // made is the finished ballot ({ballot, tracker, ballotHash, opening}
+  // from finish) and what the voter chose to do with it. fate is "" until
+  // a click on Cast or Audit, which sets it before anything else happens:
+  // "opened" (its opening may be public, so it must never be cast) or
+  // "cast" (it may be on the ledger, so it must never be opened). spoiled
+  // is its spoiled form once made, sent again as is on a retry; tries
+  // counts the casts sent.
+  let made = null;
   let madeSelections = null;
+  let inProgress = false; // signed in and not yet cast: leaving loses the key
 
   // A UserError is a failure the voter can act on: a message key and its values.
   class UserError extends Error {
@@ -53,7 +61,8 @@
     calls.delete(e.data.id);
     done(e.data.out);
   };
-  worker.onerror = (e) => showError(new UserError("errLoad", { detail: e.message || "booth.wasm" }));
+  // Before sign-in a reload is harmless; after it, it would lose the key.
+  worker.onerror = (e) => showError(new UserError(voter.token ? "errBooth" : "errLoad", { detail: e.message || "booth.wasm" }));
 
   // call runs fabvoteBooth[fn](...args) in the worker; a refusal rejects
   // with {error, code}.
@@ -183,7 +192,7 @@
     }
     const body = await r.json().catch(() => ({}));
     const code = body.code || "";
-    const byCode = { WINDOW: "errWindow", DUPLICATE: "errDuplicate", SPOILED: "errSpoiledCast" };
+    const byCode = { WINDOW: "errWindow", DUPLICATE: "errDuplicate", SPOILED: "errSpoiledCast", COMMIT_UNKNOWN: "errCommitUnknown" };
     if (r.status === 429 || code === "RATE") {
       throw new UserError("errRateLimited", { seconds: r.headers.get("Retry-After") || "60" });
     }
@@ -330,6 +339,7 @@
     $("election").textContent = t("electionLine", { title: election.manifest.title });
     precompute();
     renderBallot();
+    inProgress = true;
   }
 
   async function onStart(ev) {
@@ -358,28 +368,106 @@
       throw err.code === "TOKEN" ? err : new UserError("errSelection");
     }
     pendingHandle = null;
+    made.fate = "";
+    made.tries = 0;
     madeSelections = sels;
     $("check-tracker").textContent = group(made.tracker);
+    renderCheck();
     requestAnimationFrame(() => mark("tracker-shown"));
   }
 
-  async function audit() {
-    const s = await call("spoil", made.ballot, made.opening);
-    await boxPost("/v1/spoiled", s.spoiled);
-    made = null;
-    const list = $("audited-choice");
-    list.replaceChildren(...describe(madeSelections).map((line) => el("li", line)));
-    $("audited-tracker").textContent = group(s.tracker);
-    boardLink("audited-board", config.boardURL);
+  // renderCheck offers what the ballot's fate allows: Cast or Audit while
+  // it has none; after Audit, only publishing the same audit again or a new
+  // ballot; after Cast, only casting the same ballot again.
+  function renderCheck() {
+    const fate = made ? made.fate : "";
+    $("cast-button").hidden = fate !== "";
+    $("audit-button").hidden = fate !== "";
+    $("retry-cast-button").hidden = fate !== "cast";
+    $("retry-audit-button").hidden = fate !== "opened";
+    $("new-ballot-button").hidden = fate !== "opened";
+    $("check-explain").hidden = fate !== "";
+    $("check-fate").hidden = fate === "";
+    $("check-fate").textContent = fate ? t(fate === "opened" ? "openedNote" : "castNote") : "";
   }
 
+  // seal gives the ballot its fate, once: a ballot opened is never cast,
+  // and one cast is never opened. It says whether it did.
+  function seal(fate) {
+    if (!made || made.fate !== "") {
+      return false;
+    }
+    made.fate = fate;
+    renderCheck();
+    return true;
+  }
+
+  // afterFailure shows what the ballot still allows and puts the focus on
+  // the first thing the voter can do, since the button pressed may be gone.
+  function afterFailure() {
+    renderCheck();
+    const next = [...document.querySelectorAll("#step-check button")].find((b) => !b.hidden);
+    if (next) next.focus();
+  }
+
+  async function audit() {
+    if (made.fate !== "opened") {
+      throw new Error("an audit of a ballot not opened for it");
+    }
+    if (!made.spoiled) {
+      made.spoiled = (await call("spoil", made.ballot, made.opening)).spoiled;
+    }
+    const answer = await boxPost("/v1/spoiled", made.spoiled);
+    if (answer.tracker !== made.tracker) {
+      throw new UserError("errBoxFaulty", { tracker: group(made.tracker) });
+    }
+    const list = $("audited-choice");
+    list.replaceChildren(...describe(madeSelections).map((line) => el("li", line)));
+    $("audited-tracker").textContent = group(made.tracker);
+    boardLink("audited-board", boardSearch(made.tracker));
+  }
+
+  // cast sends the ballot and checks the receipt against the ballot's own
+  // tracker and hash. DUPLICATE on a retry means an earlier try was
+  // recorded: the ballot is cast, with no receipt from the box.
   async function cast() {
-    const r = await boxPost("/v1/ballots", JSON.stringify({ ballot: made.ballot }));
+    if (made.fate !== "cast") {
+      throw new Error("a cast of a ballot not sealed for it");
+    }
+    made.tries++;
+    let r = null;
+    try {
+      r = await boxPost("/v1/ballots", JSON.stringify({ ballot: made.ballot }));
+    } catch (err) {
+      if (!(err instanceof UserError && err.key === "errDuplicate" && made.tries > 1)) {
+        throw err;
+      }
+    }
+    if (r && (r.tracker !== made.tracker || r.ballotHash !== made.ballotHash)) {
+      throw new UserError("errBoxFaulty", { tracker: group(made.tracker) });
+    }
+    showReceipt(r);
+    inProgress = false;
+  }
+
+  // showReceipt shows the ballot's own tracker and hash, and the box's
+  // transaction and block when it answered with them.
+  function showReceipt(r) {
     $("receipt-tracker").textContent = group(made.tracker);
     $("receipt-hash").textContent = made.ballotHash;
-    $("receipt-tx").textContent = r.txID;
-    $("receipt-block").textContent = String(r.block);
-    boardLink("receipt-board", config.boardURL && config.boardURL.replace(/\/+$/, "") + "/search.html?q=" + made.tracker);
+    $("receipt-tx").textContent = r ? r.txID : "";
+    $("receipt-block").textContent = r ? String(r.block) : "";
+    $("receipt-tx-row").hidden = !r;
+    $("receipt-block-row").hidden = !r;
+    $("receipt-earlier").hidden = !!r;
+    boardLink("receipt-board", boardSearch(made.tracker));
+  }
+
+  // boardSearch is the board's search for a tracker, or "" when the
+  // deployment names no board. The tracker is in the fragment, which the
+  // browser keeps to itself: the board's server never logs it.
+  function boardSearch(tracker) {
+    return config.boardURL ? config.boardURL.replace(/\/+$/, "") + "/search.html#q=" + tracker : "";
   }
 
   // boardLink points a link at the bulletin board, or hides its paragraph
@@ -390,7 +478,7 @@
   }
 
   // step runs one action with the progress shown and the buttons disabled,
-  // then shows the next step, or the error and stays.
+  // then shows the next step, or the error and stays. It says which.
   async function step(statusKey, next, action, doneKey) {
     clearError();
     busy(true);
@@ -399,12 +487,50 @@
       await action();
       done(doneKey);
       show(next);
+      return true;
     } catch (err) {
       done();
       $("status").textContent = "";
       showError(err);
+      return false;
     } finally {
       busy(false);
+    }
+  }
+
+  async function publishAudit() {
+    if (await step("statusAuditing", "step-audited", audit, "statusAudited")) {
+      newBallot(false);
+    } else {
+      afterFailure();
+    }
+  }
+
+  async function sendCast() {
+    if (!(await step("statusCasting", "step-receipt", cast, "statusCast"))) {
+      afterFailure();
+    }
+  }
+
+  // newBallot forgets the opened ballot and precomputes a fresh one, while
+  // the voter reads the audit (or at once, with show).
+  function newBallot(showBallot) {
+    made = null;
+    if (!pendingHandle) {
+      precompute();
+    }
+    if (showBallot) {
+      clearError();
+      show("step-ballot");
+    }
+  }
+
+  // onLeave asks the browser to warn before the page goes while a ballot
+  // is in progress: the voter's key lives only in this page.
+  function onLeave(ev) {
+    if (inProgress) {
+      ev.preventDefault();
+      ev.returnValue = "";
     }
   }
 
@@ -425,14 +551,14 @@
       ev.preventDefault();
       step("statusMaking", "step-check", makeBallot, "statusMade");
     });
-    $("cast-button").addEventListener("click", () => step("statusCasting", "step-receipt", cast, "statusCast"));
-    $("audit-button").addEventListener("click", async () => {
-      await step("statusAuditing", "step-audited", audit, "statusAudited");
-      if (made === null && !pendingHandle) {
-        precompute(); // the fresh ballot, while the voter reads the audit
-      }
-    });
+    // A click on Cast or Audit seals the ballot's fate before any await.
+    $("cast-button").addEventListener("click", () => seal("cast") && sendCast());
+    $("audit-button").addEventListener("click", () => seal("opened") && publishAudit());
+    $("retry-cast-button").addEventListener("click", sendCast);
+    $("retry-audit-button").addEventListener("click", publishAudit);
+    $("new-ballot-button").addEventListener("click", () => newBallot(true));
     $("again-button").addEventListener("click", () => show("step-ballot"));
+    window.addEventListener("beforeunload", onLeave);
     document.body.classList.add("ready");
   }
 

@@ -18,8 +18,9 @@ import (
 
 // TestBrowserTrackerSearch: in Chromium, the receipt search finds a cast
 // ballot by its tracker as by its hash, and an audited ballot by its
-// tracker, with its revealed choice and "audited, not counted"; the
-// audited ballots page renders.
+// tracker, with its revealed choice and "audited, not counted", whether
+// the link carries the search in the fragment (#q=, as the booth links)
+// or in the query (?q=); the audited ballots page renders.
 func TestBrowserTrackerSearch(t *testing.T) {
 	built := spoiledBoard(t)
 	site := filepath.Join(artifacts(t), "site-spoiled")
@@ -50,18 +51,20 @@ func TestBrowserTrackerSearch(t *testing.T) {
 			"Tracker " + audited.Tracker, "Revealed choice Mayor: Cleo; Council: Eli, Hal; Referendum: No", "never counted"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dom := string(runChromium(t, "--dump-dom", fileURL(site, "search.html")+"?q="+tc.q))
-			got := resultText(t, dom)
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("result %q lacks %q", got, w)
+		for _, form := range []string{"#q=", "?q="} {
+			t.Run(tc.name+" "+form, func(t *testing.T) {
+				dom := string(runChromium(t, "--dump-dom", fileURL(site, "search.html")+form+tc.q))
+				got := resultText(t, dom)
+				for _, w := range tc.want {
+					if !strings.Contains(got, w) {
+						t.Errorf("result %q lacks %q", got, w)
+					}
 				}
-			}
-			for _, p := range a11y.Problems(strings.NewReader(dom)) {
-				t.Errorf("after the search: %s", p)
-			}
-		})
+				for _, p := range a11y.Problems(strings.NewReader(dom)) {
+					t.Errorf("after the search: %s", p)
+				}
+			})
+		}
 	}
 	dom := string(runChromium(t, "--dump-dom", fileURL(site, "spoiled.html")))
 	if !strings.Contains(text(dom), audited.Tracker) {
@@ -71,7 +74,9 @@ func TestBrowserTrackerSearch(t *testing.T) {
 
 // TestBrowserKeyboardTracker: by keyboard alone, a voter types the tracker
 // of a ballot they audited into the search box and presses Enter; the live
-// region answers with its published choice, and focus stays in the box.
+// region answers with its published choice, focus stays in the box, and
+// the address keeps the search in its fragment, never in the query. A
+// link that changes only the fragment searches again.
 func TestBrowserKeyboardTracker(t *testing.T) {
 	site := spoiledBoard(t)
 	trackers, err := record.ReadTrackers(context.Background(), spoiledRecord)
@@ -95,6 +100,12 @@ func TestBrowserKeyboardTracker(t *testing.T) {
 	if f := focused(t, c); !strings.HasPrefix(f, "input#q") {
 		t.Errorf("after the search, focus is on %q, want still the search box", f)
 	}
+	if q, h := c.EvalString(t, `location.search`), c.EvalString(t, `location.hash`); q != "" || h != "#q="+trackers.Spoiled[1].Tracker {
+		t.Errorf("after the search, the address has query %q and fragment %q, want the tracker in the fragment alone", q, h)
+	}
+	other := trackers.Spoiled[0].Tracker
+	c.Eval(t, `location.hash = "#q=`+other+`"; true`)
+	c.WaitFor(t, `document.getElementById("result").textContent.includes("`+other+`")`, 20*time.Second)
 }
 
 // TestBrowserSpoiledPhoneLayout: the audited ballots page fits a phone's

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -26,10 +28,29 @@ type fakeBox struct {
 
 	mu           sync.Mutex
 	manifestDown int      // the next manifest requests to answer 503
-	refuse       []string // the next casts' refusals, in order: "down", "RATE" or an election code
+	refuse       []string // the next casts' refusals, in order: see fault
+	refuseSpoil  []string // the next spoiled ballots' refusals, in order: see fault
 	spoiled      []spoiledSeen
 	cast         []*election.Ballot
+	spoilBodies  []string // every spoiled ballot the booth sent, answered or not
+	castBodies   []string // every cast the booth sent, answered or not
 }
+
+// A fault is how the box answers a request instead of the truth:
+//   - "down": 503 UNAVAILABLE, a box that cannot reach its gateway;
+//   - "timeout": 504 COMMIT_UNKNOWN, submitted but not confirmed;
+//   - "RATE": 429 with Retry-After 30;
+//   - "lie": the ballot is recorded, but the answer names another tracker;
+//   - any other string: 422 with that election code.
+const (
+	faultDown    = "down"
+	faultTimeout = "timeout"
+	faultRate    = "RATE"
+	faultLie     = "lie"
+)
+
+// otherTracker is the tracker a lying box answers with.
+var otherTracker = strings.Repeat("0f", 32)
 
 // spoiledSeen is a spoiled ballot the box accepted: its tracker and the
 // choice its opening reveals.
@@ -38,10 +59,56 @@ type spoiledSeen struct {
 	sels    []votecode.Selection
 }
 
+// refuseNext makes the next casts meet the faults what, in order.
 func (f *fakeBox) refuseNext(what ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refuse = append(f.refuse, what...)
+}
+
+// refuseSpoilNext makes the next spoiled ballots meet the faults what.
+func (f *fakeBox) refuseSpoilNext(what ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refuseSpoil = append(f.refuseSpoil, what...)
+}
+
+// bodies is what the booth sent to /v1/spoiled and to /v1/ballots.
+func (f *fakeBox) bodies() (spoil, cast []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.spoilBodies), slices.Clone(f.castBodies)
+}
+
+// next pops the next fault of queue, "" when there is none.
+func (f *fakeBox) next(queue *[]string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(*queue) == 0 {
+		return ""
+	}
+	fault := (*queue)[0]
+	*queue = (*queue)[1:]
+	return fault
+}
+
+// fail answers a fault that refuses the request, and says whether it did;
+// "" and "lie" refuse nothing.
+func fail(w http.ResponseWriter, fault string) bool {
+	switch fault {
+	case "", faultLie:
+		return false
+	case faultDown:
+		answer(w, http.StatusServiceUnavailable, map[string]string{"error": "the gateway does not answer", "code": "UNAVAILABLE"})
+	case faultTimeout:
+		answer(w, http.StatusGatewayTimeout, map[string]string{"error": "submitted, but the commit was not confirmed in time", "code": "COMMIT_UNKNOWN"})
+	case faultRate:
+		w.Header().Set("Retry-After", "30")
+		answer(w, http.StatusTooManyRequests, map[string]string{"error": "too many requests", "code": "RATE"})
+	default:
+		answer(w, http.StatusUnprocessableEntity, map[string]string{"error": "refused by the contract", "code": fault})
+	}
+	return true
 }
 
 // manifestDownNext makes the next manifest request fail as a box that
@@ -91,6 +158,13 @@ func (f *fakeBox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeBox) spoil(w http.ResponseWriter, body []byte) {
+	f.mu.Lock()
+	f.spoilBodies = append(f.spoilBodies, string(body))
+	f.mu.Unlock()
+	fault := f.next(&f.refuseSpoil)
+	if fail(w, fault) {
+		return
+	}
 	s, err := election.ParseSpoiledBallot(body)
 	if err != nil {
 		f.t.Errorf("box: the booth sent a spoiled ballot that does not parse: %v", err)
@@ -107,27 +181,21 @@ func (f *fakeBox) spoil(w http.ResponseWriter, body []byte) {
 	f.spoiled = append(f.spoiled, spoiledSeen{tracker: s.TrackerHex(), sels: sels})
 	n := len(f.spoiled)
 	f.mu.Unlock()
-	answer(w, http.StatusOK, map[string]any{"electionID": s.ElectionID, "tracker": s.TrackerHex(), "txID": fmt.Sprintf("spoil-%d", n), "block": 7})
+	tracker := s.TrackerHex()
+	if fault == faultLie {
+		tracker = otherTracker
+	}
+	answer(w, http.StatusOK, map[string]any{"electionID": s.ElectionID, "tracker": tracker, "txID": fmt.Sprintf("spoil-%d", n), "block": 7})
 }
 
+// castBallot records a ballot that CheckBallot accepts, once per
+// pseudonym: a second one is DUPLICATE, as the contract answers.
 func (f *fakeBox) castBallot(w http.ResponseWriter, body []byte) {
 	f.mu.Lock()
-	var refusal string
-	if len(f.refuse) > 0 {
-		refusal, f.refuse = f.refuse[0], f.refuse[1:]
-	}
+	f.castBodies = append(f.castBodies, string(body))
 	f.mu.Unlock()
-	switch refusal {
-	case "":
-	case "down":
-		answer(w, http.StatusServiceUnavailable, map[string]string{"error": "the gateway does not answer", "code": "UNAVAILABLE"})
-		return
-	case "RATE":
-		w.Header().Set("Retry-After", "30")
-		answer(w, http.StatusTooManyRequests, map[string]string{"error": "too many requests", "code": "RATE"})
-		return
-	default:
-		answer(w, http.StatusUnprocessableEntity, map[string]string{"error": "refused by the contract", "code": refusal})
+	fault := f.next(&f.refuse)
+	if fail(w, fault) {
 		return
 	}
 	var req struct{ Ballot []byte }
@@ -146,11 +214,22 @@ func (f *fakeBox) castBallot(w http.ResponseWriter, body []byte) {
 		return
 	}
 	f.mu.Lock()
-	f.cast = append(f.cast, b)
+	dup := slices.ContainsFunc(f.cast, func(c *election.Ballot) bool { return c.PseudonymHex() == b.PseudonymHex() })
+	if !dup {
+		f.cast = append(f.cast, b)
+	}
 	n := len(f.cast)
 	f.mu.Unlock()
+	if dup {
+		answer(w, http.StatusUnprocessableEntity, map[string]string{"error": "this voter has cast a ballot", "code": "DUPLICATE"})
+		return
+	}
 	hash := b.Hash()
-	answer(w, http.StatusOK, map[string]any{"electionID": b.ElectionID, "tracker": b.TrackerHex(), "ballotHash": hex.EncodeToString(hash[:]),
+	tracker := b.TrackerHex()
+	if fault == faultLie {
+		tracker = otherTracker
+	}
+	answer(w, http.StatusOK, map[string]any{"electionID": b.ElectionID, "tracker": tracker, "ballotHash": hex.EncodeToString(hash[:]),
 		"pseudonym": b.PseudonymHex(), "txID": fmt.Sprintf("cast-%d", n), "block": 8})
 }
 

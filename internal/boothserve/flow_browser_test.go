@@ -4,6 +4,7 @@ package boothserve_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,10 @@ import (
 
 // run is one voter's visit: a wrong code first, then the right one; a
 // ballot for the third candidate, audited; a fresh ballot (the choice
-// kept), cast. With errors, the first casts meet a box that is down, one
-// that limits the rate, one that says the window is closed and one that
-// says the voter has voted (each shows its message); the last is accepted.
+// kept), cast. With errors, the first casts meet a box that says the
+// voter has voted, then retries of the same ballot meet one that is down,
+// one that limits the rate and one that says the window is closed (each
+// shows its message); the last retry is accepted.
 func run(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 	signIn(t, p, d, voter, errors)
 	audited := audit(t, p, d)
@@ -31,10 +33,12 @@ func run(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 	if final == audited {
 		t.Fatal("the fresh ballot has the audited one's tracker: no new randomness")
 	}
+	button := "cast-button"
 	if errors {
 		castRefused(t, p, d)
+		button = "retry-cast-button"
 	}
-	cast(t, p, d, final)
+	cast(t, p, d, button, final)
 	p.checkOrigins(t)
 }
 
@@ -43,6 +47,9 @@ func run(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 // (and, with errors, makes it with no choice).
 func signIn(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 	id, code := p.env.codes[voter][0], p.env.codes[voter][1]
+	if p.leaveWarned(t) {
+		t.Fatal("the page warns on leaving before the voter signed in")
+	}
 	if errors {
 		d.Fill(t, p.Page, id, strings.Repeat("A", len(code)))
 		p.WaitError(t, "errWrongCode")
@@ -56,6 +63,9 @@ func signIn(t *testing.T, p *page, d boothtest.Driver, voter int, errors bool) {
 	}
 	d.Fill(t, p.Page, id, code)
 	p.WaitStep(t, "ballot")
+	if !p.leaveWarned(t) {
+		t.Fatal("signed in, the page does not warn on leaving: a reload would lose the voter's key")
+	}
 	if n := p.Eval(t, `document.querySelectorAll("fieldset legend").length`); n != float64(1) {
 		t.Fatalf("%v contests shown, want 1", n)
 	}
@@ -91,19 +101,26 @@ func audit(t *testing.T, p *page, d boothtest.Driver) string {
 	if c := p.Text(t, "audited-choice"); !strings.Contains(c, "Carol") {
 		t.Fatalf("the audit shows the choice %q, want Carol", c)
 	}
+	p.checkBoardLink(t, "audited-board", audited)
 	return audited
 }
 
 // castRefused casts into a box that refuses, once per kind of refusal,
-// and checks that each shows its message and leaves the ballot to cast.
+// and checks that each shows its message and leaves the ballot to cast
+// again, and only to cast.
 func castRefused(t *testing.T, p *page, d boothtest.Driver) {
 	refusals := []struct{ box, message string }{
-		{"down", "errBoxDown"}, {"RATE", "errRateLimited"}, {"WINDOW", "errWindow"}, {"DUPLICATE", "errDuplicate"},
+		{"DUPLICATE", "errDuplicate"}, {faultDown, "errBoxDown"}, {faultRate, "errRateLimited"}, {"WINDOW", "errWindow"},
 	}
-	for _, r := range refusals {
+	for i, r := range refusals {
+		button := "retry-cast-button" // the same ballot, once Cast was pressed
+		if i == 0 {
+			button = "cast-button"
+		}
 		p.env.fake.refuseNext(r.box)
-		d.Press(t, p.Page, "cast-button")
+		d.Press(t, p.Page, button)
 		p.WaitError(t, r.message)
+		p.offers(t, "retry-cast-button")
 		if r.box == "RATE" && !strings.Contains(p.Text(t, "error-text"), "30") {
 			t.Errorf("the rate limit's message %q does not say the box's Retry-After, 30 s", p.Text(t, "error-text"))
 		}
@@ -112,10 +129,11 @@ func castRefused(t *testing.T, p *page, d boothtest.Driver) {
 	}
 }
 
-// cast casts the ballot of tracker final: the box receives a ballot that
-// CheckBallot accepts with that tracker, and the receipt shows it.
-func cast(t *testing.T, p *page, d boothtest.Driver, final string) {
-	d.Press(t, p.Page, "cast-button")
+// cast casts the ballot of tracker final with button: the box receives a
+// ballot that CheckBallot accepts with that tracker, the receipt shows it,
+// and leaving the page is no longer warned of.
+func cast(t *testing.T, p *page, d boothtest.Driver, button, final string) {
+	d.Press(t, p.Page, button)
 	p.WaitStep(t, "receipt")
 	_, cast := p.env.fake.seen()
 	last := cast[len(cast)-1]
@@ -126,15 +144,21 @@ func cast(t *testing.T, p *page, d boothtest.Driver, final string) {
 	if got := p.Text(t, "receipt-hash"); got != hexOf(hash[:]) {
 		t.Fatalf("the receipt shows ballot hash %s, the ballot's is %x", got, hash)
 	}
-	if href := p.EvalString(t, `document.getElementById("receipt-board").href`); !strings.HasSuffix(href, "search.html?q="+final) {
-		t.Fatalf("the receipt links to %s, not the board's search for the ballot's tracker", href)
+	if p.Text(t, "receipt-tx") != "cast-"+strconv.Itoa(len(cast)) || p.shown(t, "receipt-earlier") {
+		t.Fatalf("the receipt shows transaction %q (earlier-try note shown: %v), want the box's cast-%d", p.Text(t, "receipt-tx"), p.shown(t, "receipt-earlier"), len(cast))
+	}
+	p.checkBoardLink(t, "receipt-board", final)
+	if p.leaveWarned(t) {
+		t.Fatal("the ballot is cast, and the page still warns on leaving")
 	}
 }
 
 // TestBrowserBooth: a voter signs in (after a wrong code), audits a
 // ballot, then casts one (after four refusals of the box), by pointer on
 // a phone's screen in English; another does the same by keyboard
-// alone in German.
+// alone in German. A third meets an audit that the box does not publish
+// and a box that answers for another ballot (auditFails); a fourth, by
+// keyboard, a cast the box cannot confirm (castUnknown).
 func TestBrowserBooth(t *testing.T) {
 	start := time.Now()
 	e := newBoothEnv(t)
@@ -147,6 +171,18 @@ func TestBrowserBooth(t *testing.T) {
 			t.Fatalf("heading %q, want the German %q", h, p.Msg(t, "startHeading"))
 		}
 		run(t, p, boothtest.Keyboard{}, 1, false)
+	})
+	t.Run("audit the box does not publish, box that lies", func(t *testing.T) {
+		p := e.open(t, "en", false)
+		signIn(t, p, boothtest.Pointer{}, 2, false)
+		auditFails(t, p, boothtest.Pointer{})
+		p.checkOrigins(t)
+	})
+	t.Run("cast not confirmed, keyboard", func(t *testing.T) {
+		p := e.open(t, "en", false)
+		signIn(t, p, boothtest.Keyboard{}, 3, false)
+		castUnknown(t, p, boothtest.Keyboard{})
+		p.checkOrigins(t)
 	})
 	t.Logf("the booth's browser test took %s", time.Since(start).Round(time.Second))
 }

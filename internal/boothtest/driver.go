@@ -64,9 +64,13 @@ func (k Keyboard) Choose(t testing.TB, p *Page, id string) {
 	}
 }
 
+// Press tabs to button id, unless the page put the focus on it, and
+// presses Space.
 func (k Keyboard) Press(t testing.TB, p *Page, id string) {
 	t.Helper()
-	k.tabTo(t, p, id)
+	if p.EvalString(t, `document.activeElement.id`) != id {
+		k.tabTo(t, p, id)
+	}
 	p.Key(t, " ", "Space", 32, " ")
 }
 

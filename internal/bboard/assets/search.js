@@ -3,8 +3,12 @@
 // The data is in data/XX.js (XX = the first two hex digits of the hash or
 // of the tracker: an entry is in the shards of both), loaded as
 // a script because browsers refuse fetch() on file:// pages. The page reads
-// ?q= on load so that a search can be linked to, and a form submission is
-// handled in place so that the aria-live region announces the answer.
+// q from the fragment (#q=, what the booth links to: a browser never sends
+// the fragment, so the board's server never logs a voter's tracker) or
+// from the query (?q=) on load, and from the fragment when it changes, so
+// that a search can be linked to. A form submission is handled in place so
+// that the aria-live region announces the answer, and keeps it in the
+// fragment.
 (function () {
   "use strict";
   var STATUS = {
@@ -126,16 +130,30 @@
     ev.preventDefault();
     search(input.value);
     try {
-      history.replaceState(null, "", "?q=" + encodeURIComponent(input.value.trim()));
+      history.replaceState(null, "", window.location.pathname + "#q=" + encodeURIComponent(input.value.trim()));
     } catch (e) {
       // Some browsers refuse to change a file:// page's address; the answer
       // is shown anyway, only the address is not a link to it.
     }
   });
 
-  var q = new URLSearchParams(window.location.search).get("q");
-  if (q !== null) {
-    input.value = q;
-    search(q);
+  // linked is the q of the page's address: the fragment's, else the
+  // query's; null when neither has one.
+  function linked() {
+    var q = new URLSearchParams(window.location.hash.slice(1)).get("q");
+    return q !== null ? q : new URLSearchParams(window.location.search).get("q");
   }
+
+  function searchLinked() {
+    var q = linked();
+    if (q !== null) {
+      input.value = q;
+      search(q);
+    }
+  }
+
+  // A link followed in the same tab may change only the fragment, which
+  // does not reload the page.
+  window.addEventListener("hashchange", searchLinked);
+  searchLinked();
 })();
