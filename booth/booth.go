@@ -30,13 +30,15 @@ var ErrNoHandle = errors.New("booth: no such precomputation")
 // Finished is a finished ballot: its encoding (standard base64), its
 // tracker (election.Tracker in hex: what the voter sees before casting or
 // auditing, and finds on the bulletin board), its ballot hash (the hex
-// SHA-256 of the encoding, Ballot.Hash, which the receipt names) and its
-// opening (election.Opening's JSON, to reveal only if the voter audits
-// the ballot).
+// SHA-256 of the encoding, Ballot.Hash, which the receipt names), its
+// pseudonym (the ballot's key on the ledger, in hex: with the ballot hash,
+// what `fabvote receipt check` takes) and its opening (election.Opening's
+// JSON, to reveal only if the voter audits the ballot).
 type Finished struct {
 	Ballot     string          `json:"ballot"`
 	Tracker    string          `json:"tracker"`
 	BallotHash string          `json:"ballotHash"`
+	Pseudonym  string          `json:"pseudonym"`
 	Opening    json.RawMessage `json:"opening"`
 }
 
@@ -113,7 +115,7 @@ func (bo *Booth) Finish(handle int, voterKeyPEM, tokenB64, selectionsJSON string
 	}
 	hash := b.Hash()
 	return &Finished{Ballot: base64.StdEncoding.EncodeToString(b.Marshal()), Tracker: b.TrackerHex(),
-		BallotHash: hex.EncodeToString(hash[:]), Opening: openingJSON}, nil
+		BallotHash: hex.EncodeToString(hash[:]), Pseudonym: b.PseudonymHex(), Opening: openingJSON}, nil
 }
 
 // Spoil is the spoiled ballot of a finished ballot (standard base64) and

@@ -38,7 +38,7 @@ func TestBoothRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := checkWasmBallot(t, p, ballotOutput{Ballot: f.Ballot, Tracker: f.Tracker, BallotHash: f.BallotHash})
+	b := checkWasmBallot(t, p, ballotOutput{Ballot: f.Ballot, Tracker: f.Tracker, BallotHash: f.BallotHash, Pseudonym: f.Pseudonym})
 	checkWasmOpening(t, fx, p, b, string(f.Opening))
 	s, err := booth.Spoil(f.Ballot, string(f.Opening))
 	if err != nil {

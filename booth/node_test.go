@@ -44,6 +44,7 @@ type ballotOutput struct {
 	Ballot       string      `json:"ballot"`
 	Tracker      string      `json:"tracker"`
 	BallotHash   string      `json:"ballotHash"`
+	Pseudonym    string      `json:"pseudonym"`
 	Opening      string      `json:"opening"`
 	Again        answer      `json:"again"`
 	Verify       answer      `json:"verify"`
@@ -218,6 +219,9 @@ func checkWasmBallot(t *testing.T, p *election.Prepared, out ballotOutput) *elec
 	}
 	if h := b.Hash(); out.BallotHash != hex.EncodeToString(h[:]) {
 		t.Errorf("ballotHash %s, want the ballot's hash %x", out.BallotHash, h)
+	}
+	if out.Pseudonym != b.PseudonymHex() {
+		t.Errorf("pseudonym %q, want the ballot's %s", out.Pseudonym, b.PseudonymHex())
 	}
 	return b
 }

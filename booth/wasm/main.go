@@ -7,7 +7,7 @@
 //
 //	tokenStyle(tokenB64)                                  → {style}
 //	precompute(manifestJSON, style)                       → {handle}
-//	finish(handle, voterKeyPEM, tokenB64, selectionsJSON) → {ballot, tracker, ballotHash, opening}
+//	finish(handle, voterKeyPEM, tokenB64, selectionsJSON) → {ballot, tracker, ballotHash, pseudonym, opening}
 //	spoil(ballotB64, openingJSON)                         → {spoiled, tracker}
 //	discard(handle)                                       → {}
 //	verify(manifestJSON, ballotB64)                       → {ok: true}
@@ -41,7 +41,7 @@ func main() {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"ballot": f.Ballot, "tracker": f.Tracker, "ballotHash": f.BallotHash, "opening": string(f.Opening)}, nil
+			return map[string]any{"ballot": f.Ballot, "tracker": f.Tracker, "ballotHash": f.BallotHash, "pseudonym": f.Pseudonym, "opening": string(f.Opening)}, nil
 		}),
 		"spoil": export("spoil", []js.Type{js.TypeString, js.TypeString}, func(a []js.Value) (any, error) {
 			s, err := booth.Spoil(a[0].String(), a[1].String())

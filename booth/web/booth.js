@@ -428,7 +428,7 @@
   }
 
   // cast sends the ballot and checks the receipt against the ballot's own
-  // tracker and hash. DUPLICATE on a retry means an earlier try was
+  // tracker, hash and pseudonym. DUPLICATE on a retry means an earlier try was
   // recorded: the ballot is cast, with no receipt from the box.
   async function cast() {
     if (made.fate !== "cast") {
@@ -443,7 +443,7 @@
         throw err;
       }
     }
-    if (r && (r.tracker !== made.tracker || r.ballotHash !== made.ballotHash)) {
+    if (r && (r.tracker !== made.tracker || r.ballotHash !== made.ballotHash || r.pseudonym !== made.pseudonym)) {
       throw new UserError("errBoxFaulty", { tracker: group(made.tracker) });
     }
     showReceipt(r);
@@ -455,6 +455,7 @@
   function showReceipt(r) {
     $("receipt-tracker").textContent = group(made.tracker);
     $("receipt-hash").textContent = made.ballotHash;
+    $("receipt-pseudonym").textContent = made.pseudonym;
     $("receipt-tx").textContent = r ? r.txID : "";
     $("receipt-block").textContent = r ? String(r.block) : "";
     $("receipt-tx-row").hidden = !r;

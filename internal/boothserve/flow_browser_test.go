@@ -144,6 +144,9 @@ func cast(t *testing.T, p *page, d boothtest.Driver, button, final string) {
 	if got := p.Text(t, "receipt-hash"); got != hexOf(hash[:]) {
 		t.Fatalf("the receipt shows ballot hash %s, the ballot's is %x", got, hash)
 	}
+	if got := p.Text(t, "receipt-pseudonym"); got != last.PseudonymHex() {
+		t.Fatalf("the receipt shows pseudonym %q, the ballot's is %s (fabvote receipt check needs it)", got, last.PseudonymHex())
+	}
 	if p.Text(t, "receipt-tx") != "cast-"+strconv.Itoa(len(cast)) || p.shown(t, "receipt-earlier") {
 		t.Fatalf("the receipt shows transaction %q (earlier-try note shown: %v), want the box's cast-%d", p.Text(t, "receipt-tx"), p.shown(t, "receipt-earlier"), len(cast))
 	}
