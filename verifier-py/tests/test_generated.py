@@ -116,13 +116,20 @@ def test_generated_spoiled(tmp_path):
     assert rep.result["ballotCount"] == 12
 
 
-# Each kind of tracker tampering (docs/VERIFY.md V32): its kind, its code,
-# and whether its subject is the tracker's or the ballot's.
+# Each kind of tracker and claim tampering (docs/VERIFY.md V32): its kind,
+# its code, and whose subject it has: the tracker's, the ballot's or the
+# ciphertext's.
 TRACKER_TAMPER = {
     "spoiled-opening": ("SPOILED_INVALID", "OPENING", "tracker "),
     "spoiled-wrong-key": ("SPOILED_INVALID", None, "tracker "),
     "cast-spoiled": ("TRACKER", "SPOILED", "ballot "),
     "cast-no-claim": ("TRACKER", None, "ballot "),
+    "claim-other": ("TRACKER", "DUPLICATE", "ballot "),
+    "spoiled-cast-claim": ("TRACKER", "CAST_OPENED", "tracker "),
+    "spoil-no-claim": ("TRACKER", None, "tracker "),
+    "claim-other-tracker": ("TRACKER", "EXISTS", "tracker "),
+    "claim-rewrite": ("TRACKER", None, "ciphertext "),
+    "claim-junk": ("TRACKER", "DECODE", "ciphertext "),
 }
 
 
@@ -130,20 +137,20 @@ TRACKER_TAMPER = {
 def test_generated_tracker_tampering(tmp_path, variant):
     kind, code, subject = TRACKER_TAMPER[variant]
     rep = verify_record(make(tmp_path, "--contests", "multi", "--spoiled", "2", "--variant", variant), workers=1)
-    assert [(f["kind"], f.get("code"), f["check"]) for f in rep.failures] == [(kind, code, "V32")]
+    assert [(f["kind"], f.get("code"), f["check"]) for f in rep.failures] == [(kind, code, "V32")], rep.failures
     assert rep.failures[0]["subject"].startswith(subject)
     assert rep.ballots["counted"] == 12 and rep.result["ballotCount"] == 12  # a spoiled ballot never counts
 
 
-def test_generated_claim_of_another(tmp_path):
-    """A claim naming another ballot: that ballot's tracker is not the key
-    (the claim's failure), and the casting ballot has no claim of its own."""
-    rep = verify_record(make(tmp_path, "--contests", "multi", "--trackers", "--variant", "claim-other"), workers=1)
-    assert sorted((f["kind"], f.get("code", ""), f["subject"].split()[0]) for f in rep.failures) == [
-        ("TRACKER", "", "tracker"), ("TRACKER", "DUPLICATE", "ballot")]
+def test_generated_orphan_claim(tmp_path):
+    """A spoiled ballot that does not decode holds no ciphertext: each of
+    its claims names a ballot that is not there, beside its own failure."""
+    rep = verify_record(make(tmp_path, "--contests", "multi", "--spoiled", "2", "--variant", "tracker-junk"), workers=1)
+    got = sorted({(f["kind"], f.get("code", ""), f["subject"].split()[0]) for f in rep.failures})
+    assert got == [("SPOILED_INVALID", "DECODE", "tracker"), ("TRACKER", "", "ciphertext")], rep.failures
 
 
 def test_no_tracker_write_no_claim_needed(tmp_path):
-    """Blocks of a contract without trackers: no claim is asked for."""
+    """Blocks of a contract without ciphertext claims: no claim is asked for."""
     rep = verify_record(make(tmp_path), workers=1)
     assert rep.ok and {c["check"]: c["ok"] for c in rep.to_json()["checks"]}["V32"]

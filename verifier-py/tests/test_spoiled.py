@@ -14,7 +14,7 @@ import pytest
 from fabvote_verifier import election
 from fabvote_verifier.election import ElectionError
 from fabvote_verifier.layout import BLANK
-from fabvote_verifier.spoiled import (Spoiled, check_spoiled, parse_claim, parse_spoiled, tracker)
+from fabvote_verifier.spoiled import (Spoiled, check_spoiled, ciphertext_digest, parse_claim, parse_spoiled, tracker)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import gen_record  # noqa: E402
@@ -139,11 +139,30 @@ def test_size_refused():
     assert e.value.code == "SIZE"
 
 
-def test_claim():
-    p = "ab" * 32
-    assert parse_claim(b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + p.encode() + b'"}') == p
-    assert parse_claim(b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + p.upper().encode() + b'"}') is None
-    assert parse_claim(b'{"format":"fabvote/tracker-claim","version":1, "cast":"' + p.encode() + b'"}') is None
+CLAIM = b'{"format":"fabvote/ciphertext-claim","version":1,'
+
+
+@pytest.mark.parametrize("raw,want", [
+    (CLAIM + b'"cast":"' + b"ab" * 32 + b'"}', ("cast", "ab" * 32)),
+    (CLAIM + b'"spoiled":"' + b"cd" * 32 + b'"}', ("spoiled", "cd" * 32)),
+    (CLAIM + b'"cast":"' + b"AB" * 32 + b'"}', None),  # upper-case hex
+    (CLAIM.replace(b",", b", ", 1) + b'"cast":"' + b"ab" * 32 + b'"}', None),  # a space
+    (CLAIM + b'"cast":"' + b"ab" * 31 + b'"}', None),  # a short holder
+    (CLAIM + b'"cast":"' + b"ab" * 32 + b'","spoiled":"' + b"cd" * 32 + b'"}', None),  # both
+    (CLAIM[:-1] + b'}', None),  # neither
+    (b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + b"ab" * 32 + b'"}', None),  # the old format
+])
+def test_claim(raw, want):
+    assert parse_claim(raw) == want
+
+
+def test_ciphertext_digest():
+    """The claim key's attribute: SHA-256 of the length-prefixed tag and
+    ciphertext."""
+    import hashlib
+    c = bytes(range(7))
+    want = hashlib.sha256(b"\0\0\0\x15fabvote/ciphertext/v1\0\0\0\x07" + c).digest()
+    assert ciphertext_digest(c) == want
 
 
 def test_go_vector():

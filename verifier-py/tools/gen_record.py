@@ -51,19 +51,26 @@ genesis configuration has no orderer organisation, one without a root
 certificate, or one whose root does not parse.
 
 Trackers (docs/RECORD.md 4.1): --spoiled K makes K more ballots and
-publishes them audited, each its spoiled ballot under its tracker key, in a
-block after the counted ballots; with --spoiled or --trackers every cast
-ballot's transaction writes its cast claim too. Tampering (docs/VERIFY.md
-V32): spoiled-opening (spoiled ballot 0's first nonce changed),
+publishes them audited, each its spoiled ballot under its tracker key and
+a spoiled claim on each of its ciphertexts, in a block after the counted
+ballots; with --spoiled or --trackers every cast ballot's transaction
+writes a cast claim on each of its ciphertexts too (every ciphertext of
+the record is then a different one). Tampering (docs/VERIFY.md V32):
+spoiled-opening (spoiled ballot 0's first nonce changed),
 spoiled-wrong-key (spoiled ballot 0 under a key that is not its tracker),
-cast-spoiled (counted ballot 1's tracker key holds its
-own spoiled ballot instead of its claim), cast-no-claim (counted ballot 1
-writes no claim), claim-other (counted ballot 1's claim names ballot 2),
-tracker-junk (spoiled ballot 1 with a space after its first key);
-tracker-rewrite (spoiled ballot 0 written again in a later transaction),
-claim-junk (a claim-like value that is no claim) and tracker-upper-key (a
-key under the tracker prefix in upper-case hex), each in a block of its
-own after the spoiled ballots.
+cast-spoiled (counted ballot 1's first ciphertext claimed by spoiled
+ballot 0), cast-no-claim (counted ballot 1 writes no claim on its last
+ciphertext), claim-other (counted ballot 1's claim on its first ciphertext
+names ballot 2), spoiled-cast-claim (spoiled ballot 0's first ciphertext
+claimed by counted ballot 1), spoil-no-claim (spoiled ballot 0 writes no
+claim on its last ciphertext), claim-other-tracker (spoiled ballot 0's
+claim on its first ciphertext names spoiled ballot 1), tracker-junk
+(spoiled ballot 1 with a space after its first key); tracker-rewrite
+(spoiled ballot 0 written again in a later transaction), claim-rewrite
+(counted ballot 0's first claim written again), claim-junk (a claim-like
+value that is no claim) and tracker-upper-key (a key under the tracker
+prefix in upper-case hex), each in a block of its own after the spoiled
+ballots.
 """
 
 import argparse
@@ -264,10 +271,12 @@ def make_ballot(args):
         cx, cr, cc = [], [], []
         for x in enc.plaintexts:
             r, rn = pooled()
-            if G.get("unique") and not cr and not xs:
-                # Pooled nonces repeat: a factor of the ballot's own makes
-                # its first ciphertext, so its tracker, its own.
-                r, rn = r * (i + 2) % n, rn * pow(i + 2, n, n2) % n2
+            if G.get("unique"):
+                # Pooled nonces repeat: a factor of the ballot's and the
+                # slot's own makes every ciphertext (each is claimed once)
+                # and so every tracker its own.
+                f = (i + 2) * 1024 + len(xs) + len(cr)
+                r, rn = r * f % n, rn * pow(f, n, n2) % n2
             cx.append(x), cr.append(r), cc.append((1 + x * n) * rn % n2)
         for k, (st, idx) in enumerate(zip(prep.statements[ci], enc.indices)):
             sm = st.statement
@@ -473,17 +482,31 @@ class Writes:
         self.index = []
 
     def claim(self, item):
-        """The tracker write of a cast of item, none for cast-no-claim's
-        ballot 1: its claim, or its own spoiled ballot for cast-spoiled's."""
+        """The claim writes of a cast of item, one per ciphertext, none
+        without trackers; ballot 1 tampered as a variant asks."""
         i, _, ph, _, _, _ = item
-        if not self.trackers or (i == 1 and "cast-no-claim" in self.V):
+        if not self.trackers:
             return []
+        out = [(claim_key(c), False, claim_value("cast", ph)) for c in spoiled_of(item).ciphertexts]
+        if i == 1 and "cast-no-claim" in self.V:
+            out.pop()
+        if i == 1 and "claim-other" in self.V:
+            out[0] = (out[0][0], False, claim_value("cast", G["pseudonyms"][2]))
         if i == 1 and "cast-spoiled" in self.V:
-            s = spoiled_of(item)
-            return [(tracker_key(s.tracker()), False, s.marshal())]
-        named = G["pseudonyms"][2] if i == 1 and "claim-other" in self.V else ph
-        claim = b'{"format":"fabvote/tracker-claim","version":1,"cast":"' + named.encode() + b'"}'
-        return [(tracker_key(spoiled_of(item).tracker()), False, claim)]
+            out[0] = (out[0][0], False, claim_value("spoiled", spoiled_of(G["audited"][0]).tracker().hex()))
+        return out
+
+    def spoil_claims(self, k, s):
+        """The claim writes of the spoil of s, audited ballot k, one per
+        ciphertext; audited ballot 0 tampered as a variant asks."""
+        out = [(claim_key(c), False, claim_value("spoiled", s.tracker().hex())) for c in s.ciphertexts]
+        if k == 0 and "spoil-no-claim" in self.V:
+            out.pop()
+        if k == 0 and "spoiled-cast-claim" in self.V:
+            out[0] = (out[0][0], False, claim_value("cast", G["pseudonyms"][1]))
+        if k == 0 and "claim-other-tracker" in self.V:
+            out[0] = (out[0][0], False, claim_value("spoiled", spoiled_of(G["audited"][1]).tracker().hex()))
+        return out
 
     def spoiled_block(self, items):
         """One block of one transaction per audited ballot, each writing its
@@ -492,6 +515,7 @@ class Writes:
         for k, item in enumerate(items):
             s = spoiled_of(item)
             key = s.tracker()
+            claims = self.spoil_claims(k, s)
             if k == 0 and "spoiled-opening" in self.V:
                 s = spoiled.Spoiled(s.election_id, s.contests, s.ciphertexts, s.plaintexts, (s.nonces[0] + 1,) + s.nonces[1:])
             if k == 0 and "spoiled-wrong-key" in self.V:
@@ -499,7 +523,7 @@ class Writes:
             value = s.marshal()
             if k == 1 and "tracker-junk" in self.V:
                 value = value.replace(b'"format":', b'"format": ', 1)
-            envs.append(endorser_tx(secrets.token_hex(32), [(tracker_key(key), False, value)]))
+            envs.append(endorser_tx(secrets.token_hex(32), [(tracker_key(key), False, value)] + claims))
         if envs:
             self.chain.write(envs)
         self.tracker_tampering(items)
@@ -509,8 +533,10 @@ class Writes:
         if "tracker-rewrite" in self.V:
             s = spoiled_of(items[0])
             self.one(tracker_key(s.tracker()), False, s.marshal())
+        if "claim-rewrite" in self.V:
+            self.one(*self.claim(self.counted[0])[0])
         if "claim-junk" in self.V:
-            self.one(tracker_key(b"\xcc" * 32), False, b'{"format":"fabvote/tracker-claim","version":2}')
+            self.one(election.ledger_key("ciphertext", EID, "cc" * 32), False, b'{"format":"fabvote/ciphertext-claim","version":2}')
         if "tracker-upper-key" in self.V:
             s = spoiled_of(items[1])
             self.one(election.ledger_key("tracker", EID, s.tracker().hex().upper()), False, s.marshal())
@@ -561,6 +587,17 @@ class Writes:
 
 def tracker_key(t: bytes) -> str:
     return election.ledger_key("tracker", EID, t.hex())
+
+
+def claim_key(c: bytes) -> str:
+    """The claim key of ciphertext c (its fixed-length bytes)."""
+    return election.ledger_key("ciphertext", EID, spoiled.ciphertext_digest(c).hex())
+
+
+def claim_value(kind: str, holder: str) -> bytes:
+    """A ciphertext claim: kind "cast" (holder a pseudonym) or "spoiled"
+    (holder a tracker)."""
+    return b'{"format":"fabvote/ciphertext-claim","version":1,"' + kind.encode() + b'":"' + holder.encode() + b'"}'
 
 
 def spoiled_of(item):
@@ -667,7 +704,7 @@ def main():
     init_worker(state)
     made, audited = made[:len(made) - a.spoiled], made[len(made) - a.spoiled:]
     a.ballots -= a.spoiled
-    G["pseudonyms"] = [x[2] for x in made]
+    G["pseudonyms"], G["audited"] = [x[2] for x in made], audited
     ca_pem, leaf_pem, okey, ca_key = ca_and_leaf()
     V = set(a.variant)
     chain = Chain(a.out, okey, leaf_pem, V, (ca_key, ca_pem))
@@ -677,6 +714,7 @@ def main():
     w = Writes(chain, V, a.per_block, a.trackers or a.spoiled > 0)
     open_election(w, made, mraw)
     counted, late = made[:len(made) - a.late], made[len(made) - a.late:]
+    w.counted = counted
     w.ballot_blocks(counted)
     w.spoiled_block(audited)
     if a.rewrite_ballot:

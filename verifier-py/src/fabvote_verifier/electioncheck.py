@@ -34,6 +34,7 @@ class Writes:
     first_seq: dict = field(default_factory=dict)  # pseudonym -> its first write's place among all writes
     not_ballot_keys: list = field(default_factory=list)  # why each write under the prefix is no ballot key
     tracker_writes: dict = field(default_factory=dict)  # the key after the tracker prefix -> [(pos, txid, Write)]
+    claim_writes: dict = field(default_factory=dict)  # the key after the ciphertext prefix -> [(pos, txid, Write)]
 
     def index(self) -> dict:
         """RECORD.md 4: each ballot key's first write, a deletion included,
@@ -49,7 +50,7 @@ class Writes:
 def collect_writes(txs: list, ns: str, eid: str) -> Writes:
     """The election's writes in chaincode namespace ns."""
     mkey, rkey, bprefix = ledger_key("manifest", eid), ledger_key("result", eid), ballot_prefix(eid)
-    tprefix = ledger_key("tracker", eid)
+    tprefix, cprefix = ledger_key("tracker", eid), ledger_key("ciphertext", eid)
     ws = Writes()
     for n, tl in enumerate(txs):
         for t in tl or ():
@@ -71,6 +72,8 @@ def collect_writes(txs: list, ns: str, eid: str) -> Writes:
                     ws.result_writes.append((pos, t.tx_id, w))
                 elif w.key.startswith(tprefix):
                     ws.tracker_writes.setdefault(w.key[len(tprefix):], []).append((pos, t.tx_id, w))
+                elif w.key.startswith(cprefix):
+                    ws.claim_writes.setdefault(w.key[len(cprefix):], []).append((pos, t.tx_id, w))
                 elif w.key.startswith(bprefix):
                     m = _BALLOT_ATTR.fullmatch(w.key[len(bprefix):])
                     if m is None:
@@ -249,12 +252,12 @@ def _check_ballots(prep, manifest_raw: bytes, ws: Writes, keys: dict, result_pos
             continue
         seen[v.pseudonym_hex] = p
         rep.ballots["valid"] += 1
-        cast.append(trackercheck.Cast(p, subj, trackercheck.ballot_tracker(prep, v.contests, v.ciphertexts)))
+        cast.append(trackercheck.Cast(p, subj, trackercheck.ballot_digests(prep, v.ciphertexts)))
         if not late:
             counted += 1
             tally.add(v.contests, v.ciphertexts)
     rep.late_ballots.sort(key=lambda lb: lb.pop("_seq"))  # commit order, as the blocks list them
-    trackercheck.check_trackers(prep, ws.tracker_writes, cast, rep)
+    trackercheck.check_trackers(prep, ws.tracker_writes, ws.claim_writes, cast, rep)
     return tally, counted
 
 

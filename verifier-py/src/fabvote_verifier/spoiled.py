@@ -1,6 +1,6 @@
-"""Spoiled ballots and tracker claims (docs/PROTOCOL.md 4.5; docs/VERIFY.md
-V32): the tracker of a ballot, the
-strict decoding of a spoiled ballot and of a cast claim, and the check
+"""Spoiled ballots and ciphertext claims (docs/PROTOCOL.md 4.5;
+docs/VERIFY.md V32): the tracker of a ballot, the digest of a ciphertext,
+the strict decoding of a spoiled ballot and of a ciphertext claim, and the check
 of a spoiled ballot's opening against its ciphertexts: in range,
 re-encrypted, and each contest's plaintexts one valid selection, which
 the check returns (the revealed choice)."""
@@ -17,8 +17,9 @@ from .election import ElectionError, Prepared, lp, valid_election_id
 from .layout import BLANK, PACKED
 
 TRACKER_TAG = b"fabvote/tracker/v1"
+CIPHERTEXT_TAG = b"fabvote/ciphertext/v1"
 SPOILED_FORMAT, SPOILED_VERSION = "fabvote/spoiled-ballot", 1
-CLAIM_FORMAT, CLAIM_VERSION = "fabvote/tracker-claim", 1
+CLAIM_FORMAT, CLAIM_VERSION = "fabvote/ciphertext-claim", 1
 MAX_SPOILED_SIZE = 64 * 1024
 MAX_CONTESTS = 32
 
@@ -31,6 +32,12 @@ def tracker(election_id: str, contests: bytes, ciphertext: bytes) -> bytes:
     """SHA-256 of lp(tag) ‖ lp(electionID) ‖ lp(contests) ‖ lp(ciphertext):
     it commits to the vote and to nothing that names the voter."""
     return hashlib.sha256(lp(TRACKER_TAG) + lp(election_id.encode()) + lp(contests) + lp(ciphertext)).digest()
+
+
+def ciphertext_digest(c: bytes) -> bytes:
+    """SHA-256 of lp(tag) ‖ lp(c), c one ciphertext's fixed-length bytes:
+    the attribute of its claim key."""
+    return hashlib.sha256(lp(CIPHERTEXT_TAG) + lp(c)).digest()
 
 
 @dataclass(frozen=True)
@@ -117,17 +124,16 @@ def parse_spoiled(raw: bytes) -> Spoiled:
     return s
 
 
-def parse_claim(raw: bytes) -> str | None:
-    """The pseudonym (hex) a cast claim names, or None when raw is no cast
-    claim, byte for byte: {"format":…,"version":1,"cast":"<64 hex>"}."""
-    m = re.fullmatch(rb'\{"format":"fabvote/tracker-claim","version":1,"cast":"([0-9a-f]{64})"\}', raw)
-    return m.group(1).decode() if m else None
+_CLAIM = re.compile(rb'\{"format":"' + re.escape(CLAIM_FORMAT.encode()) + rb'","version":' + str(CLAIM_VERSION).encode()
+                    + rb',"(cast|spoiled)":"([0-9a-f]{64})"\}')
 
 
-def is_claim_like(raw: bytes) -> bool:
-    """Whether raw says it is a cast claim (its format), canonical or not:
-    such a value is checked as a claim, not as a spoiled ballot."""
-    return raw.startswith(b'{"format":"' + CLAIM_FORMAT.encode() + b'"')
+def parse_claim(raw: bytes) -> tuple[str, str] | None:
+    """A ciphertext claim's kind ("cast" or "spoiled") and holder (the
+    pseudonym or the tracker, hex), or None when raw is not exactly a
+    claim's bytes: {"format":…,"version":1,"cast"|"spoiled":"<64 hex>"}."""
+    m = _CLAIM.fullmatch(raw)
+    return (m.group(1).decode(), m.group(2).decode()) if m else None
 
 
 def check_contests(prep: Prepared, contests: tuple) -> None:
