@@ -38,10 +38,12 @@
 //     second pseudonym for a voter. "fabvote/tracker/v1" tags a ballot's
 //     tracker (tracker.go), over its election id, contests and ciphertexts
 //     alone: what the voter sees before casting or auditing the ballot.
+//     "fabvote/ciphertext/v1" tags a ciphertext's digest, which keys the
+//     one claim on it (ciphertextclaim.go).
 //   - Spoiled ballot (an audited ballot: its ciphertexts with the opening
-//     that reveals them, and nothing of the voter's) and a cast's claim on
-//     its tracker: canonical JSON (spoiled.go, tracker.go), checked by
-//     Prepared.CheckSpoiled.
+//     that reveals them, and nothing of the voter's), checked by
+//     Prepared.CheckSpoiled, and the claim a cast or a spoil writes on each
+//     of its ciphertexts: canonical JSON (spoiled.go, ciphertextclaim.go).
 //
 // Every rejection is an *Error whose Code tells the reasons apart.
 package election

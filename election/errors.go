@@ -33,10 +33,10 @@ const (
 	CodeNotFound       = "NOT_FOUND"       // queried object absent
 	CodeArgument       = "ARGUMENT"        // bad query argument (page size, hash format, …)
 	CodeInternal       = "INTERNAL"        // ledger or configuration failure, not the caller's fault
-	// Spoiled (audited) ballots and the trackers that cast and spoiled ballots claim.
+	// Spoiled (audited) ballots and the ciphertexts that cast and spoiled ballots claim.
 	CodeOpening    = "OPENING"     // a spoiled ballot's opening does not match its ciphertext or is no valid choice
-	CodeSpoiled    = "SPOILED"     // the ballot's tracker belongs to a spoiled ballot: its vote is public, it cannot be cast
-	CodeCastOpened = "CAST_OPENED" // the tracker belongs to a cast ballot: a cast ballot is never opened
+	CodeSpoiled    = "SPOILED"     // a ciphertext of the ballot was opened by a spoiled ballot: its vote is public, it cannot be cast
+	CodeCastOpened = "CAST_OPENED" // a ciphertext of the ballot is cast: a cast ballot is never opened
 )
 
 // Error is a protocol rejection. Its message always names the offending field.

@@ -9,10 +9,11 @@ import (
 
 // Ledger object types (the first attribute of fabvote's composite keys):
 //
-//	("manifest", electionID)                 → canonical manifest JSON
-//	("ballot",   electionID, hex(pseudonym)) → Record encoding
-//	("result",   electionID)                 → canonical result JSON
-//	("tracker",  electionID, hex(tracker))   → TrackerClaim or SpoiledBallot JSON (ObjTracker)
+//	("manifest",   electionID)                        → canonical manifest JSON
+//	("ballot",     electionID, hex(pseudonym))        → Record encoding
+//	("result",     electionID)                        → canonical result JSON
+//	("tracker",    electionID, hex(tracker))          → SpoiledBallot JSON (ObjTracker)
+//	("ciphertext", electionID, hex(CiphertextDigest)) → CiphertextClaim JSON (ObjCiphertext)
 const (
 	ObjManifest = "manifest"
 	ObjBallot   = "ballot"
