@@ -13,9 +13,10 @@
 // see CommitOrder); every ballot key is written once and never deleted,
 // from the election's opening on, the manifest key is written once, by the
 // opening, and the result key once, with the published result (the blocks
-// again); every tracker key holds a spoiled ballot whose opening checks or
-// the cast claim of its valid ballot, and every valid ballot's tracker its
-// own claim (the blocks, CheckTrackers); and the decryption
+// again); every tracker key holds a spoiled ballot whose opening checks,
+// and every ciphertext is claimed once, by the valid ballot that holds it
+// or the spoiled ballot that opened it (the blocks, CheckTrackers); and
+// the decryption
 // (single-key proof or trustees' partial decryptions) and the counts verify. What it cannot check from the ledger alone: the voting
 // window (the chaincode enforced it on the transaction timestamp) and
 // eligibility beyond the authority's token.
@@ -45,7 +46,7 @@ const (
 	KindBallotInvalid = "BALLOT_INVALID"  // election id, ciphertext, token, signature or proof fails (Code says which)
 	KindDuplicate     = "DUPLICATE"       // two ballots for one pseudonym
 	KindSpoiled       = "SPOILED_INVALID" // a spoiled ballot that does not decode, is not under its tracker or whose opening fails (Code says which)
-	KindTracker       = "TRACKER"         // a tracker key or a cast claim that is not what the contract writes (docs/VERIFY.md V32)
+	KindTracker       = "TRACKER"         // a tracker key or a ciphertext claim that is not what the contract writes (docs/VERIFY.md V32)
 	KindResultMissing = "RESULT_MISSING"  // no result published
 	KindResultDecode  = "RESULT_DECODE"   // result bytes do not decode
 	KindResultCount   = "RESULT_COUNT"    // ballotCount differs from the number of valid ballots
@@ -96,17 +97,17 @@ type Tally struct {
 	Valid    int      // ballots that pass every check
 	Product  *big.Int // the packed product of the valid ballots mod N² (1 if none)
 	Failures []Failure
-	// Cast are the valid ballots' trackers, in listing order: what their
-	// tracker keys must claim (CheckTrackers).
-	Cast  []CastTracker
+	// Cast are the valid ballots' ciphertext digests, in listing order:
+	// what their claim keys must name (CheckTrackers).
+	Cast  []CastBallot
 	slots *election.Product // the product of the valid ballots, slot by slot
 }
 
-// CastTracker is a valid ballot's tracker.
-type CastTracker struct {
-	Pseudonym string // hex
-	Subject   string // the subject of its failures: "ballot P (tx T)"
-	Tracker   [32]byte
+// CastBallot is a valid ballot as its ciphertext claims name it.
+type CastBallot struct {
+	Pseudonym string     // hex
+	Subject   string     // the subject of its failures: "ballot P (tx T)"
+	Digests   [][32]byte // election.CiphertextDigest of each of its ciphertexts, in ballot order
 }
 
 // Options tune CheckBallots.
@@ -128,7 +129,7 @@ type partial struct {
 	keys     [][32]byte
 	entries  []election.BallotEntry
 	cts      [][]*big.Int // per ballot, its ciphertexts
-	trackers [][32]byte   // per ballot, its tracker
+	digests  [][][32]byte // per ballot, its ciphertexts' digests
 	failures []Failure
 }
 
@@ -136,7 +137,7 @@ type partial struct {
 // ciphertexts. Verification runs on every core, with proofs checked in
 // batches (zkp.VerifyBatch, which still names each invalid proof). Memory
 // stays bounded by the batch size times the number of workers, plus 32 bytes
-// per voter for the duplicate check and a CastTracker per valid ballot.
+// per voter for the duplicate check and a CastBallot per valid ballot.
 func CheckBallots(p *election.Prepared, src BallotSource, opts Options) (*Tally, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
@@ -214,7 +215,7 @@ func collect(p *election.Prepared, t *Tally, results <-chan partial, progress fu
 				}
 				seen[k] = struct{}{}
 				e := r.entries[i]
-				t.Cast = append(t.Cast, CastTracker{Pseudonym: e.Pseudonym, Subject: subject(e), Tracker: r.trackers[i]})
+				t.Cast = append(t.Cast, CastBallot{Pseudonym: e.Pseudonym, Subject: subject(e), Digests: r.digests[i]})
 				t.slots.Add(r.cts[i])
 				t.Valid++
 			}
@@ -245,7 +246,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 		e       election.BallotEntry
 		key     [32]byte
 		cs      []*big.Int
-		tracker [32]byte
+		digests [][32]byte
 	}
 	var proofs []election.Proofs
 	var pend []pending
@@ -275,7 +276,7 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 			continue
 		}
 		proofs = append(proofs, items)
-		pend = append(pend, pending{e: e, key: key, cs: cs, tracker: b.Tracker()})
+		pend = append(pend, pending{e: e, key: key, cs: cs, digests: ciphertextDigests(p, b)})
 	}
 	errs := election.VerifyBallotProofs(rand.Reader, proofs)
 	for i, pd := range pend {
@@ -286,7 +287,18 @@ func checkChunk(p *election.Prepared, entries []election.BallotEntry) partial {
 		out.keys = append(out.keys, pd.key)
 		out.entries = append(out.entries, election.BallotEntry{Pseudonym: pd.e.Pseudonym, TxID: pd.e.TxID})
 		out.cts = append(out.cts, pd.cs)
-		out.trackers = append(out.trackers, pd.tracker)
+		out.digests = append(out.digests, pd.digests)
+	}
+	return out
+}
+
+// ciphertextDigests are the digests of ballot b's ciphertexts, b having
+// passed CheckAuthorised (its ciphertexts cut evenly).
+func ciphertextDigests(p *election.Prepared, b *election.Ballot) [][32]byte {
+	cs, _ := p.Ciphertexts(b)
+	out := make([][32]byte, len(cs))
+	for i, c := range cs {
+		out[i] = election.CiphertextDigest(c)
 	}
 	return out
 }
@@ -564,8 +576,9 @@ type Ledger struct {
 	Manifest []byte       // GetManifest
 	Ballots  BallotSource // ListBallots, every page
 	Result   []byte       // GetResult; nil if none is published
-	// Trackers, if set, reads the writes of the election's tracker keys
-	// from the blocks (docs/RECORD.md 4.1), which CheckTrackers holds to
+	// Trackers, if set, reads the writes of the election's tracker and
+	// ciphertext claim keys from the blocks (docs/RECORD.md 4.1), which
+	// CheckTrackers holds to
 	// the valid ballots (V32). Nil: V32 is not run (a live verification
 	// that reads no blocks: no result is published).
 	Trackers func() ([]TrackerWrite, error)

@@ -75,7 +75,7 @@ var Checks = []Check{
 	{"V19", "Each ballot's validity proofs", StepBallots, false, false, InputBallots},
 	{"V20", "One ballot per pseudonym", StepBallots, false, false, InputBallots},
 	{"V31", "Each ballot answers its style's contests", StepBallots, false, false, InputBallots},
-	{"V32", "Spoiled ballots and tracker claims", StepBallots, false, false, InputTrackers},
+	{"V32", "Spoiled ballots and ciphertext claims", StepBallots, false, false, InputTrackers},
 	{"V21", "The opening wrote the manifest", StepCommitOrder, false, false, InputOpening},
 	{"V22", "Each key written once, never deleted", StepCommitOrder, false, false, InputOrder},
 	{"V23", "Each ballot stored with the transaction that wrote it", StepCommitOrder, false, false, InputOrder},

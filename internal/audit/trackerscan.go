@@ -10,20 +10,23 @@ import (
 )
 
 // TrackerScan collects, block by block from the genesis block, the valid
-// writes under an election's tracker prefix since its opening (the first
-// valid write of its manifest key; the opening's own writes included), in
-// commit order: docs/RECORD.md 4.1, the input of CheckTrackers.
+// writes under an election's tracker and ciphertext claim prefixes since
+// its opening (the first valid write of its manifest key; the opening's
+// own writes included), in commit order: docs/RECORD.md 4.1, the input of
+// CheckTrackers.
 type TrackerScan struct {
-	ns, manifestKey, prefix string
-	opened                  bool
-	Writes                  []TrackerWrite
+	ns, manifestKey  string
+	trackers, claims string // the prefixes
+	opened           bool
+	Writes           []TrackerWrite
 }
 
-// NewTrackerScan scans for election electionID's tracker writes in
-// chaincode namespace ns.
+// NewTrackerScan scans for election electionID's tracker and claim writes
+// in chaincode namespace ns.
 func NewTrackerScan(ns, electionID string) *TrackerScan {
 	return &TrackerScan{ns: ns, manifestKey: election.LedgerKey(election.ObjManifest, electionID),
-		prefix: election.LedgerKey(election.ObjTracker, electionID)}
+		trackers: election.LedgerKey(election.ObjTracker, electionID),
+		claims:   election.LedgerKey(election.ObjCiphertext, electionID)}
 }
 
 // Block adds b's writes; blocks must come in order.
@@ -39,9 +42,16 @@ func (s *TrackerScan) Block(b *chain.Block) {
 			continue
 		}
 		for _, w := range tx.Writes {
-			if w.Namespace == s.ns && strings.HasPrefix(w.Key, s.prefix) {
-				s.Writes = append(s.Writes, TrackerWrite{Rest: strings.TrimPrefix(w.Key, s.prefix), TxID: tx.ID,
-					Block: b.Number, Index: i, Deleted: w.IsDelete, Value: w.Value})
+			if w.Namespace != s.ns {
+				continue
+			}
+			tw := TrackerWrite{TxID: tx.ID, Block: b.Number, Index: i, Deleted: w.IsDelete, Value: w.Value}
+			if rest, ok := strings.CutPrefix(w.Key, s.trackers); ok {
+				tw.Rest = rest
+				s.Writes = append(s.Writes, tw)
+			} else if rest, ok := strings.CutPrefix(w.Key, s.claims); ok {
+				tw.Rest, tw.Claim = rest, true
+				s.Writes = append(s.Writes, tw)
 			}
 		}
 	}

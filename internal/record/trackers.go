@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/fabvote/fabvote/election"
-	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/chain"
 )
 
@@ -17,8 +16,8 @@ import (
 // a reader that shows them, such as the bulletin board; whether they check
 // is docs/VERIFY.md V32's business.
 type Trackers struct {
-	// Spoiled are the tracker keys whose first write holds no cast claim,
-	// in commit order: the spoiled ballots.
+	// Spoiled are the tracker keys' first writes that are no deletion, in
+	// commit order: the spoiled ballots.
 	Spoiled []SpoiledEntry
 	// Cast maps the pseudonym of each indexed ballot that decodes to its
 	// tracker (hex).
@@ -70,11 +69,11 @@ func ReadTrackers(ctx context.Context, dir string) (*Trackers, error) {
 	seen := map[string]bool{}
 	for _, w := range x.trackers.Writes {
 		k, ok := strings.CutSuffix(w.Rest, "\x00")
-		if !ok || seen[k] || len(k) != 64 || strings.ToLower(k) != k {
+		if w.Claim || !ok || seen[k] || len(k) != 64 || strings.ToLower(k) != k {
 			continue
 		}
 		seen[k] = true
-		if _, err := hex.DecodeString(k); err != nil || w.Deleted || audit.IsCastClaim(w.Value) {
+		if _, err := hex.DecodeString(k); err != nil || w.Deleted {
 			continue
 		}
 		t.Spoiled = append(t.Spoiled, SpoiledEntry{Tracker: k, TxID: w.TxID, Block: w.Block, Index: w.Index, Value: w.Value})

@@ -155,10 +155,14 @@ func Build(v Variant) (*Election, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v == CastSpoiled {
+		if CastsAudited(v) {
 			ballots = append(ballots, a[0].ballot.Marshal())
 		}
-		if tr, err = buildTrackers(v, ballots, a); err != nil {
+		p, err := election.Prepare(m)
+		if err != nil {
+			return nil, err
+		}
+		if tr, err = buildTrackers(p, v, ballots, a); err != nil {
 			return nil, err
 		}
 	}
@@ -267,36 +271,42 @@ func txID(label string) string {
 
 // ballotTx is the transaction that casts ballot: the ballot contract's
 // write of its record under the voter's ballot key, then, in a tracker
-// variant, its write of the ballot's tracker key.
+// variant, its claims on the ballot's ciphertexts.
 func ballotTx(ballot []byte, valid bool, tr *trackers) chaintest.Tx {
 	p := pseudonymOf(ballot)
 	id := txID("ballot " + p)
 	rec := (&election.Record{TxID: id, Ballot: ballot}).Marshal()
 	kvs := []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjBallot, ElectionID, p), Value: rec}}
-	if kv, ok := tr.claim(p); ok {
-		kvs = append(kvs, kv)
-	}
+	kvs = append(kvs, tr.claim(p)...)
 	return chaintest.Tx{ID: id, Valid: valid, KVs: kvs}
 }
 
 // buildChain lays out the blocks: 0 genesis, 1 opening, 2 and 3 ballots
 // (block 3 also holds the stray ballot in a transaction the peer marked
 // invalid, which must be neither indexed nor counted, and every ballot
-// after the fifth), then the spoiled ballots of a tracker variant, the
-// result, a late ballot.
+// after the fifth), then the spoiled ballots of a tracker variant (with
+// the casts that follow them), the result, a late ballot.
 func buildChain(o *Orderer, manifest []byte, ballots [][]byte, result, late, stray []byte, tr *trackers) *chaintest.Chain {
 	genesis := chaintest.Tx{ID: "", Valid: true, Config: true, ConfigData: o.ConfigEnvelope(), Channel: Channel}
 	opening := chaintest.Tx{ID: txID("open"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjManifest, ElectionID), Value: manifest}}}
 	publish := chaintest.Tx{ID: txID("publish"), Valid: true, KVs: []chaintest.KV{{NS: Chaincode, Key: election.LedgerKey(election.ObjResult, ElectionID), Value: result}}}
 	block3 := []chaintest.Tx{ballotTx(ballots[3], true, tr), ballotTx(stray, false, nil)}
+	var spoils []chaintest.Tx
+	if tr != nil {
+		spoils = tr.spoils
+	}
 	for _, b := range ballots[4:] {
+		if tr.castsAfter(pseudonymOf(b)) {
+			spoils = append(spoils, ballotTx(b, true, tr))
+			continue
+		}
 		block3 = append(block3, ballotTx(b, true, tr))
 	}
 	blocks := [][]chaintest.Tx{{genesis}, {opening},
 		{ballotTx(ballots[0], true, tr), ballotTx(ballots[1], true, tr), ballotTx(ballots[2], true, tr)},
 		block3}
 	if tr != nil {
-		blocks = append(blocks, tr.spoils)
+		blocks = append(blocks, spoils)
 	}
 	blocks = append(blocks, []chaintest.Tx{publish})
 	if late != nil {

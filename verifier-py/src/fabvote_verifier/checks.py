@@ -29,7 +29,7 @@ CHECKS = [
     ("V19", "Each ballot's validity proofs", "ballots", False, False),
     ("V20", "One ballot per pseudonym", "ballots", False, False),
     ("V31", "Each ballot answers its style's contests", "ballots", False, False),
-    ("V32", "Spoiled ballots and tracker claims", "ballots", False, False),
+    ("V32", "Spoiled ballots and ciphertext claims", "ballots", False, False),
     ("V21", "The opening wrote the manifest", "commit-order", False, False),
     ("V22", "Each key written once, never deleted", "commit-order", False, False),
     ("V23", "Each ballot stored with the transaction that wrote it", "commit-order", False, False),
