@@ -513,8 +513,8 @@ func (o *verifyOptions) auditLedger(ctx context.Context, lc *ballotclient.Client
 		// A ballot counts if it committed before the result; the blocks
 		// since the election opened say which ones did not, and show any
 		// ballot deleted or rewritten (docs/PROTOCOL.md 7.6, 7.7); they
-		// also hold the tracker keys: the spoiled ballots and the casts'
-		// claims (docs/VERIFY.md V32).
+		// also hold the tracker and ciphertext claim keys: the spoiled
+		// ballots and the claims on every ciphertext (docs/VERIFY.md V32).
 		l.Order = lc.CommitOrder(ctx, o.id)
 		l.Trackers = lc.Trackers(ctx, o.id)
 	}

@@ -269,7 +269,8 @@ func (c *Client) CommitOrder(ctx context.Context, electionID string) func() (*au
 }
 
 // Trackers reads, for audit.Ledger.Trackers, the writes of the election's
-// tracker keys from every block of the channel (docs/VERIFY.md V32).
+// tracker and ciphertext claim keys from every block of the channel
+// (docs/VERIFY.md V32).
 func (c *Client) Trackers(ctx context.Context, electionID string) func() ([]audit.TrackerWrite, error) {
 	return func() ([]audit.TrackerWrite, error) {
 		return audit.ReadTrackerWrites(ctx, c.Blocks(), c.Conn.Chaincode(), electionID)

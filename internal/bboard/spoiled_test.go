@@ -15,7 +15,7 @@ import (
 )
 
 // spoiledRecord is internal/record's committed vector of an election with
-// trackers: five cast ballots, each with its claim, and two audited
+// trackers: five cast ballots, each with its ciphertext claims, and two audited
 // ballots of style north, published as spoiled ballots.
 const spoiledRecord = "../record/testdata/records/spoiled"
 

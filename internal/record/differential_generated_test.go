@@ -82,21 +82,28 @@ func TestDifferentialCommitOrder(t *testing.T) {
 		{[]string{"--variant", "no-orderer-orgs"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
 		{[]string{"--variant", "rootless-org"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
 		{[]string{"--variant", "bad-root-cert"}, slices.Repeat([]string{"BLOCK_SIGNATURE"}, 6)},
-		// Trackers (docs/VERIFY.md V32): spoiled ballots beside casts with
-		// their claims, and each way the tracker keys can be tampered with.
+		// Trackers (docs/VERIFY.md V32): spoiled ballots beside casts, each
+		// with its ciphertext claims, and each way the tracker and claim
+		// keys can be tampered with.
 		{[]string{"--contests", "multi", "--spoiled", "2"}, nil},
 		{[]string{"--contests", "multi", "--spoiled", "2", "--late", "2"}, nil},
 		{[]string{"--spoiled", "2", "--variant", "spoiled-opening"}, []string{spoiled}},
 		{[]string{"--spoiled", "2", "--variant", "spoiled-wrong-key"}, []string{spoiled}},
 		{[]string{"--spoiled", "2", "--variant", "cast-spoiled"}, []string{tracker}},
 		{[]string{"--spoiled", "2", "--variant", "cast-no-claim"}, []string{tracker}},
-		{[]string{"--trackers", "--variant", "claim-other"}, []string{tracker, tracker}},
+		{[]string{"--trackers", "--variant", "claim-other"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "spoiled-cast-claim"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "spoil-no-claim"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "claim-other-tracker"}, []string{tracker}},
+		{[]string{"--spoiled", "2", "--variant", "claim-rewrite"}, []string{tracker}},
 		{[]string{"--spoiled", "2", "--variant", "tracker-rewrite"}, []string{tracker}},
-		{[]string{"--spoiled", "2", "--variant", "tracker-junk"}, []string{spoiled}},
+		// A spoiled ballot that does not decode holds no ciphertext: its
+		// claim fails too.
+		{[]string{"--spoiled", "2", "--variant", "tracker-junk"}, []string{spoiled, tracker}},
 		{[]string{"--spoiled", "2", "--variant", "claim-junk"}, []string{tracker}},
 		{[]string{"--spoiled", "2", "--variant", "tracker-upper-key"}, []string{tracker}},
-		// Without any tracker write no claim is asked for (a contract
-		// without trackers).
+		// Without any claim write no claim is asked for (a contract
+		// without ciphertext claims).
 		{[]string{"--variant", "cast-no-claim"}, nil},
 	} {
 		name := strings.Join(tc.args, " ")

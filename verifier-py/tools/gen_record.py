@@ -385,7 +385,7 @@ def parse_args():
     ap.add_argument("--contests", choices=("single", "multi"), default="single")
     ap.add_argument("--late", type=int, default=0)
     ap.add_argument("--spoiled", type=int, default=0, help="ballots audited instead of cast (implies --trackers)")
-    ap.add_argument("--trackers", action="store_true", help="every cast writes its tracker claim")
+    ap.add_argument("--trackers", action="store_true", help="every cast writes its ciphertext claims")
     ap.add_argument("--rewrite-ballot", action="store_true")
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--concurrency", "--workers", dest="workers", type=int, default=os.cpu_count() or 1)
