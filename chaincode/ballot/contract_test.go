@@ -740,7 +740,7 @@ func TestConcurrentCastsBatched(t *testing.T) {
 		case !j.valid && i >= 2*len(ballots) && code != election.CodeProof:
 			t.Errorf("job %d: fresh voter's invalid ballot got %q, want PROOF", i, code)
 		}
-		if (errs[i] == nil) != (len(stubs[i].writes) == 2) { // the ballot and its tracker claim
+		if (errs[i] == nil) != (len(stubs[i].writes) == 2) { // the ballot and its ciphertext's claim
 			t.Errorf("job %d: %d writes with error %v", i, len(stubs[i].writes), errs[i])
 		}
 	}
