@@ -328,14 +328,14 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
-	claimKeys, err := checkCastClaimsFree(ctx, p, b)
+	claims, err := checkCastClaimsFree(ctx, p, b)
 	if err != nil {
 		return "", err
 	}
 	if err := e.checkProof(p, b, cs, &joined); err != nil {
 		return "", err
 	}
-	if err := writeClaims(ctx, claimKeys, b.CiphertextClaim()); err != nil {
+	if err := writeClaims(ctx, claims, b.CiphertextClaim()); err != nil {
 		return "", err
 	}
 	return storeBallot(ctx, key, b.ElectionID, voterHash, raw)

@@ -75,14 +75,14 @@ func (e *engine) spoilBallot(ctx contractapi.TransactionContextInterface, arg st
 	if err != nil {
 		return "", err
 	}
-	claimKeys, err := checkSpoilClaimsFree(ctx, s)
+	claims, err := checkSpoilClaimsFree(ctx, s)
 	if err != nil {
 		return "", err
 	}
 	if err := ctx.GetStub().PutState(key, s.Marshal()); err != nil {
 		return "", internal(err, "writing the spoiled ballot")
 	}
-	if err := writeClaims(ctx, claimKeys, s.CiphertextClaim()); err != nil {
+	if err := writeClaims(ctx, claims, s.CiphertextClaim()); err != nil {
 		return "", err
 	}
 	enc, err := json.Marshal(spoilReceipt{ElectionID: s.ElectionID, Tracker: s.TrackerHex(), TxID: ctx.GetStub().GetTxID()})
