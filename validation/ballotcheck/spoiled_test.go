@@ -125,6 +125,11 @@ func TestCastClaimWrites(t *testing.T) {
 		{"another function writing a ballot without a claim", func(tx *Tx) {
 			tx.Function, tx.Writes = "OpenElection", tx.Writes[:last]
 		}, CodeWriteSet},
+		{"another function writing a ballot and its spoiled form on one set of claims", func(tx *Tx) {
+			sp := spoilTx(ms[0].spoiled, 0)
+			tx.Function, tx.Args = "OpenElection", nil
+			tx.Writes, tx.Reads = append(tx.Writes, sp.Writes[0]), append(tx.Reads, sp.Reads[0])
+		}, CodeWriteSet},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
