@@ -315,7 +315,7 @@ func (r *boothRun) tally(t *testing.T, voters []*boothVoter) {
 }
 
 // recordAndBoard exports the election's record: both verifiers pass it,
-// with the spoiled ballots' openings and the tracker claims checked (V32),
+// with the spoiled ballots' openings and the ciphertext claims checked (V32),
 // and give the same report; the bulletin board made from it lists each
 // audited ballot's tracker with its revealed choice, each cast ballot's
 // tracker beside its hash, and the booth's digest.

@@ -373,51 +373,6 @@ func TestParseSpoiledBallotRejects(t *testing.T) {
 	}
 }
 
-func TestTrackerClaim(t *testing.T) {
-	b := spoiledBallot(t).ballot
-	c := b.CastClaim()
-	js := c.Marshal()
-	want := `{"format":"fabvote/tracker-claim","version":1,"cast":"` + b.PseudonymHex() + `"}`
-	if string(js) != want {
-		t.Fatalf("claim %s, want %s", js, want)
-	}
-	back, err := election.ParseTrackerClaim(js)
-	if err != nil || back.CastHex() != b.PseudonymHex() {
-		t.Fatalf("ParseTrackerClaim = %v, %v", back, err)
-	}
-	claim, spoiled, err := election.ParseTrackerValue(js)
-	if err != nil || claim == nil || spoiled != nil {
-		t.Fatalf("ParseTrackerValue(claim) = %v, %v, %v", claim, spoiled, err)
-	}
-	claim, spoiled, err = election.ParseTrackerValue(spoiledBallot(t).spoiled.Marshal())
-	if err != nil || claim != nil || spoiled == nil {
-		t.Fatalf("ParseTrackerValue(spoiled) = %v, %v, %v", claim, spoiled, err)
-	}
-	ps := b.PseudonymHex()
-	for _, tc := range []struct {
-		name, data, code, names string
-	}{
-		{"extra key", strings.Replace(want, `"cast"`, `"x":1,"cast"`, 1), election.CodeDecode, `unknown key "x"`},
-		{"missing key", strings.Replace(want, `"version":1,`, ``, 1), election.CodeDecode, `"version" is missing`},
-		{"misspelt key", strings.Replace(want, `"cast"`, `"Cast"`, 1), election.CodeDecode, `"cast" is missing`},
-		{"wrong format", strings.Replace(want, `tracker-claim`, `tracker`, 1), election.CodeDecode, "format"},
-		{"wrong version", strings.Replace(want, `"version":1`, `"version":0`, 1), election.CodeDecode, "version 0"},
-		{"short pseudonym", strings.Replace(want, ps, ps[2:], 1), election.CodeDecode, "hex digits"},
-		{"non-hex pseudonym", strings.Replace(want, ps, "zz"+ps[2:], 1), election.CodeDecode, "cast"},
-		{"uppercase pseudonym", strings.Replace(want, ps, strings.ToUpper(ps), 1), election.CodeDecode, "canonical"},
-		{"keys out of order", `{"version":1,"format":"fabvote/tracker-claim","cast":"` + ps + `"}`, election.CodeDecode, "canonical"},
-		{"too large", want + strings.Repeat(" ", 300), election.CodeSize, "limit"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := election.ParseTrackerClaim([]byte(tc.data))
-			wantCode(t, err, tc.code)
-			if !strings.Contains(err.Error(), tc.names) {
-				t.Fatalf("error %q does not name %q", err, tc.names)
-			}
-		})
-	}
-}
-
 func TestParseTrackerHex(t *testing.T) {
 	tr := spoiledBallot(t).ballot.TrackerHex()
 	if got, err := election.ParseTrackerHex(tr); err != nil || hex.EncodeToString(got[:]) != tr {
@@ -455,25 +410,6 @@ func FuzzParseSpoiledBallot(f *testing.F) {
 		}
 		if _, err := sf.p.CheckSpoiled(s); err != nil && election.CodeOf(err) == "" {
 			t.Fatalf("CheckSpoiled error without a code: %v", err)
-		}
-	})
-}
-
-// FuzzParseTrackerClaim: the parser never panics, gives every refusal a
-// code, and accepts only canonical input.
-func FuzzParseTrackerClaim(f *testing.F) {
-	f.Add(spoiledBallot(f).ballot.CastClaim().Marshal())
-	f.Add([]byte(`{"format":"fabvote/tracker-claim","version":1,"cast":""}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := election.ParseTrackerClaim(data)
-		if err != nil {
-			if election.CodeOf(err) == "" {
-				t.Fatalf("error without a code: %v", err)
-			}
-			return
-		}
-		if !bytes.Equal(c.Marshal(), data) {
-			t.Fatal("accepted a non-canonical claim")
 		}
 	})
 }

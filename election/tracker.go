@@ -1,18 +1,16 @@
 package election
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 )
 
 // TrackerDomain is the domain tag of a ballot's tracker.
 const TrackerDomain = "fabvote/tracker/v1"
 
-// ObjTracker is the ledger object type of trackers: the key
-// (ObjTracker, electionID, hex(tracker)) holds the one claim on a tracker,
-// a cast ballot's (TrackerClaim) or a spoiled ballot (SpoiledBallot).
+// ObjTracker is the ledger object type of spoiled ballots: the key
+// (ObjTracker, electionID, hex(tracker)) holds the SpoiledBallot with that
+// tracker.
 const ObjTracker = "tracker"
 
 // Tracker is SHA-256(lp("fabvote/tracker/v1") ‖ lp(electionID) ‖
@@ -50,67 +48,6 @@ func ParseTrackerHex(s string) ([32]byte, error) {
 	return t, nil
 }
 
-// TrackerClaimFormat is the format of a cast ballot's claim on its tracker.
-const TrackerClaimFormat = "fabvote/tracker-claim"
-
-// TrackerClaim is what a cast writes under its ballot's tracker key: the
-// pseudonym whose ballot claimed the tracker, so that the tracker can never
-// be spoiled afterwards, nor another ballot with the same tracker cast.
-// JSON: {"format":"fabvote/tracker-claim","version":1,"cast":"<hex>"}.
-type TrackerClaim struct {
-	Cast [PseudonymLen]byte // the casting ballot's pseudonym: its ballot key
-}
-
-type trackerClaimJSON struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Cast    string `json:"cast"`
-}
-
-// maxTrackerClaimSize bounds a claim's encoding well above its fixed length.
-const maxTrackerClaimSize = 256
-
-// CastClaim is the claim ballot b's cast writes.
-func (b *Ballot) CastClaim() *TrackerClaim { return &TrackerClaim{Cast: b.Pseudonym()} }
-
-// Marshal is the claim's canonical JSON.
-func (c *TrackerClaim) Marshal() []byte {
-	out, err := json.Marshal(trackerClaimJSON{Format: TrackerClaimFormat, Version: 1, Cast: hex.EncodeToString(c.Cast[:])})
-	if err != nil {
-		panic(err) // strings and an int always marshal
-	}
-	return out
-}
-
-// CastHex is the lowercase hex of the casting ballot's pseudonym.
-func (c *TrackerClaim) CastHex() string { return hex.EncodeToString(c.Cast[:]) }
-
-// ParseTrackerClaim decodes a claim in exactly its canonical form.
-// Errors: SIZE, DECODE naming the key or value that is wrong.
-func ParseTrackerClaim(data []byte) (*TrackerClaim, error) {
-	if len(data) > maxTrackerClaimSize {
-		return nil, errorf(CodeSize, "tracker claim has %d bytes, the limit is %d", len(data), maxTrackerClaimSize)
-	}
-	var in trackerClaimJSON
-	if err := decodeStrict(data, "tracker claim", []string{"format", "version", "cast"}, &in); err != nil {
-		return nil, err
-	}
-	if err := checkFormat("tracker claim", in.Format, TrackerClaimFormat, in.Version); err != nil {
-		return nil, err
-	}
-	var c TrackerClaim
-	if len(in.Cast) != 2*PseudonymLen {
-		return nil, errorf(CodeDecode, "tracker claim: cast has %d hex digits, want %d", len(in.Cast), 2*PseudonymLen)
-	}
-	if _, err := hex.Decode(c.Cast[:], []byte(in.Cast)); err != nil {
-		return nil, wrapf(CodeDecode, err, "tracker claim: cast")
-	}
-	if err := checkCanonical(data, c.Marshal(), "tracker claim"); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
 // checkFormat is DECODE unless a document's format and version are want's
 // first version.
 func checkFormat(what, format, want string, version int) error {
@@ -121,16 +58,4 @@ func checkFormat(what, format, want string, version int) error {
 		return errorf(CodeDecode, "%s: version %d, want 1", what, version)
 	}
 	return nil
-}
-
-// ParseTrackerValue decodes the value of a tracker key: a cast ballot's
-// claim (claim non-nil) or a spoiled ballot (spoiled non-nil), told apart
-// by their format. Errors: as ParseTrackerClaim and ParseSpoiledBallot.
-func ParseTrackerValue(data []byte) (claim *TrackerClaim, spoiled *SpoiledBallot, err error) {
-	if bytes.HasPrefix(data, []byte(`{"format":"`+TrackerClaimFormat+`"`)) {
-		claim, err = ParseTrackerClaim(data)
-		return claim, nil, err
-	}
-	spoiled, err = ParseSpoiledBallot(data)
-	return nil, spoiled, err
 }

@@ -2,26 +2,28 @@
 // encrypted ballots and audited (spoiled) ones, answers receipts and pages
 // of ballots, and accepts the verified result. It runs as a chaincode service (cmd/ballot-cc).
 //
-// A cast transaction reads and writes two keys: the voter's ballot key
-// (its record) and the ballot's tracker key (the cast's claim on the
-// tracker, so that the ballot can never be spoiled, nor a spoiled ballot
-// cast). The fork's lockless commit gate (docs/FORK.md, O-III) runs a
-// simulation's first read without the commit lock; the second escalates:
-// it takes the lock, and fails for a retry if a commit came in between. So
-// a cast's tracker read escalates, as any two-key transaction's does. The
-// manifest is read once per election and chaincode process and then kept
-// in memory: it is write-once, so the cached copy can never be stale. The
-// cache is keyed by channel and election id.
+// A cast transaction reads and writes the voter's ballot key (its record)
+// and one claim key per ciphertext of the ballot (the cast's claim on the
+// ciphertext, so that no spoiled ballot can ever open it, nor a cast hold a
+// ciphertext a spoiled ballot opened: claims.go); a ballot of k
+// ciphertexts, 1 + k keys. The fork's lockless commit gate (docs/FORK.md,
+// O-III) runs a simulation's first read without the commit lock; the
+// second escalates: it takes the lock, and fails for a retry if a commit
+// came in between. So a cast's claim reads escalate, as any multi-key
+// transaction's do. The manifest is read once per election and chaincode
+// process and then kept in memory: it is write-once, so the cached copy can
+// never be stale. The cache is keyed by channel and election id.
 //
 // Checks run cheapest first so that garbage costs almost nothing: size and
 // decoding, election and voting window (transaction timestamp, and the
 // timestamp's distance from the peer's clock), ciphertext shape, the
 // authority's token, the voter's signature, the duplicate checks (the
-// ballot key, then the tracker key: the ledger reads), and last the
-// validity proof, which costs milliseconds and can be batched across
+// ballot key, then the ciphertexts' claim keys: the ledger reads), and last
+// the validity proof, which costs milliseconds and can be batched across
 // concurrent casts (Batcher). SpoilBallot records an audited ballot under
-// its tracker key, where it never counts (spoil.go). Every rejection is an
-// *election.Error with its own code; docs/PROTOCOL.md lists them.
+// its tracker key, where it never counts, and claims its ciphertexts
+// (spoil.go). Every rejection is an *election.Error with its own code;
+// docs/PROTOCOL.md lists them.
 package ballot
 
 import (
@@ -296,8 +298,8 @@ type pipeline interface {
 }
 
 // castBallot runs CastBallot's checks in the order the package doc gives,
-// cheapest first, and stores the ballot under its voter's key and its
-// claim under its tracker key.
+// cheapest first, and stores the ballot under its voter's key and its cast
+// claim under each of its ciphertexts' claim keys.
 func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []byte) (string, error) {
 	// A batching verifier waits for the casts it was told about: one that
 	// ends without handing its proof to the verifier must say so.
@@ -326,15 +328,15 @@ func (e *engine) castBallot(ctx contractapi.TransactionContextInterface, arg []b
 	if err != nil {
 		return "", err
 	}
-	tkey, err := checkTrackerFree(ctx, b)
+	claims, err := checkCastClaimsFree(ctx, p, b)
 	if err != nil {
 		return "", err
 	}
 	if err := e.checkProof(p, b, cs, &joined); err != nil {
 		return "", err
 	}
-	if err := ctx.GetStub().PutState(tkey, b.CastClaim().Marshal()); err != nil {
-		return "", internal(err, "writing the tracker claim")
+	if err := writeClaims(ctx, claims, b.CiphertextClaim()); err != nil {
+		return "", err
 	}
 	return storeBallot(ctx, key, b.ElectionID, voterHash, raw)
 }

@@ -210,20 +210,21 @@ func TestCastBallot(t *testing.T) {
 	if len(s.reads) != 3 || len(s.writes) != 2 {
 		t.Fatalf("first cast: %d reads, %d writes; want 3, 2", len(s.reads), len(s.writes))
 	}
-	// Later casts: exactly two keys read and written, the ballot key and
-	// the tracker key, which holds the cast's claim.
+	// Later casts of e1's one-ciphertext ballots: exactly two keys read and
+	// written, the ballot key and the ciphertext's claim key, which holds
+	// the cast's claim.
 	for i, b := range ballots[1:3] {
 		r2, s, err := e.cast(b.Marshal(), during)
 		if err != nil {
 			t.Fatalf("ballot %d: %v", i+1, err)
 		}
 		bkey, _ := ballotKey(txctx(s, ""), "e1", b.PseudonymHex())
-		tkey, _ := trackerKey(txctx(s, ""), "e1", b.TrackerHex())
-		if !slices.Equal(s.reads, []string{bkey, tkey}) || len(s.writes) != 2 || s.writes[bkey] == nil || s.ranges != 0 {
-			t.Fatalf("cast: reads %q, %d writes, %d range queries; want the ballot and tracker keys read and written", s.reads, len(s.writes), s.ranges)
+		ckey := election.CiphertextKey("e1", b.Ciphertext)
+		if !slices.Equal(s.reads, []string{bkey, ckey}) || len(s.writes) != 2 || s.writes[bkey] == nil || s.ranges != 0 {
+			t.Fatalf("cast: reads %q, %d writes, %d range queries; want the ballot and claim keys read and written", s.reads, len(s.writes), s.ranges)
 		}
-		if claim, err := election.ParseTrackerClaim(s.writes[tkey]); err != nil || claim.CastHex() != b.PseudonymHex() {
-			t.Fatalf("tracker claim %q: %v", s.writes[tkey], err)
+		if claim, err := election.ParseCiphertextClaim(s.writes[ckey]); err != nil || claim.Kind != election.ClaimCast || claim.HolderHex() != b.PseudonymHex() {
+			t.Fatalf("ciphertext claim %q: %v", s.writes[ckey], err)
 		}
 		if len(s.events) != 0 {
 			t.Fatal("a cast emitted an event")
@@ -739,7 +740,7 @@ func TestConcurrentCastsBatched(t *testing.T) {
 		case !j.valid && i >= 2*len(ballots) && code != election.CodeProof:
 			t.Errorf("job %d: fresh voter's invalid ballot got %q, want PROOF", i, code)
 		}
-		if (errs[i] == nil) != (len(stubs[i].writes) == 2) { // the ballot and its tracker claim
+		if (errs[i] == nil) != (len(stubs[i].writes) == 2) { // the ballot and its ciphertext's claim
 			t.Errorf("job %d: %d writes with error %v", i, len(stubs[i].writes), errs[i])
 		}
 	}

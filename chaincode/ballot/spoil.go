@@ -10,61 +10,38 @@ import (
 	"github.com/fabvote/fabvote/election"
 )
 
-// A ballot's tracker key (election.ObjTracker) is claimed once: by the
-// cast of a ballot with that tracker (its TrackerClaim) or by a spoiled
-// ballot with it. So a spoiled ballot, whose vote is public, can never be
-// cast, and a cast ballot can never be opened; two transactions claiming
-// one tracker both read it as absent, and MVCC lets the first to commit
-// win.
+// A spoiled ballot is stored under its tracker key (election.ObjTracker),
+// which holds spoiled ballots only; its ciphertexts are claimed as a cast's
+// are (claims.go).
 
 func trackerKey(ctx contractapi.TransactionContextInterface, id, trackerHex string) (string, error) {
 	return ctx.GetStub().CreateCompositeKey(election.ObjTracker, []string{id, trackerHex})
 }
 
-// readTracker reads a tracker key and decodes what claims it: nil, nil
-// when the key is absent. A value that is neither a claim nor a spoiled
-// ballot is INTERNAL: the contract writes nothing else there.
-func readTracker(ctx contractapi.TransactionContextInterface, key string) (*election.TrackerClaim, *election.SpoiledBallot, error) {
+// readSpoiled reads a tracker key and decodes the spoiled ballot it holds:
+// nil when the key is absent. A value that is no spoiled ballot is
+// INTERNAL: the contract writes nothing else there.
+func readSpoiled(ctx contractapi.TransactionContextInterface, key string) (*election.SpoiledBallot, error) {
 	raw, err := ctx.GetStub().GetState(key)
 	if err != nil {
-		return nil, nil, internal(err, "reading the tracker key")
+		return nil, internal(err, "reading the tracker key")
 	}
 	if raw == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
-	claim, spoiled, err := election.ParseTrackerValue(raw)
+	spoiled, err := election.ParseSpoiledBallot(raw)
 	if err != nil {
-		return nil, nil, internal(err, "stored tracker value")
+		return nil, internal(err, "stored spoiled ballot")
 	}
-	return claim, spoiled, nil
-}
-
-// checkTrackerFree is the cast's second read: its ballot's tracker key must
-// be absent. Errors: SPOILED (the tracker's ballot was audited: its vote is
-// public), DUPLICATE (another cast claimed it). It returns the key.
-func checkTrackerFree(ctx contractapi.TransactionContextInterface, b *election.Ballot) (string, error) {
-	trackerHex := b.TrackerHex()
-	key, err := trackerKey(ctx, b.ElectionID, trackerHex)
-	if err != nil {
-		return "", internal(err, "tracker key")
-	}
-	claim, spoiled, err := readTracker(ctx, key)
-	switch {
-	case err != nil:
-		return "", err
-	case spoiled != nil:
-		return "", election.Errorf(election.CodeSpoiled, "the ballot with tracker %s was audited (spoiled): its vote is public, so it cannot be cast; make a new ballot", trackerHex)
-	case claim != nil:
-		return "", election.Errorf(election.CodeDuplicate, "a ballot with tracker %s is already cast (by pseudonym %s)", trackerHex, claim.CastHex())
-	}
-	return key, nil
+	return spoiled, nil
 }
 
 // SpoilBallot records an audited ballot (election.SpoiledBallot JSON) under
 // its tracker key, after checking that its opening matches its ciphertexts
-// and reveals a valid choice. It returns {"electionID","tracker","txID"}.
-// A spoiled ballot carries nothing of its voter's, so any identity may
-// submit one; it never counts (the tally runs over ballot keys only).
+// and reveals a valid choice, and claims each of its ciphertexts. It
+// returns {"electionID","tracker","txID"}. A spoiled ballot carries nothing
+// of its voter's, so any identity may submit one; it never counts (the
+// tally runs over ballot keys only).
 func (c *Contract) SpoilBallot(ctx contractapi.TransactionContextInterface, spoiled string) (out string, err error) {
 	defer recoverInternal(&err)
 	out, err = c.e.spoilBallot(ctx, spoiled)
@@ -79,8 +56,9 @@ type spoilReceipt struct {
 }
 
 // spoilBallot runs SpoilBallot's checks cheapest first: decoding, the
-// window, the opening, then the one ledger read; and writes the canonical
-// JSON, the spoil's one write.
+// window, the opening, then the ledger reads (its tracker key, then its
+// ciphertexts' claim keys); and writes the canonical JSON under the
+// tracker key and its spoiled claim under each claim key.
 func (e *engine) spoilBallot(ctx contractapi.TransactionContextInterface, arg string) (string, error) {
 	s, err := election.ParseSpoiledBallot([]byte(arg))
 	if err != nil {
@@ -93,33 +71,48 @@ func (e *engine) spoilBallot(ctx contractapi.TransactionContextInterface, arg st
 	if _, err := p.CheckSpoiled(s); err != nil {
 		return "", err
 	}
-	trackerHex := s.TrackerHex()
-	key, err := trackerKey(ctx, s.ElectionID, trackerHex)
+	key, err := checkTrackerFree(ctx, s)
 	if err != nil {
-		return "", internal(err, "tracker key")
-	}
-	claim, old, err := readTracker(ctx, key)
-	switch {
-	case err != nil:
 		return "", err
-	case claim != nil:
-		return "", election.Errorf(election.CodeCastOpened, "the ballot with tracker %s is cast: a cast ballot is never opened", trackerHex)
-	case old != nil:
-		return "", election.Errorf(election.CodeExists, "the ballot with tracker %s is already spoiled", trackerHex)
+	}
+	claims, err := checkSpoilClaimsFree(ctx, s)
+	if err != nil {
+		return "", err
 	}
 	if err := ctx.GetStub().PutState(key, s.Marshal()); err != nil {
 		return "", internal(err, "writing the spoiled ballot")
 	}
-	enc, err := json.Marshal(spoilReceipt{ElectionID: s.ElectionID, Tracker: trackerHex, TxID: ctx.GetStub().GetTxID()})
+	if err := writeClaims(ctx, claims, s.CiphertextClaim()); err != nil {
+		return "", err
+	}
+	enc, err := json.Marshal(spoilReceipt{ElectionID: s.ElectionID, Tracker: s.TrackerHex(), TxID: ctx.GetStub().GetTxID()})
 	if err != nil {
 		return "", internal(err, "encoding the answer")
 	}
 	return string(enc), nil
 }
 
+// checkTrackerFree is the spoil's first read: its tracker key must be
+// absent. Errors: EXISTS (the ballot is already spoiled). It returns the
+// key.
+func checkTrackerFree(ctx contractapi.TransactionContextInterface, s *election.SpoiledBallot) (string, error) {
+	trackerHex := s.TrackerHex()
+	key, err := trackerKey(ctx, s.ElectionID, trackerHex)
+	if err != nil {
+		return "", internal(err, "tracker key")
+	}
+	old, err := readSpoiled(ctx, key)
+	switch {
+	case err != nil:
+		return "", err
+	case old != nil:
+		return "", election.Errorf(election.CodeExists, "the ballot with tracker %s is already spoiled", trackerHex)
+	}
+	return key, nil
+}
+
 // GetSpoiled returns the spoiled ballot (canonical JSON) with the tracker
-// (64 lowercase hex digits). NOT_FOUND when no spoiled ballot has it,
-// including when a cast ballot claimed it.
+// (64 lowercase hex digits). NOT_FOUND when no spoiled ballot has it.
 func (c *Contract) GetSpoiled(ctx contractapi.TransactionContextInterface, electionID, tracker string) (out string, err error) {
 	defer recoverInternal(&err)
 	if err := checkID(electionID); err != nil {
@@ -132,7 +125,7 @@ func (c *Contract) GetSpoiled(ctx contractapi.TransactionContextInterface, elect
 	if err != nil {
 		return "", internal(err, "tracker key")
 	}
-	_, spoiled, err := readTracker(ctx, key)
+	spoiled, err := readSpoiled(ctx, key)
 	if err != nil {
 		return "", err
 	}
@@ -149,10 +142,9 @@ type spoiledPage struct {
 }
 
 // ListSpoiled returns one page of the election's spoiled ballots,
-// {"spoiled":[…],"bookmark":"…"}, in tracker order. The page ranges over
-// pageSize (1..MaxPageSize) tracker keys, the cast ballots' claims among
-// them, so a page may hold fewer spoiled ballots than pageSize while more
-// follow: only an empty bookmark ends the list. Evaluate transactions only.
+// {"spoiled":[…],"bookmark":"…"}, in tracker order, pageSize
+// (1..MaxPageSize) per page; only an empty bookmark ends the list.
+// Evaluate transactions only.
 func (c *Contract) ListSpoiled(ctx contractapi.TransactionContextInterface, electionID string, pageSize int32, bookmark string) (out string, err error) {
 	defer recoverInternal(&err)
 	if err := checkID(electionID); err != nil {
@@ -181,13 +173,11 @@ func (c *Contract) ListSpoiled(ctx contractapi.TransactionContextInterface, elec
 		if err != nil {
 			return "", internal(err, "range query")
 		}
-		_, spoiled, err := election.ParseTrackerValue(kv.Value)
+		spoiled, err := election.ParseSpoiledBallot(kv.Value)
 		if err != nil {
-			return "", internal(fmt.Errorf("key %q: %w", kv.Key, err), "stored tracker value")
+			return "", internal(fmt.Errorf("key %q: %w", kv.Key, err), "stored spoiled ballot")
 		}
-		if spoiled != nil {
-			page.Spoiled = append(page.Spoiled, spoiled.Marshal())
-		}
+		page.Spoiled = append(page.Spoiled, spoiled.Marshal())
 	}
 	if meta != nil && keys == int(pageSize) {
 		page.Bookmark = meta.GetBookmark()

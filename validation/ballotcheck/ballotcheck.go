@@ -10,16 +10,19 @@
 // the ballot is written under (the pseudonym's ballot key), that the
 // transaction read that key as absent (so the commit's MVCC check rejects a
 // second ballot of the voter), ciphertext and proof shape, the authority's
-// token, the voter's signature, that the transaction writes the ballot's
-// tracker key, read as absent, with the cast's claim naming its pseudonym,
-// and, for CastBallot, that the call argument is the ballot written and
-// that nothing else is written. A tracker key written without a ballot
-// must hold a spoiled ballot that passes Prepared.CheckSpoiled, under its
-// own tracker's key, read as absent (SpoilBallot writes that one key,
-// its argument). The validity proofs of every ballot that passed all
-// of that are then verified together, as one zkp.VerifyBatch over the whole
-// block, which bisects a failing combination down to each proof's own
-// verdict.
+// token, the voter's signature, that the transaction writes the claim key
+// of each of the ballot's ciphertexts (election.CiphertextKey), read as
+// absent, with the cast claim naming its pseudonym, and, for CastBallot,
+// that the call argument is the ballot written and that nothing else is
+// written. A tracker key written must hold a spoiled ballot that passes
+// Prepared.CheckSpoiled, under its own tracker's key, read as absent,
+// beside the spoiled claim naming its tracker on each of its ciphertexts,
+// each read as absent (SpoilBallot writes these keys alone, the spoiled
+// ballot its argument). A claim key written must be one of a ballot's or a
+// spoiled ballot's the transaction writes. The validity proofs of every
+// ballot that passed all of that are then verified together, as one
+// zkp.VerifyBatch over the whole block, which bisects a failing combination
+// down to each proof's own verdict.
 //
 // Determinism: a valid proof passes every combined check whatever the
 // weights (completeness of the batch equation), so no peer ever rejects a
@@ -46,11 +49,12 @@ import (
 const (
 	// CodeKey: a ballot is written under a key other than its pseudonym's
 	// ballot key, a spoiled ballot under a key other than its tracker's, or
-	// a ballot or tracker key is deleted.
+	// a ballot, tracker or ciphertext claim key is deleted.
 	CodeKey = "KEY"
 	// CodeWriteSet: the write set is not what CastBallot or SpoilBallot
-	// writes (other keys, a ballot without its tracker claim, a claim
-	// naming another pseudonym, a record naming another transaction, an
+	// writes (other keys, a ballot without the claim on one of its
+	// ciphertexts, a claim naming another pseudonym or tracker, a claim on
+	// no ciphertext written, a record naming another transaction, an
 	// argument that is not what is written).
 	CodeWriteSet = "WRITESET"
 )
@@ -100,6 +104,7 @@ type pending struct {
 var (
 	ballotPrefix  = election.LedgerKey(election.ObjBallot)
 	trackerPrefix = election.LedgerKey(election.ObjTracker)
+	claimPrefix   = election.LedgerKey(election.ObjCiphertext)
 )
 
 // CheckBlock returns one verdict per transaction of txs (nil: valid, or not
@@ -158,50 +163,45 @@ func onePerBlock(m Manifests) Manifests {
 }
 
 // checkTx runs every check but the proofs on tx and returns the proofs to
-// verify, one list per ballot it writes. Every ballot key written needs
-// its tracker claim written beside it (checkClaim); every other tracker
-// key written must hold a spoiled ballot that checks (checkSpoiledWrite).
+// verify, one list per ballot it writes. Every ballot key written needs a
+// cast claim on each of its ciphertexts written beside it, every tracker
+// key a spoiled ballot that checks (checkSpoiledWrite) and a spoiled claim
+// on each of its ciphertexts (checkClaims); a claim key written must be one
+// of these.
 func checkTx(manifests Manifests, tx *Tx) ([]election.Proofs, error) {
 	fn := function(tx.Function)
-	if err := checkWriteCount(fn, tx.Writes); err != nil {
+	ws, err := classify(fn, tx)
+	if err != nil {
 		return nil, err
 	}
 	var ballots []election.Proofs
-	var trackers []Write
-	claimed := map[string]bool{}
-	for _, w := range tx.Writes {
-		switch {
-		case strings.HasPrefix(w.Key, ballotPrefix):
-			raw, b, items, err := checkWrite(manifests, tx, w)
-			if err != nil {
-				return nil, err
-			}
-			claimKey, err := checkClaim(tx, b)
-			if err != nil {
-				return nil, err
-			}
-			if fn == fnCast {
-				if err := checkArgument(tx.Args, raw); err != nil {
-					return nil, err
-				}
-			}
-			claimed[claimKey] = true
-			ballots = append(ballots, items)
-		case strings.HasPrefix(w.Key, trackerPrefix):
-			trackers = append(trackers, w)
-		case fn != fnOther:
-			return nil, election.Errorf(CodeWriteSet, "%s writes key %q, which is neither a ballot key nor a tracker key", tx.Function, w.Key)
+	for _, w := range ws.ballots {
+		c, err := checkWrite(manifests, tx, w)
+		if err != nil {
+			return nil, err
 		}
-	}
-	for _, w := range trackers {
-		if claimed[w.Key] {
-			continue
+		if err := checkClaims(tx, ws.claims, c.b.ElectionID, c.cts, c.b.CiphertextClaim(), election.CodeDuplicate); err != nil {
+			return nil, err
 		}
 		if fn == fnCast {
-			return nil, election.Errorf(CodeWriteSet, "CastBallot writes tracker key %q, which is not its ballot's", w.Key)
+			if err := checkArgument(tx.Args, c.raw); err != nil {
+				return nil, err
+			}
 		}
-		if err := checkSpoiledWrite(manifests, tx, w, fn == fnSpoil); err != nil {
+		ballots = append(ballots, c.items)
+	}
+	for _, w := range ws.trackers {
+		s, err := checkSpoiledWrite(manifests, tx, w, fn == fnSpoil)
+		if err != nil {
 			return nil, err
+		}
+		if err := checkClaims(tx, ws.claims, s.ElectionID, s.Ciphertexts, s.CiphertextClaim(), election.CodeExists); err != nil {
+			return nil, err
+		}
+	}
+	for _, w := range tx.Writes { // in write order, so that every peer names the same key
+		if _, left := ws.claims[w.Key]; left {
+			return nil, election.Errorf(CodeWriteSet, "%s writes ciphertext claim key %q, which claims no ciphertext of a ballot it writes", tx.Function, w.Key)
 		}
 	}
 	return ballots, nil
@@ -224,70 +224,123 @@ func function(name string) int {
 	return fnOther
 }
 
-// checkWriteCount: a cast writes two keys (its ballot key and its tracker
-// key), a spoil one (its tracker key).
-func checkWriteCount(fn int, writes []Write) error {
+// writeSet is a transaction's writes by kind of key; claims by key, each
+// removed as a ballot's check finds it.
+type writeSet struct {
+	ballots, trackers []Write
+	claims            map[string]Write
+}
+
+// classify sorts tx's writes by kind of key, cheaply refusing what no
+// ballot check would accept: a key written twice, and a cast or a spoil
+// that writes other kinds of key or other numbers of ballots: a cast writes
+// exactly its ballot key and its claims, a spoil its tracker key and its
+// claims.
+func classify(fn int, tx *Tx) (*writeSet, error) {
+	ws := &writeSet{claims: map[string]Write{}}
+	seen := make(map[string]bool, len(tx.Writes))
+	for _, w := range tx.Writes {
+		if seen[w.Key] {
+			return nil, election.Errorf(CodeWriteSet, "%s writes key %q twice", tx.Function, w.Key)
+		}
+		seen[w.Key] = true
+		switch {
+		case strings.HasPrefix(w.Key, ballotPrefix):
+			ws.ballots = append(ws.ballots, w)
+		case strings.HasPrefix(w.Key, trackerPrefix):
+			ws.trackers = append(ws.trackers, w)
+		case strings.HasPrefix(w.Key, claimPrefix):
+			ws.claims[w.Key] = w
+		case fn != fnOther:
+			return nil, election.Errorf(CodeWriteSet, "%s writes key %q, which is neither a ballot, a tracker nor a ciphertext claim key", tx.Function, w.Key)
+		}
+	}
 	switch {
-	case fn == fnCast && len(writes) != 2:
-		return election.Errorf(CodeWriteSet, "CastBallot writes %d keys, want exactly its ballot key and its tracker key", len(writes))
-	case fn == fnSpoil && len(writes) != 1:
-		return election.Errorf(CodeWriteSet, "SpoilBallot writes %d keys, want exactly its tracker key", len(writes))
+	case fn == fnCast && (len(ws.ballots) != 1 || len(ws.trackers) != 0):
+		return nil, election.Errorf(CodeWriteSet, "CastBallot writes %d ballot keys and %d tracker keys, want exactly its ballot key and its ciphertexts' claims", len(ws.ballots), len(ws.trackers))
+	case fn == fnSpoil && (len(ws.ballots) != 0 || len(ws.trackers) != 1):
+		return nil, election.Errorf(CodeWriteSet, "SpoilBallot writes %d ballot keys and %d tracker keys, want exactly its tracker key and its ciphertexts' claims", len(ws.ballots), len(ws.trackers))
+	}
+	return ws, nil
+}
+
+// checkClaims requires the transaction that writes a ballot (or spoiled
+// ballot) with ciphertexts cts to write want under each one's claim key,
+// read as absent (else notAbsent: the ciphertext could be claimed twice).
+// It removes the claims it finds from claims, so that a claim serves one
+// ballot.
+func checkClaims(tx *Tx, claims map[string]Write, electionID string, cts [][]byte, want *election.CiphertextClaim, notAbsent string) error {
+	wantValue := want.Marshal()
+	var mine []string // keys this ballot took: a ciphertext repeated in it is claimed once
+	for i, c := range cts {
+		key := election.CiphertextKey(electionID, c)
+		if slices.Contains(mine, key) {
+			continue
+		}
+		w, ok := claims[key]
+		switch {
+		case !ok:
+			return election.Errorf(CodeWriteSet, "the %s is written without its claim on ciphertext %d under %q", holderName(want), i, key)
+		case w.IsDelete:
+			return election.Errorf(CodeKey, "the transaction deletes ciphertext claim key %q", key)
+		case !bytes.Equal(w.Value, wantValue):
+			return election.Errorf(CodeWriteSet, "the claim on ciphertext %d under %q is %q, want %s", i, key, truncate(w.Value), wantValue)
+		case !readAbsent(tx.Reads, key):
+			return election.Errorf(notAbsent, "the transaction does not read ciphertext claim key %q as absent, so the ciphertext could be claimed twice", key)
+		}
+		delete(claims, key)
+		mine = append(mine, key)
 	}
 	return nil
 }
 
-// checkClaim requires the transaction that writes ballot b to write b's
-// tracker key, read as absent, with the claim naming b's pseudonym. It
-// returns the tracker key.
-func checkClaim(tx *Tx, b *election.Ballot) (string, error) {
-	key := election.LedgerKey(election.ObjTracker, b.ElectionID, b.TrackerHex())
-	i := slices.IndexFunc(tx.Writes, func(w Write) bool { return w.Key == key })
-	if i < 0 {
-		return "", election.Errorf(CodeWriteSet, "the ballot of pseudonym %s is written without its tracker claim under %q", b.PseudonymHex(), key)
+// holderName names the ballot that claim c is the claim of.
+func holderName(c *election.CiphertextClaim) string {
+	if c.Kind == election.ClaimSpoiled {
+		return "spoiled ballot with tracker " + c.HolderHex()
 	}
-	if tx.Writes[i].IsDelete {
-		return "", election.Errorf(CodeKey, "the transaction deletes tracker key %q", key)
-	}
-	claim, err := election.ParseTrackerClaim(tx.Writes[i].Value)
-	if err != nil {
-		return "", err
-	}
-	if claim.Cast != b.Pseudonym() {
-		return "", election.Errorf(CodeWriteSet, "the tracker claim names pseudonym %s, not the ballot's %s", claim.CastHex(), b.PseudonymHex())
-	}
-	if !readAbsent(tx.Reads, key) {
-		return "", election.Errorf(election.CodeDuplicate, "the transaction does not read tracker key %q as absent, so the ballot could take a tracker already claimed", key)
-	}
-	return key, nil
+	return "ballot of pseudonym " + c.HolderHex()
 }
 
-// checkSpoiledWrite checks a tracker key written without a ballot: it must
-// hold a spoiled ballot that checks (CheckSpoiled, with its codes), under
-// its own tracker's key, read as absent. spoil: the transaction is a
-// SpoilBallot call, whose argument must be the spoiled ballot written.
-func checkSpoiledWrite(manifests Manifests, tx *Tx, w Write, spoil bool) error {
+// truncate is at most the first 256 bytes of v (a claim's size), for an
+// error message.
+func truncate(v []byte) []byte {
+	if len(v) > 256 {
+		return v[:256]
+	}
+	return v
+}
+
+// checkSpoiledWrite checks a tracker key written: it must hold a spoiled
+// ballot that checks (CheckSpoiled, with its codes), under its own
+// tracker's key, read as absent. spoil: the transaction is a SpoilBallot
+// call, whose argument must be the spoiled ballot written. It returns the
+// spoiled ballot.
+func checkSpoiledWrite(manifests Manifests, tx *Tx, w Write, spoil bool) (*election.SpoiledBallot, error) {
 	if w.IsDelete {
-		return election.Errorf(CodeKey, "the transaction deletes tracker key %q", w.Key)
+		return nil, election.Errorf(CodeKey, "the transaction deletes tracker key %q", w.Key)
 	}
 	s, err := election.ParseSpoiledBallot(w.Value)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if want := election.LedgerKey(election.ObjTracker, s.ElectionID, s.TrackerHex()); w.Key != want {
-		return election.Errorf(CodeKey, "the spoiled ballot with tracker %s is written under %q, not its key %q", s.TrackerHex(), w.Key, want)
+		return nil, election.Errorf(CodeKey, "the spoiled ballot with tracker %s is written under %q, not its key %q", s.TrackerHex(), w.Key, want)
 	}
 	if !readAbsent(tx.Reads, w.Key) {
-		return election.Errorf(election.CodeExists, "the transaction does not read tracker key %q as absent, so the spoiled ballot could replace a claim", w.Key)
+		return nil, election.Errorf(election.CodeExists, "the transaction does not read tracker key %q as absent, so the spoiled ballot could replace another", w.Key)
 	}
 	if spoil && (len(tx.Args) != 1 || !bytes.Equal(tx.Args[0], w.Value)) {
-		return election.Errorf(CodeWriteSet, "the SpoilBallot argument is not the spoiled ballot the transaction writes")
+		return nil, election.Errorf(CodeWriteSet, "the SpoilBallot argument is not the spoiled ballot the transaction writes")
 	}
 	p, err := manifests(s.ElectionID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = p.CheckSpoiled(s)
-	return err
+	if _, err := p.CheckSpoiled(s); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // checkArgument compares CastBallot's argument (binary or standard base64,
@@ -310,43 +363,54 @@ func checkArgument(args [][]byte, written []byte) error {
 	return nil
 }
 
-// checkWrite checks one write of a ballot key and returns the ballot's
-// encoding, its decoding and its proofs for the batch.
-func checkWrite(manifests Manifests, tx *Tx, w Write) ([]byte, *election.Ballot, election.Proofs, error) {
-	var none election.Proofs
+// checkedBallot is a ballot write that passed checkWrite: the ballot's
+// encoding, its decoding, its ciphertexts and its proofs for the batch.
+type checkedBallot struct {
+	raw   []byte
+	b     *election.Ballot
+	cts   [][]byte
+	items election.Proofs
+}
+
+// checkWrite checks one write of a ballot key.
+func checkWrite(manifests Manifests, tx *Tx, w Write) (*checkedBallot, error) {
 	if w.IsDelete {
-		return nil, nil, none, election.Errorf(CodeKey, "the transaction deletes ballot key %q", w.Key)
+		return nil, election.Errorf(CodeKey, "the transaction deletes ballot key %q", w.Key)
 	}
 	rec, err := election.ParseRecord(w.Value)
 	if err != nil {
-		return nil, nil, none, err
+		return nil, err
 	}
 	if rec.TxID != tx.TxID {
-		return nil, nil, none, election.Errorf(CodeWriteSet, "the ballot record names transaction %q, not %q", rec.TxID, tx.TxID)
+		return nil, election.Errorf(CodeWriteSet, "the ballot record names transaction %q, not %q", rec.TxID, tx.TxID)
 	}
 	b, err := election.ParseBallot(rec.Ballot)
 	if err != nil {
-		return nil, nil, none, err
+		return nil, err
 	}
 	p, err := manifests(b.ElectionID)
 	if err != nil {
-		return nil, nil, none, err
+		return nil, err
 	}
 	if want := election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex()); w.Key != want {
-		return nil, nil, none, election.Errorf(CodeKey, "the ballot of pseudonym %s is written under %q, not its key %q", b.PseudonymHex(), w.Key, want)
+		return nil, election.Errorf(CodeKey, "the ballot of pseudonym %s is written under %q, not its key %q", b.PseudonymHex(), w.Key, want)
 	}
 	if !readAbsent(tx.Reads, w.Key) {
-		return nil, nil, none, election.Errorf(election.CodeDuplicate, "the transaction does not read ballot key %q as absent, so a second ballot of the voter could replace the first", w.Key)
+		return nil, election.Errorf(election.CodeDuplicate, "the transaction does not read ballot key %q as absent, so a second ballot of the voter could replace the first", w.Key)
 	}
 	cs, err := p.CheckAuthorised(b)
 	if err != nil {
-		return nil, nil, none, err
+		return nil, err
 	}
 	items, err := p.ProofItems(b, cs)
 	if err != nil {
-		return nil, nil, none, err
+		return nil, err
 	}
-	return rec.Ballot, b, items, nil
+	cts, err := p.Ciphertexts(b)
+	if err != nil {
+		return nil, err
+	}
+	return &checkedBallot{raw: rec.Ballot, b: b, cts: cts, items: items}, nil
 }
 
 func readAbsent(reads []Read, key string) bool {

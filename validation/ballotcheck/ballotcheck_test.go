@@ -16,13 +16,19 @@ import (
 	"github.com/fabvote/fabvote/election/electiontest"
 )
 
-const testElection = "e1"
+// testElection has one contest of one ciphertext; contestElection the
+// contests of electiontest.Contests3, several ciphertexts to a ballot.
+const (
+	testElection    = "e1"
+	contestElection = "e1-contests"
+)
 
 var (
 	fixOnce sync.Once
 	fix     *electiontest.Fixture
 	fixMan  *election.Manifest
 	fixRaw  []byte
+	fixP    *election.Prepared // cuts any fixture ballot into ciphertexts: the fixture's manifests share one key
 	voters  []*ecdsa.PrivateKey
 	ballots []*election.Ballot // one valid ballot per voter
 )
@@ -38,6 +44,9 @@ func setup(t testing.TB) {
 			panic(err)
 		}
 		fixRaw = raw
+		if fixP, err = election.Prepare(fixMan); err != nil {
+			panic(err)
+		}
 		for i := 0; i < 12; i++ {
 			v := electiontest.NewVoter()
 			voters = append(voters, v)
@@ -46,11 +55,20 @@ func setup(t testing.TB) {
 	})
 }
 
+// manifests answers the test election and the contest election
+// (multiCiphertexts).
 func manifests(t testing.TB) Manifests {
 	setup(t)
+	contests, err := fix.ContestManifest(contestElection).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
 	return ManifestCache(func(key string) ([]byte, error) {
-		if key == election.LedgerKey(election.ObjManifest, testElection) {
+		switch key {
+		case election.LedgerKey(election.ObjManifest, testElection):
 			return fixRaw, nil
+		case election.LedgerKey(election.ObjManifest, contestElection):
+			return contests, nil
 		}
 		return nil, nil
 	})
@@ -65,18 +83,30 @@ func clone(b *election.Ballot) *election.Ballot {
 }
 
 // castTx is the transaction CastBallot makes for b: it reads the ballot key
-// and the tracker key as absent, writes the record under the first and the
-// cast's claim under the second.
+// and each ciphertext's claim key as absent, writes the record under the
+// first and the cast's claim under the others.
 func castTx(b *election.Ballot, n int) *Tx {
 	id := fmt.Sprintf("tx%04d", n)
 	raw := b.Marshal()
 	key := election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex())
-	tkey := election.LedgerKey(election.ObjTracker, b.ElectionID, b.TrackerHex())
 	rec := &election.Record{TxID: id, Ballot: raw}
-	return &Tx{
+	tx := &Tx{
 		TxID: id, Function: "CastBallot", Args: [][]byte{raw},
-		Reads:  []Read{{Key: key, Absent: true}, {Key: tkey, Absent: true}},
-		Writes: []Write{{Key: key, Value: rec.Marshal()}, {Key: tkey, Value: b.CastClaim().Marshal()}},
+		Reads:  []Read{{Key: key, Absent: true}},
+		Writes: []Write{{Key: key, Value: rec.Marshal()}},
+	}
+	cts, _ := fixP.Ciphertexts(b) // a ballot that does not cut is refused before its claims
+	addClaims(tx, b.ElectionID, cts, b.CiphertextClaim())
+	return tx
+}
+
+// addClaims adds to tx the read as absent and the write of claim under the
+// claim key of each of cts.
+func addClaims(tx *Tx, electionID string, cts [][]byte, claim *election.CiphertextClaim) {
+	for _, c := range cts {
+		key := election.CiphertextKey(electionID, c)
+		tx.Reads = append(tx.Reads, Read{Key: key, Absent: true})
+		tx.Writes = append(tx.Writes, Write{Key: key, Value: claim.Marshal()})
 	}
 }
 
@@ -192,7 +222,7 @@ func TestWriteSetShape(t *testing.T) {
 		edit func(tx *Tx)
 		code string
 	}{
-		{"three writes", func(tx *Tx) { tx.Writes = append(tx.Writes, Write{Key: "x", Value: []byte("y")}) }, CodeWriteSet},
+		{"a write of another kind of key", func(tx *Tx) { tx.Writes = append(tx.Writes, Write{Key: "x", Value: []byte("y")}) }, CodeWriteSet},
 		{"non-ballot key", func(tx *Tx) { tx.Writes[0].Key = "other" }, CodeWriteSet},
 		{"delete", func(tx *Tx) { tx.Writes[0].IsDelete = true }, CodeKey},
 		{"record of another tx", func(tx *Tx) { tx.TxID = "someone-else" }, CodeWriteSet},

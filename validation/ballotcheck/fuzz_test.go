@@ -6,7 +6,7 @@ import (
 	"github.com/fabvote/fabvote/election"
 )
 
-// FuzzCheckTx: any written ballot record, tracker value and argument
+// FuzzCheckTx: any written ballot record, ciphertext claim and argument
 // either pass as the valid cast they encode or are rejected with a code; it
 // never panics or accepts an argument that differs from what is written.
 func FuzzCheckTx(f *testing.F) {
@@ -15,11 +15,11 @@ func FuzzCheckTx(f *testing.F) {
 	f.Add(tx.Writes[0].Value, tx.Writes[1].Value, tx.Args[0])
 	f.Add([]byte{1, 0, 0}, []byte{}, []byte{})
 	f.Add(tampers[0].make(1).Writes[0].Value, tx.Writes[1].Value, tx.Args[0])
-	f.Add(tx.Writes[0].Value, spoilTx(spoiledBallots(f)[0], 0).Writes[0].Value, tx.Args[0])
+	f.Add(tx.Writes[0].Value, spoilTx(spoiledBallots(f)[0], 0).Writes[1].Value, tx.Args[0])
 	m := manifests(f)
-	f.Fuzz(func(t *testing.T, value, tracker, arg []byte) {
+	f.Fuzz(func(t *testing.T, value, claim, arg []byte) {
 		fz := &Tx{TxID: tx.TxID, Function: "CastBallot", Args: [][]byte{arg}, Reads: tx.Reads,
-			Writes: []Write{{Key: tx.Writes[0].Key, Value: value}, {Key: tx.Writes[1].Key, Value: tracker}}}
+			Writes: []Write{{Key: tx.Writes[0].Key, Value: value}, {Key: tx.Writes[1].Key, Value: claim}}}
 		items, err := checkTx(m, fz)
 		if err != nil {
 			if Code(err) == "" {
@@ -32,8 +32,8 @@ func FuzzCheckTx(f *testing.F) {
 			t.Fatalf("accepted a transaction whose argument or record is wrong")
 		}
 		b, _ := election.ParseBallot(rec.Ballot)
-		if claim, err := election.ParseTrackerClaim(tracker); err != nil || claim.Cast != b.Pseudonym() {
-			t.Fatalf("accepted a cast whose tracker claim is wrong")
+		if c, err := election.ParseCiphertextClaim(claim); err != nil || *c != *b.CiphertextClaim() {
+			t.Fatalf("accepted a cast whose ciphertext claim is wrong")
 		}
 	})
 }

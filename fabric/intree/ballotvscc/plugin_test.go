@@ -45,19 +45,20 @@ func envelope(txID string, args [][]byte, reads []*kvrwset.KVRead, writes []*kvr
 	return protoutil.MarshalOrPanic(&common.Envelope{Payload: payload})
 }
 
-// castEnvelope is what CastBallot produces for b (ballot bytes raw): its
-// record under its ballot key, its claim under its tracker key.
+// castEnvelope is what CastBallot produces for b (ballot bytes raw), a
+// ballot of e1's one ciphertext: its record under its ballot key, its cast
+// claim under its ciphertext's claim key.
 func castEnvelope(txID string, raw []byte, b *election.Ballot) []byte {
 	return castEnvelopeAt(txID, raw, b, election.LedgerKey(election.ObjBallot, b.ElectionID, b.PseudonymHex()))
 }
 
 // castEnvelopeAt is castEnvelope with the record written under key.
 func castEnvelopeAt(txID string, raw []byte, b *election.Ballot, key string) []byte {
-	tkey := election.LedgerKey(election.ObjTracker, b.ElectionID, b.TrackerHex())
+	ckey := election.CiphertextKey(b.ElectionID, b.Ciphertext)
 	rec := &election.Record{TxID: txID, Ballot: raw}
 	return envelope(txID, [][]byte{[]byte("CastBallot"), raw},
-		[]*kvrwset.KVRead{{Key: key}, {Key: tkey}},
-		[]*kvrwset.KVWrite{{Key: key, Value: rec.Marshal()}, {Key: tkey, Value: b.CastClaim().Marshal()}})
+		[]*kvrwset.KVRead{{Key: key}, {Key: ckey}},
+		[]*kvrwset.KVWrite{{Key: key, Value: rec.Marshal()}, {Key: ckey, Value: b.CiphertextClaim().Marshal()}})
 }
 
 type fakeDefault struct {
