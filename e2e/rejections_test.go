@@ -198,10 +198,19 @@ func (r *rejectionCases) tokenNotFromAuthority(t *testing.T) {
 // copiedBallot: a registered voter takes a cast ballot's ciphertext and
 // proof as their own; the proof binds the original voter's key, so it
 // fails.
+// copiedBallot: another voter's ciphertext and proof under a new voter's
+// key. Copied from a ballot not cast, the proof, which binds its voter's
+// key, does not verify (PROOF: the Helios replay attack); copied from a
+// cast ballot, the ciphertext is already claimed (DUPLICATE), which the
+// contract checks before the proof.
 func (r *rejectionCases) copiedBallot(t *testing.T) {
+	_, _, source := r.fresh(t)
 	k, pub, b := r.fresh(t)
+	b.Ciphertext, b.Proof = source.Ciphertext, source.Proof
+	r.refusedCast(t, "ciphertext and proof copied from a ballot not cast", b, k, pub, election.CodeProof)
+	k, pub, b = r.fresh(t)
 	b.Ciphertext, b.Proof = r.firstCast.Ciphertext, r.firstCast.Proof
-	r.refusedCast(t, "copied ciphertext and proof", b, k, pub, election.CodeProof)
+	r.refusedCast(t, "ciphertext and proof copied from a cast ballot", b, k, pub, election.CodeDuplicate)
 }
 
 func (r *rejectionCases) mauledProof(t *testing.T) {
