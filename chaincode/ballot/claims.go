@@ -68,21 +68,12 @@ func checkCastClaimsFree(ctx contractapi.TransactionContextInterface, p *electio
 	if err != nil {
 		return nil, err
 	}
-	keys, err := claimKeys(ctx, b.ElectionID, cts)
-	if err != nil {
-		return nil, err
-	}
-	claim, i, err := firstClaim(ctx, keys)
-	switch {
-	case err != nil:
-		return nil, err
-	case claim == nil:
-		return keys, nil
-	case claim.Kind == election.ClaimSpoiled:
-		return nil, election.Errorf(election.CodeSpoiled, "ciphertext %d of this ballot was opened by an audit (the spoiled ballot with tracker %s): its vote is public; make a new ballot", i, claim.HolderHex())
-	default:
-		return nil, election.Errorf(election.CodeDuplicate, "ciphertext %d of this ballot is already cast (by pseudonym %s)", i, claim.HolderHex())
-	}
+	return claimsFree(ctx, b.ElectionID, cts, func(c *election.CiphertextClaim, i int) error {
+		if c.Kind == election.ClaimSpoiled {
+			return election.Errorf(election.CodeSpoiled, "ciphertext %d of this ballot was opened by an audit (the spoiled ballot with tracker %s): its vote is public; make a new ballot", i, c.HolderHex())
+		}
+		return election.Errorf(election.CodeDuplicate, "ciphertext %d of this ballot is already cast (by pseudonym %s)", i, c.HolderHex())
+	})
 }
 
 // checkSpoilClaimsFree is the spoil's read of its ciphertexts' claim keys,
@@ -91,7 +82,19 @@ func checkCastClaimsFree(ctx contractapi.TransactionContextInterface, p *electio
 // is already opened by another audit). It returns the keys, for
 // writeClaims.
 func checkSpoilClaimsFree(ctx contractapi.TransactionContextInterface, s *election.SpoiledBallot) ([]string, error) {
-	keys, err := claimKeys(ctx, s.ElectionID, s.Ciphertexts)
+	return claimsFree(ctx, s.ElectionID, s.Ciphertexts, func(c *election.CiphertextClaim, i int) error {
+		if c.Kind == election.ClaimCast {
+			return election.Errorf(election.CodeCastOpened, "ciphertext %d of this ballot is cast (by pseudonym %s): a cast vote is never opened", i, c.HolderHex())
+		}
+		return election.Errorf(election.CodeExists, "ciphertext %d of this ballot is already opened by another audit (the spoiled ballot with tracker %s)", i, c.HolderHex())
+	})
+}
+
+// claimsFree reads the claim keys of cts and returns them when none holds
+// a claim; otherwise it returns refuse's error for the first claim found
+// and its ciphertext's index.
+func claimsFree(ctx contractapi.TransactionContextInterface, electionID string, cts [][]byte, refuse func(*election.CiphertextClaim, int) error) ([]string, error) {
+	keys, err := claimKeys(ctx, electionID, cts)
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +102,10 @@ func checkSpoilClaimsFree(ctx contractapi.TransactionContextInterface, s *electi
 	switch {
 	case err != nil:
 		return nil, err
-	case claim == nil:
-		return keys, nil
-	case claim.Kind == election.ClaimCast:
-		return nil, election.Errorf(election.CodeCastOpened, "ciphertext %d of this ballot is cast (by pseudonym %s): a cast vote is never opened", i, claim.HolderHex())
-	default:
-		return nil, election.Errorf(election.CodeExists, "ciphertext %d of this ballot is already opened by another audit (the spoiled ballot with tracker %s)", i, claim.HolderHex())
+	case claim != nil:
+		return nil, refuse(claim, i)
 	}
+	return keys, nil
 }
 
 // writeClaims writes claim under each of keys, once each.

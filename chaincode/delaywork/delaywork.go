@@ -5,8 +5,8 @@
 //
 // Work reads one key, sleeps D and writes that key (one point read, one
 // write of a key no one wrote before), so the lockless commit gate (O-III)
-// runs it without the commit lock. (A ballot cast reads two keys, its
-// ballot key and its tracker key, and escalates on the second.) The sleep
+// runs it without the commit lock. (A ballot cast reads its ballot key and
+// one claim key per ciphertext, and escalates on the second.) The sleep
 // holds the simulation open for D without using CPU: what the benchmark
 // measures is how the commit lock makes commits and simulations wait for
 // each other, not the CPU.

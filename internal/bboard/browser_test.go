@@ -145,22 +145,29 @@ func TestBrowserSearch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			url := fileURL(site, "search.html") + "?q=" + strings.ReplaceAll(tc.q, " ", "+")
-			dom := string(runChromium(t, "--dump-dom", url))
-			got := resultText(t, dom)
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("result %q lacks %q", got, w)
-				}
-			}
-			// The page with its answer still passes the static rules
-			// (the answer's heading fits the page's outline).
-			for _, p := range a11y.Problems(strings.NewReader(dom)) {
-				t.Errorf("after the search: %s", p)
-			}
+			dom := searchAnswers(t, fileURL(site, "search.html")+"?q="+strings.ReplaceAll(tc.q, " ", "+"), tc.want)
 			checkSearchForm(t, dom)
 		})
 	}
+}
+
+// searchAnswers opens the search page at url in Chromium, asserts that its
+// answer holds each of want and that the page with its answer still passes
+// the static rules (the answer's heading fits the page's outline), and
+// returns the page's DOM.
+func searchAnswers(t *testing.T, url string, want []string) string {
+	t.Helper()
+	dom := string(runChromium(t, "--dump-dom", url))
+	got := resultText(t, dom)
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("result %q lacks %q", got, w)
+		}
+	}
+	for _, p := range a11y.Problems(strings.NewReader(dom)) {
+		t.Errorf("after the search: %s", p)
+	}
+	return dom
 }
 
 // checkSearchForm asserts from the DOM that the search box can be reached

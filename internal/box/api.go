@@ -39,10 +39,6 @@ type SpoiledReceipt struct {
 	Block      uint64 `json:"block"`
 }
 
-// trackerOf is the tracker of a ballot (election.Tracker: the hash the booth
-// shows before "cast or audit", and the bulletin board lists).
-func trackerOf(b *election.Ballot) [32]byte { return b.Tracker() }
-
 // castBallot answers POST /v1/ballots: the ballot is decoded and parsed
 // here, so that a malformed one never reaches the gateway, then submitted.
 func (s *Server) castBallot(w http.ResponseWriter, r *http.Request, _ string) {
@@ -106,7 +102,7 @@ func (s *Server) submitBallot(ctx context.Context, ballot []byte, b *election.Ba
 		if err != nil {
 			return err
 		}
-		tr, h := trackerOf(b), election.BallotHash(ballot)
+		tr, h := b.Tracker(), election.BallotHash(ballot)
 		rc = &Receipt{ElectionID: b.ElectionID, Tracker: hex.EncodeToString(tr[:]), BallotHash: hex.EncodeToString(h[:]),
 			Pseudonym: b.PseudonymHex(), TxID: cr.TxID, Block: cr.Block}
 		return nil

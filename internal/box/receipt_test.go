@@ -68,7 +68,7 @@ func TestTrackerCommitsToTheVoteOnly(t *testing.T) {
 	other.Token = bytes.Repeat([]byte{9}, len(other.Token))
 	other.Signature = bytes.Repeat([]byte{8}, len(other.Signature))
 	other.Proof = []byte{5}
-	if trackerOf(base) != trackerOf(other) {
+	if base.Tracker() != other.Tracker() {
 		t.Fatal("the tracker depends on the voter's key, token, signature or proof")
 	}
 	changed := []func(b *election.Ballot){
@@ -83,7 +83,7 @@ func TestTrackerCommitsToTheVoteOnly(t *testing.T) {
 	for i, change := range changed {
 		b := *base
 		change(&b)
-		if trackerOf(&b) == trackerOf(base) {
+		if b.Tracker() == base.Tracker() {
 			t.Errorf("change %d leaves the tracker as it was", i)
 		}
 	}
@@ -249,7 +249,7 @@ func TestLogLinksNoAddressToBallot(t *testing.T) {
 	const remote, addr = "198.51.100.7:4000", "198.51.100.7"
 	ballot := testBallot(t, testElection, 1)
 	b, _ := election.ParseBallot(ballot)
-	tr := trackerOf(b)
+	tr := b.Tracker()
 	secrets := []string{b.PseudonymHex(), hex.EncodeToString(tr[:]), "tx-cast", "tx-lost"}
 	for _, err := range []error{
 		nil,
