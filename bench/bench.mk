@@ -15,7 +15,7 @@
 #                               TRIALS, DELAYS, CONCURRENCY, COUNT, RATE, OPEN_COUNT)
 #   make bench-box              the ballot box's latency overhead over a direct gateway submission, in
 #                               alternating pairs of runs (bench/box.sh; BOX_TRIALS, BOX_COUNT, BOX_RATE,
-#                               BOX_TARGET_MS, BOX_CONFIG)
+#                               BOX_TARGET_MS, BOX_BASELINE, BOX_CONFIG)
 #   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)
 
 ifndef FABVOTE_BENCH_MK

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """box.py OUT — the summary of bench/box.sh's trials (`make bench-box`).
 
-OUT/runs holds one `fabvote bench` report per run: direct-tN.json (through
-the gateway) and box-tN.json (through the ballot box), a pair per trial N.
-The summary gives each trial's p50 and p95 of both, the pair's p50
-difference box − direct, the differences' mean with its 95 % interval
+OUT/runs holds one `fabvote bench` report per run: the baseline's,
+client-tN.json (the CLI's gateway client) or direct-tN.json (the load
+generator's own gateway path), and box-tN.json (through the ballot box), a
+pair per trial N. The summary gives each trial's p50 and p95 of both, the
+pair's p50 difference box − baseline, the differences' mean with its 95 % interval
 (Student's t over the pairs) and whether the target (box adds at most
 OUT/meta.json's targetMs to the p50) holds, is missed, or is inside the
 noise. It is written to OUT/summary.md and OUT/summary.json and printed.
@@ -20,12 +21,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 
-RUN_NAME = re.compile(r"^(direct|box)-t([0-9]+)\.json$")
+BASELINES = ("client", "direct")
+RUN_NAME = re.compile(r"^(client|direct|box)-t([0-9]+)\.json$")
 
 
 def load_pairs(runs_dir):
-    """The trials' pairs, by trial number: [(trial, direct report, box report)]. A trial without both runs is an
-    error naming it."""
+    """The baseline's name and the trials' pairs, by trial number: (baseline, [(trial, baseline report, box
+    report)]). Runs of two baselines, or a trial without both runs, are an error naming them."""
     runs = {}
     for name in sorted(os.listdir(runs_dir)):
         m = RUN_NAME.match(name)
@@ -33,14 +35,18 @@ def load_pairs(runs_dir):
             with open(os.path.join(runs_dir, name)) as f:
                 runs.setdefault(int(m.group(2)), {})[m.group(1)] = json.load(f)
     if not runs:
-        raise ValueError(f"{runs_dir}: no direct-tN.json or box-tN.json reports")
+        raise ValueError(f"{runs_dir}: no client-tN.json, direct-tN.json or box-tN.json reports")
+    found = sorted({name for r in runs.values() for name in r if name in BASELINES})
+    if len(found) > 1:
+        raise ValueError(f"{runs_dir}: runs of two baselines ({' and '.join(found)}): keep one per results directory")
+    baseline = found[0] if found else BASELINES[0]
     pairs = []
     for t in sorted(runs):
-        missing = {"direct", "box"} - set(runs[t])
+        missing = {baseline, "box"} - set(runs[t])
         if missing:
             raise ValueError(f"{runs_dir}: trial {t} has no {' and no '.join(sorted(missing))} report")
-        pairs.append((t, runs[t]["direct"], runs[t]["box"]))
-    return pairs
+        pairs.append((t, runs[t][baseline], runs[t]["box"]))
+    return baseline, pairs
 
 
 def interval(diffs):
@@ -71,36 +77,47 @@ def started(rep):
     return base.timestamp() + float(m.group(2) or 0)
 
 
-def summarize(pairs, target):
-    """The summary as a dict: per trial, the pairs' differences, their interval and the verdict."""
+def summarize(loaded, target):
+    """The summary as a dict, from load_pairs' answer: per trial, the pairs' differences, their interval and the
+    verdict."""
+    baseline, pairs = loaded
     rows = []
     for t, d, b in pairs:
-        rows.append({"trial": t, "first": "box" if started(b) < started(d) else "direct",
-                     "direct": {k: d["latencyMs"][k] for k in ("p50", "p95")}, "box": {k: b["latencyMs"][k] for k in ("p50", "p95")},
+        rows.append({"trial": t, "first": "box" if started(b) < started(d) else baseline,
+                     "baseline": {k: d["latencyMs"][k] for k in ("p50", "p95")}, "box": {k: b["latencyMs"][k] for k in ("p50", "p95")},
                      "diffP50": round(b["latencyMs"]["p50"] - d["latencyMs"]["p50"], 3),
-                     "failed": {"direct": d["failed"], "box": b["failed"]}, "sent": {"direct": d["sent"], "box": b["sent"]}})
+                     "failed": {"baseline": d["failed"], "box": b["failed"]}, "sent": {"baseline": d["sent"], "box": b["sent"]}})
     mean, low, high = interval([r["diffP50"] for r in rows])
     word, why = verdict(mean, low, high, target)
-    return {"trials": rows, "diffP50": {"mean": round(mean, 3), "low": low and round(low, 3), "high": high and round(high, 3), "pairs": len(rows)},
+    return {"baselineName": baseline, "trials": rows,
+            "diffP50": {"mean": round(mean, 3), "low": low and round(low, 3), "high": high and round(high, 3), "pairs": len(rows)},
             "targetMs": target, "verdict": word, "why": why}
+
+
+BASELINE_TEXT = {
+    "client": "the CLI's gateway client, the box's own path to the ledger (Submit, then a commit-status call per ballot)",
+    "direct": "the load generator's own gateway path (endorse and submit, commits from one block-event stream)",
+}
 
 
 def markdown(s, meta):
     """The summary as the text printed and written to summary.md."""
+    b = s["baselineName"]
     out = [f"Ballot box overhead: {meta.get('command', '')}",
            f"{meta.get('count', '?')} ballots a run at {meta.get('rate', '?')} ballots/s, configuration {meta.get('config', '?')}. "
            "Each run casts ballots of its own (every voter casts once): the runs' inputs are the same shape, not the same ballots.",
+           f"Baseline ({b}): {BASELINE_TEXT[b]}.",
            "",
-           "| trial | first | direct p50 ms | direct p95 ms | box p50 ms | box p95 ms | box − direct p50 ms | failed direct / box |",
+           f"| trial | first | {b} p50 ms | {b} p95 ms | box p50 ms | box p95 ms | box − {b} p50 ms | failed {b} / box |",
            "|---|---|---|---|---|---|---|---|"]
     for r in s["trials"]:
-        out.append(f"| {r['trial']} | {r['first']} | {r['direct']['p50']:.1f} | {r['direct']['p95']:.1f} | {r['box']['p50']:.1f} | "
-                   f"{r['box']['p95']:.1f} | {r['diffP50']:+.1f} | {r['failed']['direct']}/{r['sent']['direct']} / {r['failed']['box']}/{r['sent']['box']} |")
+        out.append(f"| {r['trial']} | {r['first']} | {r['baseline']['p50']:.1f} | {r['baseline']['p95']:.1f} | {r['box']['p50']:.1f} | "
+                   f"{r['box']['p95']:.1f} | {r['diffP50']:+.1f} | {r['failed']['baseline']}/{r['sent']['baseline']} / {r['failed']['box']}/{r['sent']['box']} |")
     d = s["diffP50"]
     ci = f"95 % interval [{d['low']:+.1f}, {d['high']:+.1f}] ms (Student's t over {d['pairs']} pairs)" if d["low"] is not None else "no interval (one pair)"
-    out += ["", f"box − direct p50: mean {d['mean']:+.1f} ms, {ci}.",
+    out += ["", f"box − {b} p50: mean {d['mean']:+.1f} ms, {ci}.",
             f"Target: the box adds at most {s['targetMs']:g} ms to the p50: {s['verdict']} ({s['why']})."]
-    if any(r["failed"]["direct"] or r["failed"]["box"] for r in s["trials"]):
+    if any(r["failed"]["baseline"] or r["failed"]["box"] for r in s["trials"]):
         out.append("Some ballots failed (see the runs' failures): the percentiles are of the committed ballots only.")
     return "\n".join(out) + "\n"
 

@@ -24,11 +24,11 @@ class BoxSummary(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def pairs(self, diffs):
-        """Trials whose box − direct p50 differences are diffs, the order alternating each pair."""
+    def pairs(self, diffs, baseline="client"):
+        """Trials whose box − baseline p50 differences are diffs, the order alternating each pair."""
         for t, diff in enumerate(diffs, 1):
             early, late = "2026-11-29T10:00:05Z", "2026-11-29T10:00:05.123456789Z"
-            write_run(self.dir, "direct", t, 1000.0, early if t % 2 else late)
+            write_run(self.dir, baseline, t, 1000.0, early if t % 2 else late)
             write_run(self.dir, "box", t, 1000.0 + diff, late if t % 2 else early)
         return box.load_pairs(self.dir)
 
@@ -53,24 +53,36 @@ class BoxSummary(unittest.TestCase):
         self.assertAlmostEqual(s["diffP50"]["high"], 2.0 + 12.706, places=3)
 
     def test_rows_name_which_ran_first(self):
-        s = box.summarize(self.pairs([1.0, 2.0]), 5.0)
-        self.assertEqual([r["first"] for r in s["trials"]], ["direct", "box"])
-        self.assertEqual([r["diffP50"] for r in s["trials"]], [1.0, 2.0])
+        for baseline in box.BASELINES:
+            with self.subTest(baseline):
+                for f in os.listdir(self.dir):
+                    os.remove(os.path.join(self.dir, f))
+                s = box.summarize(self.pairs([1.0, 2.0], baseline), 5.0)
+                self.assertEqual(s["baselineName"], baseline)
+                self.assertEqual([r["first"] for r in s["trials"]], [baseline, "box"])
+                self.assertEqual([r["diffP50"] for r in s["trials"]], [1.0, 2.0])
+                self.assertIn(f"box − {baseline} p50", box.markdown(s, {}))
+
+    def test_two_baselines_are_refused(self):
+        self.pairs([1.0], "client")
+        write_run(self.dir, "direct", 2, 1000.0, "2026-11-29T10:00:00Z")
+        with self.assertRaisesRegex(ValueError, "two baselines"):
+            box.load_pairs(self.dir)
 
     def test_failures_are_named(self):
-        write_run(self.dir, "direct", 1, 1000.0, "2026-11-29T10:00:00Z", failed=3)
+        write_run(self.dir, "client", 1, 1000.0, "2026-11-29T10:00:00Z", failed=3)
         write_run(self.dir, "box", 1, 1001.0, "2026-11-29T10:01:00Z")
         text = box.markdown(box.summarize(box.load_pairs(self.dir), 5.0), {})
         self.assertIn("3/100 / 0/100", text)
         self.assertIn("committed ballots only", text)
 
     def test_a_trial_without_its_partner_is_refused(self):
-        write_run(self.dir, "direct", 1, 1000.0, "2026-11-29T10:00:00Z")
+        write_run(self.dir, "client", 1, 1000.0, "2026-11-29T10:00:00Z")
         with self.assertRaisesRegex(ValueError, "trial 1 has no box report"):
             box.load_pairs(self.dir)
 
     def test_no_runs_is_refused(self):
-        with self.assertRaisesRegex(ValueError, "no direct-tN.json"):
+        with self.assertRaisesRegex(ValueError, "no client-tN.json"):
             box.load_pairs(self.dir)
 
 

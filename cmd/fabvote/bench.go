@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	commands = append(commands, command{"bench", "(--ballots ballots.bin [--count N] [--box https://HOST:PORT --ca-cert CA.pem] | --work-delay D --count N [--chaincode NAME]) [--rate TPS | --concurrency N] [--skip-commit | --skip-endorsement] [--json out.json]",
+	commands = append(commands, command{"bench", "(--ballots ballots.bin [--count N] [--box https://HOST:PORT --ca-cert CA.pem | --client] | --work-delay D --count N [--chaincode NAME]) [--rate TPS | --concurrency N] [--skip-commit | --skip-endorsement] [--json out.json]",
 		"load generator: cast pre-generated ballots through the gateway or a ballot box (or run the delaywork chaincode) at a fixed or maximum rate, measure TPS and latency", cmdBench})
 }
 
@@ -46,7 +46,8 @@ type benchOptions struct {
 	remote                  bool
 	box, boxCA              string // --box: cast through this ballot box instead of the gateway
 	boxConns                int
-	boxTarget               *loadgen.BoxTarget // set by checkBox for --box
+	boxTarget               *loadgen.BoxTarget // set by checkVia for --box
+	client                  bool               // --client: cast as the CLI and the box do
 }
 
 func cmdBench(fs *pflag.FlagSet) func() error {
@@ -56,8 +57,11 @@ func cmdBench(fs *pflag.FlagSet) func() error {
 		if err := o.check(fs); err != nil {
 			return err
 		}
-		if o.boxTarget != nil {
+		switch {
+		case o.boxTarget != nil:
 			return o.runBox()
+		case o.client:
+			return o.runClient()
 		}
 		return o.run()
 	}
@@ -98,7 +102,7 @@ func (o *benchOptions) check(fs *pflag.FlagSet) error {
 	if err := o.checkWorkload(fs); err != nil {
 		return err
 	}
-	if err := o.checkBox(fs); err != nil {
+	if err := o.checkVia(fs); err != nil {
 		return err
 	}
 	if o.skipCommit && o.skipEndorse {

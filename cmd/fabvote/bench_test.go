@@ -60,8 +60,9 @@ func TestBenchWorkDelayRefusals(t *testing.T) {
 	}
 }
 
-// A run through a ballot box (--box) refuses, before it sends anything,
-// each flag it cannot follow and each bad box option, naming it.
+// A run through a ballot box (--box) or its baseline (--client) refuses,
+// before it sends anything, each flag it cannot follow and each bad box
+// option, naming it.
 func TestBenchBoxRefusals(t *testing.T) {
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "ca.txt")
@@ -83,6 +84,10 @@ func TestBenchBoxRefusals(t *testing.T) {
 		{"skip-commit", append([]string{"--skip-commit"}, box...), "--skip-commit and --skip-endorsement do not apply"},
 		{"skip-endorsement", append([]string{"--skip-endorsement"}, box...), "--skip-commit and --skip-endorsement do not apply"},
 		{"an election to open", append([]string{"--open", "m.json"}, box...), "open the election first"},
+		{"a box and its baseline", append([]string{"--client"}, box...), "--box and --client exclude each other"},
+		{"the baseline on delaywork", []string{"--work-delay", "50ms", "--count", "10", "--client"}, "--client casts ballots"},
+		{"the baseline with skip-commit", []string{"--ballots", "b.bin", "--client", "--skip-commit"}, "--client: each ballot is one call"},
+		{"the baseline with an election to open", []string{"--ballots", "b.bin", "--client", "--open", "m.json"}, "--client: open the election first"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			checkUsageError(t, tc.what, append([]string{"bench"}, tc.args...), []string{tc.want})
