@@ -98,6 +98,20 @@
 // gets the tally. All three have canonical, length-checked binary encodings
 // (encoding.go) whose decoders name the bad field; they are fuzzed.
 //
+// # Integer shares (version 2)
+//
+// A key generated without a dealer leaves each trustee an integer share
+// s_i of a polynomial over the integers, longer than N² because nobody knows
+// φ(N) to reduce it. Such parameters carry ShareBits, the bound
+// 0 ≤ s_i < 2^ShareBits (|N²| ≤ ShareBits ≤ 2·|N²|); with it the proof's
+// nonce is drawn below 2^{ShareBits+|Δ|+512} so that it still hides Δ·s_i,
+// the response bound grows to match, the challenge hashes DomainTagV2 and
+// ShareBits, and the three encodings carry version 2 (encoding.go).
+// Combine is unchanged: it needs only Σ μ_j s_j = Δ·d with d ≡ 1 (mod N)
+// and 4d ≡ 0 (mod λ(N)). NewKeyShare makes such a share; Deal makes
+// version 1 keys only. Version 1 and version 2 proofs never verify under
+// each other's parameters (TestVersionsDoNotCrossVerify).
+//
 // # Safe primes
 //
 // GenerateSafePrime sieves the progression q' ≡ 5 (mod 6) with the odd primes

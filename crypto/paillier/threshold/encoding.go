@@ -12,13 +12,21 @@ import (
 // checks the exact length, the magic and version, and every range, and
 // re-encoding a decoded value gives back the input byte for byte.
 //
+// Version 1 (a dealer's key, shares below N²):
+//
 //	PublicParams:      "FVTP" 0x01 K:u16 L:u16 nLen:u16 N V V_1 … V_L
-//	KeyShare:          "FVKS" 0x01 Index:u16 K:u16 L:u16 nLen:u16 N s_i
+//	KeyShare:          "FVKS" 0x01 Index:u16 K:u16 L:u16 nLen:u16 N s_i(|N²| bytes)
 //	PartialDecryption: "FVPD" 0x01 Index:u16 c_i E(32 bytes) Z(⌈(|N²|+|Δ|+513)/8⌉ bytes)
 //
-// A PartialDecryption is encoded relative to the PublicParams it belongs to.
+// Version 2 (integer shares below 2^S, S = ShareBits):
+//
+//	PublicParams:      "FVTP" 0x02 K:u16 L:u16 S:u16 nLen:u16 N V V_1 … V_L
+//	KeyShare:          "FVKS" 0x02 Index:u16 K:u16 L:u16 S:u16 nLen:u16 N s_i(⌈S/8⌉ bytes)
+//	PartialDecryption: "FVPD" 0x02 Index:u16 c_i E(32 bytes) Z(⌈(S+|Δ|+513)/8⌉ bytes)
+//
+// A PartialDecryption is encoded relative to the PublicParams it belongs to,
+// and carries their version.
 const (
-	encVersion   = 1
 	magicParams  = "FVTP"
 	magicShare   = "FVKS"
 	magicPartial = "FVPD"
@@ -47,11 +55,14 @@ func (pp *PublicParams) MarshalBinary() ([]byte, error) {
 		return nil, fieldError(ErrInvalidParams, "PublicKey.N", "longer than %d bytes", maxModulusBytes)
 	}
 	w := elemLen(pp.PublicKey)
-	b := make([]byte, 0, 11+len(n)+(1+pp.L)*w)
+	b := make([]byte, 0, 13+len(n)+(1+pp.L)*w)
 	b = append(b, magicParams...)
-	b = append(b, encVersion)
+	b = append(b, pp.version())
 	b = appendU16(b, pp.K)
 	b = appendU16(b, pp.L)
+	if pp.version() == 2 {
+		b = appendU16(b, pp.ShareBits)
+	}
 	b = appendU16(b, len(n))
 	b = append(b, n...)
 	b = putFixed(b, pp.V, w)
@@ -69,10 +80,12 @@ func ParsePublicParams(b []byte) (*PublicParams, error) {
 
 func parsePublicParams(b []byte, minBits int) (*PublicParams, error) {
 	d := decoder{b: b, what: "PublicParams"}
-	if err := d.header(magicParams); err != nil {
+	version, err := d.header(magicParams)
+	if err != nil {
 		return nil, err
 	}
 	k, l := d.u16("K"), d.u16("L")
+	shareBits := d.shareBits(version)
 	n := d.modulus()
 	if d.err != nil {
 		return nil, d.err
@@ -86,7 +99,7 @@ func parsePublicParams(b []byte, minBits int) (*PublicParams, error) {
 	if want := d.off + (1+l)*w; len(b) != want {
 		return nil, fieldError(ErrMalformed, "PublicParams", "length %d, want %d for L = %d and a %d-byte N", len(b), want, l, len(n.Bytes()))
 	}
-	pp := &PublicParams{PublicKey: pk, K: k, L: l, V: d.fixed("V", w), VerificationKeys: make([]*big.Int, l)}
+	pp := &PublicParams{PublicKey: pk, K: k, L: l, V: d.fixed("V", w), VerificationKeys: make([]*big.Int, l), ShareBits: shareBits}
 	for i := range pp.VerificationKeys {
 		pp.VerificationKeys[i] = d.fixed("VerificationKeys", w)
 	}
@@ -112,19 +125,34 @@ func (ks *KeyShare) MarshalBinary() ([]byte, error) {
 		return nil, fieldError(ErrInvalidShare, "N", "length %d bytes, need 1..%d", len(n), maxModulusBytes)
 	}
 	n2 := new(big.Int).Mul(ks.N, ks.N)
-	if ks.secret.Sign() < 0 || ks.secret.Cmp(n2) >= 0 {
-		return nil, fieldError(ErrInvalidShare, "secret", "out of range")
+	if err := checkShareBits(ks.ShareBits, n2); err != nil {
+		return nil, fieldError(ErrInvalidShare, "ShareBits", "%v", err)
 	}
-	w := (n2.BitLen() + 7) / 8
-	b := make([]byte, 0, 13+len(n)+w)
+	if err := ks.checkSecretRange(); err != nil {
+		return nil, err
+	}
+	version, w := shareLayout(ks.ShareBits, n2)
+	b := make([]byte, 0, 15+len(n)+w)
 	b = append(b, magicShare...)
-	b = append(b, encVersion)
+	b = append(b, version)
 	b = appendU16(b, ks.Index)
 	b = appendU16(b, ks.K)
 	b = appendU16(b, ks.L)
+	if version == 2 {
+		b = appendU16(b, ks.ShareBits)
+	}
 	b = appendU16(b, len(n))
 	b = append(b, n...)
 	return putFixed(b, ks.secret, w), nil
+}
+
+// shareLayout is a share's encoding version and the width of its secret:
+// version 1 and |N²| bytes, or version 2 and ⌈ShareBits/8⌉ bytes.
+func shareLayout(shareBits int, n2 *big.Int) (version byte, width int) {
+	if shareBits == 0 {
+		return 1, (n2.BitLen() + 7) / 8
+	}
+	return 2, (shareBits + 7) / 8
 }
 
 func checkShareHeader(index, k, l int) error {
@@ -141,10 +169,12 @@ func checkShareHeader(index, k, l int) error {
 // Check to verify the share against the public parameters.
 func ParseKeyShare(b []byte) (*KeyShare, error) {
 	d := decoder{b: b, what: "KeyShare"}
-	if err := d.header(magicShare); err != nil {
+	version, err := d.header(magicShare)
+	if err != nil {
 		return nil, err
 	}
 	index, k, l := d.u16("Index"), d.u16("K"), d.u16("L")
+	shareBits := d.shareBits(version)
 	n := d.modulus()
 	if d.err != nil {
 		return nil, d.err
@@ -153,14 +183,19 @@ func ParseKeyShare(b []byte) (*KeyShare, error) {
 		return nil, err
 	}
 	n2 := new(big.Int).Mul(n, n)
-	s := d.fixed("secret", (n2.BitLen()+7)/8)
+	if err := checkShareBits(shareBits, n2); err != nil {
+		return nil, fieldError(ErrMalformed, "KeyShare.ShareBits", "%v", err)
+	}
+	_, w := shareLayout(shareBits, n2)
+	s := d.fixed("secret", w)
 	if err := d.end(); err != nil {
 		return nil, err
 	}
-	if s.Cmp(n2) >= 0 {
-		return nil, fieldError(ErrMalformed, "KeyShare.secret", "not below N²")
+	ks := &KeyShare{Index: index, K: k, L: l, N: n, ShareBits: shareBits, secret: s}
+	if ks.checkSecretRange() != nil {
+		return nil, fieldError(ErrMalformed, "KeyShare.secret", "not below N² (version 1) or 2^ShareBits (version 2)")
 	}
-	return &KeyShare{Index: index, K: k, L: l, N: n, secret: s}, nil
+	return ks, nil
 }
 
 // Marshal encodes the partial decryption relative to pp (fixed length).
@@ -175,7 +210,7 @@ func (pd *PartialDecryption) Marshal(pp *PublicParams) ([]byte, error) {
 	zw := (pp.proofZBits() + 7) / 8
 	b := make([]byte, 0, 7+w+ChallengeBits/8+zw)
 	b = append(b, magicPartial...)
-	b = append(b, encVersion)
+	b = append(b, pp.version())
 	b = appendU16(b, pd.Index)
 	b = putFixed(b, pd.Ci, w)
 	b = putFixed(b, pd.Proof.E, ChallengeBits/8)
@@ -205,8 +240,12 @@ func ParsePartialDecryption(pp *PublicParams, b []byte) (*PartialDecryption, err
 		return nil, fieldError(ErrMalformed, "PartialDecryption", "length %d, want %d", len(b), pp.PartialDecryptionLen())
 	}
 	d := decoder{b: b, what: "PartialDecryption"}
-	if err := d.header(magicPartial); err != nil {
+	version, err := d.header(magicPartial)
+	if err != nil {
 		return nil, err
+	}
+	if version != pp.version() {
+		return nil, fieldError(ErrMalformed, "PartialDecryption.version", "%d, but the parameters are version %d", version, pp.version())
 	}
 	pd := &PartialDecryption{Index: d.u16("Index")}
 	pd.Ci = d.fixed("Ci", elemLen(pp.PublicKey))
@@ -242,16 +281,34 @@ func (d *decoder) take(field string, n int) []byte {
 	return s
 }
 
-func (d *decoder) header(magic string) error {
+// header reads the magic and the version, 1 or 2.
+func (d *decoder) header(magic string) (byte, error) {
 	m := d.take("magic", len(magic))
 	if d.err == nil && string(m) != magic {
 		d.err = fieldError(ErrMalformed, d.what+".magic", "got %q, want %q", m, magic)
 	}
 	v := d.take("version", 1)
-	if d.err == nil && v[0] != encVersion {
-		d.err = fieldError(ErrMalformed, d.what+".version", "got %d, want %d", v[0], encVersion)
+	if d.err != nil {
+		return 0, d.err
 	}
-	return d.err
+	if v[0] != 1 && v[0] != 2 {
+		d.err = fieldError(ErrMalformed, d.what+".version", "got %d, want 1 or 2", v[0])
+		return 0, d.err
+	}
+	return v[0], nil
+}
+
+// shareBits reads the share bound S of version 2, which must not be 0 (a
+// zero would re-encode as version 1); version 1 has none and gives 0.
+func (d *decoder) shareBits(version byte) int {
+	if version == 1 {
+		return 0
+	}
+	s := d.u16("ShareBits")
+	if d.err == nil && s == 0 {
+		d.err = fieldError(ErrMalformed, d.what+".ShareBits", "0 in version 2")
+	}
+	return s
 }
 
 func (d *decoder) u16(field string) int {

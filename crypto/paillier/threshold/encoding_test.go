@@ -138,7 +138,7 @@ func TestParseErrorsNameField(t *testing.T) {
 	}{
 		{"params: empty", parsePP, nil, "PublicParams.magic", ErrMalformed},
 		{"params: magic", parsePP, mod(ppb, fill(0, 1, 'X')), "PublicParams.magic", ErrMalformed},
-		{"params: version", parsePP, mod(ppb, fill(4, 1, 2)), "PublicParams.version", ErrMalformed},
+		{"params: version", parsePP, mod(ppb, fill(4, 1, 3)), "PublicParams.version", ErrMalformed},
 		{"params: truncated", parsePP, ppb[:len(ppb)-1], "PublicParams", ErrMalformed},
 		{"params: trailing byte", parsePP, append(append([]byte(nil), ppb...), 0), "PublicParams", ErrMalformed},
 		{"params: K = 0", parsePP, mod(ppb, put16(5, 0)), "K:", ErrInvalidParams},

@@ -45,9 +45,31 @@ func isPackageError(err error) bool {
 	return false
 }
 
+// addV2Seeds adds the encodings of a small version 2 key (testDealV2) to f:
+// its parameters, a share, or a partial decryption, as what asks.
+func addV2Seeds(f *testing.F, what string) {
+	pp, shares := testDealV2(f, sizeSmall, 2, 3)
+	var b []byte
+	var err error
+	switch what {
+	case "params":
+		b, err = pp.MarshalBinary()
+	case "share":
+		b, err = shares[2].MarshalBinary()
+	case "partial":
+		b, err = partials(f, pp, shares, encrypt(f, pp.PublicKey, big.NewInt(3)), 2)[0].Marshal(pp)
+	}
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+}
+
 func FuzzParsePublicParams(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte(magicParams + "\x01"))
+	addV2Seeds(f, "params")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pp, err := parsePublicParams(b, 0)
 		if err != nil {
@@ -69,6 +91,7 @@ func FuzzParsePublicParams(f *testing.F) {
 func FuzzParseKeyShare(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte(magicShare + "\x01"))
+	addV2Seeds(f, "share")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ks, err := ParseKeyShare(b)
 		if err != nil {
@@ -89,9 +112,25 @@ func FuzzParseKeyShare(f *testing.F) {
 
 func FuzzParsePartialDecryption(f *testing.F) {
 	pp, _ := testDeal(f, sizeSmall, 2, 3)
-	c := new(big.Int).Add(pp.PublicKey.N, one) // Enc(1) with r = 1
 	f.Add([]byte{})
 	f.Add([]byte(magicPartial + "\x01"))
+	fuzzPartials(f, pp)
+}
+
+// FuzzParsePartialDecryptionV2 is FuzzParsePartialDecryption under version 2
+// parameters.
+func FuzzParsePartialDecryptionV2(f *testing.F) {
+	pp, _ := testDealV2(f, sizeSmall, 2, 3)
+	f.Add([]byte(magicPartial + "\x02"))
+	addV2Seeds(f, "partial")
+	fuzzPartials(f, pp)
+}
+
+// fuzzPartials decodes partial decryptions under pp: an error wraps a
+// package sentinel, a success re-encodes byte for byte and verifies without
+// a panic.
+func fuzzPartials(f *testing.F, pp *PublicParams) {
+	c := new(big.Int).Add(pp.PublicKey.N, one) // Enc(1) with r = 1
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pd, err := ParsePartialDecryption(pp, b)
 		if err != nil {

@@ -15,8 +15,11 @@ const (
 	ChallengeBits = 256
 
 	// DomainTag separates the partial-decryption proof hash from every other
-	// hash in fabvote.
-	DomainTag = "fabvote/threshold/partial/v1"
+	// hash in fabvote. Parameters with ShareBits (version 2) use
+	// DomainTagV2, so a proof made under one version never verifies under
+	// the other.
+	DomainTag   = "fabvote/threshold/partial/v1"
+	DomainTagV2 = "fabvote/threshold/partial/v2"
 )
 
 var (
@@ -34,6 +37,31 @@ type PublicParams struct {
 	K, L             int
 	V                *big.Int
 	VerificationKeys []*big.Int
+	// ShareBits bounds every share: 0 ≤ s_i < 2^ShareBits. It is zero for a
+	// dealer's parameters (encoding version 1), whose shares are residues
+	// below N². Shares made without anyone knowing φ(N), by a distributed key
+	// generation, are integers longer than N²: their parameters carry the
+	// bound (version 2, |N²| ≤ ShareBits ≤ 2·|N²|), which sets the proof's
+	// nonce length and the encodings' widths.
+	ShareBits int
+}
+
+// version is the encoding version of the parameters and of everything
+// encoded under them: 1 for a dealer's shares below N², 2 with ShareBits.
+func (pp *PublicParams) version() byte {
+	if pp.ShareBits == 0 {
+		return 1
+	}
+	return 2
+}
+
+// secretBits is the bit length that bounds every share: ShareBits, or |N²|
+// for version 1.
+func (pp *PublicParams) secretBits() int {
+	if pp.ShareBits == 0 {
+		return pp.PublicKey.NSquared.BitLen()
+	}
+	return pp.ShareBits
 }
 
 // Delta returns Δ = L!.
@@ -85,6 +113,9 @@ func (pp *PublicParams) validate(minBits int) error {
 	if pp.V.Cmp(one) == 0 {
 		return fieldError(ErrInvalidParams, "V", "is 1")
 	}
+	if err := checkShareBits(pp.ShareBits, pk.NSquared); err != nil {
+		return err
+	}
 	if len(pp.VerificationKeys) != pp.L {
 		return fieldError(ErrInvalidParams, "VerificationKeys", "%d keys for L = %d", len(pp.VerificationKeys), pp.L)
 	}
@@ -92,6 +123,16 @@ func (pp *PublicParams) validate(minBits int) error {
 		if err := inZStarN2(pk, vi); err != nil {
 			return fieldError(ErrInvalidParams, "VerificationKeys", "trustee %d: %v", i+1, err)
 		}
+	}
+	return nil
+}
+
+// checkShareBits accepts 0 (version 1) or a bound between |N²| and 2·|N²|:
+// version 2 exists for shares longer than N², and the cap keeps a partial
+// decryption's exponent, and a decoder's allocation, in proportion to N.
+func checkShareBits(bits int, n2 *big.Int) error {
+	if bits != 0 && (bits < n2.BitLen() || bits > 2*n2.BitLen()) {
+		return fieldError(ErrInvalidParams, "ShareBits", "%d, need 0 or %d..%d (|N²| to 2·|N²|)", bits, n2.BitLen(), 2*n2.BitLen())
 	}
 	return nil
 }
@@ -132,11 +173,12 @@ func factorial(n int) *big.Int {
 	return f
 }
 
-// proofRandBits is the length of the prover's nonce r: |N²| + |Δ| + 2·256.
-// The witness is x = Δ·s_i < Δ·N², the challenge e < 2^256, so e·x < 2^(rBits-256)
-// and the response z = r + e·x is within statistical distance 2^-256 of r.
+// proofRandBits is the length of the prover's nonce r: |s| + |Δ| + 2·256,
+// with |s| = secretBits (|N²| for version 1). The witness is
+// x = Δ·s_i < Δ·2^|s|, the challenge e < 2^256, so e·x < 2^(rBits-256) and
+// the response z = r + e·x is within statistical distance 2^-256 of r.
 func (pp *PublicParams) proofRandBits() int {
-	return pp.PublicKey.NSquared.BitLen() + pp.Delta().BitLen() + 2*ChallengeBits
+	return pp.secretBits() + pp.Delta().BitLen() + 2*ChallengeBits
 }
 
 // proofZBits bounds the response: z < 2^rBits + 2^(rBits-256) < 2^(rBits+1).

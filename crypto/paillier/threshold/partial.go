@@ -158,18 +158,25 @@ func mulInvExp(g, z, h, e, n2 *big.Int) *big.Int {
 
 // challenge is the Fiat–Shamir hash
 //
-//	SHA-256(DomainTag ‖ len(N) ‖ N ‖ i ‖ V ‖ V_i ‖ c ‖ c_i ‖ a ‖ b)
+//	SHA-256(DomainTag ‖ len(N) ‖ N ‖ i ‖ V ‖ V_i ‖ c ‖ c_i ‖ a ‖ b)                (version 1)
+//	SHA-256(DomainTagV2 ‖ ShareBits ‖ len(N) ‖ N ‖ i ‖ V ‖ V_i ‖ c ‖ c_i ‖ a ‖ b)  (version 2)
 //
-// with len(N) and i as 4-byte big-endian integers, N in its minimal
-// big-endian form and every element of Z_{N²} in fixed-width big-endian form
-// of |N²| bytes, so the input parses uniquely.
+// with ShareBits, len(N) and i as 4-byte big-endian integers, N in its
+// minimal big-endian form and every element of Z_{N²} in fixed-width
+// big-endian form of |N²| bytes, so the input parses uniquely.
 func challenge(pp *PublicParams, index int, c, ci, a, b *big.Int) *big.Int {
 	pk := pp.PublicKey
 	w := elemLen(pk)
 	h := sha256.New()
-	h.Write([]byte(DomainTag))
-	nb := pk.N.Bytes()
 	var u [4]byte
+	if pp.version() == 1 {
+		h.Write([]byte(DomainTag))
+	} else {
+		h.Write([]byte(DomainTagV2))
+		binary.BigEndian.PutUint32(u[:], uint32(pp.ShareBits))
+		h.Write(u[:])
+	}
+	nb := pk.N.Bytes()
 	binary.BigEndian.PutUint32(u[:], uint32(len(nb)))
 	h.Write(u[:])
 	h.Write(nb)

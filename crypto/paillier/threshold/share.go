@@ -8,22 +8,48 @@ import (
 	"math/big"
 )
 
-// KeyShare is one trustee's secret: its index i (1..L) and s_i = f(i) mod N·m,
-// together with the public N, K and L it belongs to so that a share cannot be
-// used with the wrong election key by accident. The secret is unexported and
-// never printed: String, GoString and Format show only public fields.
+// KeyShare is one trustee's secret: its index i (1..L) and s_i = f(i) mod N·m
+// (a dealer's), or an integer below 2^ShareBits (a distributed key
+// generation's), together with the public N, K, L and ShareBits it belongs
+// to so that a share cannot be used with the wrong election key by
+// accident. The secret is unexported and never printed: String, GoString
+// and Format show only public fields.
 type KeyShare struct {
-	Index int
-	K, L  int
-	N     *big.Int
+	Index     int
+	K, L      int
+	N         *big.Int
+	ShareBits int // as PublicParams.ShareBits: 0 for a dealer's share
 	// secret is s_i.
 	secret *big.Int
 }
 
+// NewKeyShare makes the share s of trustee index under parameters whose
+// shares are integers below 2^shareBits (version 2): what a distributed key
+// generation hands each trustee. It copies n and s; Check it against the
+// public parameters before use.
+func NewKeyShare(index, k, l int, n *big.Int, shareBits int, s *big.Int) (*KeyShare, error) {
+	if err := checkShareHeader(index, k, l); err != nil {
+		return nil, err
+	}
+	if n == nil || n.Sign() <= 0 || n.Bit(0) == 0 {
+		return nil, fieldError(ErrInvalidShare, "N", "not a positive odd integer")
+	}
+	if shareBits == 0 {
+		return nil, fieldError(ErrInvalidShare, "ShareBits", "0: a share below N² comes from Deal")
+	}
+	if err := checkShareBits(shareBits, new(big.Int).Mul(n, n)); err != nil {
+		return nil, fieldError(ErrInvalidShare, "ShareBits", "%v", err)
+	}
+	if s == nil || s.Sign() < 0 || s.BitLen() > shareBits {
+		return nil, fieldError(ErrInvalidShare, "secret", "not in [0, 2^%d)", shareBits)
+	}
+	return &KeyShare{Index: index, K: k, L: l, N: new(big.Int).Set(n), ShareBits: shareBits, secret: new(big.Int).Set(s)}, nil
+}
+
 // String describes the share without its secret.
 func (ks KeyShare) String() string {
-	return fmt.Sprintf("threshold.KeyShare{Index: %d, K: %d, L: %d, N: %s, secret: [redacted]}",
-		ks.Index, ks.K, ks.L, fingerprint(ks.N))
+	return fmt.Sprintf("threshold.KeyShare{Index: %d, K: %d, L: %d, N: %s, ShareBits: %d, secret: [redacted]}",
+		ks.Index, ks.K, ks.L, fingerprint(ks.N), ks.ShareBits)
 }
 
 // GoString is String, so %#v does not print the secret either.
@@ -72,7 +98,24 @@ func (ks *KeyShare) matches(pp *PublicParams) error {
 	if ks.Index < 1 || ks.Index > pp.L {
 		return fieldError(ErrInvalidShare, "Index", "%d not in 1..%d", ks.Index, pp.L)
 	}
-	if ks.secret.Sign() < 0 || ks.secret.Cmp(pp.PublicKey.NSquared) >= 0 {
+	if ks.ShareBits != pp.ShareBits {
+		return fieldError(ErrInvalidShare, "ShareBits", "share has %d, parameters %d", ks.ShareBits, pp.ShareBits)
+	}
+	return ks.checkSecretRange()
+}
+
+// checkSecretRange checks 0 ≤ s_i < N² (version 1) or < 2^ShareBits.
+func (ks *KeyShare) checkSecretRange() error {
+	if ks.secret.Sign() < 0 {
+		return fieldError(ErrInvalidShare, "secret", "out of range")
+	}
+	if ks.ShareBits == 0 {
+		if ks.secret.Cmp(new(big.Int).Mul(ks.N, ks.N)) >= 0 {
+			return fieldError(ErrInvalidShare, "secret", "out of range")
+		}
+		return nil
+	}
+	if ks.secret.BitLen() > ks.ShareBits {
 		return fieldError(ErrInvalidShare, "secret", "out of range")
 	}
 	return nil

@@ -4,8 +4,12 @@ and their combination, with Python integers only.
 Encodings (docs/PROTOCOL.md 3.6):
   public key         "FVPK" 0x01 ‖ u16 nLen ‖ N                      (N minimal)
   threshold params   "FVTP" 0x01 ‖ K:u16 ‖ L:u16 ‖ nLen:u16 ‖ N ‖ V ‖ V_1 … V_L
-  partial decryption "FVPD" 0x01 ‖ Index:u16 ‖ c_i ‖ E (32 bytes) ‖ Z (zLen bytes)
+                     "FVTP" 0x02 ‖ K:u16 ‖ L:u16 ‖ S:u16 ‖ nLen:u16 ‖ N ‖ V ‖ V_1 … V_L
+  partial decryption "FVPD" ver ‖ Index:u16 ‖ c_i ‖ E (32 bytes) ‖ Z (zLen bytes)
 elements of Z_{N²} take exactly |N²| bytes (byte length of N²), big-endian.
+Version 2 parameters carry S, the bound on integer shares (s_i < 2^S, a
+distributed key generation's); their partials carry version 2 and their
+proofs hash THRESHOLD_TAG_V2 and S.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ MIN_MODULUS_BITS = 2048
 MAX_MODULUS_BITS = 4096
 MAX_TRUSTEES = 64
 THRESHOLD_TAG = b"fabvote/threshold/partial/v1"
+THRESHOLD_TAG_V2 = b"fabvote/threshold/partial/v2"
 
 # Odd primes below 1000: a modulus with one of them as a factor is refused.
 _SMALL_PRIMES = [p for p in range(3, 1000, 2) if all(p % q for q in range(3, int(p ** 0.5) + 1, 2))]
@@ -96,6 +101,11 @@ class ThresholdParams:
     l: int
     v: int
     vks: tuple  # V_1 … V_L
+    share_bits: int = 0  # S of version 2; 0 for version 1 (shares below N²)
+
+    @property
+    def version(self) -> int:
+        return 2 if self.share_bits else 1
 
     @property
     def delta(self) -> int:
@@ -103,8 +113,10 @@ class ThresholdParams:
 
     @property
     def z_bits(self) -> int:
-        # response bound: z < 2^(|N²| + |Δ| + 513), |x| the bit length of x
-        return self.pk.n2.bit_length() + self.delta.bit_length() + 2 * 256 + 1
+        # response bound: z < 2^(|s| + |Δ| + 513), |x| the bit length of x,
+        # |s| = S (version 2) or |N²| (version 1)
+        s = self.share_bits or self.pk.n2.bit_length()
+        return s + self.delta.bit_length() + 2 * 256 + 1
 
     @property
     def z_len(self) -> int:
@@ -116,24 +128,31 @@ class ThresholdParams:
 
 
 def parse_threshold_params(b: bytes, pk: PublicKey) -> ThresholdParams:
-    if len(b) < 11 or b[:5] != b"FVTP\x01":
+    if len(b) < 11 or b[:4] != b"FVTP" or b[4] not in (1, 2):
         raise KeyError_("threshold: bad magic or version")
     k = int.from_bytes(b[5:7], "big")
     l = int.from_bytes(b[7:9], "big")
-    nlen = int.from_bytes(b[9:11], "big")
+    share_bits, pos = 0, 9
+    if b[4] == 2:
+        share_bits, pos = int.from_bytes(b[9:11], "big"), 11
+        n2_bits = pk.n2.bit_length()
+        if not (n2_bits <= share_bits <= 2 * n2_bits):
+            raise KeyError_(f"threshold: share bound S = {share_bits}, want {n2_bits}..{2 * n2_bits} in version 2")
+    nlen = int.from_bytes(b[pos:pos + 2], "big")
+    pos += 2
     if not (1 <= l <= MAX_TRUSTEES):
         raise KeyError_(f"threshold: L = {l}, want 1..{MAX_TRUSTEES}")
     if not (1 <= k <= l):
         raise KeyError_(f"threshold: K = {k}, want 1..L")
-    if nlen == 0 or 11 + nlen > len(b) or b[11] == 0:
+    if nlen == 0 or pos + nlen > len(b) or b[pos] == 0:
         raise KeyError_("threshold: N is missing or not minimal")
-    n = int.from_bytes(b[11:11 + nlen], "big")
+    n = int.from_bytes(b[pos:pos + nlen], "big")
     if n != pk.n:
         raise KeyError_("threshold: N differs from the manifest's Paillier key")
     w = pk.ciphertext_len
-    if len(b) != 11 + nlen + (l + 1) * w:
+    if len(b) != pos + nlen + (l + 1) * w:
         raise KeyError_("threshold: length mismatch")
-    pos = 11 + nlen
+    pos += nlen
     vals = []
     for _ in range(l + 1):
         x = int.from_bytes(b[pos:pos + w], "big")
@@ -141,7 +160,7 @@ def parse_threshold_params(b: bytes, pk: PublicKey) -> ThresholdParams:
             raise KeyError_("threshold: V or a verification key is not in Z*_{N²}")
         vals.append(x)
         pos += w
-    tp = ThresholdParams(pk, k, l, vals[0], tuple(vals[1:]))
+    tp = ThresholdParams(pk, k, l, vals[0], tuple(vals[1:]), share_bits)
     if math.gcd(n, 2 * tp.delta) != 1:
         raise KeyError_("threshold: N has a factor not larger than L")
     return tp
@@ -158,8 +177,8 @@ class Partial:
 def parse_partial(b: bytes, tp: ThresholdParams) -> Partial:
     if len(b) != tp.partial_len:
         raise KeyError_(f"partial decryption: {len(b)} bytes, want {tp.partial_len}")
-    if b[:5] != b"FVPD\x01":
-        raise KeyError_("partial decryption: bad magic or version")
+    if b[:4] != b"FVPD" or b[4] != tp.version:
+        raise KeyError_(f"partial decryption: bad magic or version (want version {tp.version}, the parameters')")
     idx = int.from_bytes(b[5:7], "big")
     if not (1 <= idx <= tp.l):
         raise KeyError_(f"partial decryption: index {idx} not in 1..{tp.l}")
@@ -178,7 +197,11 @@ def partial_challenge(tp: ThresholdParams, i: int, c: int, ci: int, a: int, b: i
     w = tp.pk.ciphertext_len
     nb = minimal_bytes(tp.pk.n)
     h = hashlib.sha256()
-    h.update(THRESHOLD_TAG)
+    if tp.version == 1:
+        h.update(THRESHOLD_TAG)
+    else:
+        h.update(THRESHOLD_TAG_V2)
+        h.update(tp.share_bits.to_bytes(4, "big"))
     h.update(len(nb).to_bytes(4, "big"))
     h.update(nb)
     h.update(i.to_bytes(4, "big"))
