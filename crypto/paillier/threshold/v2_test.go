@@ -183,7 +183,12 @@ func TestVersion2BadInput(t *testing.T) {
 		{"params: ShareBits 0 in version 2", func() error { _, err := parsePublicParams(sb(ppb, 9, 0), 0); return err }, "PublicParams.ShareBits"},
 		{"params: ShareBits below |N²|", func() error { _, err := parsePublicParams(sb(ppb, 9, n2Bits-1), 0); return err }, "ShareBits"},
 		{"params: ShareBits above 2·|N²|", func() error { _, err := parsePublicParams(sb(ppb, 9, 2*n2Bits+1), 0); return err }, "ShareBits"},
-		{"params: unknown version", func() error { b := append([]byte(nil), ppb...); b[4] = 3; _, err := parsePublicParams(b, 0); return err }, "PublicParams.version"},
+		{"params: unknown version", func() error {
+			b := append([]byte(nil), ppb...)
+			b[4] = 3
+			_, err := parsePublicParams(b, 0)
+			return err
+		}, "PublicParams.version"},
 		{"share: ShareBits 0 in version 2", func() error { _, err := ParseKeyShare(sb(ksb, 11, 0)); return err }, "KeyShare.ShareBits"},
 		{"share: ShareBits above 2·|N²|", func() error { _, err := ParseKeyShare(sb(ksb, 11, 2*n2Bits+1)); return err }, "KeyShare.ShareBits"},
 		{"share: secret of ShareBits+1 bits", func() error {
