@@ -85,7 +85,7 @@ var cache sync.Map // "P1/3" → *Field
 // use.
 var derived = map[string]int64{
 	"P1/3": 163, "P1/4": 4454, "P1/5": 1667,
-	"P2/512": 6092, "P2/2048": 1503, "P2/3072": 3197,
+	"P2/512": 6092, "P2/2048": 1503,
 }
 
 // P1 returns the field of the fixed prime P1(n) for n trustees.
@@ -98,8 +98,8 @@ func P1(n int) (*Field, error) {
 }
 
 // P2 returns the field of the fixed prime P2(bits) for a modulus N of bits
-// bits. Sizes other than 512, 2048 and 3072 are derived on first use
-// (seconds to a minute) and cached.
+// bits. Sizes other than 512 and 2048 are derived on first use (seconds to
+// a minute) and cached.
 func P2(bits int) (*Field, error) {
 	bound, err := P2Bound(bits)
 	if err != nil {

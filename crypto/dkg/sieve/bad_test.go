@@ -90,6 +90,10 @@ func TestBadInput(t *testing.T) {
 			_, err := p2.ReceiveResharings([]Resharing{{1, 2, subs}, {2, 2, subs}, {3, 2, subs}})
 			return err
 		}},
+		{"resharing before the deals", "no degree reduction is due", func() error {
+			_, err := parties[2].ReceiveResharings(nil)
+			return err
+		}},
 		{"opening inconsistent", "do not lie on one polynomial", func() error { _, err := OpenY(pr4, inconsistent); return err }},
 		{"opening above bound", "exceeds the masked product's bound", func() error { _, err := OpenY(pr, openingsOf(t, pr, pr.yBound)); return err }},
 		{"y missing", "y is missing", func() error { _, err := p2.Lift(nil, shapes); return err }},

@@ -4,8 +4,8 @@
 // keys", J. ACM 2001), on Shamir sharings (Shamir, "How to share a secret",
 // 1979) multiplied with the protocol of Ben-Or, Goldwasser and Wigderson
 // (1988) in the field P1(n) of package field. The model is semi-honest with
-// an honest majority: t = ⌊(n−1)/2⌋ corrupt trustees learn nothing beyond N
-// and the statistically masked opening y.
+// an honest majority: t = ⌊(n−1)/2⌋ corrupt trustees learn nothing beyond N,
+// the statistically masked opening y and the public e_j below.
 //
 // # One prime
 //

@@ -1,6 +1,7 @@
 package sieve
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -113,6 +114,9 @@ func (p *Party) ReceiveDeals(in []Dealt) (Next, error) {
 // ReceiveResharings takes the sub-shares of a degree-reduction round, one
 // message from every trustee, and returns the next step.
 func (p *Party) ReceiveResharings(in []Resharing) (Next, error) {
+	if len(p.nodes) <= 2 {
+		return Next{}, errors.New("sieve: no degree reduction is due (before the deals or after the opening)")
+	}
 	pairs := len(p.nodes) / 2
 	err := checkInbox(p.params, p.id, in, pairs, func(r Resharing) (int, int, []*big.Int) {
 		return r.From, r.To, r.Subs

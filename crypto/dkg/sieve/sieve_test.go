@@ -219,3 +219,28 @@ func BenchmarkCandidate2048(b *testing.B) {
 	b.ReportMetric(perCandidate*1e3, "ms/candidate")
 	b.ReportMetric(perCandidate*3790, "s/3790-candidates")
 }
+
+// BenchmarkPrimeYield measures how many sieved 1024-bit candidates (p and q
+// of 2048-bit N, three trustees) it takes to find a prime, against the
+// design's estimate e^γ·ln 647 / ln p ≈ 1/61.5. Run it with
+// -benchtime=2000x or more for a useful figure.
+func BenchmarkPrimeYield(b *testing.B) {
+	pr := params(b, 3, 2048)
+	r := testRand(2)
+	primes := 0
+	for b.Loop() {
+		c, err := Run(pr, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []*big.Int{sum(c.P), sum(c.Q)} {
+			if v.ProbablyPrime(20) {
+				primes++
+			}
+		}
+	}
+	if primes > 0 {
+		b.ReportMetric(float64(2*b.N)/float64(primes), "candidates/prime")
+	}
+	b.ReportMetric(61.5, "expected-candidates/prime")
+}
