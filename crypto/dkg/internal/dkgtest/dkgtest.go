@@ -83,12 +83,16 @@ func GeneratePrime(rnd io.Reader, bits int, residue int64) (*big.Int, error) {
 
 // Split returns n ≥ 1 additive shares of x with x_j ≡ 0 (mod 16) for j > 1
 // and x_1 = x − Σ_{j>1} x_j, so x_1 ≡ x (mod 16). Shares j > 1 are drawn
-// from [0, x/(16n)) · 16, so every share is non-negative.
+// from [0, x/(16n)) · 16, so every share is non-negative (0 when x < 16n).
 func Split(rnd io.Reader, x *big.Int, n int) []*big.Int {
 	shares := make([]*big.Int, n)
 	first := new(big.Int).Set(x)
 	bound := new(big.Int).Div(x, big.NewInt(int64(16*n)))
 	for j := 1; j < n; j++ {
+		shares[j] = new(big.Int)
+		if bound.Sign() <= 0 {
+			continue
+		}
 		r, err := rand.Int(rnd, bound)
 		if err != nil {
 			panic(err)
