@@ -51,7 +51,11 @@ func Prove(p, q *big.Int, ceremony []byte) (*Proof, error) {
 // one trustee's share, and N.
 func singleShare(p, q *big.Int) (*Share, *big.Int, error) {
 	one, four := big.NewInt(1), big.NewInt(4)
-	for name, f := range map[string]*big.Int{"p": p, "q": q} {
+	for _, c := range []struct {
+		name string
+		f    *big.Int
+	}{{"p", p}, {"q", q}} {
+		name, f := c.name, c.f
 		if f == nil || f.Sign() <= 0 || !f.ProbablyPrime(20) {
 			return nil, nil, fmt.Errorf("%w: %s is not a prime", ErrBadInput, name)
 		}
