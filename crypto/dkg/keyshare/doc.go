@@ -33,8 +33,9 @@
 // Trustee i deals f_i(X) = D_i + Σ_{l=1}^{K−1} a_{i,l}·X^l over the
 // integers with a_{i,1} ∈ [A_0, A_0 + A), a_{i,l} ∈ [0, A) for l ≥ 2,
 // A_0 = n·2^{|D|max} and A = 2^{|D|max+κ+|Δ|}, where |D|max bounds every
-// honest |D_i|. Every f_i(j) is positive, and any K−1 of them are
-// statistically independent of D_i because Δ divides D_i. Trustee j's
+// honest |D_i|. For K ≥ 2 every f_i(j) is positive, and any K−1 of them
+// are statistically independent of D_i because Δ divides D_i (for K = 1,
+// f_i = D_i: every trustee holds D, as a threshold of one means). Trustee j's
 // share is s_j = Σ_i f_i(j); Σ_{j∈S} μ_j·s_j = Δ·D for any K-set S, so the
 // threshold scheme's Combine works unchanged. ShareBits is a bound on
 // every honest s_j computed from |N|, n, K, Δ and κ alone (NewParams

@@ -32,7 +32,8 @@ type Params struct {
 	dBits      int      // |D_i| < 2^dBits for every honest D_i
 	coeffLow   *big.Int // A_0 = n·2^dBits: a_{i,1} ≥ A_0
 	coeffRange *big.Int // A = 2^{dBits+κ+|Δ|}
-	subBound   *big.Int // an honest f_i(j) is below it
+	subLow     *big.Int // an honest f_i(j) is at least subLow …
+	subBound   *big.Int // … and below subBound
 	shareBits  int      // every honest s_j is below 2^shareBits
 }
 
@@ -96,8 +97,22 @@ func (p *Params) setBounds() {
 		jl.Mul(jl, nb)
 		p.subBound.Add(p.subBound, new(big.Int).Mul(p.coeffRange, jl))
 	}
+	// With K ≥ 2, A_0 makes every f_i(j) positive; with K = 1, f_i = D_i,
+	// negative for i > 1.
+	p.subLow = big.NewInt(1)
+	if p.K == 1 {
+		p.subLow.Sub(p.subLow, pow2(p.dBits))
+	}
 	// s_j = Σ_i f_i(j) < n·subBound.
 	p.shareBits = new(big.Int).Mul(nb, p.subBound).BitLen()
+}
+
+// subRange describes [subLow, subBound) for errors.
+func (p *Params) subRange() string {
+	if p.subLow.Sign() > 0 {
+		return fmt.Sprintf("[1, 2^%d)", p.subBound.BitLen())
+	}
+	return fmt.Sprintf("(−2^%d, 2^%d)", p.dBits, p.subBound.BitLen())
 }
 
 // ShareBits is the bound every honest share meets, 0 ≤ s_j < 2^ShareBits:

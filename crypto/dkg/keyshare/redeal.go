@@ -72,7 +72,7 @@ func evalInt(poly []*big.Int, j int) *big.Int {
 
 // Receive checks the sub-shares addressed to this trustee, one from every
 // dealer, against the dealers' commitments: V^{Δ·f_i(j)} = ∏_l C_{i,l}^{j^l}
-// and 0 < f_i(j) below the honest bound. A refused sub-share is a
+// and f_i(j) in the honest range (positive when K ≥ 2). A refused sub-share is a
 // *DealerError naming the dealer. It returns the trustee's share
 // s_j = Σ_i f_i(j) as a version-2 threshold key share.
 func (p *Party) Receive(commits []Commitment, in []SubShare) (*threshold.KeyShare, error) {
@@ -107,8 +107,8 @@ func (p *Party) Receive(commits []Commitment, in []SubShare) (*threshold.KeyShar
 
 // checkSubShare checks one sub-share against its dealer's commitments.
 func (p *Party) checkSubShare(c []*big.Int, value *big.Int) error {
-	if value == nil || value.Sign() <= 0 || value.Cmp(p.params.subBound) >= 0 {
-		return fmt.Errorf("sub-share is missing or outside (0, 2^%d)", p.params.subBound.BitLen())
+	if value == nil || value.Cmp(p.params.subLow) < 0 || value.Cmp(p.params.subBound) >= 0 {
+		return fmt.Errorf("sub-share is missing or outside %s", p.params.subRange())
 	}
 	got := zn.ExpSigned(p.v, new(big.Int).Mul(p.params.delta, value), p.params.n2)
 	if got.Cmp(evalCommitment(p.params, c, p.id)) != 0 {
