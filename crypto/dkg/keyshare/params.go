@@ -83,7 +83,7 @@ func (p *Params) setBounds() {
 	rBits := bits + 2*kappa + 2*logN
 	p.rBound = pow2(rBits)
 	nb := big.NewInt(int64(p.Trustees))
-	// γ < m·β + N·R < 2^{|N|}·n·2^κ·N + N·n·2^{rBits}.
+	// γ = m·β + N·R < N·(n·2^κ·N) + N·(n·2^{rBits}), as m < N.
 	p.gammaBound = new(big.Int).Mul(nb, new(big.Int).Add(new(big.Int).Lsh(p.n2, uint(kappa)), new(big.Int).Lsh(p.N, uint(rBits))))
 	// |D_1| = Δζ·|γ − N·R_1| < Δ·N·γBound, |D_j| = Δζ·N·R_j < Δ·N·N·2^{rBits}.
 	p.dBits = new(big.Int).Mul(p.delta, new(big.Int).Mul(p.N, p.gammaBound)).BitLen()
