@@ -79,7 +79,7 @@ class PimodVectors(unittest.TestCase):
                 self.refused(m, cer, proof, msg)
 
     def test_stream_and_jacobi_match_go(self):
-        # crypto/dkg/internal/zn TestStreamVector and crypto/dkg/biprime TestBaseVector
+        # crypto/internal/zn TestStreamVector and crypto/dkg/biprime TestBaseVector
         self.assertEqual(next(pimod.stream(0xfffffffb, b"fabvote", (7).to_bytes(4, "big"))), 3501834796)
         self.assertEqual(pimod.jacobi(2, 7), 1)
         self.assertEqual(pimod.jacobi(3, 7), -1)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/fabvote/fabvote/crypto/dkg/internal/zn"
+	"github.com/fabvote/fabvote/crypto/internal/zn"
 )
 
 // Rounds is the number of rounds of the biprimality test. By Boneh and

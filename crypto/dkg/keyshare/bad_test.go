@@ -230,7 +230,7 @@ func TestCallsOutOfOrderRefused(t *testing.T) {
 func TestSelfTestRefusesBadPartials(t *testing.T) {
 	f := newFixture(t, 512, 3, 2)
 	res, _ := f.mustRun(t, hooks{})
-	c, m, err := SelfTestCiphertext(ceremony, res.Public)
+	c, m, err := threshold.SelfTestCiphertext(res.Public, ceremony)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestSelfTestRefusesBadPartials(t *testing.T) {
 	wantErr(t, "two partials of three", err, "2 partial decryptions")
 	err = CheckSelfTest(res.Public, c, new(big.Int).Add(m, big.NewInt(1)), parts)
 	wantErr(t, "a wrong plaintext", err, "wrong plaintext")
-	other, _, err := SelfTestCiphertext([]byte("another ceremony"), res.Public)
+	other, _, err := threshold.SelfTestCiphertext(res.Public, []byte("another ceremony"))
 	if err != nil {
 		t.Fatal(err)
 	}

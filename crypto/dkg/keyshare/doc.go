@@ -50,8 +50,9 @@
 //
 // # Self-test
 //
-// SelfTestCiphertext derives a test ciphertext from the ceremony and the
-// key's public parameters; CheckSelfTest requires that every K-subset of
+// threshold.SelfTestCiphertext derives a test ciphertext from the ceremony
+// and the key's public parameters, and each trustee decrypts it with
+// KeyShare.DecryptSelfTest; CheckSelfTest requires that every K-subset of
 // the trustees' partial decryptions of it combines to its plaintext, which
 // checks D ≡ 1 (mod N) and 4·D ≡ 0 (mod λ(N)) end to end.
 //

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/fabvote/fabvote/crypto/dkg/internal/zn"
+	"github.com/fabvote/fabvote/crypto/internal/zn"
 )
 
 // TagV is the domain-separation tag of the Feldman base V.

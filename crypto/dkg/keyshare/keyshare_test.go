@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"testing"
 	"time"
+
+	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 )
 
 var configs = []struct {
@@ -81,7 +83,7 @@ func checkDecryption(t *testing.T, f *fixture, res *Result) {
 	if err := CheckSelfTest(res.Public, c, msg, partials(t, res, c)); err != nil {
 		t.Errorf("random ciphertext: %v", err)
 	}
-	cs, ms, err := SelfTestCiphertext(ceremony, res.Public)
+	cs, ms, err := threshold.SelfTestCiphertext(res.Public, ceremony)
 	if err != nil {
 		t.Fatal(err)
 	}

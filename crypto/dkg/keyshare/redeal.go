@@ -6,8 +6,8 @@ import (
 	"math/big"
 
 	"github.com/fabvote/fabvote/crypto/dkg/field"
-	"github.com/fabvote/fabvote/crypto/dkg/internal/zn"
 	"github.com/fabvote/fabvote/crypto/dkg/wellformed"
+	"github.com/fabvote/fabvote/crypto/internal/zn"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 )
 

@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/fabvote/fabvote/crypto/dkg/internal/zn"
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 )
-
-// TagSelfTest is the domain-separation tag of the self-test ciphertext.
-const TagSelfTest = "fabvote/dkg/selftest"
 
 // publicKey is the Paillier key of N. Params has checked that N is odd;
 // the Paillier size rules are the election's, not this step's (unit tests
@@ -19,34 +15,10 @@ func publicKey(n *big.Int) *paillier.PublicKey {
 	return &paillier.PublicKey{N: new(big.Int).Set(n), NSquared: new(big.Int).Mul(n, n)}
 }
 
-// SelfTestCiphertext derives the ceremony's test ciphertext
-// c* = (1+N)^{M*}·r*^N mod N² from the ceremony id and the key's public
-// parameters (their FVTP encoding): M* is the first value of the hash
-// stream, r* the first later one in Z*_N. It returns c* and M*.
-func SelfTestCiphertext(ceremony []byte, pp *threshold.PublicParams) (c, m *big.Int, err error) {
-	enc, err := pp.MarshalBinary()
-	if err != nil {
-		return nil, nil, fmt.Errorf("keyshare: self-test: %w", err)
-	}
-	n := pp.PublicKey.N
-	s := zn.NewStream(n, []byte(TagSelfTest), ceremony, enc)
-	m = s.Next()
-	for range maxCandidates {
-		r := s.Next()
-		if r.Sign() == 0 || new(big.Int).GCD(nil, nil, r, n).Cmp(big.NewInt(1)) != 0 {
-			continue
-		}
-		c, err = pp.PublicKey.EncryptWithNonce(m, r)
-		if err != nil {
-			return nil, nil, fmt.Errorf("keyshare: self-test: %w", err)
-		}
-		return c, m, nil
-	}
-	return nil, nil, fmt.Errorf("%w: no self-test nonce after %d candidates: N is degenerate", ErrBadInput, maxCandidates)
-}
-
 // CheckSelfTest requires one partial decryption of c from every trustee
-// and that every K-subset of them combines to m. It checks end to end that
+// and that every K-subset of them combines to m. With c and m from
+// threshold.SelfTestCiphertext and the partials from each trustee's
+// KeyShare.DecryptSelfTest, it is the ceremony's self-test. It checks end to end that
 // D ≡ 1 (mod N), that 4·D ≡ 0 (mod λ(N)) and that every share matches its
 // verification key.
 func CheckSelfTest(pp *threshold.PublicParams, c, m *big.Int, partials []*threshold.PartialDecryption) error {

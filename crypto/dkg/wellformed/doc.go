@@ -12,7 +12,7 @@
 // Statement and challenges (all derived, nobody chooses them):
 //
 //   - w is the first element with Jacobi symbol (w/N) = −1 of the hash
-//     stream of zn (crypto/dkg/internal/zn) over
+//     stream of zn (crypto/internal/zn) over
 //     (Tag, ceremony, N, "w");
 //   - y_k (k = 1..80) is the first element of Z*_N of the stream over
 //     (Tag, ceremony, N, w, u32be(k)); N is written as its minimal bytes, w

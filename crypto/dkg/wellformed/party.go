@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/fabvote/fabvote/crypto/dkg/internal/zn"
+	"github.com/fabvote/fabvote/crypto/internal/zn"
 )
 
 // Share is one trustee's secret exponents for the proof, additive integer

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/fabvote/fabvote/crypto/dkg/internal/zn"
+	"github.com/fabvote/fabvote/crypto/internal/zn"
 )
 
 // Challenges is the number of challenges: soundness error 2^-80, the same

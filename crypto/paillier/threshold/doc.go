@@ -57,8 +57,9 @@
 //     trustees can decrypt any ballot, not just the tally, so an honest
 //     trustee partially decrypts only the tally ciphertext it has recomputed
 //     from the ledger itself: KeyShare.DecryptTally, the only exported use
-//     of a share's secret, takes only a SealedTally, and only the Sealer
-//     makes one. ClaimSealer hands a process's one Sealer to its first
+//     of a share's secret on a ciphertext, takes only a SealedTally, and
+//     only the Sealer makes one. (KeyShare.DecryptSelfTest takes none: it
+//     decrypts a hash-derived test ciphertext of the key ceremony.) ClaimSealer hands a process's one Sealer to its first
 //     caller; in fabvote that is internal/trustee, when it is initialised,
 //     and it seals only the product of the ledger's verified ballots once
 //     every org's peer shows the voting window closed (its tests check
@@ -110,7 +111,10 @@
 // Combine is unchanged: it needs only Σ μ_j s_j = Δ·d with d ≡ 1 (mod N)
 // and 4d ≡ 0 (mod λ(N)). NewKeyShare makes such a share; Deal makes
 // version 1 keys only. Version 1 and version 2 proofs never verify under
-// each other's parameters (TestVersionsDoNotCrossVerify).
+// each other's parameters (TestVersionsDoNotCrossVerify). A ceremony checks
+// its key end to end before use: every trustee decrypts SelfTestCiphertext,
+// a hash of the ceremony and the public parameters, with DecryptSelfTest,
+// and any K of the partials must give its plaintext.
 //
 // # Safe primes
 //

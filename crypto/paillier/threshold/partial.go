@@ -30,7 +30,8 @@ type PartialDecryption struct {
 // DecryptTally computes this trustee's partial decryption of a sealed tally
 // ciphertext, with a proof of correctness.
 //
-// It is the only exported way to use a share's secret. K colluding trustees
+// It is the only exported way to use a share's secret on a ciphertext of
+// the caller's (DecryptSelfTest derives its own). K colluding trustees
 // could decrypt any ciphertext, a single ballot included, so an honest
 // trustee decrypts only the tally that it has recomputed itself from the
 // verified ballots on the ledger once the voting window has closed. A

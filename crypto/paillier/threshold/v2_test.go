@@ -299,3 +299,40 @@ func writeV2Vector(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The self-test ciphertext is a function of the ceremony and the key alone,
+// every trustee's DecryptSelfTest partial verifies against it, any K of them
+// decrypt it to M*, and another ceremony's partial does not verify.
+func TestDecryptSelfTest(t *testing.T) {
+	pp, shares := testDealV2(t, sizeSmall, 2, 3)
+	ceremony := []byte("ceremony-1")
+	c, m, err := SelfTestCiphertext(pp, ceremony)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2, m2, _ := SelfTestCiphertext(pp, ceremony); c2.Cmp(c) != 0 || m2.Cmp(m) != 0 {
+		t.Fatal("the self-test ciphertext is not a function of the ceremony and the key")
+	}
+	var parts []*PartialDecryption
+	for _, ks := range shares {
+		pd, err := ks.DecryptSelfTest(rand.Reader, pp, ceremony)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, pd)
+	}
+	if got, err := pp.Combine(c, parts[1:]); err != nil || got.Cmp(m) != 0 {
+		t.Fatalf("combined %v, %v; want M* = %v", got, err, m)
+	}
+	other, err := shares[0].DecryptSelfTest(rand.Reader, pp, []byte("ceremony-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pp.VerifyPartial(c, other); err == nil {
+		t.Fatal("another ceremony's self-test partial verified")
+	}
+	_, s1 := testDeal(t, sizeSmall, 2, 3)
+	if _, err := s1[0].DecryptSelfTest(rand.Reader, pp, ceremony); err == nil {
+		t.Fatal("a share of other parameters decrypted the self-test")
+	}
+}

@@ -4,7 +4,7 @@ Makriyannis and Peled, 2020): N = pq with p, q distinct primes ≡ 3 (mod 4)
 and gcd(N, φ(N)) = 1. It mirrors Verify of the Go package
 crypto/dkg/wellformed, with Python integers only.
 
-Hash stream (crypto/dkg/internal/zn): prefix = ‖ over parts of
+Hash stream (crypto/internal/zn): prefix = ‖ over parts of
 u32be(len(part)) ‖ part; candidate c is the first |N|+16 bytes of
 SHA-256(prefix ‖ u32be(c) ‖ u32be(0)) ‖ SHA-256(prefix ‖ u32be(c) ‖ u32be(1)) ‖ …,
 big-endian, mod N (|N| in bytes).

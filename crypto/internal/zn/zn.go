@@ -1,7 +1,8 @@
 // Package zn holds the two operations on Z_N that the dealer-free key
 // packages share: deriving public elements of Z_N from a hash stream (the
 // biprimality bases of crypto/dkg/biprime, the challenges of
-// crypto/dkg/wellformed) and raising to a signed integer exponent (a
+// crypto/dkg/wellformed, the self-test ciphertext of
+// crypto/paillier/threshold) and raising to a signed integer exponent (a
 // trustee's additive share of φ(N)/4 is negative for every trustee but the
 // first).
 //
