@@ -35,6 +35,7 @@ func TestBadInput(t *testing.T) {
 		{"empty ceremony", "ceremony identifier is empty", func() error { _, err := NewParams(3, 512, nil); return err }},
 		{"two trustees", "2 trustees", func() error { _, err := NewParams(2, 512, ceremony); return err }},
 		{"modulus too small", "510 bits", func() error { _, err := NewParams(3, 510, ceremony); return err }},
+		{"parameters missing", "trustee 1 has no parameters", func() error { _, err := NewTrustee(nil, 1); return err }},
 		{"trustee 0", "trustee 0 outside 1..3", func() error { _, err := NewTrustee(f.params, 0); return err }},
 		{"trustee n+1", "trustee 4 outside 1..3", func() error { _, err := NewTrustee(f.params, 4); return err }},
 		{"N missing", "N is missing or not of 512 bits", func() error { _, err := fresh.Start(nil, f.ps[0], f.qs[0]); return err }},

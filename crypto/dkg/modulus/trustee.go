@@ -40,6 +40,9 @@ type Share struct {
 
 // NewTrustee returns trustee id (1..n) without a candidate.
 func NewTrustee(params *Params, id int) (*Trustee, error) {
+	if params == nil {
+		return nil, fmt.Errorf("modulus: trustee %d has no parameters", id)
+	}
 	if id < 1 || id > params.Trustees() {
 		return nil, fmt.Errorf("modulus: trustee %d outside 1..%d", id, params.Trustees())
 	}
