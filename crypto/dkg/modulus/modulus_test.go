@@ -15,12 +15,12 @@ var ceremony = []byte("modulus-test-ceremony")
 func testRand(seed byte) *mrand.ChaCha8 { return mrand.NewChaCha8([32]byte{seed}) }
 
 // TestGenerate runs whole generations and checks the modulus, the counts and
-// what each trustee saw. The counts are geometric; the seeds
-// here need 665 candidates for 2048 bits (about 4 s) and at most 1,600 for
-// the others, so the test runs in well under a minute.
+// what each trustee saw: 3 and 5 trustees at 512 bits, and the real size,
+// 2048 bits, with 3. The counts are geometric; the seeds here need 665
+// candidates for 2048 bits (about 4 s), so the test takes about 12 s.
 func TestGenerate(t *testing.T) {
 	for _, tc := range []struct{ n, bits int }{
-		{3, 512}, {5, 512}, {3, 1024}, {5, 1024}, {3, 2048},
+		{3, 512}, {5, 512}, {3, 2048},
 	} {
 		t.Run(fmt.Sprintf("%d/%d", tc.n, tc.bits), func(t *testing.T) {
 			views := make([][]*big.Int, tc.n+1)
