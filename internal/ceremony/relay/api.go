@@ -19,6 +19,7 @@ const (
 	CodeWrong       = "WRONG_CEREMONY"  // the envelope is another ceremony's (400)
 	CodeFull        = "FULL"            // no room for the message or the ceremony (507, 503)
 	CodeBadSince    = "BAD_SINCE"       // since is not a non-negative integer (400)
+	CodeBusy        = "BUSY"            // as many requests in flight as the relay serves (503)
 )
 
 // Refusal is the body of every refusal.

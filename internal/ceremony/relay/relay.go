@@ -17,8 +17,9 @@
 //	                                               Limits.MaxResponse bytes allow, at least one)
 //
 // id is the ceremony id in lowercase hex. Every refusal is
-// {"error","code"} with one of the Code* constants. Memory is bounded: a
-// cap on ceremonies, and on messages and bytes per ceremony.
+// {"error","code"} with one of the Code* constants. Memory is bounded
+// (Limits): a cap on ceremonies, on messages and bytes per ceremony, on the
+// bytes of an answer and on the requests served at once.
 package relay
 
 import (
@@ -40,18 +41,21 @@ type Limits struct {
 	MaxMessages   int   // messages per ceremony
 	MaxBytes      int64 // bytes of messages per ceremony
 	MaxResponse   int64 // bytes of messages in one answer (one larger message is still sent whole)
+	// MaxInFlight bounds the requests served at once, each of which may
+	// hold a largest message or answer in memory; the next is refused.
+	MaxInFlight int
 }
 
 // DefaultLimits suit a few ceremonies at once on a small machine.
 func DefaultLimits() Limits {
-	return Limits{MaxCeremonies: 4, MaxMessages: 1 << 18, MaxBytes: 1 << 30, MaxResponse: 16 << 20}
+	return Limits{MaxCeremonies: 4, MaxMessages: 1 << 18, MaxBytes: 1 << 30, MaxResponse: 16 << 20, MaxInFlight: 8}
 }
 
 // Check refuses limits that disable a bound.
 func (l Limits) Check() error {
 	switch {
-	case l.MaxCeremonies < 1 || l.MaxMessages < 1 || l.MaxBytes < 1:
-		return fmt.Errorf("relay limits: %d ceremonies, %d messages, %d bytes: want at least 1 of each", l.MaxCeremonies, l.MaxMessages, l.MaxBytes)
+	case l.MaxCeremonies < 1 || l.MaxMessages < 1 || l.MaxBytes < 1 || l.MaxInFlight < 1:
+		return fmt.Errorf("relay limits: %d ceremonies, %d messages, %d bytes, %d requests in flight: want at least 1 of each", l.MaxCeremonies, l.MaxMessages, l.MaxBytes, l.MaxInFlight)
 	case l.MaxResponse < 1 || l.MaxResponse > envelope.MaxLen:
 		return fmt.Errorf("relay limits: %d bytes per answer: want 1 to %d", l.MaxResponse, envelope.MaxLen)
 	}
@@ -63,6 +67,7 @@ type Server struct {
 	limits Limits
 	log    *log.Logger
 	mux    *http.ServeMux
+	slots  chan struct{} // one per request in flight
 
 	mu    sync.Mutex
 	boxes map[[16]byte]*mailbox
@@ -80,13 +85,24 @@ func New(l Limits, lg *log.Logger) (*Server, error) {
 	if err := l.Check(); err != nil {
 		return nil, err
 	}
-	s := &Server{limits: l, log: lg, mux: http.NewServeMux(), boxes: map[[16]byte]*mailbox{}}
+	s := &Server{limits: l, log: lg, mux: http.NewServeMux(), slots: make(chan struct{}, l.MaxInFlight), boxes: map[[16]byte]*mailbox{}}
 	s.mux.HandleFunc("POST /v1/ceremonies/{id}/messages", s.post)
 	s.mux.HandleFunc("GET /v1/ceremonies/{id}/messages", s.get)
 	return s, nil
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP serves a request if a slot is free, and refuses it at once
+// otherwise: a flood meets a refusal, not a queue.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+		s.mux.ServeHTTP(w, r)
+	default:
+		w.Header().Set("Retry-After", "1")
+		s.refuse(w, r, &refusal{http.StatusServiceUnavailable, CodeBusy, fmt.Sprintf("the relay serves %d requests at once, its most; send it again", cap(s.slots))})
+	}
+}
 
 // HTTPServer is the relay's server on tlsConf (nil: plain HTTP, as in
 // network-namespace tests; the messages' signatures, not the channel,

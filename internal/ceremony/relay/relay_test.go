@@ -178,7 +178,7 @@ func post(t *testing.T, base, id string, body []byte) *http.Response {
 
 // One test per kind of refused request: the status and code say which.
 func TestRefusals(t *testing.T) {
-	small := relay.Limits{MaxCeremonies: 1, MaxMessages: 2, MaxBytes: 1 << 20, MaxResponse: 1 << 20}
+	small := relay.Limits{MaxCeremonies: 1, MaxMessages: 2, MaxBytes: 1 << 20, MaxResponse: 1 << 20, MaxInFlight: 4}
 	tests := []struct {
 		name   string
 		limits relay.Limits
@@ -195,7 +195,7 @@ func TestRefusals(t *testing.T) {
 		{"too large", small, 0, "", func(*lab) []byte { return make([]byte, envelope.MaxLen+1) }, "", http.StatusRequestEntityTooLarge, relay.CodeTooLarge},
 		{"another ceremony", small, 0, "ffeeddccbbaa99887766554433221100", nil, "", http.StatusBadRequest, relay.CodeWrong},
 		{"too many messages", small, 2, "", nil, "", http.StatusInsufficientStorage, relay.CodeFull},
-		{"too many bytes", relay.Limits{MaxCeremonies: 1, MaxMessages: 9, MaxBytes: 400, MaxResponse: 1}, 2, "", nil, "", http.StatusInsufficientStorage, relay.CodeFull},
+		{"too many bytes", relay.Limits{MaxCeremonies: 1, MaxMessages: 9, MaxBytes: 400, MaxResponse: 1, MaxInFlight: 4}, 2, "", nil, "", http.StatusInsufficientStorage, relay.CodeFull},
 		{"too many ceremonies", small, 1, "ffeeddccbbaa99887766554433221100", func(lb *lab) []byte { return otherCeremony(t) }, "", http.StatusServiceUnavailable, relay.CodeFull},
 		{"bad since", small, 0, "", nil, "since=-1", http.StatusBadRequest, relay.CodeBadSince},
 	}
@@ -257,17 +257,72 @@ func otherCeremony(t *testing.T) []byte {
 }
 
 func TestLimitsCheck(t *testing.T) {
-	bad := []relay.Limits{
-		{MaxCeremonies: 0, MaxMessages: 1, MaxBytes: 1, MaxResponse: 1},
-		{MaxCeremonies: 1, MaxMessages: 0, MaxBytes: 1, MaxResponse: 1},
-		{MaxCeremonies: 1, MaxMessages: 1, MaxBytes: 0, MaxResponse: 1},
-		{MaxCeremonies: 1, MaxMessages: 1, MaxBytes: 1, MaxResponse: 0},
-		{MaxCeremonies: 1, MaxMessages: 1, MaxBytes: 1, MaxResponse: envelope.MaxLen + 1},
+	bad := []func(l *relay.Limits){
+		func(l *relay.Limits) { l.MaxCeremonies = 0 },
+		func(l *relay.Limits) { l.MaxMessages = 0 },
+		func(l *relay.Limits) { l.MaxBytes = 0 },
+		func(l *relay.Limits) { l.MaxResponse = 0 },
+		func(l *relay.Limits) { l.MaxResponse = envelope.MaxLen + 1 },
+		func(l *relay.Limits) { l.MaxInFlight = 0 },
 	}
-	for _, l := range bad {
+	for i, f := range bad {
+		l := relay.DefaultLimits()
+		f(&l)
 		if _, err := relay.New(l, nil); err == nil {
-			t.Errorf("New(%+v) accepted", l)
+			t.Errorf("case %d: New(%+v) accepted", i, l)
 		}
+	}
+	if _, err := relay.New(relay.DefaultLimits(), nil); err != nil {
+		t.Fatalf("the default limits: %v", err)
+	}
+}
+
+// A request beyond MaxInFlight is refused at once, not queued.
+func TestBusy(t *testing.T) {
+	l := relay.DefaultLimits()
+	l.MaxInFlight = 1
+	srv, err := relay.New(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	pr, pw := io.Pipe() // a POST whose body never ends holds the one slot
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		resp, err := http.Post(hs.URL+"/v1/ceremonies/"+ceremonytest.ID+"/messages", "application/octet-stream", pr)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	url := hs.URL + "/v1/ceremonies/" + ceremonytest.ID + "/messages"
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rf relay.Refusal
+		json.NewDecoder(resp.Body).Decode(&rf)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && rf.Code == relay.CodeBusy {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET while a POST is in flight: %s %+v; want 503 %s", resp.Status, rf, relay.CodeBusy)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	pw.Close()
+	<-held
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET after the POST: %s", resp.Status)
 	}
 }
 
