@@ -69,7 +69,7 @@ var (
 // Verify parses raw and checks it belongs to cfg's ceremony, under cfg
 // itself, from one of its trustees, to one of them, signed by the sender's
 // key. A receiver verifies every message, also those to others, to follow
-// each sender's chain.
+// each sender's chain. cfg must be valid (config.Parse).
 func Verify(raw []byte, cfg *config.Config) (*Envelope, error) {
 	e, err := Parse(raw)
 	if err != nil {
@@ -79,7 +79,7 @@ func Verify(raw []byte, cfg *config.Config) (*Envelope, error) {
 		return nil, fmt.Errorf("%w: ceremony %x, not %s", ErrWrongCeremony, e.Ceremony, cfg.Ceremony)
 	}
 	if e.ConfigDigest != cfg.Digest() {
-		return nil, fmt.Errorf("%w: trustee %d's config digest is %x, ours %s", ErrWrongConfig, e.From, e.ConfigDigest, cfg.DigestHex())
+		return nil, fmt.Errorf("%w: the message claiming trustee %d carries config digest %x, ours is %s", ErrWrongConfig, e.From, e.ConfigDigest, cfg.DigestHex())
 	}
 	sender, ok := cfg.Trustee(int(e.From))
 	if !ok {
