@@ -69,17 +69,25 @@ func (r Round) String() string {
 	return fmt.Sprintf("%s step %d", r.Phase, r.Step)
 }
 
-// Steps of a sieve batch. The degree reductions of the sieve's products
-// (one for 3 trustees, two for 5) are stepReshare, stepReshare+1, ….
+// maxReductions is the most degree reductions a sieve product tree needs:
+// ⌈log₂ n⌉ − 1 for n ≤ field.MaxParties = 5.
+const maxReductions = 2
+
+// Steps of a sieve batch, in the order they run.
 const (
-	stepSieveDeal    uint16 = iota + 1 // private: shares of a_i, ρ_i, zero, per prime
-	stepSieveShape                     // broadcast by trustees 2..n: e_j per prime
-	stepSieveOpen                      // broadcast: shares of y = A + ρ per prime
-	stepModulusDeal                    // private: shares of p_i, q_i, zero, per candidate
-	stepModulusOpen                    // broadcast: shares of N per candidate
-	stepBiprimeFirst                   // broadcast: round-1 G_i per trial-division survivor
-	stepBiprimeRest                    // broadcast: rounds 2..80 per survivor that passed
-	stepReshare                        // private: sub-shares of a degree reduction
+	stepSieveDeal  uint16 = iota + 1 // private: shares of a_i, ρ_i, zero, per prime
+	stepSieveShape                   // broadcast by trustees 2..n: e_j per prime
+	// stepReshare, stepReshare+1: private: sub-shares of the degree
+	// reductions (one for 3 trustees, two for 4 or 5).
+	stepReshare
+)
+
+const (
+	stepSieveOpen    = stepReshare + maxReductions + iota // broadcast: shares of y = A + ρ per prime
+	stepModulusDeal                                       // private: shares of p_i, q_i, zero, per candidate
+	stepModulusOpen                                       // broadcast: shares of N per candidate
+	stepBiprimeFirst                                      // broadcast: round-1 G_i per trial-division survivor
+	stepBiprimeRest                                       // broadcast: rounds 2..80 per survivor that passed
 )
 
 // Steps of the key-share, proof and self-test phases.

@@ -73,6 +73,9 @@ func (s *session) sievePrimes(sp *sieve.Params, batch uint32) ([]*big.Int, error
 func (s *session) reduce(batch uint32, parties []*sieve.Party, next []sieve.Next) ([]sieve.Next, error) {
 	for step := stepReshare; next[0].Opening == nil; step++ {
 		r := Round{PhaseSieve, batch, step}
+		if step == stepSieveOpen {
+			return nil, roundErr(r, fmt.Errorf("more than %d degree reductions", maxReductions))
+		}
 		width := len(next[0].Resharings[0].Subs)
 		sh := flat(kindSieveReshare, width*len(parties))
 		err := s.sendEach(r, sh, func(k int) [][]*big.Int {

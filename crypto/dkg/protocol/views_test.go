@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"math/big"
 	"reflect"
 	"testing"
@@ -49,12 +50,8 @@ func checkViews(t *testing.T, all []secretsOf, recorders []*recorder) {
 		if len(view) == 0 {
 			t.Fatalf("trustee %d received nothing", i+1)
 		}
-		seen := map[string]bool{}
-		for _, x := range view {
-			seen[x.String()] = true
-		}
-		for j, other := range all {
-			s := other
+		others := map[string]string{} // key(secret) → whose and which
+		for j, s := range all {
 			if j == i {
 				continue
 			}
@@ -62,10 +59,16 @@ func checkViews(t *testing.T, all []secretsOf, recorders []*recorder) {
 				t.Fatalf("trustee %d revealed nothing", j+1)
 			}
 			for name, v := range map[string]*big.Int{"p": s.p, "q": s.q, "m": s.m, "D": s.d, "s": s.share} {
-				if seen[v.String()] {
-					t.Fatalf("trustee %d received trustee %d's %s", i+1, j+1, name)
-				}
+				others[key(v)] = fmt.Sprintf("trustee %d's %s", j+1, name)
+			}
+		}
+		for _, x := range view {
+			if whose, ok := others[key(x)]; ok {
+				t.Fatalf("trustee %d received %s", i+1, whose)
 			}
 		}
 	}
 }
+
+// key is a map key of an integer's value.
+func key(x *big.Int) string { return fmt.Sprint(x.Sign()) + string(x.Bytes()) }
