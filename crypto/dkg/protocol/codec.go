@@ -14,7 +14,7 @@ var ErrMalformed = errors.New("protocol: malformed message body")
 // against the bytes left before it allocates, so a hostile body costs at
 // most about its own length in memory.
 const (
-	maxBodyBytes = 1 << 26 // 64 MiB: 1,024 candidates' sieve deals for 5 trustees fit
+	maxBodyBytes = 1 << 24 // 16 MiB: MaxBatch candidates' sieve deals for 5 trustees take about 4 MiB
 	maxLists     = 1 << 12 // lists in a body
 	maxInts      = 1 << 16 // integers in a body, over all lists
 	maxIntBytes  = 1 << 11 // magnitude of one integer: 16,384 bits

@@ -92,7 +92,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"too many integers", header(kindGamma, 1, maxInts+1), flat(kindGamma, 1), "more than 65536 integers"},
 		{"more integers than bytes", header(kindGamma, 1, 1000), flat(kindGamma, 1), "1000 integers in 0 bytes"},
 		{"integer over the cap", tooLong, flat(kindGamma, 1), "2049 bytes, cap 2048"},
-		{"body over the cap", make([]byte, maxBodyBytes+1), flat(kindGamma, 1), "cap 67108864"},
+		{"body over the cap", make([]byte, maxBodyBytes+1), flat(kindGamma, 1), "cap 16777216"},
 		{"wrong kind", good, flat(kindSubShare, 1), "a γ opening body, want a sub-share body"},
 		{"wrong list count for the round", good, shape{kind: kindGamma, lists: 2, width: 1}, "1 lists, the round wants 2"},
 		{"wrong integer count for the round", good, flat(kindGamma, 2), "1 integers, the round wants 2"},

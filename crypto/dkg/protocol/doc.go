@@ -51,7 +51,7 @@
 // the magnitude big-endian and minimal (zero is len 0, sign 0). The decoder
 // refuses anything else (a leading zero byte, a negative zero, trailing
 // bytes, more than 4,096 lists, 65,536 integers, 2,048 bytes per integer
-// or 64 MiB per body) and checks every count against the bytes left before
+// or 16 MiB per body) and checks every count against the bytes left before
 // it allocates; the round then requires its kind and counts. A body never
 // names its sender: the transport does.
 //

@@ -85,13 +85,3 @@ func (s shape) check(lists [][]*big.Int) error {
 	}
 	return nil
 }
-
-// columns splits a flat list into count groups of width consecutive
-// values: group c is values[c·width:(c+1)·width].
-func columns(values []*big.Int, width int) [][]*big.Int {
-	out := make([][]*big.Int, 0, len(values)/width)
-	for c := 0; c+width <= len(values); c += width {
-		out = append(out, values[c:c+width])
-	}
-	return out
-}
