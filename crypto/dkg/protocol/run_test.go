@@ -99,7 +99,7 @@ func TestRun(t *testing.T) {
 		verify            func(*keygen.Public) error
 	}{
 		{3, 2, 1024, 128, 1, verifySmall},
-		{5, 3, 1024, 128, 2, verifySmall},
+		{5, 3, 512, 128, 2, verifySmall},
 		{3, 2, 2048, 512, 3, nil},
 	} {
 		t.Run(fmt.Sprintf("%d-of-%d/%d", tc.k, tc.n, tc.bits), func(t *testing.T) {
