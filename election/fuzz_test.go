@@ -72,7 +72,7 @@ func manifestSeeds(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return [][]byte{a, b, c, []byte(`{}`), []byte(`{"version":4}`)}
+	return [][]byte{a, b, c, []byte(`{}`), []byte(`{"version":5}`)}
 }
 
 func resultSeeds(t testing.TB) [][]byte {

@@ -66,7 +66,7 @@ def pseudonym_key_commitment(k_pseud: bytes) -> bytes:
 
 
 def manifest_digest(identity: bytes) -> bytes:
-    return hashlib.sha256(lp(b"fabvote/manifest/v4") + lp(identity)).digest()
+    return hashlib.sha256(lp(b"fabvote/manifest/v5") + lp(identity)).digest()
 
 
 def token_digest(mdigest: bytes, election_id: str, pseudonym_: bytes, style: int, voter_pub: bytes) -> bytes:
