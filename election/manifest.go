@@ -66,7 +66,7 @@ type Manifest struct {
 	// set exactly for a distributed key.
 	KeyOrigin   string       `json:"keyOrigin"`
 	KeyCeremony *KeyCeremony `json:"keyCeremony,omitempty"`
-	TokenKey     []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
+	TokenKey    []byte       `json:"tokenKey"` // authority's P-256 public key, PKIX DER
 	// PseudonymKeyCommitment is PseudonymKeyCommitment(K_pseud): the one
 	// pseudonym key tokens of this election may be issued under.
 	PseudonymKeyCommitment []byte    `json:"pseudonymKeyCommitment"`
