@@ -246,6 +246,13 @@ func (e *engine) openElection(ctx contractapi.TransactionContextInterface, manif
 	if old != nil {
 		return election.Errorf(election.CodeExists, "election %q is already open; its manifest is immutable", m.ElectionID)
 	}
+	// How the key was made is checked once per election, here, last: a
+	// distributed key's ceremony (its modulus proof and self-test) costs
+	// about a second at 2048 bits, which no per-ballot path pays (they
+	// parse the stored manifest, which checks only its form).
+	if err := m.CheckKeyOrigin(); err != nil {
+		return err
+	}
 	if err := ctx.GetStub().PutState(key, []byte(manifest)); err != nil {
 		return internal(err, "writing the manifest")
 	}
