@@ -413,8 +413,8 @@ def make_election(a):
     ea = ec.generate_private_key(ec.SECP256R1())
     contests, styles = manifest_contests(a.contests)
     m = election.Manifest(
-        version=4, election_id=EID, channel=CHANNEL, title="Benchmark election", contests=contests, styles=styles,
-        encoding_bits=bits, max_voters=1000000, paillier_key=PublicKey(n).marshal(), threshold=b"",
+        version=election.MANIFEST_VERSION, election_id=EID, channel=CHANNEL, title="Benchmark election", contests=contests, styles=styles,
+        encoding_bits=bits, max_voters=1000000, paillier_key=PublicKey(n).marshal(), threshold=b"", key_origin=election.KEY_ORIGIN_DEALER,
         token_key=ea.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo),
         pseudonym_key_commitment=secrets.token_bytes(32), authority_msp="AuthorityMSP", trustee_msps=(),
         start=cj.parse_time("2026-11-01T08:00:00Z", "s"), end=cj.parse_time("2026-11-01T20:00:00Z", "e"),
