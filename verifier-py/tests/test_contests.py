@@ -1,4 +1,4 @@
-"""The contest formats (manifest v4, token v3, ballot v3, result v2,
+"""The contest formats (manifest v5, token v3, ballot v3, result v2,
 record v2) on manifests, ballots and results made here, by
 tools/gen_record.py: one negative test per kind of bad input, with the
 error code the format gives."""

@@ -9,7 +9,7 @@ cheap to make; their secrecy is nil).
         [--bad-limit K] [--late K] [--rewrite-ballot] [--variant NAME ...]
         [--nonce-pool K]
 
-Record format version 2: manifest v4, ballots v3, result v2. --contests
+Record format version 2: manifest v5 (a dealt key), ballots v3, result v2. --contests
 single (the default) is `election create --candidates`'s one 1-of-4 contest
 "main" in style "default"; multi is MULTI_CONTESTS (packed 1 of 4,
 per-option up to 2 of 5 or blank, packed yes/no) in styles north (all

@@ -1,7 +1,7 @@
 """fabvote's canonical encodings: manifest (PROTOCOL 3.1), ballot (3.2),
 signed digests and pseudonyms (3.3), ledger keys and records (3.4), result
-(3.5), as the contests spec changes them: manifest version 4 (contests and
-ballot styles), token version 3 (the style), ballot version 3 (the contests
+(3.5): manifest version 5 (contests and ballot styles, and how the key
+was made: keyOrigin, keyCeremony), token version 3 (the style), ballot version 3 (the contests
 it answers), result version 2 (per contest).  Every decoder is strict: it re-encodes what it decoded and compares
 with the input byte for byte."""
 
@@ -418,7 +418,7 @@ def prepare_manifest(raw: bytes) -> Prepared:
     """Decode and validate every field (MANIFEST, naming the field), in the
     Go verifier's order: the election's names, the contests and styles,
     encodingBits, the keys, the parties, the window, the proof's parameters,
-    then the layout of all contests (contests spec, manifest version 4)."""
+    then the layout of all contests (manifest version 5)."""
     m = decode_manifest(raw)
     _check_names(m)
     _check_contests(m)
