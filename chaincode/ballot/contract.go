@@ -200,7 +200,8 @@ func (e *engine) election(ctx contractapi.TransactionContextInterface, id string
 // OpenElection writes a manifest (canonical JSON, see election.Manifest).
 // Only an identity of the manifest's authority MSP may do it (and, if the
 // chaincode is configured with FABVOTE_AUTHORITY_MSPS, only one of those);
-// an election id can be opened once.
+// an election id can be opened once; a distributed key opens only if its
+// ceremony's result verifies (Manifest.CheckKeyOrigin).
 func (c *Contract) OpenElection(ctx contractapi.TransactionContextInterface, manifest string) (err error) {
 	defer recoverInternal(&err)
 	return c.e.reject(c.e.openElection(ctx, manifest))
