@@ -12,22 +12,20 @@ from dataclasses import replace
 
 import pytest
 
-from conftest import RECORDS, ROOT, missing_fixture
+from conftest import DISTRIBUTED_KEY as KEY
+from conftest import RECORDS, missing_fixture
 from fabvote_verifier import election, keyorigin
 from fabvote_verifier.election import ElectionError, KeyCeremony
 
-KEY = os.path.join(ROOT, "crypto", "dkg", "keygen", "keygentest", "testdata", "distributed-key.json")
-HOW = "write it with `go test ./crypto/dkg/keygen/keygentest -update`"
 
 
 @pytest.fixture(scope="module")
 def dist():
     """The manifest of the good record with the committed distributed key."""
-    if not os.path.exists(KEY):
-        pytest.fail(f"missing test fixture {os.path.relpath(KEY, ROOT)}: {HOW}")
     path = os.path.join(RECORDS, "good", "manifest.json")
-    if not os.path.exists(path):
-        pytest.fail(missing_fixture(path))
+    for f in (KEY, path):
+        if not os.path.exists(f):
+            pytest.fail(missing_fixture(f))
     with open(KEY) as f:
         k = {n: v if n in ("comment", "selfTest", "keyShares") else base64.b64decode(v) for n, v in json.load(f).items()}
     with open(path, "rb") as f:
