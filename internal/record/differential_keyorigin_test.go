@@ -89,7 +89,7 @@ func keyOriginMutants(t *testing.T, raw []byte) [][]byte {
 		func(m *election.Manifest) { m.KeyCeremony.SelfTest[2] = flipLast(m.KeyCeremony.SelfTest[2]) },
 		func(m *election.Manifest) {
 			p := bytes.Clone(m.KeyCeremony.ModulusProof)
-			p[5+256] |= 4
+			p[len("FVPM")+1+256] |= 4 // the first challenge's flags, after the magic, the version and w (256 bytes for the 2048-bit N): an unknown bit
 			m.KeyCeremony.ModulusProof = p
 		},
 		func(m *election.Manifest) { m.KeyOrigin = election.KeyOriginDealer },
