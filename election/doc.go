@@ -26,7 +26,7 @@
 //     of lengths fixed by the manifest), signature (64-byte r‖s).
 //     Signatures must be low-S.
 //   - Digests are SHA-256 over length-prefixed fields, the first of which is a
-//     domain tag: "fabvote/manifest/v4" for the manifest digest,
+//     domain tag: "fabvote/manifest/v5" for the manifest digest,
 //     "fabvote/token/v3" for tokens (binding the manifest digest, the
 //     pseudonym, the ballot style and the voter key), "fabvote/ballot/v3"
 //     for the voter's signature. The pseudonym is HMAC-SHA256 under the authority's secret

@@ -72,7 +72,12 @@ func manifestSeeds(t testing.TB) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return [][]byte{a, b, c, []byte(`{}`), []byte(`{"version":4}`)}
+	dist, _, _ := fx.DistributedManifest("fuzz-dist")
+	d, err := dist.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{a, b, c, d, []byte(`{}`), []byte(`{"version":5}`)}
 }
 
 func resultSeeds(t testing.TB) [][]byte {

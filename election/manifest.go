@@ -21,8 +21,9 @@ import (
 // added the channel and the clock-skew bound, which the token and the
 // validity proof bind through ManifestDigest; version 3 added the
 // pseudonym-key commitment, bound the same way; version 4 replaced the one
-// list of candidates by contests and ballot styles.
-const ManifestVersion = 4
+// list of candidates by contests and ballot styles; version 5 added how
+// the key was made (keyOrigin, keyCeremony).
+const ManifestVersion = 5
 
 // Manifest limits.
 const (
@@ -60,7 +61,12 @@ type Manifest struct {
 	MaxVoters    uint64    `json:"maxVoters"`
 	PaillierKey  []byte    `json:"paillierKey"` // paillier.PublicKey.MarshalBinary
 	Threshold    []byte    `json:"threshold"`   // threshold.PublicParams encoding; empty = single key
-	TokenKey     []byte    `json:"tokenKey"`    // authority's P-256 public key, PKIX DER
+	// KeyOrigin says how the Paillier key was made: KeyOriginDealer or
+	// KeyOriginDistributed. KeyCeremony, the ceremony's public result, is
+	// set exactly for a distributed key.
+	KeyOrigin   string       `json:"keyOrigin"`
+	KeyCeremony *KeyCeremony `json:"keyCeremony,omitempty"`
+	TokenKey    []byte       `json:"tokenKey"` // authority's P-256 public key, PKIX DER
 	// PseudonymKeyCommitment is PseudonymKeyCommitment(K_pseud): the one
 	// pseudonym key tokens of this election may be issued under.
 	PseudonymKeyCommitment []byte    `json:"pseudonymKeyCommitment"`
@@ -223,6 +229,9 @@ func (m *Manifest) prepare() (*Prepared, error) {
 	}
 	pp, err := m.parseThreshold(pk)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkKeyOrigin(pp); err != nil {
 		return nil, err
 	}
 	tokenKey, err := m.parseTokenKey()
@@ -431,9 +440,9 @@ func (m *Manifest) PublicKey() (*paillier.PublicKey, error) {
 }
 
 // ManifestDomain is the domain tag of ManifestDigest.
-const ManifestDomain = "fabvote/manifest/v4"
+const ManifestDomain = "fabvote/manifest/v5"
 
-// ManifestDigest is SHA-256(lp("fabvote/manifest/v4") ‖ lp(identity)),
+// ManifestDigest is SHA-256(lp("fabvote/manifest/v5") ‖ lp(identity)),
 // identity being the manifest's identity encoding (Prepared.ManifestDigest
 // computes it): the canonical JSON of the manifest with start and end set
 // to the zero time. The token and the validity proof bind it, so a ballot

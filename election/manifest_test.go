@@ -79,7 +79,7 @@ func TestManifestValidateRejects(t *testing.T) {
 	}{
 		{"version", func(m *election.Manifest) { m.Version = 1 }, "version"},
 		{"version 2 (no pseudonym-key commitment)", func(m *election.Manifest) { m.Version = 2 }, "version"},
-		{"version 3 (candidates)", func(m *election.Manifest) { m.Version = 3 }, "version is 3, want 4"},
+		{"version 3 (candidates)", func(m *election.Manifest) { m.Version = 3 }, "version is 3, want 5"},
 		{"no channel", func(m *election.Manifest) { m.Channel = "" }, "channel"},
 		{"channel with upper case", func(m *election.Manifest) { m.Channel = "Fabvote" }, "channel"},
 		{"channel too long", func(m *election.Manifest) { m.Channel = strings.Repeat("c", election.MaxChannelLen+1) }, "channel"},
@@ -168,7 +168,7 @@ func TestParseManifestRejects(t *testing.T) {
 		t.Fatalf("no contests in %s", good)
 	}
 	v3 := append(append(append([]byte(nil), good[:i]...), `"candidates":["Alice","Bob","Carol","Dave"],`...), good[j:]...)
-	v3 = bytes.Replace(v3, []byte(`{"version":4`), []byte(`{"version":3`), 1)
+	v3 = bytes.Replace(v3, []byte(`{"version":5`), []byte(`{"version":3`), 1)
 	cases := []struct {
 		name string
 		in   []byte
@@ -177,7 +177,7 @@ func TestParseManifestRejects(t *testing.T) {
 		{"oversize", append(good, bytes.Repeat([]byte(" "), election.MaxManifestSize)...), election.CodeSize},
 		{"empty", nil, election.CodeDecode},
 		{"not json", []byte("manifest"), election.CodeDecode},
-		{"unknown field", bytes.Replace(good, []byte(`{"version":4`), []byte(`{"extra":1,"version":4`), 1), election.CodeDecode},
+		{"unknown field", bytes.Replace(good, []byte(`{"version":5`), []byte(`{"extra":1,"version":5`), 1), election.CodeDecode},
 		// A version 3 manifest: one list of candidates, no contests.
 		{"version 3 (candidates)", v3, election.CodeDecode},
 		{"trailing value", append(append([]byte(nil), good...), []byte(`{}`)...), election.CodeDecode},
@@ -303,7 +303,7 @@ func TestManifestContestsRefused(t *testing.T) {
 		mod  func(m *election.Manifest)
 		want string
 	}{
-		{"version 3", func(m *election.Manifest) { m.Version = 3 }, "version is 3, want 4"},
+		{"version 3", func(m *election.Manifest) { m.Version = 3 }, "version is 3, want 5"},
 		{"no contests", func(m *election.Manifest) { m.Contests = nil }, "contests: 0, want 1..32"},
 		{"33 contests", func(m *election.Manifest) {
 			for i := len(m.Contests); i <= election.MaxContests; i++ {

@@ -200,7 +200,8 @@ func (e *engine) election(ctx contractapi.TransactionContextInterface, id string
 // OpenElection writes a manifest (canonical JSON, see election.Manifest).
 // Only an identity of the manifest's authority MSP may do it (and, if the
 // chaincode is configured with FABVOTE_AUTHORITY_MSPS, only one of those);
-// an election id can be opened once.
+// an election id can be opened once; a distributed key opens only if its
+// ceremony's result verifies (Manifest.CheckKeyOrigin).
 func (c *Contract) OpenElection(ctx contractapi.TransactionContextInterface, manifest string) (err error) {
 	defer recoverInternal(&err)
 	return c.e.reject(c.e.openElection(ctx, manifest))
@@ -245,6 +246,13 @@ func (e *engine) openElection(ctx contractapi.TransactionContextInterface, manif
 	}
 	if old != nil {
 		return election.Errorf(election.CodeExists, "election %q is already open; its manifest is immutable", m.ElectionID)
+	}
+	// How the key was made is checked once per election, here, last: a
+	// distributed key's ceremony (its modulus proof and self-test) costs
+	// about a second at 2048 bits, which no per-ballot path pays (they
+	// parse the stored manifest, which checks only its form).
+	if err := m.CheckKeyOrigin(); err != nil {
+		return err
 	}
 	if err := ctx.GetStub().PutState(key, []byte(manifest)); err != nil {
 		return internal(err, "writing the manifest")

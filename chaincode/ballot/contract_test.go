@@ -197,6 +197,39 @@ func TestOpenElection(t *testing.T) {
 	})
 }
 
+// TestOpenElectionKeyOrigin: a distributed key opens when its ceremony
+// verifies; one whose ceremony is well formed but does not verify is
+// refused with MANIFEST and the ledger is unchanged.
+func TestOpenElectionKeyOrigin(t *testing.T) {
+	good, _, _ := fx.DistributedManifest("dist-1")
+	bad, _, _ := fx.DistributedManifest("dist-2")
+	bad.KeyCeremony.ModulusProof[len(bad.KeyCeremony.ModulusProof)-1] ^= 1
+	for _, tc := range []struct {
+		m    *election.Manifest
+		code string
+	}{{good, ""}, {bad, election.CodeManifest}} {
+		t.Run(tc.m.ElectionID, func(t *testing.T) {
+			enc, err := tc.m.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t, nil)
+			s := e.w.tx(during)
+			err = e.c.OpenElection(txctx(s, authority), string(enc))
+			if tc.code == "" {
+				if err != nil || len(s.writes) != 1 {
+					t.Fatalf("OpenElection: %v, %d writes; want nil, 1", err, len(s.writes))
+				}
+				return
+			}
+			wantCode(t, err, tc.code)
+			if !strings.Contains(err.Error(), "keyCeremony") || len(s.writes) != 0 || len(s.events) != 0 {
+				t.Fatalf("error %q, %d writes, %d events: want keyCeremony named and nothing written", err, len(s.writes), len(s.events))
+			}
+		})
+	}
+}
+
 func TestCastBallot(t *testing.T) {
 	m, ballots := e1(t)
 	e := newEnv(t, nil)

@@ -180,6 +180,7 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 		BoothDigest:            o.boothDigest,
 		TokenKey:               []byte{0}, // placeholders for the early check below
 		PaillierKey:            []byte{0},
+		KeyOrigin:              election.KeyOriginDealer, // this command deals the key
 		PseudonymKeyCommitment: make([]byte, election.PseudonymKeyCommitmentLen),
 	}
 	return m, o.checkDraft(m)

@@ -122,6 +122,9 @@ func createOfflineElection(t *testing.T) *offlineElection {
 	if e.m, err = election.ParseManifest(e.mb); err != nil {
 		t.Fatalf("manifest.json is not canonical: %v", err)
 	}
+	if e.m.KeyOrigin != election.KeyOriginDealer || e.m.KeyCeremony != nil {
+		t.Fatalf("manifest.json: keyOrigin %q, keyCeremony %v; want %q (election create deals the key) and none", e.m.KeyOrigin, e.m.KeyCeremony, election.KeyOriginDealer)
+	}
 	if e.prep, err = election.Prepare(e.m); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabvote/fabvote/crypto/dkg/keygen/keygentest"
 	"github.com/fabvote/fabvote/crypto/paillier"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/election"
@@ -153,6 +154,7 @@ func (f *Fixture) Manifest(electionID string) *election.Manifest {
 		EncodingBits:           10,
 		MaxVoters:              1000,
 		PaillierKey:            pkb,
+		KeyOrigin:              election.KeyOriginDealer,
 		TokenKey:               tok,
 		PseudonymKeyCommitment: CommitTo(PseudonymKey),
 		AuthorityMSP:           "AuthorityMSP",
@@ -277,4 +279,24 @@ func NewVoter() *ecdsa.PrivateKey {
 		panic(err)
 	}
 	return k
+}
+
+// DistributedManifest returns Manifest(electionID) with the distributed
+// 2-of-3 key of crypto/dkg/keygen/keygentest (keyOrigin "distributed", its
+// ceremony's public result as keyCeremony), its parameters and the
+// trustees' shares.
+func (f *Fixture) DistributedManifest(electionID string) (*election.Manifest, *threshold.PublicParams, []*threshold.KeyShare) {
+	kf, err := keygentest.Load()
+	if err != nil {
+		panic(err)
+	}
+	pub, shares, err := kf.Decode()
+	if err != nil {
+		panic(err)
+	}
+	m := f.Manifest(electionID)
+	m.PaillierKey, m.Threshold = kf.PaillierKey, kf.Threshold
+	m.KeyOrigin = election.KeyOriginDistributed
+	m.KeyCeremony = &election.KeyCeremony{ID: kf.Ceremony, ModulusProof: kf.ModulusProof, SelfTest: kf.SelfTest}
+	return m, pub.Params, shares
 }

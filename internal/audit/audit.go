@@ -41,6 +41,7 @@ import (
 // Failure kinds. Each failure in a report has exactly one.
 const (
 	KindManifest      = "MANIFEST"        // manifest missing or invalid
+	KindKeyOrigin     = "KEY_ORIGIN"      // a distributed key whose ceremony does not verify (docs/VERIFY.md V33)
 	KindBallotDecode  = "BALLOT_DECODE"   // stored ballot bytes do not decode
 	KindBallotKey     = "BALLOT_KEY"      // stored under a key that is not its token's pseudonym
 	KindBallotInvalid = "BALLOT_INVALID"  // election id, ciphertext, token, signature or proof fails (Code says which)
@@ -602,6 +603,7 @@ func Run(l *Ledger, opts Options) *Report {
 	if !ok {
 		return rep
 	}
+	rep.checkKeyOrigin(p.Manifest)
 	src, listed := recordListing(l)
 	t, err := CheckBallots(p, src, opts)
 	rep.Tally = t
@@ -653,6 +655,16 @@ func (r *Report) prepareManifest(manifest []byte) (*election.Prepared, bool) {
 	}
 	r.Manifest = m // only a manifest that prepares is one the report describes
 	return p, true
+}
+
+// checkKeyOrigin is docs/VERIFY.md V33: a dealt key passes, labelled
+// so; a distributed key passes only if its ceremony verifies. A failure
+// does not stop the audit: the ballots and the result are checked under
+// the key all the same.
+func (r *Report) checkKeyOrigin(m *election.Manifest) {
+	if err := m.CheckKeyOrigin(); err != nil {
+		r.Failures = append(r.Failures, Failure{Kind: KindKeyOrigin, Code: election.CodeOf(err), Subject: "manifest", Err: err.Error()})
+	}
 }
 
 // recordListing returns the ballot source to audit. When the commit order

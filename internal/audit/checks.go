@@ -67,6 +67,7 @@ var Checks = []Check{
 	{"V11", "The manifest is sound", StepBallots, false, false, InputStep},
 	{"V12", "The manifest is the record's election and channel", StepBallots, true, false, InputManifest},
 	{"V13", "The published manifest anchor", StepBallots, false, true, InputStep},
+	{"V33", "The key's origin", StepBallots, false, false, InputManifest},
 	{"V14", "Each ballot decodes", StepBallots, false, false, InputBallots},
 	{"V15", "Each ballot is stored under its pseudonym", StepBallots, false, false, InputBallots},
 	{"V16", "Each ballot is of this election, with its ciphertexts in range", StepBallots, false, false, InputBallots},
@@ -138,7 +139,7 @@ func CheckOf(f Failure) string {
 
 // checkOfKind maps the kinds that are one check each.
 var checkOfKind = map[string]string{
-	KindManifest: "V11", KindBallotDecode: "V14", KindBallotKey: "V15", KindDuplicate: "V20",
+	KindManifest: "V11", KindKeyOrigin: "V33", KindBallotDecode: "V14", KindBallotKey: "V15", KindDuplicate: "V20",
 	KindSpoiled: "V32", KindTracker: "V32",
 	KindResultMissing: "V25", KindResultDecode: "V26", KindResultCount: "V27", KindResultProduct: "V28",
 	KindResult: "V29", KindExpectedCounts: "V30",

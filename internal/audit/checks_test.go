@@ -85,6 +85,7 @@ func TestCheckOf(t *testing.T) {
 		{Failure{Kind: KindManifest, Code: "MANIFEST", Subject: "manifest"}, "V11"},
 		{Failure{Kind: KindManifest, Subject: "manifest", Check: CheckManifestIsOwn}, "V12"},
 		{Failure{Kind: KindManifest, Subject: "manifest", Check: CheckPublishedAnchor}, "V13"},
+		{Failure{Kind: KindKeyOrigin, Code: "MANIFEST", Subject: "manifest"}, "V33"},
 		{Failure{Kind: KindBallotDecode, Code: "DECODE"}, "V14"},
 		{Failure{Kind: KindBallotKey}, "V15"},
 		{Failure{Kind: KindBallotInvalid, Code: "NO_ELECTION"}, "V16"},

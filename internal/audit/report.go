@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/fabvote/fabvote/election"
 )
 
 // Write prints the report: a summary, every failure, and PASS or FAIL last.
@@ -60,6 +62,15 @@ func (r *Report) writeManifest(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  manifest:        ok (%d contest(s), %d style(s), %s, window %s .. %s)\n", len(m.Contests), len(m.Styles), mode,
 		m.Start.UTC().Format("2006-01-02T15:04:05Z"), m.End.UTC().Format("2006-01-02T15:04:05Z"))
+	fmt.Fprintf(w, "  key made by:     %s\n", keyOriginLine(m))
+}
+
+// keyOriginLine says how the manifest's key was made (V33).
+func keyOriginLine(m *election.Manifest) string {
+	if m.KeyOrigin == election.KeyOriginDistributed && m.KeyCeremony != nil {
+		return fmt.Sprintf("the trustees' ceremony, no dealer (ceremony %x)", m.KeyCeremony.ID)
+	}
+	return "a dealer (one machine held the whole key while it ran: for tests and benchmarks)"
 }
 
 // writeResult prints the published result and its counts per contest,

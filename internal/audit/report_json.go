@@ -47,7 +47,7 @@ func StepOf(kind string) string {
 		return StepBlockSignatures
 	case KindRecordBallots:
 		return StepBallotIndex
-	case KindManifest, KindBallotDecode, KindBallotKey, KindBallotInvalid, KindDuplicate, KindSpoiled, KindTracker:
+	case KindManifest, KindKeyOrigin, KindBallotDecode, KindBallotKey, KindBallotInvalid, KindDuplicate, KindSpoiled, KindTracker:
 		return StepBallots
 	case KindOrder:
 		return StepCommitOrder
@@ -59,7 +59,7 @@ func StepOf(kind string) string {
 // ReportKinds are the failure kinds in the order of the table of RECORD.md
 // 7, step by step: the order a report lists its failures in.
 var ReportKinds = []string{KindRecord, KindSource, KindBlockChain, KindBlockSignature, KindRecordBallots,
-	KindManifest, KindBallotDecode, KindBallotKey, KindBallotInvalid, KindDuplicate, KindSpoiled, KindTracker, KindOrder,
+	KindManifest, KindKeyOrigin, KindBallotDecode, KindBallotKey, KindBallotInvalid, KindDuplicate, KindSpoiled, KindTracker, KindOrder,
 	KindResultMissing, KindResultDecode, KindResultCount, KindResultProduct, KindResult, KindExpectedCounts}
 
 // SortFailures puts failures in the order of RECORD.md 7, which both

@@ -86,6 +86,7 @@ func TestBuildPages(t *testing.T) {
 		}, map[string][]string{"index.html": {"Verification passed"}}},
 		{"threshold, passed", func() *fixture { return newFixture("threshold").passing() }, map[string][]string{
 			"index.html": {"Verification passed", "Shared among 3 trustees: any 2", "Alice 2 40.0 %", "Dave 0 0.0 %",
+				"Key made by a dealer (one machine held the whole key while it ran: for tests and benchmarks)",
 				"The verifier reported no failure", "6 ballots recorded", "step record passed", "step commit-order passed",
 				"validity proofs passed"},
 		}, map[string][]string{"index.html": {"Verification failed", "invalid: not counted"}}},

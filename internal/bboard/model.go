@@ -133,9 +133,12 @@ type model struct {
 	Contests   []contestView
 	Styles     []styleView
 	Decryption string
-	Trustees   []string
-	Authority  string
-	MaxVoters  uint64
+	// KeyOrigin says who made the key (the manifest's keyOrigin) and
+	// whether the verification checked a ceremony's proofs.
+	KeyOrigin string
+	Trustees  []string
+	Authority string
+	MaxVoters uint64
 	// BoothDigest is the manifest's boothDigest: the booth the voters ran
 	// (empty when the election committed to none).
 	BoothDigest string
@@ -201,6 +204,7 @@ func newModel(in *input) (*model, error) {
 		return nil, err
 	}
 	v.Decryption = v.Shares.mode()
+	v.KeyOrigin = keyOrigin(m, in.report.Checks)
 	if r := in.result; r != nil {
 		v.HasResult, v.BallotCount = true, r.BallotCount
 	}

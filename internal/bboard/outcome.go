@@ -104,6 +104,26 @@ func (t trustees) mode() string {
 	return fmt.Sprintf("Shared among %d trustees: any %d of them together decrypt the tally, fewer cannot", t.Holders, t.K)
 }
 
+// keyOriginCheck is docs/VERIFY.md's check of how the key was made.
+const keyOriginCheck = "V33"
+
+// keyOrigin says who made the election's key and, for a key of the
+// trustees' ceremony, whether the verification checked the ceremony
+// (V33 among the report's checks).
+func keyOrigin(m *election.Manifest, checks []audit.JSONCheck) string {
+	if m.KeyOrigin != election.KeyOriginDistributed || m.KeyCeremony == nil {
+		return "a dealer (one machine held the whole key while it ran: for tests and benchmarks)"
+	}
+	checked := "not checked by this verification"
+	if i := slices.IndexFunc(checks, func(c audit.JSONCheck) bool { return c.Check == keyOriginCheck }); i >= 0 {
+		checked = "modulus proof and self-test checked"
+		if !checks[i].OK {
+			checked = "the verification REFUSED its modulus proof or self-test (" + keyOriginCheck + ")"
+		}
+	}
+	return fmt.Sprintf("the trustees' ceremony, no dealer (ceremony id %x; %s)", m.KeyCeremony.ID, checked)
+}
+
 func trusteesOf(m *election.Manifest, r *election.Result) (trustees, error) {
 	t := trustees{Organisations: m.TrusteeMSPs}
 	if len(m.Threshold) == 0 {
@@ -132,7 +152,7 @@ func trusteesOf(m *election.Manifest, r *election.Result) (trustees, error) {
 // first: the record and its chain, then the election's definition and
 // the commit order, then the result, then single ballots.
 var causeOrder = []string{
-	"RECORD", "SOURCE", "BLOCK_CHAIN", "BLOCK_SIGNATURE", "RECORD_BALLOTS", "MANIFEST", "COMMIT_ORDER",
+	"RECORD", "SOURCE", "BLOCK_CHAIN", "BLOCK_SIGNATURE", "RECORD_BALLOTS", "MANIFEST", "KEY_ORIGIN", "COMMIT_ORDER",
 	"RESULT_MISSING", "RESULT_DECODE", "RESULT_PRODUCT", "RESULT_COUNT", "RESULT",
 	"BALLOT_DECODE", "BALLOT_KEY", "DUPLICATE", "BALLOT_INVALID", "EXPECTED_COUNTS",
 }

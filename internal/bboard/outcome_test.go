@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/election"
+	"github.com/fabvote/fabvote/internal/audit"
 )
 
 func TestOutcome(t *testing.T) {
@@ -127,6 +128,36 @@ func TestDownloads(t *testing.T) {
 		b2, _ := os.ReadFile(filepath.Join(out2, downloadsDir, name))
 		if string(b) != string(b2) {
 			t.Errorf("%s differs between two builds of the same record", name)
+		}
+	}
+}
+
+// TestKeyOrigin: the board says who made the key, and for the trustees'
+// ceremony whether the verification checked it (V33 passed, failed, or
+// did not run).
+func TestKeyOrigin(t *testing.T) {
+	dealt := &election.Manifest{KeyOrigin: election.KeyOriginDealer}
+	dist := &election.Manifest{KeyOrigin: election.KeyOriginDistributed,
+		KeyCeremony: &election.KeyCeremony{ID: []byte("0123456789abcdef")}}
+	id := "ceremony id 30313233343536373839616263646566"
+	tests := []struct {
+		name   string
+		m      *election.Manifest
+		checks []audit.JSONCheck
+		want   string
+	}{
+		{"dealer", dealt, []audit.JSONCheck{{Check: "V33", OK: true}},
+			"a dealer (one machine held the whole key while it ran: for tests and benchmarks)"},
+		{"ceremony checked", dist, []audit.JSONCheck{{Check: "V11", OK: true}, {Check: "V33", OK: true}},
+			"the trustees' ceremony, no dealer (" + id + "; modulus proof and self-test checked)"},
+		{"ceremony refused", dist, []audit.JSONCheck{{Check: "V33", OK: false}},
+			"the trustees' ceremony, no dealer (" + id + "; the verification REFUSED its modulus proof or self-test (V33))"},
+		{"ceremony not checked", dist, nil,
+			"the trustees' ceremony, no dealer (" + id + "; not checked by this verification)"},
+	}
+	for _, tc := range tests {
+		if got := keyOrigin(tc.m, tc.checks); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

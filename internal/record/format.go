@@ -22,8 +22,8 @@ import (
 )
 
 // Format and Version are record.json's fixed fields. Version 2 holds
-// elections of several contests (manifest version 4, ballot version 3,
-// result version 2).
+// elections of several contests (manifest version 5, which says how the
+// key was made; ballot version 3, result version 2).
 const (
 	Format  = "fabvote-election-record"
 	Version = 2

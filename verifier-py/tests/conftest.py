@@ -16,6 +16,7 @@ ZKP_DATA = os.path.join(ROOT, "crypto", "zkp", "testdata")
 RECORDS = os.path.join(ROOT, "internal", "record", "testdata", "records")
 LAYOUTS = os.path.join(ROOT, "crypto", "votecode", "testdata", "layouts.json")
 THRESHOLD_V2 = os.path.join(ROOT, "crypto", "paillier", "threshold", "testdata", "v2_vector.json")
+DISTRIBUTED_KEY = os.path.join(ROOT, "crypto", "dkg", "keygen", "keygentest", "testdata", "distributed-key.json")
 
 # How each committed fixture is written again, from the repository root.
 # No make target writes them: the Go tests that check them rewrite them
@@ -30,6 +31,7 @@ FIXTURES = {
     os.path.join(ZKP_DATA, "key3072.pem"): _KEY_HOW,
     LAYOUTS: "write it with `go test ./crypto/votecode -run TestLayoutVectors -update`",
     THRESHOLD_V2: "write it with `go test ./crypto/paillier/threshold -run TestVersion2Vector -update`",
+    DISTRIBUTED_KEY: "write it with `go test ./crypto/dkg/keygen/keygentest -update`",
 }
 
 

@@ -1,4 +1,4 @@
-"""The contest formats (manifest v4, token v3, ballot v3, result v2,
+"""The contest formats (manifest v5, token v3, ballot v3, result v2,
 record v2) on manifests, ballots and results made here, by
 tools/gen_record.py: one negative test per kind of bad input, with the
 error code the format gives."""
@@ -56,7 +56,7 @@ def test_multi_manifest_prepares(multi):
 def test_single_contest_default():
     mraw, _ = gen_record.make_election(_args("single"))
     m = election.decode_manifest(mraw)
-    assert mraw.startswith(b'{"version":4,"electionID":"bench-e1","channel":"fabvote","title":"Benchmark election",'
+    assert mraw.startswith(b'{"version":5,"electionID":"bench-e1","channel":"fabvote","title":"Benchmark election",'
                            b'"contests":[{"id":"main","title":"Benchmark election","options":["Alice","Bob","Carol","Dave"],'
                            b'"minSelections":1,"maxSelections":1,"blank":false,"encoding":"packed"}],'
                            b'"styles":[{"id":"default","contests":["main"]}],"encodingBits":20,')
@@ -149,7 +149,7 @@ def test_manifest_digest_tag(multi):
     import hashlib
     m = multi[0]
     ident = replace(m, start=election.cj.ZERO_TIME, end=election.cj.ZERO_TIME).marshal()
-    assert m.digest() == hashlib.sha256(election.lp(b"fabvote/manifest/v4") + election.lp(ident)).digest()
+    assert m.digest() == hashlib.sha256(election.lp(b"fabvote/manifest/v5") + election.lp(ident)).digest()
 
 
 # ------------------------------------------------------------------ ballots

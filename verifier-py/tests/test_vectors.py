@@ -35,14 +35,14 @@ def test_pseudonym_and_digest_vectors():
         "d0612e32cba157957afe8873c93af609d705c8e1c172b4d9661a9f6a457b3c09"
     assert election.pseudonym_key_commitment(key).hex() == \
         "97a9d9b1eb68ae4f9e03b6a8e7fb73ae0800b2c5350cde7603940d34a026e25d"
-    # The manifest digest (tag v4) and token digest (tag v3, with the style)
+    # The manifest digest (tag v5) and token digest (tag v3, with the style)
     # vectors of election/token_test.go (TestPseudonymAndDigestVectors).
-    md = election.manifest_digest(b'{"version":4}')
-    assert md.hex() == "51fa836139a30888e7dc368b8759771d69f1b256b3a8ffde1dfe7e45b49c0ea6"
+    md = election.manifest_digest(b'{"version":5}')
+    assert md.hex() == "3a0b02fb0f4a37dab6b54125967ebe3bd0b1d9f6bbcb41ef8b44d11eeeb9222c"
     pub = bytes([4]) + bytes(range(1, 65))
-    for style, want in [(0, "db3a0b71114473e5991b6b183277dfc3ea8e674e6df19d4f1c4e7ab79a3e7581"),
-                        (1, "70fb804bed3274dfed7697ade7cd20a6fe1e949e5da571993ef494fe3626842d"),
-                        (5, "f4833073d57b625b49182a92684b739c09576c031fda268a3ff412bdcd555244")]:
+    for style, want in [(0, "1a7bba2988edb328ab1bd191671ae9882b9a06c3952ed6f94bce479f547d81c1"),
+                        (1, "53e4397d3aec8d04e8d22d58eb55eb961d8bf8592c7766ab0991f3fc5359b505"),
+                        (5, "316d01f9001147d1a4641f2184da2ae489ba98c1ac34bb6c0b2fd8a13e5aaabe")]:
         assert election.token_digest(md, "kat-election-1", b"\xab" * 32, style, pub).hex() == want, style
 
 

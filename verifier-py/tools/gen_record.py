@@ -9,7 +9,7 @@ cheap to make; their secrecy is nil).
         [--bad-limit K] [--late K] [--rewrite-ballot] [--variant NAME ...]
         [--nonce-pool K]
 
-Record format version 2: manifest v4, ballots v3, result v2. --contests
+Record format version 2: manifest v5 (a dealt key), ballots v3, result v2. --contests
 single (the default) is `election create --candidates`'s one 1-of-4 contest
 "main" in style "default"; multi is MULTI_CONTESTS (packed 1 of 4,
 per-option up to 2 of 5 or blank, packed yes/no) in styles north (all
@@ -413,8 +413,8 @@ def make_election(a):
     ea = ec.generate_private_key(ec.SECP256R1())
     contests, styles = manifest_contests(a.contests)
     m = election.Manifest(
-        version=4, election_id=EID, channel=CHANNEL, title="Benchmark election", contests=contests, styles=styles,
-        encoding_bits=bits, max_voters=1000000, paillier_key=PublicKey(n).marshal(), threshold=b"",
+        version=election.MANIFEST_VERSION, election_id=EID, channel=CHANNEL, title="Benchmark election", contests=contests, styles=styles,
+        encoding_bits=bits, max_voters=1000000, paillier_key=PublicKey(n).marshal(), threshold=b"", key_origin=election.KEY_ORIGIN_DEALER,
         token_key=ea.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo),
         pseudonym_key_commitment=secrets.token_bytes(32), authority_msp="AuthorityMSP", trustee_msps=(),
         start=cj.parse_time("2026-11-01T08:00:00Z", "s"), end=cj.parse_time("2026-11-01T20:00:00Z", "e"),

@@ -54,6 +54,14 @@ const (
 	// ballot's contests and selections. Each is BALLOT_INVALID with its
 	// code; the result counts the others, and passes.
 	ContestBallots Variant = "contests-bad-ballots"
+	// Distributed is Good with the key of a dealer-free key ceremony
+	// (electiontest.DistributedManifest: keyOrigin "distributed"):
+	// passes.
+	Distributed Variant = "distributed"
+	// DistributedBadCeremony is Distributed with the ceremony's modulus
+	// proof changed in one bit, still well formed: KEY_ORIGIN (V33), and
+	// the ballots and the result pass.
+	DistributedBadCeremony Variant = "distributed-bad-ceremony"
 )
 
 // Variants lists every variant with the failure kinds it must give.
@@ -65,6 +73,9 @@ var Variants = map[Variant][]string{
 	Contests:       {},
 	ContestBallots: {audit.KindBallotInvalid},
 	Spoiled:        {},
+	Distributed:    {},
+	// The ballots and the result pass under the key all the same.
+	DistributedBadCeremony: {audit.KindKeyOrigin},
 }
 
 // Choices are the voters' candidates (2-of-3 trustees, 4 candidates).
@@ -140,7 +151,7 @@ func Build(v Variant) (*Election, error) {
 		return nil, fmt.Errorf("recordtest: unknown variant %q", v)
 	}
 	fx := electiontest.Load()
-	m, pp, shares := fx.ThresholdManifest(ElectionID, 2, 3)
+	m, pp, shares := electionKey(fx, v)
 	if v == Contests || v == ContestBallots || trackerVariant(v) {
 		m.Contests, m.Styles = electiontest.Contests3(), electiontest.Styles2()
 	}
@@ -184,6 +195,21 @@ func Build(v Variant) (*Election, error) {
 	c := buildChain(NewOrderer(OrdererMSP), manifest, ballots, result, late, stray, tr)
 	return &Election{Chain: c, Source: record.Source{Blocks: c, Channel: Channel, Chaincode: Chaincode,
 		ElectionID: ElectionID, Manifest: manifest, Result: result}}, nil
+}
+
+// electionKey is the manifest of v with its key and the trustees' shares:
+// a 2-of-3 key dealt from the fixture's primes, or the distributed key of
+// a ceremony.
+func electionKey(fx *electiontest.Fixture, v Variant) (*election.Manifest, *threshold.PublicParams, []*threshold.KeyShare) {
+	if v != Distributed && v != DistributedBadCeremony {
+		return fx.ThresholdManifest(ElectionID, 2, 3)
+	}
+	m, pp, shares := fx.DistributedManifest(ElectionID)
+	if v == DistributedBadCeremony {
+		proof := m.KeyCeremony.ModulusProof
+		proof[len(proof)-1] ^= 1
+	}
+	return m, pp, shares
 }
 
 // Write exports the record of v into dir (which must not exist or be

@@ -21,6 +21,7 @@ CHECKS = [
     ("V11", "The manifest is sound", "ballots", False, False),
     ("V12", "The manifest is the record's election and channel", "ballots", True, False),
     ("V13", "The published manifest anchor", "ballots", False, True),
+    ("V33", "The key's origin", "ballots", False, False),
     ("V14", "Each ballot decodes", "ballots", False, False),
     ("V15", "Each ballot is stored under its pseudonym", "ballots", False, False),
     ("V16", "Each ballot is of this election, with its ciphertexts in range", "ballots", False, False),
@@ -47,7 +48,7 @@ CHECKS = [
 # present, checked against the ballots. Every other check needs its step.
 MANIFEST, BALLOTS, ORDER = "manifest", "ballots", "order"
 RESULT_READ, RESULT, RESULT_CHECKED = "result-read", "result", "result-checked"
-NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in (*range(14, 21), 31, 32)}, **{f"V{n}": ORDER for n in range(22, 25)},
+NEEDS = {"V12": MANIFEST, "V33": MANIFEST, **{f"V{n}": BALLOTS for n in (*range(14, 21), 31, 32)}, **{f"V{n}": ORDER for n in range(22, 25)},
          "V25": RESULT_READ, "V26": RESULT, **{f"V{n}": RESULT_CHECKED for n in range(27, 30)}}
 
 # The checks whose failures share a kind and subject with another's: the
@@ -55,7 +56,7 @@ NEEDS = {"V12": MANIFEST, **{f"V{n}": BALLOTS for n in (*range(14, 21), 31, 32)}
 GENESIS_ANCHOR, MANIFEST_IS_OWN, PUBLISHED_ANCHOR = "V6", "V12", "V13"
 OPENING, STORED_TXID, RESULT_WRITE = "V21", "V23", "V24"
 
-_BY_KIND = {"MANIFEST": "V11", "BALLOT_DECODE": "V14", "BALLOT_KEY": "V15", "DUPLICATE": "V20",
+_BY_KIND = {"MANIFEST": "V11", "KEY_ORIGIN": "V33", "BALLOT_DECODE": "V14", "BALLOT_KEY": "V15", "DUPLICATE": "V20",
             "SPOILED_INVALID": "V32", "TRACKER": "V32",
             "RESULT_MISSING": "V25", "RESULT_DECODE": "V26", "RESULT_COUNT": "V27", "RESULT_PRODUCT": "V28",
             "RESULT": "V29", "EXPECTED_COUNTS": "V30", "COMMIT_ORDER": "V22", "BLOCK_CHAIN": "V5"}

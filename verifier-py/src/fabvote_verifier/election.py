@@ -1,7 +1,7 @@
 """fabvote's canonical encodings: manifest (PROTOCOL 3.1), ballot (3.2),
 signed digests and pseudonyms (3.3), ledger keys and records (3.4), result
-(3.5), as the contests spec changes them: manifest version 4 (contests and
-ballot styles), token version 3 (the style), ballot version 3 (the contests
+(3.5): manifest version 5 (contests and ballot styles, and how the key
+was made: keyOrigin, keyCeremony), token version 3 (the style), ballot version 3 (the contests
 it answers), result version 2 (per contest).  Every decoder is strict: it re-encodes what it decoded and compares
 with the input byte for byte."""
 
@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from . import canonjson as cj
 from .layout import KINDS, MAX_BRANCHES, PACKED, PER_OPTION, Layout, LayoutError, Shape
-from .paillier import KeyError_, PublicKey, ThresholdParams, parse_public_key, parse_threshold_params
+from . import pimod
+from .paillier import KeyError_, PublicKey, ThresholdParams, parse_partial, parse_public_key, parse_threshold_params
 from .sigs import SigError, canonical_rs, p256_point
 from .zkp import RHO_BITS, Context
 
@@ -66,7 +67,7 @@ def pseudonym_key_commitment(k_pseud: bytes) -> bytes:
 
 
 def manifest_digest(identity: bytes) -> bytes:
-    return hashlib.sha256(lp(b"fabvote/manifest/v4") + lp(identity)).digest()
+    return hashlib.sha256(lp(b"fabvote/manifest/v5") + lp(identity)).digest()
 
 
 def token_digest(mdigest: bytes, election_id: str, pseudonym_: bytes, style: int, voter_pub: bytes) -> bytes:
@@ -107,12 +108,17 @@ def parse_record(b: bytes) -> tuple[str, bytes]:
 
 # ---------------------------------------------------------------- 3.1 manifest
 
-MANIFEST_VERSION = 4
+MANIFEST_VERSION = 5
 MANIFEST_FIELDS = ["version", "electionID", "channel", "title", "contests", "styles", "encodingBits", "maxVoters",
-                   "paillierKey", "threshold", "tokenKey", "pseudonymKeyCommitment", "authorityMSP",
+                   "paillierKey", "threshold", "keyOrigin", "tokenKey", "pseudonymKeyCommitment", "authorityMSP",
                    "trusteeMSPs", "start", "end", "maxClockSkewSeconds", "challengeBits"]
 # boothDigest is optional: absent when empty, else last (Go's omitempty).
 MANIFEST_OPTIONAL = "boothDigest"
+# keyCeremony is present exactly for a distributed key, after keyOrigin.
+KEY_CEREMONY = "keyCeremony"
+KEY_CEREMONY_FIELDS = ["id", "modulusProof", "selfTest"]
+KEY_ORIGIN_DEALER, KEY_ORIGIN_DISTRIBUTED = "dealer", "distributed"
+CEREMONY_ID_LEN = 16
 BOOTH_DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
 CONTEST_FIELDS = ["id", "title", "options", "minSelections", "maxSelections", "blank", "encoding"]
 STYLE_FIELDS = ["id", "contests"]
@@ -156,6 +162,23 @@ class Style:
         return _object([("id", cj.encode_string(self.id)), ("contests", cj.encode_str_list(list(self.contests)))])
 
 
+@dataclass(frozen=True)
+class KeyCeremony:
+    """The public record of a dealer-free key ceremony (PROTOCOL 3.1): its
+    id, the Πmod proof that N is a Paillier–Blum modulus ("FVPM"), and each
+    trustee's self-test partial decryption ("FVPD"), trustee j's at j−1."""
+    id: bytes
+    modulus_proof: bytes
+    self_test: tuple
+
+    def marshal(self) -> str:
+        return _object([
+            ("id", cj.encode_bytes(self.id)),
+            ("modulusProof", cj.encode_bytes(self.modulus_proof)),
+            ("selfTest", "[" + ",".join(cj.encode_bytes(b) for b in self.self_test) + "]"),
+        ])
+
+
 def _object(parts) -> str:
     return "{" + ",".join('"%s":%s' % kv for kv in parts) + "}"
 
@@ -172,6 +195,7 @@ class Manifest:
     max_voters: int
     paillier_key: bytes
     threshold: bytes
+    key_origin: str
     token_key: bytes
     pseudonym_key_commitment: bytes
     authority_msp: str
@@ -181,6 +205,7 @@ class Manifest:
     max_clock_skew_seconds: int
     challenge_bits: int
     booth_digest: str = ""
+    key_ceremony: KeyCeremony | None = None
 
     def marshal(self) -> bytes:
         parts = [
@@ -194,6 +219,11 @@ class Manifest:
             ("maxVoters", str(self.max_voters)),
             ("paillierKey", cj.encode_bytes(self.paillier_key)),
             ("threshold", cj.encode_bytes(self.threshold)),
+            ("keyOrigin", cj.encode_string(self.key_origin)),
+        ]
+        if self.key_ceremony is not None:
+            parts.append((KEY_CEREMONY, self.key_ceremony.marshal()))
+        parts += [
             ("tokenKey", cj.encode_bytes(self.token_key)),
             ("pseudonymKeyCommitment", cj.encode_bytes(self.pseudonym_key_commitment)),
             ("authorityMSP", cj.encode_string(self.authority_msp)),
@@ -282,8 +312,7 @@ def decode_manifest(raw: bytes) -> Manifest:
         raise ElectionError("SIZE", f"manifest has {len(raw)} bytes")
     try:
         pairs = cj.load_object(raw, "manifest")
-        names = MANIFEST_FIELDS + [MANIFEST_OPTIONAL] if pairs and pairs[-1][0] == MANIFEST_OPTIONAL else MANIFEST_FIELDS
-        f = cj.check_fields(pairs, names, "manifest")
+        f = cj.check_fields(pairs, _manifest_names(pairs), "manifest")
         m = Manifest(
             version=_int(f["version"], "version"),
             election_id=cj.string(f["electionID"], "electionID"),
@@ -295,6 +324,8 @@ def decode_manifest(raw: bytes) -> Manifest:
             max_voters=cj.uint(f["maxVoters"], "maxVoters"),
             paillier_key=cj.decode_b64(f["paillierKey"], "paillierKey"),
             threshold=cj.decode_b64(f["threshold"], "threshold"),
+            key_origin=cj.string(f["keyOrigin"], "keyOrigin"),
+            key_ceremony=_decode_key_ceremony(f[KEY_CEREMONY]) if KEY_CEREMONY in f else None,
             token_key=cj.decode_b64(f["tokenKey"], "tokenKey"),
             pseudonym_key_commitment=cj.decode_b64(f["pseudonymKeyCommitment"], "pseudonymKeyCommitment"),
             authority_msp=cj.string(f["authorityMSP"], "authorityMSP"),
@@ -310,6 +341,28 @@ def decode_manifest(raw: bytes) -> Manifest:
     if m.marshal() != raw:
         raise ElectionError("DECODE", "manifest: not the canonical encoding")
     return m
+
+
+def _manifest_names(pairs) -> list:
+    """The fields a manifest with these keys must have, in order: the
+    optional ones where they go when present."""
+    keys = [k for k, _ in pairs]
+    names = list(MANIFEST_FIELDS)
+    if KEY_CEREMONY in keys:
+        names.insert(names.index("keyOrigin") + 1, KEY_CEREMONY)
+    if keys and keys[-1] == MANIFEST_OPTIONAL:
+        names.append(MANIFEST_OPTIONAL)
+    return names
+
+
+def _decode_key_ceremony(v) -> KeyCeremony:
+    f = _members(v, KEY_CEREMONY_FIELDS, KEY_CEREMONY)
+    return KeyCeremony(
+        id=cj.decode_b64(f["id"], "keyCeremony.id"),
+        modulus_proof=cj.decode_b64(f["modulusProof"], "keyCeremony.modulusProof"),
+        self_test=tuple(cj.decode_b64(b, f"keyCeremony.selfTest[{i}]")
+                        for i, b in enumerate(_list(f["selfTest"], "keyCeremony.selfTest"))),
+    )
 
 
 def _list(v, field) -> list:
@@ -365,7 +418,7 @@ def prepare_manifest(raw: bytes) -> Prepared:
     """Decode and validate every field (MANIFEST, naming the field), in the
     Go verifier's order: the election's names, the contests and styles,
     encodingBits, the keys, the parties, the window, the proof's parameters,
-    then the layout of all contests (contests spec, manifest version 4)."""
+    then the layout of all contests (manifest version 5)."""
     m = decode_manifest(raw)
     _check_names(m)
     _check_contests(m)
@@ -526,6 +579,7 @@ def _check_keys(m):
             tp = parse_threshold_params(m.threshold, pk)
         except KeyError_ as e:
             _bad("threshold", str(e))
+    _check_key_origin(m, tp)
     try:
         tk = load_der_public_key(m.token_key)
     except (ValueError, TypeError):
@@ -535,6 +589,37 @@ def _check_keys(m):
     if len(m.pseudonym_key_commitment) != 32:
         _bad("pseudonymKeyCommitment", "not 32 bytes")
     return pk, tp, tk
+
+
+def _check_key_origin(m, tp) -> None:
+    """keyOrigin and keyCeremony's form (PROTOCOL 3.1): decodings, lengths
+    and counts under the threshold parameters tp, not the proofs (V33)."""
+    kc = m.key_ceremony
+    if m.key_origin == KEY_ORIGIN_DEALER:
+        if kc is not None:
+            _bad(KEY_CEREMONY, "set, but a dealt key has no ceremony")
+        return
+    if m.key_origin != KEY_ORIGIN_DISTRIBUTED:
+        _bad("keyOrigin", f"{m.key_origin[:80]!r}, want {KEY_ORIGIN_DEALER!r} or {KEY_ORIGIN_DISTRIBUTED!r}")
+    if kc is None:
+        _bad(KEY_CEREMONY, "missing: a distributed key needs the ceremony's public result")
+    if tp is None:
+        _bad("threshold", "empty: a distributed key needs the trustees' parameters")
+    if tp.version != 2:
+        _bad("threshold", "version 1 (a dealer's shares): a distributed key needs version 2")
+    if len(kc.id) != CEREMONY_ID_LEN:
+        _bad("keyCeremony.id", f"{len(kc.id)} bytes, want {CEREMONY_ID_LEN}")
+    if len(kc.self_test) != tp.l:
+        _bad("keyCeremony.selfTest", f"{len(kc.self_test)} partials, want one per trustee: {tp.l}")
+    try:
+        pimod.parse(tp.pk.n, kc.modulus_proof)
+    except pimod.PimodError as e:
+        _bad("keyCeremony.modulusProof", str(e))
+    for i, b in enumerate(kc.self_test):
+        try:
+            parse_partial(b, tp)
+        except KeyError_ as e:
+            _bad(f"keyCeremony.selfTest[{i}]", str(e))
 
 
 def _check_parties_and_window(m) -> None:

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import ballots as ballotcheck
-from . import checks, trackercheck
+from . import checks, keyorigin, trackercheck
 from .election import (RESULT_VERSION, ElectionError, ballot_prefix, decode_minimal, decode_result, ledger_key,
                        parse_record, prepare_manifest)
 from .paillier import KeyError_, combine, parse_partial, verify_decryption, verify_partial
@@ -94,6 +94,8 @@ def check_election(rec: dict, txs: list, rep: Report, workers: int, published_ma
     keys = ws.index()
     _check_index(ws, keys, rec["_index"], rep)
     prep = _check_manifest(rec, published_manifest, rep)
+    if prep is not None:
+        _check_key_origin(prep, rep)
     result_raw = rec["_result"]
     # The commit order is read (RECORD.md 6 step 4) with a result, a
     # manifest that prepares and an opening in the blocks; with no write of
@@ -164,6 +166,15 @@ def _check_manifest(rec: dict, published: bytes | None, rep: Report):
         rep.fail("MANIFEST", "manifest", f"the manifest is of election {m.election_id!r} on channel {m.channel!r}, "
                  f"record.json says election {rec['electionID']!r} on channel {rec['channel']!r}", check=checks.MANIFEST_IS_OWN)
     return prep
+
+
+def _check_key_origin(prep, rep: Report) -> None:
+    """V33: a distributed key's ceremony verifies. A failure does not stop
+    the checks: the ballots and the result are checked under the key."""
+    try:
+        keyorigin.check_key_origin(prep)
+    except ElectionError as e:
+        rep.fail("KEY_ORIGIN", "manifest", str(e), code=e.code)
 
 
 def _check_opening(ws: Writes, eid: str, manifest: bytes, rep: Report) -> None:

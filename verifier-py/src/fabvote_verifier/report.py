@@ -12,7 +12,7 @@ STEP_KINDS = {
     "blocks": {"BLOCK_CHAIN"},
     "block-signatures": {"BLOCK_SIGNATURE"},
     "ballot-index": {"RECORD_BALLOTS"},
-    "ballots": {"MANIFEST", "BALLOT_DECODE", "BALLOT_KEY", "BALLOT_INVALID", "DUPLICATE", "SPOILED_INVALID", "TRACKER"},
+    "ballots": {"MANIFEST", "KEY_ORIGIN", "BALLOT_DECODE", "BALLOT_KEY", "BALLOT_INVALID", "DUPLICATE", "SPOILED_INVALID", "TRACKER"},
     "commit-order": {"COMMIT_ORDER"},
     "result": {"RESULT_MISSING", "RESULT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT", "RESULT"},
 }
@@ -20,7 +20,7 @@ KIND_STEP = {k: s for s, ks in STEP_KINDS.items() for k in ks}
 # The kinds in the order of RECORD.md 7's table, which orders a report's
 # failures (sort_failures).
 REPORT_KINDS = ["RECORD", "SOURCE", "BLOCK_CHAIN", "BLOCK_SIGNATURE", "RECORD_BALLOTS",
-                "MANIFEST", "BALLOT_DECODE", "BALLOT_KEY", "BALLOT_INVALID", "DUPLICATE", "SPOILED_INVALID", "TRACKER",
+                "MANIFEST", "KEY_ORIGIN", "BALLOT_DECODE", "BALLOT_KEY", "BALLOT_INVALID", "DUPLICATE", "SPOILED_INVALID", "TRACKER",
                 "COMMIT_ORDER",
                 "RESULT_MISSING", "RESULT_DECODE", "RESULT_COUNT", "RESULT_PRODUCT", "RESULT", "EXPECTED_COUNTS"]
 

@@ -19,7 +19,7 @@ class Unreadable(Exception):
     """The record cannot be read at all (exit status 2)."""
 
 
-# Version 2: manifest v4 (contests, styles), ballot v3, result v2.
+# Version 2: manifest v5 (contests, styles, the key's origin), ballot v3, result v2.
 RECORD_VERSION = 2
 RECORD_FIELDS = ["format", "version", "electionID", "channel", "chaincode", "lastBlock"]
 BALLOT_FIELDS = {"pseudonym", "ballotHash", "txID", "block", "index"}
