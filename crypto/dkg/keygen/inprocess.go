@@ -37,7 +37,11 @@ func FinishInProcess(n *big.Int, k int, ps, qs []*big.Int, ceremony []byte, rand
 	if err != nil {
 		return nil, nil, err
 	}
-	proof, err := proveModulus(n, ceremony, res.Exponents)
+	st, err := wellformed.NewStatement(n, ceremony)
+	if err != nil {
+		return nil, nil, err
+	}
+	proof, err := st.ProveInProcess(res.Exponents)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,31 +57,4 @@ func FinishInProcess(n *big.Int, k int, ps, qs []*big.Int, ceremony []byte, rand
 		return nil, nil, err
 	}
 	return pub, res.Shares, nil
-}
-
-// proveModulus runs the two rounds of the distributed Πmod prover: every
-// trustee's σ values give the sign bits, then every trustee's roots are
-// multiplied into the proof.
-func proveModulus(n *big.Int, ceremony []byte, exps []*wellformed.Share) (*wellformed.Proof, error) {
-	st, err := wellformed.NewStatement(n, ceremony)
-	if err != nil {
-		return nil, err
-	}
-	sigmas := make([][]*big.Int, len(exps))
-	for i, sh := range exps {
-		if sigmas[i], err = st.Sigmas(sh); err != nil {
-			return nil, fmt.Errorf("keygen: trustee %d: %w", i+1, err)
-		}
-	}
-	a, err := st.Signs(sigmas)
-	if err != nil {
-		return nil, err
-	}
-	xs, zs := make([][]*big.Int, len(exps)), make([][]*big.Int, len(exps))
-	for i, sh := range exps {
-		if xs[i], zs[i], err = st.Roots(sh, a); err != nil {
-			return nil, fmt.Errorf("keygen: trustee %d: %w", i+1, err)
-		}
-	}
-	return st.Assemble(a, xs, zs)
 }

@@ -96,23 +96,7 @@ func proveWellFormed(t testing.TB, n *big.Int, shares []*wellformed.Share) error
 	if err != nil {
 		t.Fatal(err)
 	}
-	sigmas := make([][]*big.Int, len(shares))
-	for i, sh := range shares {
-		if sigmas[i], err = st.Sigmas(sh); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, err := st.Signs(sigmas)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs, zs := make([][]*big.Int, len(shares)), make([][]*big.Int, len(shares))
-	for i, sh := range shares {
-		if xs[i], zs[i], err = st.Roots(sh, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	proof, err := st.Assemble(a, xs, zs)
+	proof, err := st.ProveInProcess(shares)
 	if err != nil {
 		t.Fatal(err)
 	}

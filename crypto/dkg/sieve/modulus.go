@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/big"
 
-	"github.com/fabvote/fabvote/crypto/dkg/shamir"
 )
 
 // ModulusParty is one trustee's side of the computation of N = p·q from its
@@ -68,19 +67,13 @@ func (m *ModulusParty) Product(in []ModulusDealt) (ModulusOpening, error) {
 // exactly Params.Bits bits, as p·q of two primes in [1.5·2^{h−1}, 2^h)
 // does.
 func OpenModulus(params *Params, in []ModulusOpening) (*big.Int, error) {
-	err := checkInbox(params, 0, in, 1, func(o ModulusOpening) (int, int, []*big.Int) {
-		return o.From, 0, []*big.Int{o.Y}
-	})
+	openings := make([]Opening, len(in))
+	for k, o := range in {
+		openings[k] = Opening(o)
+	}
+	n, err := openValue(params, openings, "N")
 	if err != nil {
 		return nil, err
-	}
-	shares := make([]shamir.Share, len(in))
-	for k, o := range in {
-		shares[k] = shamir.Share{X: o.From, Y: o.Y}
-	}
-	n, err := params.scheme.Reconstruct(shares, 2*params.scheme.T())
-	if err != nil {
-		return nil, fmt.Errorf("sieve: opening N: %w", err)
 	}
 	if n.BitLen() != params.Bits {
 		return nil, fmt.Errorf("sieve: N has %d bits, want %d", n.BitLen(), params.Bits)

@@ -39,6 +39,20 @@ func (p *Party) next() (Next, error) {
 // checked for consistency when n > 2t+1) and checks that it is below the
 // bound an honest y respects.
 func OpenY(params *Params, in []Opening) (*big.Int, error) {
+	y, err := openValue(params, in, "y")
+	if err != nil {
+		return nil, err
+	}
+	if y.Cmp(params.yBound) >= 0 {
+		return nil, fmt.Errorf("sieve: opened y of %d bits exceeds the masked product's bound of %d bits", y.BitLen(), params.yBound.BitLen())
+	}
+	return y, nil
+}
+
+// openValue interpolates the value whose degree-2t shares the openings
+// carry, one from every trustee, checked for consistency when n > 2t+1;
+// what names it in errors.
+func openValue(params *Params, in []Opening, what string) (*big.Int, error) {
 	err := checkInbox(params, 0, in, 1, func(o Opening) (int, int, []*big.Int) {
 		return o.From, 0, []*big.Int{o.Y}
 	})
@@ -49,14 +63,11 @@ func OpenY(params *Params, in []Opening) (*big.Int, error) {
 	for k, o := range in {
 		shares[k] = shamir.Share{X: o.From, Y: o.Y}
 	}
-	y, err := params.scheme.Reconstruct(shares, 2*params.scheme.T())
+	v, err := params.scheme.Reconstruct(shares, 2*params.scheme.T())
 	if err != nil {
-		return nil, fmt.Errorf("sieve: opening y: %w", err)
+		return nil, fmt.Errorf("sieve: opening %s: %w", what, err)
 	}
-	if y.Cmp(params.yBound) >= 0 {
-		return nil, fmt.Errorf("sieve: opened y of %d bits exceeds the masked product's bound of %d bits", y.BitLen(), params.yBound.BitLen())
-	}
-	return y, nil
+	return v, nil
 }
 
 // b is this trustee's additive share of A mod M': (y − ρ_1) mod M' for

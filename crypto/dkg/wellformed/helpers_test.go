@@ -133,24 +133,7 @@ func distributedShares(t testing.TB, p, q *big.Int, n int) []*Share {
 // runTrustees runs the two rounds of the distributed prover.
 func runTrustees(t testing.TB, st *Statement, shares []*Share) *Proof {
 	t.Helper()
-	sigmas := make([][]*big.Int, len(shares))
-	for i, sh := range shares {
-		var err error
-		if sigmas[i], err = st.Sigmas(sh); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a, err := st.Signs(sigmas)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs, zs := make([][]*big.Int, len(shares)), make([][]*big.Int, len(shares))
-	for i, sh := range shares {
-		if xs[i], zs[i], err = st.Roots(sh, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pr, err := st.Assemble(a, xs, zs)
+	pr, err := st.ProveInProcess(shares)
 	if err != nil {
 		t.Fatal(err)
 	}

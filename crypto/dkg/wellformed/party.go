@@ -140,3 +140,29 @@ func (st *Statement) products(values [][]*big.Int, name string) ([]*big.Int, err
 	}
 	return out, nil
 }
+
+// ProveInProcess runs the two rounds of the distributed prover for every
+// trustee's exponent shares in this process: each trustee's σ values give
+// the sign bits, then each trustee's roots are multiplied into the proof.
+// For tests and in-process ceremonies; a real ceremony exchanges the
+// rounds' values as messages.
+func (st *Statement) ProveInProcess(shares []*Share) (*Proof, error) {
+	sigmas := make([][]*big.Int, len(shares))
+	for i, sh := range shares {
+		var err error
+		if sigmas[i], err = st.Sigmas(sh); err != nil {
+			return nil, fmt.Errorf("trustee %d: %w", i+1, err)
+		}
+	}
+	a, err := st.Signs(sigmas)
+	if err != nil {
+		return nil, err
+	}
+	xs, zs := make([][]*big.Int, len(shares)), make([][]*big.Int, len(shares))
+	for i, sh := range shares {
+		if xs[i], zs[i], err = st.Roots(sh, a); err != nil {
+			return nil, fmt.Errorf("trustee %d: %w", i+1, err)
+		}
+	}
+	return st.Assemble(a, xs, zs)
+}
