@@ -71,14 +71,32 @@ mapfile -t EXT_SRC < <(cd "$ROOT" && go_pkg_dirs fabric/ext; echo txmgr/lockless
 EXT_DST=()
 for s in "${EXT_SRC[@]}"; do EXT_DST+=("fabvote/${s##*/}"); done
 
-# Packages of the root module that in-tree code needs (the validation-time
-# ballot check and what it imports), copied to fabvote/mod/<path> with their
-# imports of github.com/fabvote/fabvote/ rewritten to that prefix. They must
-# import only the standard library and each other (checked by the build).
-MOD_PKGS=(election crypto/zkp crypto/paillier crypto/paillier/arith crypto/paillier/threshold
-	crypto/paillier/threshold/internal/testseal crypto/votecode validation/ballotcheck
-	election/electiontest)
+# Packages of the root module that in-tree code needs: the validation-time
+# ballot check, the election test fixture, and every package of ours they
+# import (go list -deps, so that a new import needs no edit here). They are
+# copied to fabvote/mod/<path> with their imports of github.com/fabvote/fabvote/
+# rewritten to that prefix, and must import only the standard library and
+# each other (checked by the build).
+MOD_PKGS=()
 MOD_PREFIX=$MODULE/fabvote/mod
+
+# load_mod_pkgs fills MOD_PKGS once, when a command needs it.
+load_mod_pkgs() {
+	[ "${#MOD_PKGS[@]}" -eq 0 ] || return 0
+	mapfile -t MOD_PKGS < <(cd "$ROOT" && "$GO" list -deps ./validation/ballotcheck ./election/electiontest |
+		sed -n 's|^github.com/fabvote/fabvote/||p')
+	[ "${#MOD_PKGS[@]}" -gt 0 ] || die "go list found none of the root module's packages for the tree (GO=$GO, ROOT=$ROOT)"
+}
+
+# mod_embeds PKG: the files PKG's non-test sources embed (//go:embed, plain
+# paths relative to the package), which are copied and stamped with it.
+mod_embeds() {
+	local f
+	for f in "$ROOT/$1"/*.go; do
+		case $f in *_test.go) continue ;; esac
+		sed -n 's|^//go:embed ||p' "$f" | tr ' ' '\n'
+	done | sed '/^$/d' | LC_ALL=C sort -u
+}
 
 # Packages of ours that import Fabric (fabric/intree/<name>, outside the root
 # module): copied with their tests to fabvote/<name>; they are built and
@@ -201,11 +219,12 @@ add_ext() {
 }
 
 # add_mod DEST: copy MOD_PKGS (no tests) under fabvote/mod with rewritten
-# imports, and their embedded JSON files (the test fixture). The files keep the root module's language version through a
+# imports, and the files they embed (the test fixtures). The files keep the root module's language version through a
 # go1.22 build constraint, which states the language version they are written
 # for whatever go line the tree's go.mod has (1.26 since patch 0001).
 add_mod() {
 	local dest=$1 p f out
+	load_mod_pkgs
 	for p in "${MOD_PKGS[@]}"; do
 		mkdir -p "$dest/fabvote/mod/$p"
 		while IFS= read -r f; do
@@ -217,7 +236,10 @@ add_mod() {
 				{ printf '//go:build go1.22\n\n'; sed "s|\"github.com/fabvote/fabvote/|\"$MOD_PREFIX/|g" "$f"; } >"$out"
 			fi
 		done < <(find "$ROOT/$p" -maxdepth 1 -type f -name '*.go' ! -name '*_test.go' | LC_ALL=C sort)
-		find "$ROOT/$p" -maxdepth 1 -type f -name '*.json' -exec cp {} "$dest/fabvote/mod/$p/" \;
+		while IFS= read -r f; do
+			mkdir -p "$(dirname "$dest/fabvote/mod/$p/$f")"
+			cp "$ROOT/$p/$f" "$dest/fabvote/mod/$p/$f"
+		done < <(mod_embeds "$p")
 	done
 }
 
@@ -233,6 +255,7 @@ apply_patches() {
 
 # stamp: a digest of everything that shapes the patched tree.
 stamp() {
+	load_mod_pkgs
 	{
 		cat "$HERE/UPSTREAM" "$HERE/build.sh"
 		patches | while IFS= read -r p; do printf '%s\n' "$p"; cat "$p"; done
@@ -241,6 +264,7 @@ stamp() {
 		done
 		for s in "${MOD_PKGS[@]}"; do
 			find "$ROOT/$s" -maxdepth 1 -type f | LC_ALL=C sort | xargs sha256sum
+			mod_embeds "$s" | while IFS= read -r f; do sha256sum "$ROOT/$s/$f"; done
 		done
 		find "$INTREE" -type f | LC_ALL=C sort | xargs sha256sum
 		[ ! -d "$OVERLAY" ] || find "$OVERLAY" -type f | LC_ALL=C sort | xargs sha256sum
