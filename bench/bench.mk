@@ -13,7 +13,7 @@
 #   make bench-gate             the commit gate end to end (Paneru 2021, Table 6.1): the delaywork
 #                               chaincode taking D = 50/200/500 ms, with the lock and lockless (bench/gate.sh;
 #                               TRIALS, DELAYS, CONCURRENCY, COUNT, RATE, OPEN_COUNT)
-#   make bench-box              the ballot box's latency overhead over a direct gateway submission, in
+#   make bench-box              the ballot box's latency overhead over its own path without it, in
 #                               alternating pairs of runs (bench/box.sh; BOX_TRIALS, BOX_COUNT, BOX_RATE,
 #                               BOX_TARGET_MS, BOX_BASELINE, BOX_CONFIG)
 #   make bench-smoke            ~500 ballots through fabvote bench and 500 through Caliper (in make test)

@@ -58,9 +58,12 @@ def interval(diffs):
     return m, m - half, m + half
 
 
-def verdict(mean, low, high, target):
+def verdict(mean, low, high, target, failed=False):
     """Whether the box's p50 overhead is at most target ms: the interval wholly below it holds, wholly above it
-    misses, across it is inside the noise."""
+    misses, across it is inside the noise. A run with failed ballots decides nothing: its percentiles are of the
+    committed ballots only, and a box that fails its slow ballots (or all of them) would look fast."""
+    if failed:
+        return "undecided", "ballots failed in some runs: the p50s are of the committed ballots only, so the pairs do not compare"
     if low is None:
         return "undecided", f"one pair gives no interval: run at least 2 trials (the mean {mean:+.1f} ms alone decides nothing)"
     if high <= target:
@@ -77,10 +80,12 @@ def started(rep):
     return base.timestamp() + float(m.group(2) or 0)
 
 
-def summarize(loaded, target):
+def summarize(loaded, target, want_baseline=None):
     """The summary as a dict, from load_pairs' answer: per trial, the pairs' differences, their interval and the
-    verdict."""
+    verdict. want_baseline, when given (meta.json's), must be the runs' baseline."""
     baseline, pairs = loaded
+    if want_baseline is not None and want_baseline != baseline:
+        raise ValueError(f"meta.json names the baseline {want_baseline}, the runs are {baseline}'s")
     rows = []
     for t, d, b in pairs:
         rows.append({"trial": t, "first": "box" if started(b) < started(d) else baseline,
@@ -88,7 +93,7 @@ def summarize(loaded, target):
                      "diffP50": round(b["latencyMs"]["p50"] - d["latencyMs"]["p50"], 3),
                      "failed": {"baseline": d["failed"], "box": b["failed"]}, "sent": {"baseline": d["sent"], "box": b["sent"]}})
     mean, low, high = interval([r["diffP50"] for r in rows])
-    word, why = verdict(mean, low, high, target)
+    word, why = verdict(mean, low, high, target, any(r["failed"]["baseline"] or r["failed"]["box"] for r in rows))
     return {"baselineName": baseline, "trials": rows,
             "diffP50": {"mean": round(mean, 3), "low": low and round(low, 3), "high": high and round(high, 3), "pairs": len(rows)},
             "targetMs": target, "verdict": word, "why": why}
@@ -129,7 +134,7 @@ def main():
     with open(os.path.join(out, "meta.json")) as f:
         meta = json.load(f)
     try:
-        s = summarize(load_pairs(os.path.join(out, "runs")), float(meta["targetMs"]))
+        s = summarize(load_pairs(os.path.join(out, "runs")), float(meta["targetMs"]), meta.get("baseline"))
     except ValueError as e:
         sys.exit(f"box.py: {e}")
     text = markdown(s, meta)

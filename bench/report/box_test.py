@@ -69,6 +69,21 @@ class BoxSummary(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "two baselines"):
             box.load_pairs(self.dir)
 
+    def test_failures_leave_the_target_undecided(self):
+        for what, failed in [("the box failed every ballot", {"box": 100}), ("the baseline failed one", {"client": 1})]:
+            with self.subTest(what):
+                for f in os.listdir(self.dir):
+                    os.remove(os.path.join(self.dir, f))
+                for t in (1, 2, 3):
+                    write_run(self.dir, "client", t, 130.0, "2026-11-29T10:00:00Z", failed=failed.get("client", 0))
+                    write_run(self.dir, "box", t, 0.0 if failed.get("box") else 131.0, "2026-11-29T10:01:00Z", failed=failed.get("box", 0))
+                s = box.summarize(box.load_pairs(self.dir), 5.0)
+                self.assertEqual(s["verdict"], "undecided", s)
+
+    def test_meta_baseline_must_be_the_runs(self):
+        with self.assertRaisesRegex(ValueError, "meta.json names the baseline direct"):
+            box.summarize(self.pairs([1.0, 2.0], "client"), 5.0, "direct")
+
     def test_failures_are_named(self):
         write_run(self.dir, "client", 1, 1000.0, "2026-11-29T10:00:00Z", failed=3)
         write_run(self.dir, "box", 1, 1001.0, "2026-11-29T10:01:00Z")

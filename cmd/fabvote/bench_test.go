@@ -88,6 +88,9 @@ func TestBenchBoxRefusals(t *testing.T) {
 		{"the baseline on delaywork", []string{"--work-delay", "50ms", "--count", "10", "--client"}, "--client casts ballots"},
 		{"the baseline with skip-commit", []string{"--ballots", "b.bin", "--client", "--skip-commit"}, "--client: each ballot is one call"},
 		{"the baseline with an election to open", []string{"--ballots", "b.bin", "--client", "--open", "m.json"}, "--client: open the election first"},
+		{"the baseline with another function", []string{"--ballots", "b.bin", "--client", "--fn", "SpoilBallot"}, "--fn does not apply"},
+		{"the baseline with a commit timeout", []string{"--ballots", "b.bin", "--client", "--commit-timeout", "5s"}, "--commit-timeout does not apply"},
+		{"the box with a prepared store", append([]string{"--store", "x"}, box...), "--store does not apply"},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			checkUsageError(t, tc.what, append([]string{"bench"}, tc.args...), []string{tc.want})

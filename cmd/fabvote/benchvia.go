@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/fabvote/fabvote/internal/ballotclient"
 	"github.com/fabvote/fabvote/internal/box"
 	"github.com/fabvote/fabvote/internal/cli"
 	"github.com/fabvote/fabvote/internal/gateway"
@@ -32,7 +31,7 @@ func (o *benchOptions) checkVia(fs *pflag.FlagSet) error {
 		return cli.Usagef("--box and --client exclude each other: --client is the box's baseline, without the box")
 	}
 	if o.client {
-		return o.checkOneCall("--client")
+		return o.checkOneCall(fs, "--client", "commit-timeout", "ca-cert", "box-conns")
 	}
 	if o.box == "" {
 		for _, f := range []string{"ca-cert", "box-conns"} {
@@ -42,7 +41,7 @@ func (o *benchOptions) checkVia(fs *pflag.FlagSet) error {
 		}
 		return nil
 	}
-	if err := o.checkOneCall("--box"); err != nil {
+	if err := o.checkOneCall(fs, "--box"); err != nil {
 		return err
 	}
 	if o.boxCA == "" {
@@ -59,10 +58,16 @@ func (o *benchOptions) checkVia(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// checkOneCall refuses, for a run whose every ballot is one call that
+// checkOneCall refuses, for a run whose every ballot is one cast that
 // endorses, submits and waits for the commit (via: --box or --client), the
-// flags that split or skip those phases.
-func (o *benchOptions) checkOneCall(via string) error {
+// flags that split or skip those phases, or that set what only the load
+// generator's own path uses, and the flags in unused.
+func (o *benchOptions) checkOneCall(fs *pflag.FlagSet, via string, unused ...string) error {
+	for _, f := range append([]string{"fn", "chaincode", "gateway-limit", "store", "prepare-concurrency"}, unused...) {
+		if fs.Changed(f) {
+			return cli.Usagef("%s casts each ballot as a voter's does; --%s does not apply", via, f)
+		}
+	}
 	switch {
 	case o.delaySrc != nil:
 		return cli.Usagef("%s casts ballots; a delaywork run (--work-delay) has none", via)
@@ -83,30 +88,36 @@ func (o *benchOptions) runBox() error {
 	return o.runOneCall(o.boxTarget, desc, "box "+o.boxTarget.URL(), "")
 }
 
-// runClient casts the ballots through the CLI's gateway client, as the
-// ballot box does, with the gateway's default timeouts and retries, which
-// are the box's too.
+// runClient casts the ballots as the ballot box does, without the box:
+// the box's connection (netFlags.connect, its org choice, the gateway's
+// timeouts and retries) and, for each ballot, ballotclient.CastBallot
+// under the box's submission timeout, detached from the run's
+// cancellation as the box detaches it from the voter's request.
 func (o *benchOptions) runClient() error {
-	netw, err := gateway.LoadNetwork(o.network)
+	nf := netFlags{network: o.network, org: o.org, identity: o.ident}
+	lc, err := nf.connect("")
 	if err != nil {
 		return err
 	}
-	check := loadgen.CheckLoopback
-	if o.remote {
-		check = nil
+	defer lc.Conn.Close()
+	if !o.remote {
+		if err := loadgen.CheckLoopback(lc.Conn.Endpoint()); err != nil {
+			return err
+		}
 	}
-	conn, err := gateway.Connect(netw, gateway.Options{Org: o.org, Identity: o.ident, CheckEndpoint: check})
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	lc := ballotclient.New(conn)
+	submitTimeout := box.DefaultLimits().SubmitTimeout
 	target := &loadgen.CastTarget{Cast: func(ctx context.Context, ballot []byte) error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), submitTimeout)
+		defer cancel()
 		_, err := lc.CastBallot(ctx, ballot)
 		return err
 	}}
-	desc := "through the CLI's gateway client (submit, then commit status), peer " + conn.Endpoint()
-	return o.runOneCall(target, desc, "client "+conn.Endpoint(), netw.RunDir)
+	desc := "as the ballot box casts them (submit, then commit status), peer " + lc.Conn.Endpoint()
+	runDir := ""
+	if netw, err := gateway.LoadNetwork(o.network); err == nil {
+		runDir = netw.RunDir
+	}
+	return o.runOneCall(target, desc, "client "+lc.Conn.Endpoint(), runDir)
 }
 
 // runOneCall drives target, whose every ballot is one call, and reports

@@ -129,7 +129,7 @@ func (c *Client) validationRejection(ctx context.Context, ballot []byte, ce *gat
 	if err == nil || code == "" || code == election.CodeNotFound || code == election.CodeInternal {
 		return nil
 	}
-	return &gateway.RejectError{Fn: "CastBallot", Code: code,
+	return &gateway.RejectError{Fn: "CastBallot", Code: code, AtCommit: true,
 		Msg: fmt.Sprintf("%v (transaction %s committed as invalid by the peers' ballot validation)", err, ce.TxID)}
 }
 

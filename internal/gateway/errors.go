@@ -30,6 +30,9 @@ type RejectError struct {
 	Code     string // protocol code, e.g. DUPLICATE
 	Msg      string // the contract's message, "fabvote CODE: …"
 	Attempts int
+	// AtCommit marks a refusal by the peers' validation at commit (the
+	// transaction committed as invalid), not by the contract at endorsement.
+	AtCommit bool
 }
 
 func (e *RejectError) Error() string { return fmt.Sprintf("%s rejected: %s", e.Fn, e.Msg) }

@@ -1,16 +1,18 @@
-// Package keyfile keeps Paillier keys and threshold key shares in files.
+// Package keyfile keeps Paillier keys, threshold key shares and trustees'
+// Ed25519 signing keys (for the key ceremony's messages) in files.
 //
-// Secrets (a Paillier private key, a trustee's key share) are written with
-// mode 0600, and reading refuses a secret file that group or others may read
-// or write: like ssh with its private keys, such a key must be considered
-// exposed, so it is better to stop than to decrypt with it. Public keys are
-// written with mode 0644. Every write goes through internal/atomicfile, so a
+// Secrets (a Paillier private key, a trustee's key share or signing key)
+// are written with mode 0600, and reading refuses a secret file that group
+// or others may read or write: like ssh with its private keys, such a key
+// must be considered exposed, so it is better to stop than to use it.
+// Public keys are written with mode 0644. Every write goes through internal/atomicfile, so a
 // failed write leaves the previous file (or none), never a half-written one.
 //
 // The encodings are the crypto packages' (paillier.MarshalPrivateKeyPEM and
 // friends, threshold.KeyShare.MarshalBinary): this package only moves their
 // bytes to and from disk, and a PEM block of the wrong type is refused by
-// their parsers.
+// their parsers. A signing key is PKCS#8 PEM (crypto/x509), as openssl
+// writes Ed25519 keys.
 package keyfile
 
 import (

@@ -37,6 +37,8 @@ func castReason(err error) string {
 	var re *gateway.RejectError
 	var ce *gateway.CommitError
 	switch {
+	case errors.As(err, &re) && re.AtCommit:
+		return "commit: fabvote " + re.Code
 	case errors.As(err, &re):
 		return "endorse: fabvote " + re.Code
 	case errors.As(err, &ce):

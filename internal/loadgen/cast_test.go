@@ -20,6 +20,7 @@ func TestCastTarget(t *testing.T) {
 	}{
 		{"committed", nil, ""},
 		{"refused by the contract", fmt.Errorf("cast: %w", &gateway.RejectError{Fn: "CastBallot", Code: "DUPLICATE", Msg: "fabvote DUPLICATE: x"}), "endorse: fabvote DUPLICATE"},
+		{"refused by the peers' validation", &gateway.RejectError{Fn: "CastBallot", Code: "PROOF", AtCommit: true}, "commit: fabvote PROOF"},
 		{"invalid at commit", &gateway.CommitError{Fn: "CastBallot", TxID: "t", Code: peer.TxValidationCode_MVCC_READ_CONFLICT}, "commit: MVCC_READ_CONFLICT"},
 		{"commit unknown", &gateway.TransientError{Fn: "CastBallot", Err: fmt.Errorf("%w: transaction t", gateway.ErrCommitStatusUnknown)}, "commit: unknown"},
 		{"timeout", context.DeadlineExceeded, "cast: timeout"},

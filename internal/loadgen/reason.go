@@ -17,8 +17,11 @@ import (
 //	endorse: grpc Unavailable       the gateway call failed with a gRPC code
 //	submit: grpc Aborted            the orderer did not accept the transaction
 //	commit: MVCC_READ_CONFLICT      the block committed the tx as invalid (validation code)
+//	commit: fabvote PROOF           the peers' ballot validation refused it (the contract's code)
+//	commit: unknown                 the commit status could not be learned (bench --client)
 //	commit: timeout                 no commit seen within --commit-timeout
 //	commit: grpc …                  the commit status call failed
+//	cast: …                         bench --client's call failed otherwise (timeout, grpc …)
 var contractCodeRE = regexp.MustCompile(`fabvote ([A-Z][A-Z_]{0,15}):`)
 
 // ErrorReason names err for the failure table of phase ("endorse", "submit", "commit").

@@ -61,28 +61,8 @@ func checkModulus(n *big.Int) error {
 	return nil
 }
 
-// ShareOfM returns trustee index's additive share of m = φ(N)/4 from its
-// shares p_i, q_i: (N + 1 − p_1 − q_1)/4 for trustee 1, −(p_j + q_j)/4 for
-// the others. It fails when the share is not an integer, i.e. the shares do
-// not have the sieve's mod-16 shape.
-func ShareOfM(n, pi, qi *big.Int, index int) (*big.Int, error) {
-	if index < 1 {
-		return nil, fmt.Errorf("%w: trustee index %d, want ≥ 1", ErrBadInput, index)
-	}
-	phi := new(big.Int).Add(pi, qi)
-	phi.Neg(phi)
-	if index == 1 {
-		phi.Add(phi, n).Add(phi, big.NewInt(1))
-	}
-	m, r := new(big.Int).QuoRem(phi, big.NewInt(4), new(big.Int))
-	if r.Sign() != 0 {
-		return nil, fmt.Errorf("%w: trustee %d's share of φ(N) is not a multiple of 4", ErrBadInput, index)
-	}
-	return m, nil
-}
-
 // PartyValue returns trustee i's value G_i = g^{m_i} mod N for its share m_i
-// of φ(N)/4 (negative shares raise g^{-1}). The exponent is secret.
+// of φ(N)/4 (crypto/dkg/phi.MShare; negative shares raise g^{-1}). The exponent is secret.
 func PartyValue(n, g, mi *big.Int) (*big.Int, error) {
 	if err := checkBase(n, g); err != nil {
 		return nil, err

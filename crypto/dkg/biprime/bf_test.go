@@ -192,8 +192,6 @@ func TestBadInput(t *testing.T) {
 		{"value 0", func() error { return Accept(N, g, []*big.Int{big.NewInt(1), big.NewInt(0)}) }},
 		{"value N", func() error { return Accept(N, g, []*big.Int{new(big.Int).Set(N)}) }},
 		{"value nil", func() error { return Accept(N, g, []*big.Int{minus(big.NewInt(1)), nil}) }},
-		{"trustee index 0", func() error { _, err := ShareOfM(N, big.NewInt(16), big.NewInt(16), 0); return err }},
-		{"unshaped share", func() error { _, err := ShareOfM(N, big.NewInt(17), big.NewInt(16), 2); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.run(); !errors.Is(err, ErrBadInput) {

@@ -5,7 +5,7 @@
 //
 // Each trustee i holds additive integer shares p_i, q_i of p and q, shaped by
 // the sieve so that p ≡ q ≡ 3 (mod 16) and every share of
-// m = φ(N)/4 = (p−1)(q−1)/4 is an integer (ShareOfM). For a round of the
+// m = φ(N)/4 = (p−1)(q−1)/4 is an integer (crypto/dkg/phi). For a round of the
 // test, every trustee derives the same public base g with Jacobi symbol
 // (g/N) = +1 (Base), publishes G_i = g^{m_i} mod N (PartyValue), and anyone
 // accepts the round iff ∏ G_i ≡ ±1 (mod N) (Accept).

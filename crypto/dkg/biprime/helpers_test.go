@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/dkg/internal/dkgtest"
+	"github.com/fabvote/fabvote/crypto/dkg/phi"
 )
 
 // mShares splits p and q among n trustees as the sieve would and returns N
@@ -17,7 +18,7 @@ func mShares(t testing.TB, p, q *big.Int, n int) (*big.Int, []*big.Int) {
 	ps, qs := dkgtest.Split(rand.Reader, p, n), dkgtest.Split(rand.Reader, q, n)
 	ms := make([]*big.Int, n)
 	for i := range ms {
-		m, err := ShareOfM(N, ps[i], qs[i], i+1)
+		m, err := phi.MShare(i+1, N, ps[i], qs[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"math/big"
 
 	"github.com/fabvote/fabvote/crypto/dkg/keyshare"
-	"github.com/fabvote/fabvote/crypto/dkg/sieve"
+	"github.com/fabvote/fabvote/crypto/dkg/phi"
 	"github.com/fabvote/fabvote/crypto/dkg/wellformed"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 )
@@ -23,7 +23,7 @@ func FinishInProcess(n *big.Int, k int, ps, qs []*big.Int, ceremony []byte, rand
 	}
 	ms := make([]*big.Int, len(ps))
 	for i := range ps {
-		m, err := sieve.MShare(i+1, n, ps[i], qs[i])
+		m, err := phi.MShare(i+1, n, ps[i], qs[i])
 		if err != nil {
 			return nil, nil, err
 		}

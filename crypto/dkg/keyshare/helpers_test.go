@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/dkg/internal/dkgtest"
-	"github.com/fabvote/fabvote/crypto/dkg/sieve"
+	"github.com/fabvote/fabvote/crypto/dkg/phi"
 	"github.com/fabvote/fabvote/crypto/dkg/wellformed"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
@@ -32,7 +32,7 @@ func newFixture(t testing.TB, bits, trustees, k int) *fixture {
 	f := &fixture{p: p, q: q, n: n, ms: make([]*big.Int, trustees)}
 	f.m = new(big.Int).Mul(new(big.Int).Rsh(p, 1), new(big.Int).Rsh(q, 1))
 	for i := range f.ms {
-		mi, err := sieve.MShare(i+1, n, ps[i], qs[i])
+		mi, err := phi.MShare(i+1, n, ps[i], qs[i])
 		if err != nil {
 			t.Fatal(err)
 		}

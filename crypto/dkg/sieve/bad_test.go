@@ -126,9 +126,6 @@ func TestBadInput(t *testing.T) {
 			_, err := OpenModulus(pr, in)
 			return err
 		}},
-		{"phi of trustee 0", "trustee 0", func() error { _, err := PhiShare(0, big.NewInt(9), big.NewInt(3), big.NewInt(3)); return err }},
-		{"phi share missing", "missing", func() error { _, err := PhiShare(2, big.NewInt(9), nil, big.NewInt(3)); return err }},
-		{"m not integral", "not a multiple of 4", func() error { _, err := MShare(2, big.NewInt(9), big.NewInt(16), big.NewInt(2)); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()

@@ -27,8 +27,8 @@
 // Each trustee shares its p_i and q_i with degree t and a zero with degree
 // 2t; trustee k publishes [p]_k·[q]_k + [0]_k, and N is interpolated from
 // those (degree 2t ≤ n−1). With p ≡ q ≡ 3 (mod 16) the additive shares of
-// φ(N) are multiples of 4 (PhiShare, MShare), which the key derivation
-// needs.
+// φ(N) are multiples of 4, so the shares of m = φ(N)/4 that the key
+// derivation needs are integers (package crypto/dkg/phi).
 //
 // Each protocol step is a function of one trustee's own state and the
 // messages addressed to it (Party, ModulusParty), so a transport can carry

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fabvote/fabvote/crypto/dkg/field"
+	"github.com/fabvote/fabvote/crypto/dkg/phi"
 )
 
 func testRand(seed byte) *mrand.ChaCha8 { return mrand.NewChaCha8([32]byte{seed}) }
@@ -93,14 +94,14 @@ func checkCandidate(t *testing.T, pr *Params, c *Candidate) {
 	if new(big.Int).Mul(p, q).Cmp(c.N) != 0 || c.N.BitLen() != pr.Bits {
 		t.Fatalf("N is not p·q of %d bits", pr.Bits)
 	}
-	phi := new(big.Int).Mul(new(big.Int).Sub(p, big.NewInt(1)), new(big.Int).Sub(q, big.NewInt(1)))
+	totient := new(big.Int).Mul(new(big.Int).Sub(p, big.NewInt(1)), new(big.Int).Sub(q, big.NewInt(1)))
 	phiSum, mSum := new(big.Int), new(big.Int)
 	for i := range c.P {
-		phiI, err := PhiShare(i+1, c.N, c.P[i], c.Q[i])
+		phiI, err := phi.Share(i+1, c.N, c.P[i], c.Q[i])
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := MShare(i+1, c.N, c.P[i], c.Q[i])
+		m, err := phi.MShare(i+1, c.N, c.P[i], c.Q[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func checkCandidate(t *testing.T, pr *Params, c *Candidate) {
 		phiSum.Add(phiSum, phiI)
 		mSum.Add(mSum, m)
 	}
-	if phiSum.Cmp(phi) != 0 || new(big.Int).Lsh(mSum, 2).Cmp(phi) != 0 {
+	if phiSum.Cmp(totient) != 0 || new(big.Int).Lsh(mSum, 2).Cmp(totient) != 0 {
 		t.Fatal("the shares of φ or of m = φ/4 do not sum to them")
 	}
 }

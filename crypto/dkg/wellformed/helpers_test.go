@@ -10,8 +10,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fabvote/fabvote/crypto/dkg/biprime"
 	"github.com/fabvote/fabvote/crypto/dkg/internal/dkgtest"
+	"github.com/fabvote/fabvote/crypto/dkg/phi"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/vectors.json from the current implementation")
@@ -113,11 +113,11 @@ func distributedShares(t testing.TB, p, q *big.Int, n int) []*Share {
 	t.Helper()
 	N := mul(p, q)
 	ps, qs := dkgtest.Split(rand.Reader, p, n), dkgtest.Split(rand.Reader, q, n)
-	phi := mul(new(big.Int).Sub(p, big.NewInt(1)), new(big.Int).Sub(q, big.NewInt(1)))
-	es := dkgtest.SplitSigned(rand.Reader, new(big.Int).ModInverse(N, phi), n, phi.BitLen()+128)
+	totient := mul(new(big.Int).Sub(p, big.NewInt(1)), new(big.Int).Sub(q, big.NewInt(1)))
+	es := dkgtest.SplitSigned(rand.Reader, new(big.Int).ModInverse(N, totient), n, totient.BitLen()+128)
 	shares := make([]*Share, n)
 	for i := range shares {
-		m, err := biprime.ShareOfM(N, ps[i], qs[i], i+1)
+		m, err := phi.MShare(i+1, N, ps[i], qs[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 // Share is one trustee's secret exponents for the proof, additive integer
 // shares over the trustees (any sign).
 type Share struct {
-	// M is the share of m = φ(N)/4 (crypto/dkg/biprime.ShareOfM).
+	// M is the share of m = φ(N)/4 (crypto/dkg/phi.MShare).
 	M *big.Int
 	// U is the share of u ≡ 4^{-1} (mod m) (FourthRootShare).
 	U *big.Int

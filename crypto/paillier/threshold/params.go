@@ -1,6 +1,7 @@
 package threshold
 
 import (
+	"math"
 	"math/big"
 
 	"github.com/fabvote/fabvote/crypto/paillier"
@@ -127,12 +128,14 @@ func (pp *PublicParams) validate(minBits int) error {
 	return nil
 }
 
-// checkShareBits accepts 0 (version 1) or a bound between |N²| and 2·|N²|:
-// version 2 exists for shares longer than N², and the cap keeps a partial
-// decryption's exponent, and a decoder's allocation, in proportion to N.
+// checkShareBits accepts 0 (version 1) or a bound between |N²| and
+// 2·|N²|, at most 65535 (its encoding is a u16): version 2 exists for
+// shares longer than N², and the cap keeps a partial decryption's exponent,
+// and a decoder's allocation, in proportion to N.
 func checkShareBits(bits int, n2 *big.Int) error {
-	if bits != 0 && (bits < n2.BitLen() || bits > 2*n2.BitLen()) {
-		return fieldError(ErrInvalidParams, "ShareBits", "%d, need 0 or %d..%d (|N²| to 2·|N²|)", bits, n2.BitLen(), 2*n2.BitLen())
+	hi := min(2*n2.BitLen(), math.MaxUint16)
+	if bits != 0 && (bits < n2.BitLen() || bits > hi) {
+		return fieldError(ErrInvalidParams, "ShareBits", "%d, need 0 or %d..%d (|N²| to 2·|N²|, at most 65535)", bits, n2.BitLen(), hi)
 	}
 	return nil
 }

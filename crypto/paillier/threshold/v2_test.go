@@ -46,6 +46,9 @@ func testDealV2(t testing.TB, size string, k, l int) (*PublicParams, []*KeyShare
 		coeffs = append(coeffs, randBelow(t, new(big.Int).Lsh(one, uint(coeffBits))))
 	}
 	shareBits := coeffBits + k*big.NewInt(int64(l)).BitLen() + 1
+	if shareBits%8 == 0 {
+		shareBits++ // so that a secret one bit too long fits its encoding's width (TestVersion2BadInput)
+	}
 	pp := &PublicParams{PublicKey: pp1.PublicKey, K: k, L: l, V: pp1.V, VerificationKeys: make([]*big.Int, l), ShareBits: shareBits}
 	grp := newSquaresGroup(p, q)
 	shares := make([]*KeyShare, l)
@@ -123,6 +126,9 @@ func TestVersion2LargeKeyValidates(t *testing.T) {
 		t.Skip("2048-bit exponentiations")
 	}
 	pp, shares := testDealV2(t, sizeLarge, 2, 3)
+	if err := pp.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	if err := shares[2].Check(pp); err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +168,28 @@ func TestVersionsDoNotCrossVerify(t *testing.T) {
 	}
 }
 
+// The share bound's limits are |N²| and 2·|N²|, both included, and
+// parameters at either limit round-trip.
+func TestShareBitsLimits(t *testing.T) {
+	pp, _ := testDealV2(t, sizeSmall, 2, 3)
+	n2Bits := pp.PublicKey.NSquared.BitLen()
+	for _, bits := range []int{n2Bits, 2 * n2Bits} {
+		at := *pp
+		at.ShareBits = bits
+		b, err := at.MarshalBinary()
+		if err != nil {
+			t.Fatalf("ShareBits %d: %v", bits, err)
+		}
+		back, err := parsePublicParams(b, 0)
+		if err != nil || back.ShareBits != bits {
+			t.Fatalf("ShareBits %d: parsed %v, %v", bits, back, err)
+		}
+	}
+	if err := checkShareBits(1<<16, new(big.Int).Lsh(one, 40000)); err == nil {
+		t.Fatal("a share bound past its u16 encoding was accepted")
+	}
+}
+
 // Each kind of bad version 2 input is refused, naming what is wrong.
 func TestVersion2BadInput(t *testing.T) {
 	pp, shares := testDealV2(t, sizeSmall, 2, 3)
@@ -193,9 +221,6 @@ func TestVersion2BadInput(t *testing.T) {
 		{"share: ShareBits above 2·|N²|", func() error { _, err := ParseKeyShare(sb(ksb, 11, 2*n2Bits+1)); return err }, "KeyShare.ShareBits"},
 		{"share: secret of ShareBits+1 bits", func() error {
 			b := append([]byte(nil), ksb...)
-			if pp.ShareBits%8 == 0 {
-				return errors.New("ShareBits is a multiple of 8: KeyShare.secret cannot exceed it in its width")
-			}
 			b[len(b)-(pp.ShareBits+7)/8] = 0xff
 			_, err := ParseKeyShare(b)
 			return err
