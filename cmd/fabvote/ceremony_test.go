@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -16,11 +17,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabvote/fabvote/crypto/dkg/keygen/keygentest"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold"
 	"github.com/fabvote/fabvote/crypto/paillier/threshold/thresholdtest"
 	"github.com/fabvote/fabvote/election"
 	"github.com/fabvote/fabvote/internal/ceremony/config"
+	"github.com/fabvote/fabvote/internal/ceremony/envelope"
 	"github.com/fabvote/fabvote/internal/ceremony/relay"
+	"github.com/fabvote/fabvote/internal/cli/clitest"
 	"github.com/fabvote/fabvote/internal/keyfile"
 	"github.com/fabvote/fabvote/internal/sharebox"
 )
@@ -344,6 +348,10 @@ func checkSharesDecrypt(t *testing.T, m *election.Manifest, s *ceremonySetup, ou
 		if shares[i], err = sharebox.ReadSealedFile(filepath.Join(outs[i], trusteeShareFile), ids[i]...); err != nil {
 			t.Fatal(err)
 		}
+		// What trustee decrypt checks before it decrypts a tally.
+		if err := shares[i].Check(pp); err != nil {
+			t.Errorf("trustee %d's share does not check against the manifest: %v", i+1, err)
+		}
 	}
 	msg := big.NewInt(4242)
 	c, _, err := pp.PublicKey.Encrypt(rand.Reader, msg)
@@ -363,5 +371,109 @@ func checkSharesDecrypt(t *testing.T, m *election.Manifest, s *ceremonySetup, ou
 		if err != nil || got.Cmp(msg) != 0 {
 			t.Errorf("trustees %d and %d decrypt to %v (%v), want %v", pair[0]+1, pair[1]+1, got, err, msg)
 		}
+	}
+}
+
+// writeFixtureResult writes the committed test ceremony's public result
+// (keygentest) as ceremony.json, after edit.
+func writeFixtureResult(t *testing.T, edit func(*ceremonyResult)) string {
+	t.Helper()
+	kf, err := keygentest.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ceremonyResult{Ceremony: hex.EncodeToString(kf.Ceremony), ConfigDigest: strings.Repeat("00", 32), N: 3, K: 2,
+		PaillierKey: kf.PaillierKey, Threshold: kf.Threshold,
+		KeyCeremony: election.KeyCeremony{ID: kf.Ceremony, ModulusProof: kf.ModulusProof, SelfTest: kf.SelfTest}}
+	edit(r)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), ceremonyResultFile)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// election create --key-from takes a verified result, refuses a bad one
+// (one test per kind) and then writes nothing.
+func TestElectionCreateKeyFrom(t *testing.T) {
+	quietStdout(t)
+	create := func(out string, extra ...string) []string {
+		return append([]string{"election", "create", "--election", "k1", "--candidates", "a,b", "--max-voters", "10", "--out", out}, extra...)
+	}
+	good := writeFixtureResult(t, func(*ceremonyResult) {})
+	out := filepath.Join(t.TempDir(), "el")
+	if code, stderr := fv(t, create(out, "--key-from", good)...); code != 0 {
+		t.Fatalf("election create --key-from: exit %d: %s", code, stderr)
+	}
+	m, _, err := loadManifest(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.KeyOrigin != election.KeyOriginDistributed || m.KeyCeremony == nil || m.CheckKeyOrigin() != nil {
+		t.Errorf("keyOrigin %q, keyCeremony %v: want a distributed key that checks", m.KeyOrigin, m.KeyCeremony)
+	}
+	for _, tc := range []struct {
+		name string
+		args func(out string) []string
+		code int
+		want string
+	}{
+		{"with --trustees", func(o string) []string { return create(o, "--key-from", good, "--trustees", "3") }, 2, "no --trustees"},
+		{"with --bits", func(o string) []string { return create(o, "--key-from", good, "--bits", "3072") }, 2, "--bits"},
+		{"missing file", func(o string) []string { return create(o, "--key-from", "/nonexistent/ceremony.json") }, 1, "--key-from"},
+		{"unknown field", func(o string) []string {
+			p := writeFixtureResult(t, func(*ceremonyResult) {})
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append(b[:len(b)-1], []byte(`,"keyShares":[]}`)...), 0o644)
+			return create(o, "--key-from", p)
+		}, 1, "unknown field"},
+		{"bad modulus proof", func(o string) []string {
+			return create(o, "--key-from", writeFixtureResult(t, func(r *ceremonyResult) {
+				r.KeyCeremony.ModulusProof = append([]byte(nil), r.KeyCeremony.ModulusProof...)
+				r.KeyCeremony.ModulusProof[len(r.KeyCeremony.ModulusProof)-1] ^= 1
+			}))
+		}, 1, "does not verify"},
+		{"self-test of another ceremony", func(o string) []string {
+			return create(o, "--key-from", writeFixtureResult(t, func(r *ceremonyResult) {
+				r.KeyCeremony.ID = bytes.Repeat([]byte{7}, len(r.KeyCeremony.ID))
+			}))
+		}, 1, "does not verify"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "el")
+			var code int
+			var stderr string
+			clitest.Capture(t, &os.Stderr, func() { code, stderr = fv(t, tc.args(out)...) })
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("a refused election create left %s (stat: %v)", out, err)
+			}
+		})
+	}
+}
+
+// An equivocation fails the ceremony with an error naming the trustee, and
+// its two signed messages are written to --evidence.
+func TestTrusteeCeremonyEquivocationEvidence(t *testing.T) {
+	dir := t.TempDir()
+	o := &trusteeCeremonyOptions{evidence: dir}
+	eq := &envelope.EquivocationError{From: 2, Name: "bob", Seq: 5, First: []byte("one"), Second: []byte("two")}
+	err := o.failed(fmt.Errorf("protocol: round x: %w", eq))
+	if err == nil || !strings.Contains(err.Error(), "trustee 2 (bob) equivocates") {
+		t.Fatalf("error %v: want it to name trustee 2 (bob)", err)
+	}
+	b, rerr := os.ReadFile(filepath.Join(dir, "equivocation-trustee-2-seq-5.json"))
+	if rerr != nil || !strings.Contains(err.Error(), "equivocation-trustee-2-seq-5.json") {
+		t.Fatalf("no evidence file named in the error: %v, %v", rerr, err)
+	}
+	var ev struct{ Messages [][]byte }
+	if json.Unmarshal(b, &ev) != nil || len(ev.Messages) != 2 || string(ev.Messages[0]) != "one" || string(ev.Messages[1]) != "two" {
+		t.Errorf("evidence %s: want both messages", b)
 	}
 }
