@@ -125,6 +125,7 @@ func (t *relayTransport) Receive(ctx context.Context, r protocol.Round, from []i
 			others = append(others, f)
 		}
 	}
+	t.forgetBefore(r)
 	got, err := t.collect(ctx, r, er, others)
 	if err != nil {
 		return nil, err
@@ -147,6 +148,21 @@ func (t *relayTransport) Receive(ctx context.Context, r protocol.Round, from []i
 		out = append(out, protocol.Message{From: f, Body: b})
 	}
 	return out, nil
+}
+
+// forgetBefore drops what I kept of the sieve batches before r's: a
+// broadcast that only trustee 1 reads stays in self for the others, and
+// the batches run in order.
+func (t *relayTransport) forgetBefore(r protocol.Round) {
+	if r.Phase != protocol.PhaseSieve {
+		return
+	}
+	for old := range t.self {
+		if old.Phase == protocol.PhaseSieve && old.Batch < r.Batch {
+			delete(t.self, old)
+			delete(t.kind, old)
+		}
+	}
 }
 
 // collect fetches round r's envelopes from others, keyed by sender.

@@ -58,7 +58,7 @@ var commands = []command{
 		"write a key ceremony's configuration from the trustees' public keys and print its digest", cmdCeremonyConfig},
 	{"ceremony relay", "[--listen HOST:PORT] [--tls-cert FILE --tls-key FILE]",
 		"relay a key ceremony's signed messages between the trustees (untrusted: it can drop, not read or alter)", cmdCeremonyRelay},
-	{"trustee ceremony", "--config FILE --expect-digest HEX --identity DIR --out DIR [--batch B] [--timeout D]",
+	{"trustee ceremony", "--config FILE --expect-digest HEX --identity DIR --out DIR [--batch B] [--timeout D] [--evidence DIR]",
 		"take part in the key ceremony: make the election key with the other trustees, keep your share", cmdTrusteeCeremony},
 	{"trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]",
 		"one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
