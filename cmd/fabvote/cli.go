@@ -18,7 +18,8 @@ var parentSummaries = map[string]string{
 	"ea":       "the election authority's voter roll, TLS certificate and registration service",
 	"box":      "the ballot box: voters' ballots to the ledger over HTTPS",
 	"receipt":  "check a voter's receipt against the ledger",
-	"trustee":  "a trustee's key pair and partial decryption",
+	"ceremony": "the dealer-free key ceremony: its configuration and its relay",
+	"trustee":  "a trustee's keys, key ceremony and partial decryption",
 	"record":   "export an election record and build its bulletin board",
 	"booth":    "the voter's booth in the browser",
 }

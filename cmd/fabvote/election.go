@@ -34,6 +34,7 @@ type createOptions struct {
 	start, end           string
 	trustees, k          int
 	recipientsFile       string
+	keyFrom              string
 	bits, challenge      int
 	authority            string
 	trusteeMSPs, channel string
@@ -54,6 +55,9 @@ func cmdElectionCreate(fs *pflag.FlagSet) func() error {
 		if (o.cands == "") == (o.contestsPath == "") {
 			return cli.Usagef("give --candidates (one question: choose one) or --contests FILE, not both")
 		}
+		if o.keyFrom != "" && (fs.Changed("trustees") || fs.Changed("threshold") || fs.Changed("trustee-recipients") || fs.Changed("bits")) {
+			return cli.Usagef("--key-from takes the key, its size and its threshold from the ceremony: no --trustees, --threshold, --trustee-recipients or --bits")
+		}
 		return o.create()
 	}
 }
@@ -67,7 +71,8 @@ func (o *createOptions) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&o.maxVoters, "max-voters", 0, "largest possible number of ballots (sets the vote encoding)")
 	fs.StringVar(&o.start, "start", "now", "window start: RFC 3339, now, or +DURATION (can be changed by fabvote election open)")
 	fs.StringVar(&o.end, "end", "+1h", "window end (exclusive): RFC 3339 or +DURATION")
-	fs.IntVar(&o.trustees, "trustees", 0, "number of trustees holding key shares (0: a single Paillier key file)")
+	fs.StringVar(&o.keyFrom, "key-from", "", "use the key of a key ceremony: its public result (ceremony.json from fabvote trustee ceremony --out), checked before use; the trustees already hold their shares")
+	fs.IntVar(&o.trustees, "trustees", 0, "without --key-from: deal the key as shares to this many trustees (0: a single Paillier key file); a dealer holds the whole key while it runs, so it is for tests and benchmarks")
 	fs.IntVar(&o.k, "threshold", 0, "trustees needed to decrypt (with --trustees)")
 	fs.StringVar(&o.recipientsFile, "trustee-recipients", "", "with --trustees: one age recipient per trustee, in trustee order (from fabvote trustee keygen); share i is sealed to line i")
 	fs.IntVar(&o.bits, "bits", 2048, "Paillier modulus size: 2048, 3072 or 4096")
@@ -94,6 +99,9 @@ func (o *createOptions) create() error {
 	}
 	m, err := o.draftManifest(time.Now())
 	if err != nil {
+		return err
+	}
+	if err := o.takeCeremonyKey(m); err != nil {
 		return err
 	}
 	_, statErr := os.Stat(o.out)
@@ -123,6 +131,22 @@ func (o *createOptions) create() error {
 	}
 	committed = true
 	printCreated(m, filepath.Join(o.out, "manifest.json"), written)
+	return nil
+}
+
+// takeCeremonyKey puts the key of --key-from's ceremony into m, once its
+// result verifies; without --key-from, m keeps the dealer's placeholders.
+func (o *createOptions) takeCeremonyKey(m *election.Manifest) error {
+	if o.keyFrom == "" {
+		return nil
+	}
+	r, err := readCeremonyResult(o.keyFrom)
+	if err != nil {
+		return fmt.Errorf("--key-from: %w", err)
+	}
+	if err := r.apply(m); err != nil {
+		return fmt.Errorf("--key-from %s: the ceremony's result does not verify: %w", o.keyFrom, err)
+	}
 	return nil
 }
 
@@ -180,7 +204,7 @@ func (o *createOptions) draftManifest(now time.Time) (*election.Manifest, error)
 		BoothDigest:            o.boothDigest,
 		TokenKey:               []byte{0}, // placeholders for the early check below
 		PaillierKey:            []byte{0},
-		KeyOrigin:              election.KeyOriginDealer, // this command deals the key
+		KeyOrigin:              election.KeyOriginDealer, // unless --key-from
 		PseudonymKeyCommitment: make([]byte, election.PseudonymKeyCommitmentLen),
 	}
 	return m, o.checkDraft(m)
@@ -276,6 +300,9 @@ func (o *createOptions) createEAKey(stage *staging) (signer crypto.Signer, line 
 // shares with --trustees, stages it and puts its public parts in m. It
 // returns the lines to print.
 func (o *createOptions) writePaillierKey(stage *staging, m *election.Manifest, recipients []age.Recipient) ([]string, error) {
+	if o.keyFrom != "" {
+		return []string{fmt.Sprintf("the key of ceremony %x (keyOrigin %q: the trustees hold their shares, nothing secret of it here)", m.KeyCeremony.ID, m.KeyOrigin)}, nil
+	}
 	fmt.Fprintf(os.Stderr, "generating a %d-bit Paillier key", o.bits)
 	if o.trustees > 0 {
 		fmt.Fprintf(os.Stderr, " as %d-of-%d trustee shares (safe primes: this can take a minute)", o.k, o.trustees)

@@ -26,8 +26,8 @@ type command struct {
 }
 
 var commands = []command{
-	{"election create", "--election ID --candidates A,B,… --max-voters N --start T --end T [--trustees N --threshold K --trustee-recipients FILE] --out DIR",
-		"generate the Paillier key (or trustee shares), the EA token key and the manifest", cmdElectionCreate},
+	{"election create", "--election ID --candidates A,B,… --max-voters N --start T --end T [--key-from ceremony.json | --trustees N --threshold K --trustee-recipients FILE] --out DIR",
+		"write the manifest with a key ceremony's key (or deal one, for tests), and the EA token key", cmdElectionCreate},
 	{"election open", "--manifest FILE [--start T --end T] [--network FILE]",
 		"write the manifest to the ledger (as the election authority)", cmdElectionOpen},
 	{"ea roll", "--voters N --out roll.csv",
@@ -53,7 +53,13 @@ var commands = []command{
 	{"tally", "--manifest FILE [--share trustee-i.share.age --age-identity FILE] [--partial partial-1.bin …] [--paillier-key FILE] [--wait]",
 		"multiply the ledger's ballots, decrypt with trustee shares, publish the result", cmdTally},
 	{"trustee keygen", "--out DIR",
-		"a trustee's age key pair: its sealed share opens only with it", cmdTrusteeKeygen},
+		"a trustee's age key pair (its sealed share opens only with it) and signing key (it signs its key-ceremony messages)", cmdTrusteeKeygen},
+	{"ceremony config", "--k K --relay URL --trustee NAME=DIR … [--bits 2048] --out FILE",
+		"write a key ceremony's configuration from the trustees' public keys and print its digest", cmdCeremonyConfig},
+	{"ceremony relay", "[--listen HOST:PORT] [--tls-cert FILE --tls-key FILE]",
+		"relay a key ceremony's signed messages between the trustees (untrusted: it can drop, not read or alter)", cmdCeremonyRelay},
+	{"trustee ceremony", "--config FILE --expect-digest HEX --identity DIR --out DIR [--batch B] [--timeout D] [--evidence DIR]",
+		"take part in the key ceremony: make the election key with the other trustees, keep your share", cmdTrusteeCeremony},
 	{"trustee decrypt", "--network FILE --manifest FILE --share trustee-i.share.age --age-identity FILE --out partial-i.bin [--wait]",
 		"one trustee's partial decryption of the tally it recomputes from the ledger", cmdTrusteeDecrypt},
 	{"verify", "--election ID [--network FILE]   (or --manifest FILE for the id; or --record DIR [--genesis-hash HEX] [--manifest FILE], offline)",

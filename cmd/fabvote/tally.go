@@ -415,21 +415,45 @@ func writePartial(tally *trustee.Tally, share, ageID, out string) error {
 	return nil
 }
 
-// cmdTrusteeKeygen makes a trustee's age key pair.
+// cmdTrusteeKeygen makes a trustee's age key pair and Ed25519 signing key.
 func cmdTrusteeKeygen(fs *pflag.FlagSet) func() error {
-	out := fs.String("out", "", "directory for identity.txt (secret, 0600) and recipient.txt (give it to the authority)")
+	out := fs.String("out", "", "directory for identity.txt and signing-key.pem (secret, 0600), recipient.txt and signing-key.pub (public: for the authority and the key ceremony's configuration)")
 	return func() error {
 		if err := cli.Required(fs, "out"); err != nil {
 			return err
 		}
-		rcp, err := sharebox.GenerateIdentity(*out)
+		rcp, pub, fp, err := generateTrusteeKeys(*out)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("trustee identity written to %s (secret: keep it)\n", filepath.Join(*out, sharebox.IdentityFile))
+		fmt.Printf("signing key written to %s (secret: keep it)\n", filepath.Join(*out, keyfile.SigningKeyFile))
 		fmt.Printf("recipient (public, give it to the election authority): %s\n", rcp)
+		fmt.Printf("signing key (public, %s): %s\n", keyfile.SigningPubFile, pub)
+		fmt.Printf("signing key fingerprint (read it to the other trustees): %s\n", fp)
 		return nil
 	}
+}
+
+// generateTrusteeKeys writes the age identity and the signing key into
+// dir. Neither may exist: a trustee's keys come as a pair, and a failure
+// to write the second removes the first, so that dir never holds one
+// without the other.
+func generateTrusteeKeys(dir string) (recipient, pub, fingerprint string, err error) {
+	for _, name := range []string{sharebox.IdentityFile, keyfile.SigningKeyFile} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return "", "", "", fmt.Errorf("%s already exists: a trustee keeps its keys; use another directory", filepath.Join(dir, name))
+		}
+	}
+	if recipient, err = sharebox.GenerateIdentity(dir); err != nil {
+		return "", "", "", err
+	}
+	if pub, fingerprint, err = keyfile.GenerateSigningKey(dir); err != nil {
+		os.Remove(filepath.Join(dir, sharebox.IdentityFile))
+		os.Remove(filepath.Join(dir, sharebox.RecipientFile))
+		return "", "", "", err
+	}
+	return recipient, pub, fingerprint, nil
 }
 
 // verifyOptions are the flags of `verify`.

@@ -51,12 +51,14 @@ const (
 	// MaxOrderers is the number of orderers a stack holds.
 	MaxOrderers = peerOffset / 10
 	// The services beside the network: the registration service (ea serve)
-	// and its operations endpoint, the ballot box, Prometheus, and the
-	// profiling endpoints of a benchmark's peer, orderer and chaincode.
+	// and its operations endpoint, the ballot box and its operations
+	// endpoint, the key ceremony's relay (ceremony relay), Prometheus, and
+	// the profiling endpoints of a benchmark's peer, orderer and chaincode.
 	registrarOffset    = 400
 	registrarOpsOffset = 401
 	boxOffset          = 402
 	boxOpsOffset       = 403
+	relayOffset        = 404
 	prometheusOffset   = 420
 	pprofOffset        = 430
 )
@@ -97,6 +99,9 @@ func Box(base int) string { return addr(base + boxOffset) }
 
 // BoxOps is the ballot box's operations endpoint.
 func BoxOps(base int) string { return addr(base + boxOpsOffset) }
+
+// Relay is the key ceremony's relay's (fabvote ceremony relay) address.
+func Relay(base int) string { return addr(base + relayOffset) }
 
 // Prometheus is the address the monitoring's Prometheus serves on.
 func Prometheus(base int) string { return addr(base + prometheusOffset) }

@@ -17,7 +17,7 @@ type Stack struct {
 	// Runs says which commands start it.
 	Runs string
 	// The services beside the network that this stack starts.
-	Registrar, Box, Prometheus, Pprof bool
+	Registrar, Box, Relay, Prometheus, Pprof bool
 	// Slots is how many networks of this shape run from one base, each
 	// SlotStep ports above the last (the reliability tests' and the
 	// network test's networks); 0 means 1.
@@ -31,11 +31,11 @@ const SlotStep = 1000
 // below 32768, where Linux's ephemeral ports begin, so that no outgoing
 // connection and no test listener on port 0 takes one of them.
 var Shipped = []Stack{
-	{Name: "default", Base: 7050, BaseVar: "BASE_PORT", Registrar: true, Box: true, Prometheus: true,
+	{Name: "default", Base: 7050, BaseVar: "BASE_PORT", Registrar: true, Box: true, Relay: true, Prometheus: true,
 		Runs: "make demo, make network-up, README's steps by hand (make readme-test)"},
-	{Name: "e2e", Base: 8050, BaseVar: "E2E_BASE_PORT", Runs: "make e2e-test"},
+	{Name: "e2e", Base: 8050, BaseVar: "E2E_BASE_PORT", Relay: true, Runs: "make e2e-test"},
 	{Name: "e2e-o4", Base: 9050, BaseVar: "E2E_O4_BASE_PORT", Runs: "make e2e-test-o4"},
-	{Name: "bench", Base: 11050, BaseVar: "BENCH_BASE_PORT", Box: true, Pprof: true, Runs: "make bench, make bench-smoke, make bench-box, make caliper"},
+	{Name: "bench", Base: 11050, BaseVar: "BENCH_BASE_PORT", Box: true, Relay: true, Pprof: true, Runs: "make bench, make bench-smoke, make bench-box, make caliper"},
 	{Name: "docker", Base: 17050, BaseVar: "FABVOTE_PORT_PREFIX", Runs: "make docker-up (host ports)"},
 	{Name: "docker-test", Base: 19050, BaseVar: "FABVOTE_PORT_PREFIX", Prometheus: true, Runs: "make docker-test (host ports)"},
 	{Name: "reliability", Base: 20050, BaseVar: "REL_BASE_PORT", Slots: 6, Runs: "make reliability (one network a test)"},
@@ -93,6 +93,9 @@ func (s Stack) Services(base int) []Listener {
 		host, port := splitAddr(Box(base))
 		ls = append(ls, s.BoxAt(host, port))
 		add("ballot box's operations", BoxOps(base), "BOX_OPS_ADDR, or "+s.BaseVar)
+	}
+	if s.Relay {
+		add("key ceremony's relay (ceremony relay)", Relay(base), "ceremony relay --listen, or "+s.BaseVar)
 	}
 	if s.Prometheus {
 		add("Prometheus", Prometheus(base), s.BaseVar)
