@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-
 )
 
 // ModulusParty is one trustee's side of the computation of N = p·q from its
