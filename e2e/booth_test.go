@@ -19,7 +19,6 @@ import (
 
 	"github.com/fabvote/fabvote/crypto/votecode"
 	"github.com/fabvote/fabvote/election"
-	"github.com/fabvote/fabvote/internal/audit"
 	"github.com/fabvote/fabvote/internal/boothtest"
 	"github.com/fabvote/fabvote/internal/box"
 	"github.com/fabvote/fabvote/internal/easigner"
@@ -344,11 +343,6 @@ func (r *boothRun) recordAndBoard(t *testing.T, voters []*boothVoter) {
 	if all := siteText(t, site, "*.html"); !strings.Contains(all, r.digest) {
 		t.Errorf("no page of the board shows the booth's digest %s", r.digest)
 	}
-}
-
-// passedCheck: the report lists check as run and passed.
-func passedCheck(rep *audit.JSONReport, check string) bool {
-	return slices.Contains(rep.Checks, audit.JSONCheck{Check: check, OK: true})
 }
 
 // siteText is the text of the site's pages that match pattern.

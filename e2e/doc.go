@@ -12,4 +12,15 @@
 // and stops the network. The build tag browser adds TestBooth: the voter's
 // booth (make booth) in headless Chromium (internal/boothtest), served by
 // fabvote ea serve, casting through fabvote box serve.
+//
+// TestKeyCeremony runs the trustees' key ceremony (docs/OPERATORS.md
+// section 10a) as it runs between machines: the relay and each of three
+// trustees are processes of their own, each on a host of its own (a
+// network namespace on a private switch, network/netns), and all three
+// end with their own sealed shares and the same public result. An
+// election under that key (keyOrigin distributed) is then cast, decrypted
+// by two of the trustees' ceremony shares, published, and verified live
+// and from its record by both verifiers, the key's origin (V33) included.
+// The namespaces need root and iproute2, which `make e2e-test` has in CI;
+// without them the test skips.
 package e2e

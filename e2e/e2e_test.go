@@ -472,7 +472,13 @@ func (s *electionRun) checkReceiptsAfterResult(t *testing.T) {
 
 // checkPublishedCounts: the published counts are the choices the test made.
 func (s *electionRun) checkPublishedCounts(t *testing.T) {
-	rb, err := s.voter.GetResult(s.c, s.id)
+	wantPublished(t, s.c, s.env, s.id, s.want, voters)
+}
+
+// wantPublished: election id's published result counts ballots ballots
+// and, in its one contest, the counts want.
+func wantPublished(t *testing.T, c context.Context, e *env, id string, want []uint64, ballots uint64) {
+	rb, err := e.voter.GetResult(c, id)
 	if err != nil || rb == nil {
 		t.Fatalf("GetResult: %q, %v", rb, err)
 	}
@@ -480,13 +486,13 @@ func (s *electionRun) checkPublishedCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range s.want {
-		if res.Contests[0].Counts[i] != s.want[i] {
-			t.Fatalf("published counts %v, the voters chose %v", res.Contests[0].Counts, s.want)
+	for i := range want {
+		if res.Contests[0].Counts[i] != want[i] {
+			t.Fatalf("published counts %v, the voters chose %v", res.Contests[0].Counts, want)
 		}
 	}
-	if res.BallotCount != voters {
-		t.Fatalf("ballot count %d, want %d", res.BallotCount, voters)
+	if res.BallotCount != ballots {
+		t.Fatalf("ballot count %d, want %d", res.BallotCount, ballots)
 	}
 }
 

@@ -10,7 +10,8 @@
 #   make demo         a whole election on a fresh solo-org network (VOTERS=1000 by default)
 #   make readme-test  README.md's steps by hand, as written, on a running network (in make test)
 #   make e2e-test     the end-to-end test on a real three-orgs network, the booth
-#                     (make booth) in headless Chromium included (in make test)
+#                     (make booth) in headless Chromium and the trustees' key
+#                     ceremony in network namespaces included (in make test)
 #   make e2e-test-o4  the same with the ballot validation plugin on (O-IV: cheap
 #                     endorsement, proofs checked by every peer at validation;
 #                     colluding endorsers' writes refused); own run dir and ports
