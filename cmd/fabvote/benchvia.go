@@ -79,13 +79,12 @@ func (o *benchOptions) checkOneCall(fs *pflag.FlagSet, via string, unused ...str
 	return nil
 }
 
-// runBox casts the ballots through the ballot box. The network
-// description, if there is one, is only recorded in the report: the box
-// has its own gateway connection.
+// runBox casts the ballots through the ballot box, which has its own
+// gateway connection.
 func (o *benchOptions) runBox() error {
 	defer o.boxTarget.Close()
 	desc := "through the ballot box " + o.boxTarget.URL()
-	return o.runOneCall(o.boxTarget, desc, "box "+o.boxTarget.URL(), "")
+	return o.runOneCall(o.boxTarget, desc, "box "+o.boxTarget.URL())
 }
 
 // runClient casts the ballots as the ballot box does, without the box:
@@ -113,16 +112,13 @@ func (o *benchOptions) runClient() error {
 		return err
 	}}
 	desc := "as the ballot box casts them (submit, then commit status), peer " + lc.Conn.Endpoint()
-	runDir := ""
-	if netw, err := gateway.LoadNetwork(o.network); err == nil {
-		runDir = netw.RunDir
-	}
-	return o.runOneCall(target, desc, "client "+lc.Conn.Endpoint(), runDir)
+	return o.runOneCall(target, desc, "client "+lc.Conn.Endpoint())
 }
 
 // runOneCall drives target, whose every ballot is one call, and reports
-// the run as run does for the gateway.
-func (o *benchOptions) runOneCall(target loadgen.Target, desc, name, runDir string) error {
+// the run as run does for the gateway. The network description, if there
+// is one, is only recorded in the report.
+func (o *benchOptions) runOneCall(target loadgen.Target, desc, name string) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 	w, err := o.workload(ctx, nil, nil)
@@ -141,10 +137,9 @@ func (o *benchOptions) runOneCall(target loadgen.Target, desc, name, runDir stri
 	}
 	rep := loadgen.NewReport(run, w.mode, cfg, w.name, o.trim)
 	rep.Target = name
-	if runDir == "" {
-		if netw, err := gateway.LoadNetwork(o.network); err == nil {
-			runDir = netw.RunDir
-		}
+	runDir := ""
+	if netw, err := gateway.LoadNetwork(o.network); err == nil {
+		runDir = netw.RunDir
 	}
 	return o.report(rep, runErr, w, runDir)
 }

@@ -105,3 +105,18 @@ func WriteWith(path string, perm os.FileMode, fill func(w io.Writer) error) erro
 	}
 	return f.Commit()
 }
+
+// WriteNew writes data to path, complete, unless path exists: the data goes
+// to a file aside (path + ".new", written as WriteFile does), which is then
+// linked into place; the link fails, with an error wrapping fs.ErrExist, if
+// path exists or another process got there first. It never replaces a file:
+// a key that a person keeps is written this way.
+func WriteNew(path string, data []byte, perm os.FileMode) error {
+	tmp := path + ".new"
+	os.Remove(tmp) // of an interrupted write
+	if err := WriteFile(tmp, data, perm); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Link(tmp, path)
+}

@@ -61,29 +61,13 @@ func GenerateSigningKey(dir string) (pub, fingerprint string, err error) {
 	if err := atomicfile.WriteFile(filepath.Join(dir, SigningPubFile), []byte(pub+"\n"), PublicMode); err != nil {
 		return "", "", err
 	}
-	if err := writeNew(path, secret); err != nil {
+	if err := atomicfile.WriteNew(path, secret, SecretMode); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return "", "", fmt.Errorf("%s already exists: a trustee keeps its signing key; use another directory", path)
+		}
 		return "", "", err
 	}
 	return pub, SigningKeyFingerprint(pk), nil
-}
-
-// writeNew writes a secret to path, complete, unless path exists: the
-// data goes to a file aside, then is linked into place, which fails if
-// another process got there first.
-func writeNew(path string, data []byte) error {
-	tmp := path + ".new"
-	os.Remove(tmp) // of an interrupted write
-	if err := atomicfile.WriteFile(tmp, data, SecretMode); err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s already exists: a trustee keeps its signing key; use another directory", path)
-		}
-		return err
-	}
-	return nil
 }
 
 // ReadSigningKey reads a file written by GenerateSigningKey. It refuses a

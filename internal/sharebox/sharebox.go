@@ -205,13 +205,7 @@ func GenerateIdentity(dir string) (string, error) {
 	}
 	secret := []byte(fmt.Sprintf("# fabvote trustee identity (age); recipient: %s\n%s\n", rcp, id))
 	defer clear(secret)
-	tmp := idPath + ".new"
-	os.Remove(tmp) // of an interrupted keygen
-	if err := atomicfile.WriteFile(tmp, secret, 0o600); err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, idPath); err != nil {
+	if err := atomicfile.WriteNew(idPath, secret, 0o600); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return "", fmt.Errorf("%s already exists: a trustee keeps its identity; use another directory", idPath)
 		}
